@@ -1,0 +1,281 @@
+/**
+ * Schema of `spec.containers[]`: the containers of every MiniCluster pod, one of which runs Flux.
+ */
+import { Type } from '@sinclair/typebox';
+import {
+  MAX_CAPABILITIES,
+  MAX_PORTS_PER_CONTAINER,
+  MAX_VOLUMES_PER_CONTAINER,
+  SCRIPT_MAX_LENGTH,
+  SHORT_STRING_MAX_LENGTH,
+} from './limits.ts';
+import {
+  absolutePath,
+  boundedString,
+  celRules,
+  derivedDefault,
+  dns1123Label,
+  objectName,
+  quantity,
+  quantityMap,
+  stringEnum,
+  stringMap,
+  withDefault,
+} from './schema-helpers.ts';
+
+/** Environment values may hold small documents; a bound keeps the pod spec within limits. */
+const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
+/** Linux user names: at most 32 characters (useradd). */
+const USER_NAME_MAX_LENGTH = 32;
+const MAX_UID = 2147483647;
+
+export const VolumeSchema = Type.Object(
+  {
+    path: absolutePath('Where the volume is mounted in the container (an absolute path).'),
+    readOnly: withDefault(Type.Boolean({ description: 'Mount the volume read-only.' }), false),
+    configMapName: Type.Optional(objectName('Mount this existing ConfigMap (same namespace).')),
+    secretName: Type.Optional(objectName('Mount this existing Secret (same namespace).')),
+    claimName: Type.Optional(objectName('Mount this existing PersistentVolumeClaim (same namespace).')),
+    hostPath: Type.Optional(absolutePath("Mount this directory of the node's file system.")),
+    emptyDir: Type.Optional(
+      Type.Boolean({ description: 'Mount an empty directory that lives as long as the pod.' }),
+    ),
+    emptyDirMedium: Type.Optional(
+      stringEnum(
+        ['Memory', 'HugePages'],
+        "Storage medium of the emptyDir: Memory (tmpfs) or HugePages. Unset: the node's disk.",
+      ),
+    ),
+    emptyDirSizeLimit: Type.Optional(quantity('Size limit of the emptyDir, e.g. 1Gi.')),
+    items: Type.Optional(
+      stringMap(
+        'For configMapName or secretName: only these keys, each mounted at the given path relative to `path`. Unset: every key, as a file named after the key.',
+        SHORT_STRING_MAX_LENGTH,
+      ),
+    ),
+  },
+  {
+    description:
+      'A volume mounted into the container. Exactly one source: configMapName, secretName, claimName, hostPath or emptyDir: true.',
+    additionalProperties: false,
+    ...celRules(
+      {
+        rule: '[has(self.configMapName), has(self.secretName), has(self.claimName), has(self.hostPath), has(self.emptyDir) && self.emptyDir].filter(source, source).size() == 1',
+        message:
+          'a volume needs exactly one source: set one of configMapName, secretName, claimName, hostPath or emptyDir: true',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        rule: '!has(self.items) || has(self.configMapName) || has(self.secretName)',
+        message: 'items applies to configMapName or secretName volumes only; remove items',
+        fieldPath: '.items',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: '(!has(self.emptyDirMedium) && !has(self.emptyDirSizeLimit)) || (has(self.emptyDir) && self.emptyDir)',
+        message: 'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only',
+        reason: 'FieldValueForbidden',
+      },
+    ),
+  },
+);
+
+function volumeMap(description: string) {
+  return Type.Record(Type.String(), VolumeSchema, { description, maxProperties: MAX_VOLUMES_PER_CONTAINER });
+}
+
+export const FluxUserSchema = Type.Object(
+  {
+    name: withDefault(
+      Type.String({
+        description: 'Name of the user that runs the Flux brokers (created if the image lacks it).',
+        minLength: 1,
+        maxLength: USER_NAME_MAX_LENGTH,
+        pattern: '^[a-z_][a-z0-9_-]*$',
+      }),
+      'flux',
+    ),
+    uid: withDefault(Type.Integer({ description: 'UID of that user.', minimum: 0, maximum: MAX_UID }), 1000),
+  },
+  { description: 'The user that runs Flux in the Flux container.', additionalProperties: false },
+);
+
+export const CommandsSchema = Type.Object(
+  {
+    init: Type.Optional(
+      boundedString('Shell run first in the entrypoint, before anything else.', SCRIPT_MAX_LENGTH),
+    ),
+    pre: Type.Optional(
+      boundedString(
+        'Shell run on every pod after the Flux user and directories are set up, before Flux starts.',
+        SCRIPT_MAX_LENGTH,
+      ),
+    ),
+    brokerPre: Type.Optional(
+      boundedString(
+        'Shell run before Flux starts, on the lead broker (pod index 0) only.',
+        SCRIPT_MAX_LENGTH,
+      ),
+    ),
+    workerPre: Type.Optional(
+      boundedString('Shell run before Flux starts, on the worker pods (index > 0) only.', SCRIPT_MAX_LENGTH),
+    ),
+    post: Type.Optional(boundedString('Shell run after the broker exits.', SCRIPT_MAX_LENGTH)),
+    prefix: Type.Optional(
+      boundedString(
+        'Words put before `flux start` and `flux submit`, e.g. a wrapper that sets up mounts.',
+        SHORT_STRING_MAX_LENGTH,
+      ),
+    ),
+    runFluxAsRoot: withDefault(
+      Type.Boolean({
+        description: 'Run `flux start` as root instead of the Flux user (some storage binds need it).',
+      }),
+      false,
+    ),
+  },
+  { description: 'Shell snippets added to the generated entrypoint.', additionalProperties: false },
+);
+
+export const LifeCycleSchema = Type.Object(
+  {
+    postStartExec: Type.Optional(
+      boundedString('Command run by the kubelet right after the container starts.', SCRIPT_MAX_LENGTH),
+    ),
+    preStopExec: Type.Optional(
+      boundedString('Command run by the kubelet before the container is stopped.', SCRIPT_MAX_LENGTH),
+    ),
+  },
+  { description: 'Container lifecycle hooks.', additionalProperties: false },
+);
+
+export const SecurityContextSchema = Type.Object(
+  {
+    privileged: withDefault(Type.Boolean({ description: 'Run the container privileged.' }), false),
+    addCapabilities: Type.Optional(
+      Type.Array(
+        Type.String({
+          description: 'A Linux capability, e.g. SYS_ADMIN.',
+          maxLength: 64,
+          pattern: '^[A-Z][A-Z0-9_]*$',
+        }),
+        {
+          description: 'Linux capabilities added to the container.',
+          maxItems: MAX_CAPABILITIES,
+          'x-kubernetes-list-type': 'set',
+        },
+      ),
+    ),
+  },
+  { description: 'Security settings of the container.', additionalProperties: false },
+);
+
+export const ResourcesSchema = Type.Object(
+  {
+    limits: Type.Optional(quantityMap('Most of each resource the container may use.')),
+    requests: Type.Optional(quantityMap('Resources reserved for the container when scheduling.')),
+  },
+  { description: 'Compute resources of the container.', additionalProperties: false },
+);
+
+export const ContainerSchema = Type.Object(
+  {
+    name: derivedDefault(
+      dns1123Label(
+        'Container name, unique in the pod. Required for containers that do not run Flux; the Flux container defaults to the MiniCluster name.',
+      ),
+    ),
+    image: Type.String({
+      description:
+        "Container image. The Flux container's image must contain flux-core (and flux-sched for Fluxion).",
+      minLength: 1,
+      maxLength: SHORT_STRING_MAX_LENGTH,
+    }),
+    command: Type.Optional(
+      boundedString(
+        'Flux container: the job the lead broker runs (submitted with `flux submit`, or handed to `flux start` with launcher). Unset with interactive: Flux waits for jobs. Other containers: their command.',
+        SCRIPT_MAX_LENGTH,
+      ),
+    ),
+    workingDir: Type.Optional(absolutePath('Working directory of the command.')),
+    environment: Type.Optional(
+      stringMap('Environment variables: name to value.', ENVIRONMENT_VALUE_MAX_LENGTH),
+    ),
+    ports: Type.Optional(
+      Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
+        description: 'Container ports to expose.',
+        maxItems: MAX_PORTS_PER_CONTAINER,
+        'x-kubernetes-list-type': 'set',
+      }),
+    ),
+    resources: Type.Optional(ResourcesSchema),
+    runFlux: derivedDefault(
+      Type.Boolean({
+        description:
+          'This container runs Flux. Exactly one container must when there are several; a single container always does.',
+      }),
+    ),
+    fluxUser: withDefault(FluxUserSchema, {}),
+    cores: Type.Optional(
+      Type.Integer({
+        description:
+          'Cores per pod Flux may use; lets the operator write R itself. Unset: detected in the pod.',
+        minimum: 1,
+        maximum: 65536,
+      }),
+    ),
+    imagePullSecret: Type.Optional(objectName('Name of an existing image pull Secret for this image.')),
+    pullAlways: withDefault(
+      Type.Boolean({ description: 'Pull the image on every pod start (imagePullPolicy: Always).' }),
+      false,
+    ),
+    launcher: withDefault(
+      Type.Boolean({
+        description:
+          'The command is given to `flux start` itself instead of `flux submit`, so it can submit its own jobs.',
+      }),
+      false,
+    ),
+    batch: withDefault(
+      Type.Boolean({ description: 'The command is a batch script: each line is submitted as its own job.' }),
+      false,
+    ),
+    batchRaw: withDefault(
+      Type.Boolean({
+        description: 'With batch: the script lines are run as written, not wrapped in `flux submit`.',
+      }),
+      false,
+    ),
+    volumes: Type.Optional(volumeMap('Volumes to mount, by volume name (a DNS label).')),
+    existingVolumes: Type.Optional(
+      volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),
+    ),
+    commands: withDefault(CommandsSchema, {}),
+    lifeCycle: Type.Optional(LifeCycleSchema),
+    securityContext: Type.Optional(SecurityContextSchema),
+  },
+  {
+    description: 'A container of every MiniCluster pod.',
+    additionalProperties: false,
+    ...celRules(
+      {
+        rule: '!(has(self.launcher) && self.launcher && has(self.batch) && self.batch)',
+        message: 'launcher and batch exclude each other; set only one of them',
+        fieldPath: '.launcher',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: '!(has(self.batchRaw) && self.batchRaw) || (has(self.batch) && self.batch)',
+        message: 'batchRaw needs batch: true; set batch or remove batchRaw',
+        fieldPath: '.batchRaw',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        rule: '!has(self.volumes) || !has(self.existingVolumes) || self.volumes.all(name, !(name in self.existingVolumes))',
+        message: 'a volume name appears in both volumes and existingVolumes; keep each name in one of them',
+        fieldPath: '.existingVolumes',
+        reason: 'FieldValueDuplicate',
+      },
+    ),
+  },
+);

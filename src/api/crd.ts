@@ -1,0 +1,313 @@
+/**
+ * The MiniCluster CustomResourceDefinition (apiextensions.k8s.io/v1), built from the schema.
+ *
+ * TypeBox emits JSON Schema with a few constructs a Kubernetes structural schema forbids; the
+ * conversion below maps each of them and refuses anything it does not know, so a new schema
+ * construct fails `npm run generate` instead of producing a CRD the API server rejects:
+ * - unions of literals -> `type: string` + `enum` (no anyOf of consts under a property),
+ * - literals -> `enum` with one value,
+ * - records (patternProperties) -> `additionalProperties`,
+ * - quantity unions -> the `x-kubernetes-int-or-string` form controller-gen emits,
+ * - `additionalProperties: false` dropped (Kubernetes prunes unknown fields instead),
+ * - TypeBox's symbol keys and `$id` dropped.
+ */
+import {
+  CATEGORIES,
+  CRD_NAME,
+  GROUP,
+  KIND,
+  LIST_KIND,
+  PLURAL,
+  SHORT_NAMES,
+  SINGULAR,
+  VERSION,
+} from './group.ts';
+import { MiniClusterSchema, MiniClusterSpecSchema } from './schema.ts';
+import type { CelRule } from './schema-helpers.ts';
+import { MiniClusterStatusSchema } from './status-schema.ts';
+
+/** The subset of apiextensions.k8s.io/v1 JSONSchemaProps the MiniCluster schema uses. */
+export interface JsonSchemaProps {
+  description?: string;
+  type?: 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean';
+  format?: string;
+  enum?: unknown[];
+  default?: unknown;
+  minimum?: number;
+  maximum?: number;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  minItems?: number;
+  maxItems?: number;
+  minProperties?: number;
+  maxProperties?: number;
+  required?: string[];
+  properties?: Record<string, JsonSchemaProps>;
+  additionalProperties?: JsonSchemaProps;
+  items?: JsonSchemaProps;
+  anyOf?: JsonSchemaProps[];
+  'x-kubernetes-int-or-string'?: boolean;
+  'x-kubernetes-preserve-unknown-fields'?: boolean;
+  'x-kubernetes-list-type'?: 'atomic' | 'set' | 'map';
+  'x-kubernetes-list-map-keys'?: string[];
+  'x-kubernetes-validations'?: CelRule[];
+}
+
+export interface PrinterColumn {
+  name: string;
+  type: 'integer' | 'string' | 'date' | 'number' | 'boolean';
+  jsonPath: string;
+  description: string;
+  priority?: number;
+}
+
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string };
+  spec: {
+    group: string;
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames: string[];
+      categories: string[];
+    };
+    scope: 'Namespaced';
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: JsonSchemaProps };
+      subresources: {
+        status: Record<string, never>;
+        scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
+      };
+      additionalPrinterColumns: PrinterColumn[];
+    }[];
+  };
+}
+
+/** Keywords copied as they are, in the order they are written (descriptions first reads best). */
+const COPIED_KEYWORDS = [
+  'description',
+  'type',
+  'format',
+  'enum',
+  'default',
+  'minimum',
+  'maximum',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-validations',
+] as const;
+
+/** Keywords handled by the conversion itself (or deliberately dropped). */
+const CONVERTED_KEYWORDS = new Set([
+  'properties',
+  'patternProperties',
+  'additionalProperties',
+  'items',
+  'anyOf',
+  'const',
+  'x-kubernetes-int-or-string',
+  '$id',
+]);
+
+type SourceNode = Record<string, unknown>;
+
+function fail(path: string, problem: string): never {
+  throw new Error(`CRD schema at ${path || '(root)'}: ${problem}`);
+}
+
+function asNode(value: unknown, path: string): SourceNode {
+  if (typeof value !== 'object' || value === null || Array.isArray(value))
+    fail(path, 'expected a schema object');
+  return value as SourceNode;
+}
+
+function copyKeywords(source: SourceNode, target: JsonSchemaProps): void {
+  for (const keyword of COPIED_KEYWORDS) {
+    const value = source[keyword];
+    if (value === undefined) continue;
+    if (keyword === 'required' && Array.isArray(value) && value.length === 0) continue;
+    (target as Record<string, unknown>)[keyword] = structuredClone(value);
+  }
+}
+
+/** `anyOf` of `const`s (a TypeBox union of literals) -> `type` + `enum`. */
+function enumFromLiterals(source: SourceNode, branches: SourceNode[], path: string): JsonSchemaProps {
+  const values = branches.map((branch, index) => {
+    if (!('const' in branch))
+      fail(`${path}.anyOf[${index}]`, 'only unions of literals or quantities are supported');
+    return branch.const;
+  });
+  const types = new Set(values.map((value) => typeof value));
+  if (types.size !== 1 || !types.has('string')) fail(path, 'enum values must all be strings');
+  const target: JsonSchemaProps = { type: 'string' };
+  copyKeywords(source, target);
+  target.type = 'string';
+  target.enum = values;
+  return orderKeys(target);
+}
+
+/** A quantity union -> `x-kubernetes-int-or-string` with the string branch's pattern hoisted. */
+function intOrString(source: SourceNode, branches: SourceNode[], path: string): JsonSchemaProps {
+  const stringBranch = branches.find((branch) => branch.type === 'string');
+  const integerBranch = branches.find((branch) => branch.type === 'integer');
+  if (branches.length !== 2 || !stringBranch || !integerBranch) {
+    fail(path, 'x-kubernetes-int-or-string needs exactly an integer and a string branch');
+  }
+  const target: JsonSchemaProps = {};
+  copyKeywords(source, target);
+  target.anyOf = [{ type: 'integer' }, { type: 'string' }];
+  if (typeof stringBranch.pattern === 'string') target.pattern = stringBranch.pattern;
+  target['x-kubernetes-int-or-string'] = true;
+  return orderKeys(target);
+}
+
+const KEY_ORDER: string[] = [
+  ...COPIED_KEYWORDS.slice(0, 15),
+  'anyOf',
+  'x-kubernetes-int-or-string',
+  'properties',
+  'additionalProperties',
+  'items',
+  ...COPIED_KEYWORDS.slice(15),
+];
+
+function orderKeys(node: JsonSchemaProps): JsonSchemaProps {
+  const entries = Object.entries(node).sort(([a], [b]) => KEY_ORDER.indexOf(a) - KEY_ORDER.indexOf(b));
+  return Object.fromEntries(entries) as JsonSchemaProps;
+}
+
+/**
+ * Converts a TypeBox (JSON Schema) node into a structural-schema node. `path` names the node in
+ * error messages. Throws on constructs a structural schema cannot hold.
+ */
+export function toStructuralSchema(schema: object, path = ''): JsonSchemaProps {
+  const source = asNode(schema, path);
+  for (const key of Object.keys(source)) {
+    if (!(COPIED_KEYWORDS as readonly string[]).includes(key) && !CONVERTED_KEYWORDS.has(key)) {
+      fail(path, `unsupported keyword "${key}"`);
+    }
+  }
+
+  if (Array.isArray(source.anyOf)) {
+    const branches = source.anyOf.map((branch, index) => asNode(branch, `${path}.anyOf[${index}]`));
+    return source['x-kubernetes-int-or-string'] === true
+      ? intOrString(source, branches, path)
+      : enumFromLiterals(source, branches, path);
+  }
+
+  const target: JsonSchemaProps = {};
+  copyKeywords(source, target);
+  if ('const' in source) target.enum = [source.const];
+
+  if (source.properties !== undefined) {
+    const properties = asNode(source.properties, `${path}.properties`);
+    target.properties = Object.fromEntries(
+      Object.entries(properties).map(([name, property]) => [
+        name,
+        toStructuralSchema(asNode(property, `${path}.${name}`), `${path}.${name}`),
+      ]),
+    );
+  }
+  if (source.patternProperties !== undefined) {
+    const patterns = Object.values(asNode(source.patternProperties, `${path}.patternProperties`));
+    if (patterns.length !== 1) fail(path, 'a map needs exactly one value schema');
+    target.additionalProperties = toStructuralSchema(asNode(patterns[0], `${path}[*]`), `${path}[*]`);
+  } else if (typeof source.additionalProperties === 'object' && source.additionalProperties !== null) {
+    target.additionalProperties = toStructuralSchema(source.additionalProperties, `${path}[*]`);
+  }
+  if (source.items !== undefined) {
+    target.items = toStructuralSchema(asNode(source.items, `${path}[*]`), `${path}[*]`);
+  }
+  if (target.type === undefined) fail(path, 'every node needs a type');
+  return orderKeys(target);
+}
+
+/** Columns of `kubectl get miniclusters` (priority 1: only with `-o wide`). */
+export const PRINTER_COLUMNS: PrinterColumn[] = [
+  { name: 'Size', type: 'integer', jsonPath: '.spec.size', description: 'Desired number of pods (brokers).' },
+  { name: 'Ready', type: 'integer', jsonPath: '.status.readyPods', description: 'Pods that are ready.' },
+  { name: 'Status', type: 'string', jsonPath: '.status.summary', description: 'Summary of the conditions.' },
+  {
+    name: 'Max',
+    type: 'integer',
+    jsonPath: '.status.maximumSize',
+    description: 'Most pods the MiniCluster can scale to.',
+    priority: 1,
+  },
+  { name: 'Job', type: 'string', jsonPath: '.status.jobName', description: 'The indexed Job.', priority: 1 },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation.' },
+];
+
+/** The scale subresource: `kubectl scale mc/<name> --replicas=N` sets spec.size. */
+export const SCALE_SUBRESOURCE = {
+  specReplicasPath: '.spec.size',
+  statusReplicasPath: '.status.size',
+  labelSelectorPath: '.status.selector',
+};
+
+function rootSchema(): JsonSchemaProps {
+  const rootRules = MiniClusterSchema['x-kubernetes-validations'] as CelRule[] | undefined;
+  const properties = MiniClusterSchema.properties;
+  const root: JsonSchemaProps = {
+    description: MiniClusterSchema.description,
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      apiVersion: { description: properties.apiVersion.description, type: 'string' },
+      kind: { description: properties.kind.description, type: 'string' },
+      metadata: { type: 'object' },
+      spec: toStructuralSchema(MiniClusterSpecSchema, 'spec'),
+      status: toStructuralSchema(MiniClusterStatusSchema, 'status'),
+    },
+  };
+  if (rootRules) root['x-kubernetes-validations'] = structuredClone(rootRules);
+  return root;
+}
+
+/** The MiniCluster CRD. Pure: the same object on every call. */
+export function miniClusterCrd(): CustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: CRD_NAME },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: KIND,
+        listKind: LIST_KIND,
+        plural: PLURAL,
+        singular: SINGULAR,
+        shortNames: [...SHORT_NAMES],
+        categories: [...CATEGORIES],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: rootSchema() },
+          subresources: { status: {}, scale: { ...SCALE_SUBRESOURCE } },
+          additionalPrinterColumns: PRINTER_COLUMNS.map((column) => ({ ...column })),
+        },
+      ],
+    },
+  };
+}

@@ -1,0 +1,112 @@
+/**
+ * Defaulting. Static defaults come from the schema's `default` keywords, applied the way the API
+ * server applies them to a structural schema; derived defaults (maxSize, headlessName, container
+ * and burst cluster names) are computed here because no static default can express them.
+ */
+import { MiniClusterSpecSchema } from './schema.ts';
+import type {
+  DefaultedMiniCluster,
+  DefaultedMiniClusterSpec,
+  MiniCluster,
+  MiniClusterSpec,
+} from './schema.ts';
+
+/** The JSON Schema keywords defaulting walks through (TypeBox schemas are plain JSON Schema). */
+interface SchemaNode {
+  default?: unknown;
+  properties?: Record<string, SchemaNode>;
+  patternProperties?: Record<string, SchemaNode>;
+  additionalProperties?: SchemaNode | boolean;
+  items?: SchemaNode;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** The schema of a map's values: TypeBox records use patternProperties, the CRD additionalProperties. */
+function mapValueSchema(schema: SchemaNode): SchemaNode | undefined {
+  const [patternValue] = Object.values(schema.patternProperties ?? {});
+  if (patternValue) return patternValue;
+  return typeof schema.additionalProperties === 'object' ? schema.additionalProperties : undefined;
+}
+
+/**
+ * Returns a copy of `value` with the schema's defaults filled in, as the API server does: a
+ * missing property with a `default` gets a copy of it, then defaulting descends into every present
+ * (or just defaulted) object, map value and list item. `value` is not modified. Values of the
+ * wrong type are left alone: defaulting never throws, validation reports them.
+ */
+export function applySchemaDefaults(schema: object, value: unknown): unknown {
+  return defaultNode(schema as SchemaNode, structuredClone(value));
+}
+
+function defaultNode(schema: SchemaNode, value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const itemSchema = schema.items;
+    return itemSchema ? value.map((item) => defaultNode(itemSchema, item)) : value;
+  }
+  if (!isPlainObject(value)) return value;
+  if (schema.properties) {
+    for (const [key, propertySchema] of Object.entries(schema.properties)) {
+      if (value[key] === undefined && propertySchema.default !== undefined) {
+        value[key] = structuredClone(propertySchema.default);
+      }
+      if (value[key] !== undefined) value[key] = defaultNode(propertySchema, value[key]);
+    }
+    return value;
+  }
+  const valueSchema = mapValueSchema(schema);
+  if (valueSchema) {
+    for (const key of Object.keys(value)) value[key] = defaultNode(valueSchema, value[key]);
+  }
+  return value;
+}
+
+/**
+ * The fully defaulted spec of the MiniCluster named `miniClusterName`. Meant for specs that passed
+ * validation (see validateMiniCluster), but total: it never throws on a schema-valid spec.
+ *
+ * Derived defaults:
+ * - `maxSize`: `size`.
+ * - `network.headlessName`: the MiniCluster's name, unique per namespace, so two MiniClusters
+ *   never share a Service by accident (the Go operator's shared `flux-service` raced).
+ * - `containers[].runFlux`: true for a single container (it is the Flux container whatever it
+ *   says, as in the Go operator), false otherwise.
+ * - `containers[].name`: the MiniCluster's name for the Flux container (as in the Go operator);
+ *   `container-<index>` for others, which validation requires to be named anyway.
+ * - `flux.bursting.clusters[].name`: `burst-<index>`; `.size`: `size`.
+ */
+export function applyDefaults(spec: MiniClusterSpec, miniClusterName: string): DefaultedMiniClusterSpec {
+  // After the schema defaults every statically defaulted field is present; the derived ones are
+  // filled in below, which completes the type the cast promises.
+  const defaulted = applySchemaDefaults(MiniClusterSpecSchema, spec) as DefaultedMiniClusterSpec;
+  const partial = defaulted as MiniClusterSpec;
+
+  defaulted.maxSize = partial.maxSize ?? defaulted.size;
+  defaulted.network.headlessName = (partial.network ?? {}).headlessName ?? miniClusterName;
+
+  const single = defaulted.containers.length === 1;
+  const inputContainers = partial.containers;
+  defaulted.containers = defaulted.containers.map((container, index) => {
+    const runFlux = single || (inputContainers[index]?.runFlux ?? false);
+    const name = inputContainers[index]?.name ?? (runFlux ? miniClusterName : `container-${index}`);
+    return { ...container, runFlux, name };
+  });
+
+  const bursting = defaulted.flux.bursting;
+  if (bursting?.clusters) {
+    const inputClusters = partial.flux?.bursting?.clusters ?? [];
+    bursting.clusters = bursting.clusters.map((cluster, index) => ({
+      ...cluster,
+      name: inputClusters[index]?.name ?? `burst-${index}`,
+      size: inputClusters[index]?.size ?? defaulted.size,
+    }));
+  }
+  return defaulted;
+}
+
+/** The MiniCluster with its spec defaulted (metadata and status are copied as they are). */
+export function defaultMiniCluster(miniCluster: MiniCluster): DefaultedMiniCluster {
+  return { ...miniCluster, spec: applyDefaults(miniCluster.spec, miniCluster.metadata.name) };
+}

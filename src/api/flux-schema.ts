@@ -1,0 +1,229 @@
+/**
+ * Schema of `spec.flux`: options of the Flux instance shared by every broker, bursting to other
+ * clusters, and connecting to another MiniCluster.
+ */
+import { Type } from '@sinclair/typebox';
+import {
+  BROKER_CONFIG_MAX_LENGTH,
+  CURVE_CERT_MAX_LENGTH,
+  DEFAULT_BROKER_PORT,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  MAX_BROKERS,
+  MAX_BURST_CLUSTERS,
+  SHORT_STRING_MAX_LENGTH,
+} from './limits.ts';
+import {
+  DURATION_PATTERN,
+  absolutePath,
+  boundedString,
+  celRules,
+  derivedDefault,
+  dns1035Label,
+  objectName,
+  stringEnum,
+  withDefault,
+} from './schema-helpers.ts';
+
+/** Flux's `tbon.topo` values: `kary:K`, `binomial`, `mincrit` or `mincrit:K`. */
+export const TOPOLOGY_PATTERN = '^(kary:[0-9]+|binomial|mincrit(:[0-9]+)?)$';
+
+/** Queue policies of Fluxion's qmanager (`[sched-fluxion-qmanager] queue-policy`). */
+export const QUEUE_POLICIES = ['fcfs', 'easy', 'hybrid', 'conservative'] as const;
+
+function brokerCount(description: string) {
+  return Type.Integer({ description, minimum: 1, maximum: MAX_BROKERS });
+}
+
+export const LeadBrokerSchema = Type.Object(
+  {
+    address: Type.String({
+      description: "The lead broker's externally reachable host name or IP address.",
+      minLength: 1,
+      maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+    }),
+    name: dns1035Label("Name of the lead MiniCluster; its brokers' host names are `<name>-<index>`."),
+    size: brokerCount('Size of the lead MiniCluster.'),
+    port: withDefault(
+      Type.Integer({ description: "The lead broker's external port.", minimum: 1, maximum: 65535 }),
+      DEFAULT_BROKER_PORT,
+    ),
+  },
+  {
+    description:
+      'Set on a MiniCluster that bursts from another one: the lead broker (rank 0) of the instance it joins. Unset on the lead MiniCluster.',
+    additionalProperties: false,
+  },
+);
+
+export const BurstClusterSchema = Type.Object(
+  {
+    name: derivedDefault(
+      dns1035Label(
+        'Host name prefix of the burst cluster; its brokers are `<name>-<index>`. Default: `burst-<position in the list>`.',
+      ),
+    ),
+    size: derivedDefault(
+      brokerCount("Number of brokers in the burst cluster. Default: this MiniCluster's size."),
+    ),
+  },
+  { description: 'A cluster this MiniCluster may burst to.', additionalProperties: false },
+);
+
+export const BurstingSchema = Type.Object(
+  {
+    leadBroker: Type.Optional(LeadBrokerSchema),
+    clusters: Type.Optional(
+      Type.Array(BurstClusterSchema, {
+        description:
+          'Clusters to burst to, in rank order. Their hosts are listed in the broker config up front and show as down until they join.',
+        maxItems: MAX_BURST_CLUSTERS,
+        ...celRules({
+          rule: 'self.all(cluster, !has(cluster.name) || self.filter(other, has(other.name) && other.name == cluster.name).size() == 1)',
+          message: 'burst cluster names must be unique; rename the duplicates',
+          reason: 'FieldValueDuplicate',
+        }),
+      }),
+    ),
+    hostlist: Type.Optional(
+      boundedString(
+        'A Flux hostlist (e.g. `flux-sample-[0-3],burst-0-[0-3]`) replacing the generated one, for burst hosts that do not follow `<name>-<index>`. Excludes clusters.',
+        SHORT_STRING_MAX_LENGTH * 4,
+      ),
+    ),
+  },
+  {
+    description: 'Bursting: growing the Flux instance onto other clusters.',
+    additionalProperties: false,
+    ...celRules({
+      rule: '!has(self.hostlist) || !has(self.clusters) || self.clusters.size() == 0',
+      message: 'hostlist replaces the hosts generated from clusters; set only one of hostlist and clusters',
+      fieldPath: '.hostlist',
+      reason: 'FieldValueForbidden',
+    }),
+  },
+);
+
+export const SchedulerSchema = Type.Object(
+  {
+    queuePolicy: Type.Optional(
+      stringEnum([...QUEUE_POLICIES], "Fluxion's queue policy. Unset: Fluxion's default (fcfs)."),
+    ),
+  },
+  { description: 'Options of the Fluxion scheduler.', additionalProperties: false },
+);
+
+export const FluxSchema = Type.Object(
+  {
+    optionFlags: Type.Optional(
+      boundedString(
+        'Extra options for `flux start` and `flux submit`, e.g. `-ompi=openmpi@5`.',
+        SHORT_STRING_MAX_LENGTH,
+      ),
+    ),
+    logLevel: withDefault(
+      Type.Integer({
+        description: 'Broker log level (`-Slog-stderr-level`): 0 emergencies only ... 7 debug.',
+        minimum: 0,
+        maximum: 7,
+      }),
+      6,
+    ),
+    connectTimeout: withDefault(
+      Type.String({
+        description:
+          'How long a broker waits to connect to its parent (`-Stbon.connect_timeout`), e.g. 5s; raise it when DNS for new pods lags.',
+        maxLength: 32,
+        pattern: DURATION_PATTERN,
+      }),
+      '5s',
+    ),
+    wrap: Type.Optional(
+      boundedString(
+        'Comma-separated arguments for `flux start --wrap`, e.g. `strace,-e,network`.',
+        SHORT_STRING_MAX_LENGTH,
+      ),
+    ),
+    submitCommand: Type.Optional(
+      boundedString(
+        'Replaces `flux submit` when the command is submitted, e.g. `flux batch`.',
+        SHORT_STRING_MAX_LENGTH,
+      ),
+    ),
+    topology: Type.Optional(
+      Type.String({
+        description:
+          'Shape of the broker tree (`-Stbon.topo`): `kary:K`, `binomial`, `mincrit` or `mincrit:K`.',
+        maxLength: 32,
+        pattern: TOPOLOGY_PATTERN,
+      }),
+    ),
+    installRoot: withDefault(absolutePath('Prefix Flux is installed under in the image.'), '/usr'),
+    curveCert: Type.Optional(
+      boundedString(
+        'A CURVE certificate (zcert text) for the overlay. Prefer curveCertSecret: this field is readable by anyone who can read the MiniCluster. Unset: the operator generates one.',
+        CURVE_CERT_MAX_LENGTH,
+      ),
+    ),
+    curveCertSecret: Type.Optional(
+      objectName('Name of an existing Secret holding the CURVE certificate under the key `curve.cert`.'),
+    ),
+    mungeSecret: Type.Optional(
+      objectName(
+        'Name of an existing Secret holding the munge key under the key `munge.key`. Unset: generated.',
+      ),
+    ),
+    brokerConfig: Type.Optional(
+      boundedString('A complete broker.toml used instead of the generated one.', BROKER_CONFIG_MAX_LENGTH),
+    ),
+    bursting: Type.Optional(BurstingSchema),
+    scheduler: Type.Optional(SchedulerSchema),
+    bootServer: Type.Optional(
+      dns1035Label(
+        'Connect to another MiniCluster: name of the MiniCluster (same namespace) whose Flux instance this one joins. Needs bootServerSize.',
+      ),
+    ),
+    bootServerSize: Type.Optional(
+      brokerCount(
+        'Connect to another MiniCluster: size of the MiniCluster named in bootServer; its brokers come first in the shared host list.',
+      ),
+    ),
+  },
+  {
+    description: 'Options of the Flux instance, shared by every broker.',
+    additionalProperties: false,
+    ...celRules(
+      {
+        rule: '!(has(self.curveCert) && has(self.curveCertSecret))',
+        message: 'curveCert and curveCertSecret exclude each other; keep curveCertSecret',
+        fieldPath: '.curveCert',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: '!has(self.bursting) || !has(self.bursting.leadBroker) || has(self.curveCert) || has(self.curveCertSecret)',
+        message:
+          "bursting.leadBroker needs the lead MiniCluster's CURVE certificate: set curveCertSecret (or curveCert)",
+        fieldPath: '.bursting.leadBroker',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: '!has(self.bursting) || !has(self.bursting.leadBroker) || has(self.mungeSecret)',
+        message: "bursting.leadBroker needs the lead MiniCluster's munge key: set mungeSecret",
+        fieldPath: '.bursting.leadBroker',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: 'has(self.bootServer) == has(self.bootServerSize)',
+        message: 'bootServer and bootServerSize go together; set both or neither',
+        fieldPath: '.bootServerSize',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: '!has(self.bootServer) || !has(self.bursting) || !has(self.bursting.leadBroker)',
+        message:
+          'bootServer (connect in-cluster) and bursting.leadBroker (join from outside) exclude each other; set one',
+        fieldPath: '.bootServer',
+        reason: 'FieldValueForbidden',
+      },
+    ),
+  },
+);

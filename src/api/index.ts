@@ -1,0 +1,22 @@
+/** The MiniCluster API: import from here rather than from the individual modules. */
+export * from './group.ts';
+export * from './labels.ts';
+export * from './limits.ts';
+export * from './schema.ts';
+export * from './status-schema.ts';
+export { ContainerSchema, VolumeSchema } from './container-schema.ts';
+export {
+  FluxSchema,
+  BurstingSchema,
+  LeadBrokerSchema,
+  BurstClusterSchema,
+  QUEUE_POLICIES,
+} from './flux-schema.ts';
+export type { CelRule, Defaulted } from './schema-helpers.ts';
+export { applyDefaults, applySchemaDefaults, defaultMiniCluster } from './defaults.ts';
+export { validateMiniCluster } from './validate.ts';
+export type { ValidationResult } from './validate.ts';
+export { formatProblem } from './problems.ts';
+export type { Problem } from './problems.ts';
+export { miniClusterCrd, toStructuralSchema, PRINTER_COLUMNS, SCALE_SUBRESOURCE } from './crd.ts';
+export type { CustomResourceDefinition, JsonSchemaProps, PrinterColumn } from './crd.ts';

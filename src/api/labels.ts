@@ -1,0 +1,73 @@
+/**
+ * Every label and annotation key the operator reads or writes, in one place (as jobset does), with the
+ * small pure helpers that build the label sets from a MiniCluster name.
+ */
+
+/** Kubernetes recommended label: the application. Not plain "flux", which FluxCD selectors also use. */
+export const LABEL_APP_NAME = 'app.kubernetes.io/name';
+export const APP_NAME = 'flux-minicluster';
+
+/** Kubernetes recommended label: the MiniCluster's name. */
+export const LABEL_APP_INSTANCE = 'app.kubernetes.io/instance';
+
+/** Kubernetes recommended label: which part of the MiniCluster an object is (see COMPONENT_*). */
+export const LABEL_APP_COMPONENT = 'app.kubernetes.io/component';
+export const COMPONENT_BROKER = 'broker';
+export const COMPONENT_LEAD_BROKER_SERVICE = 'lead-broker-service';
+export const COMPONENT_HEADLESS_SERVICE = 'headless-service';
+export const COMPONENT_CONFIG = 'config';
+
+/** Kubernetes recommended label: the tool that manages the object. */
+export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
+export const MANAGED_BY = 'flux-operator';
+
+/**
+ * The MiniCluster a pod belongs to, under our own group so that no other application's
+ * `app.kubernetes.io/instance` label can make a selector match foreign pods.
+ */
+export const LABEL_MINICLUSTER = 'flux-framework.org/minicluster';
+
+/** Set by the Job controller on pods of an Indexed Job: the pod's index, which is its Flux rank. */
+export const LABEL_JOB_COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';
+
+/** Set by the Job controller on the pods it creates: the Job's name. */
+export const LABEL_JOB_NAME = 'batch.kubernetes.io/job-name';
+
+/** Hash of the rendered broker config on the pod template, so a config change rolls the pods. */
+export const ANNOTATION_CONFIG_HASH = 'flux-framework.org/config-hash';
+
+/**
+ * Label keys the operator sets itself; user-supplied pod and job labels must not override them,
+ * or the Service and the scale selector would stop matching the pods.
+ */
+export const RESERVED_LABEL_KEYS: readonly string[] = [
+  LABEL_APP_NAME,
+  LABEL_APP_INSTANCE,
+  LABEL_APP_COMPONENT,
+  LABEL_MANAGED_BY,
+  LABEL_MINICLUSTER,
+  LABEL_JOB_COMPLETION_INDEX,
+  LABEL_JOB_NAME,
+];
+
+/** Labels that select exactly the pods of one MiniCluster (Service selector, scale subresource). */
+export function selectorLabels(miniClusterName: string): Record<string, string> {
+  return { [LABEL_APP_NAME]: APP_NAME, [LABEL_MINICLUSTER]: miniClusterName };
+}
+
+/** The same selector in the string form `status.selector` needs for the scale subresource. */
+export function selectorString(miniClusterName: string): string {
+  return Object.entries(selectorLabels(miniClusterName))
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+}
+
+/** Every label the operator puts on an object it owns for a MiniCluster. */
+export function commonLabels(miniClusterName: string, component: string): Record<string, string> {
+  return {
+    ...selectorLabels(miniClusterName),
+    [LABEL_APP_INSTANCE]: miniClusterName,
+    [LABEL_APP_COMPONENT]: component,
+    [LABEL_MANAGED_BY]: MANAGED_BY,
+  };
+}

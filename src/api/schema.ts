@@ -1,0 +1,299 @@
+/**
+ * The MiniCluster schema: the single source of the TypeScript types (via `Static`), the runtime
+ * validation (validate.ts) and the CRD (crd.ts, written to deploy/crd.yaml by hack/generate.ts).
+ *
+ * Field names follow the Go Flux Operator's v1alpha1 so its manifests apply. Cross-field rules are
+ * CEL `x-kubernetes-validations` next to the fields they read; validate.ts mirrors each of them
+ * with a field path and a fix, and adds checks CEL cannot afford.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { API_VERSION, KIND } from './group.ts';
+import { ContainerSchema, VolumeSchema } from './container-schema.ts';
+import { BurstClusterSchema, FluxSchema, LeadBrokerSchema } from './flux-schema.ts';
+import {
+  DNS_LABEL_MAX_LENGTH,
+  MAX_BROKERS,
+  MAX_CONTAINERS,
+  MAX_TOLERATIONS,
+  SHORT_STRING_MAX_LENGTH,
+} from './limits.ts';
+import {
+  absolutePath,
+  celRules,
+  derivedDefault,
+  dns1035Label,
+  labelMap,
+  objectName,
+  quantityMap,
+  stringEnum,
+  stringMap,
+  withDefault,
+} from './schema-helpers.ts';
+import type { Defaulted } from './schema-helpers.ts';
+import { MiniClusterStatusSchema } from './status-schema.ts';
+
+/** Approximately one year: Go's default; the Job's activeDeadlineSeconds cannot be zero. */
+export const DEFAULT_DEADLINE_SECONDS = 31500000;
+
+export const LoggingSchema = Type.Object(
+  {
+    quiet: withDefault(
+      Type.Boolean({ description: "Print only the job's own output, no entrypoint banners." }),
+      false,
+    ),
+    strict: withDefault(
+      Type.Boolean({ description: 'Stop the entrypoint at the first failing command.' }),
+      true,
+    ),
+    debug: withDefault(Type.Boolean({ description: 'Verbose entrypoint and Flux output.' }), false),
+    zeromq: withDefault(Type.Boolean({ description: 'Log ZeroMQ overlay events.' }), false),
+    timed: withDefault(Type.Boolean({ description: 'Time the Flux commands of the entrypoint.' }), false),
+  },
+  { description: 'What the pods log.', additionalProperties: false },
+);
+
+export const NetworkSchema = Type.Object(
+  {
+    headlessName: derivedDefault(
+      dns1035Label(
+        "Name of the headless Service giving the pods DNS names (`<name>-<index>.<headlessName>`). Default: the MiniCluster's name, so no two MiniClusters share one by accident.",
+      ),
+    ),
+    sharedSelector: Type.Optional(
+      labelMap(
+        "Connect to another MiniCluster: labels added to the pods, which the headless Service then selects instead of this MiniCluster's own label, so MiniClusters with the same sharedSelector and headlessName resolve each other's pods.",
+      ),
+    ),
+  },
+  { description: 'Networking of the pods.', additionalProperties: false },
+);
+
+export const TolerationSchema = Type.Object(
+  {
+    key: Type.Optional(
+      Type.String({ description: 'Taint key to tolerate; empty with Exists: every taint.', maxLength: 317 }),
+    ),
+    operator: Type.Optional(stringEnum(['Exists', 'Equal'], 'How key and value are matched. Unset: Equal.')),
+    value: Type.Optional(Type.String({ description: 'Taint value to match with Equal.', maxLength: 63 })),
+    effect: Type.Optional(
+      stringEnum(
+        ['NoSchedule', 'PreferNoSchedule', 'NoExecute'],
+        'Taint effect to tolerate. Unset: every effect.',
+      ),
+    ),
+    tolerationSeconds: Type.Optional(
+      Type.Integer({
+        description: 'With NoExecute: how long the pod stays after the taint appears.',
+        minimum: 0,
+      }),
+    ),
+  },
+  { description: 'A toleration of node taints.', additionalProperties: false },
+);
+
+export const PodSchema = Type.Object(
+  {
+    annotations: Type.Optional(stringMap('Annotations of every pod.', SHORT_STRING_MAX_LENGTH * 64)),
+    labels: Type.Optional(labelMap("Labels of every pod (the operator's own label keys are reserved).")),
+    serviceAccountName: Type.Optional(objectName('Service account of the pods.')),
+    nodeSelector: Type.Optional(labelMap('Node labels the pods must be scheduled on.')),
+    tolerations: Type.Optional(
+      Type.Array(TolerationSchema, {
+        description: 'Node taints the pods tolerate.',
+        maxItems: MAX_TOLERATIONS,
+        'x-kubernetes-list-type': 'atomic',
+      }),
+    ),
+    resources: Type.Optional(quantityMap('Pod-level resource limits (resource name to quantity).')),
+  },
+  { description: 'Settings of every MiniCluster pod.', additionalProperties: false },
+);
+
+export const ArchiveSchema = Type.Object(
+  {
+    path: absolutePath(
+      'File (in the Flux container) Flux saves its archive to on exit and loads it from on start.',
+    ),
+  },
+  { description: "Keep Flux's job archive across MiniClusters.", additionalProperties: false },
+);
+
+/** The number of brokers after defaulting, as CEL sees it (maxSize has no static default). */
+const CEL_MAX_SIZE = '(has(self.maxSize) ? self.maxSize : self.size)';
+const CEL_IS_RUNNER = '(has(container.runFlux) && container.runFlux)';
+const CEL_BURSTING = 'has(self.flux) && has(self.flux.bursting)';
+
+export const MiniClusterSpecSchema = Type.Object(
+  {
+    size: withDefault(
+      Type.Integer({
+        description: 'Number of pods (brokers) to run; `kubectl scale` changes it, up to maxSize.',
+        minimum: 1,
+        maximum: MAX_BROKERS,
+      }),
+      1,
+    ),
+    maxSize: derivedDefault(
+      Type.Integer({
+        description:
+          'Most pods the MiniCluster can grow to, fixed at creation; hosts up to it are listed in the broker config from the start. Default: size.',
+        minimum: 1,
+        maximum: MAX_BROKERS,
+      }),
+    ),
+    tasks: withDefault(
+      Type.Integer({
+        description: 'Number of tasks the command is submitted with (`flux submit -n`).',
+        minimum: 1,
+      }),
+      1,
+    ),
+    interactive: withDefault(
+      Type.Boolean({
+        description: 'Keep the Flux instance running after the command, for users to submit jobs.',
+      }),
+      false,
+    ),
+    deadlineSeconds: withDefault(
+      Type.Integer({
+        description: "Most seconds the MiniCluster may run (the Job's activeDeadlineSeconds).",
+        minimum: 1,
+      }),
+      DEFAULT_DEADLINE_SECONDS,
+    ),
+    jobLabels: Type.Optional(labelMap("Labels of the Job (the operator's own label keys are reserved).")),
+    containers: Type.Array(ContainerSchema, {
+      description: 'Containers of every pod; exactly one runs Flux.',
+      minItems: 1,
+      maxItems: MAX_CONTAINERS,
+      'x-kubernetes-list-type': 'atomic',
+    }),
+    logging: withDefault(LoggingSchema, {}),
+    network: withDefault(NetworkSchema, {}),
+    pod: Type.Optional(PodSchema),
+    flux: withDefault(FluxSchema, {}),
+    archive: Type.Optional(ArchiveSchema),
+    cleanup: withDefault(
+      Type.Boolean({
+        description: 'Delete the pods when the lead broker completes, instead of keeping them for logs.',
+      }),
+      false,
+    ),
+  },
+  {
+    description: 'Desired state of the MiniCluster.',
+    additionalProperties: false,
+    ...celRules(
+      {
+        rule: '!has(self.maxSize) || self.maxSize >= self.size',
+        message: 'spec.maxSize must be >= spec.size; raise maxSize or lower size',
+        fieldPath: '.maxSize',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        // The broker config lists hosts up to maxSize when Flux starts; changing it later would
+        // need a new instance. Setting, changing and removing it are all refused.
+        rule: 'has(self.maxSize) == has(oldSelf.maxSize) && (!has(self.maxSize) || self.maxSize == oldSelf.maxSize)',
+        message: 'spec.maxSize is fixed at creation; recreate the MiniCluster to change it',
+        fieldPath: '.maxSize',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: `self.containers.size() == 1 || self.containers.filter(container, ${CEL_IS_RUNNER}).size() == 1`,
+        message: 'exactly one container must set runFlux: true when there are several containers',
+        fieldPath: '.containers',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        rule: `self.containers.size() == 1 || self.containers.all(container, ${CEL_IS_RUNNER} || has(container.name))`,
+        message: 'containers that do not run Flux need a name; add name to each of them',
+        fieldPath: '.containers',
+        reason: 'FieldValueRequired',
+      },
+      {
+        rule: `${CEL_MAX_SIZE} + (${CEL_BURSTING} && has(self.flux.bursting.clusters) ? self.flux.bursting.clusters.map(cluster, has(cluster.size) ? cluster.size : self.size).sum() : 0) + (${CEL_BURSTING} && has(self.flux.bursting.leadBroker) ? self.flux.bursting.leadBroker.size : 0) <= ${MAX_BROKERS}`,
+        message: `the Flux instance may list at most ${MAX_BROKERS} brokers (maxSize, burst cluster sizes and leadBroker.size together); lower them`,
+        fieldPath: '.maxSize',
+        reason: 'FieldValueInvalid',
+      },
+    ),
+  },
+);
+
+/** The part of ObjectMeta the operator reads; everything else passes through. */
+export const ObjectMetaSchema = Type.Object(
+  {
+    name: Type.String({ description: 'Name of the MiniCluster.', minLength: 1 }),
+    namespace: Type.Optional(Type.String({ description: 'Namespace of the MiniCluster.' })),
+    generation: Type.Optional(
+      Type.Integer({ description: 'Incremented by the API server on spec changes.' }),
+    ),
+    uid: Type.Optional(Type.String({ description: 'Unique id, set by the API server.' })),
+    labels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Labels.' })),
+    annotations: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Annotations.' })),
+  },
+  { description: 'Standard object metadata.' },
+);
+
+/** Highest pod index digits: a MiniCluster of maxSize N has hosts `<name>-0` ... `<name>-(N-1)`. */
+const CEL_LAST_INDEX_DIGITS = `string((has(self.spec.maxSize) ? self.spec.maxSize : self.spec.size) - 1).size()`;
+
+export const MiniClusterSchema = Type.Object(
+  {
+    apiVersion: Type.Literal(API_VERSION, { description: 'API version of the object.' }),
+    kind: Type.Literal(KIND, { description: 'Kind of the object.' }),
+    metadata: ObjectMetaSchema,
+    spec: MiniClusterSpecSchema,
+    status: Type.Optional(MiniClusterStatusSchema),
+  },
+  {
+    description:
+      'A MiniCluster is one Flux instance: an indexed Job of pods, one broker each, wired together over a headless Service.',
+    ...celRules(
+      {
+        // Flux host names and the Service name derived from it must be RFC 1035 labels; the API
+        // server itself only requires a DNS subdomain.
+        rule: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
+        message: 'metadata.name must be a DNS label starting with a letter (lowercase letters, digits, -)',
+        reason: 'FieldValueInvalid',
+      },
+      {
+        rule: `self.metadata.name.size() + 1 + ${CEL_LAST_INDEX_DIGITS} <= ${DNS_LABEL_MAX_LENGTH}`,
+        message: `metadata.name is too long: pod host names <name>-<index> up to maxSize-1 must fit in ${DNS_LABEL_MAX_LENGTH} characters; shorten the name`,
+        reason: 'FieldValueInvalid',
+      },
+      {
+        // Covers MiniClusters without spec.maxSize: the size at creation, recorded by the operator
+        // in status.maximumSize, is the most they can scale to.
+        rule: '!has(self.status) || !has(self.status.maximumSize) || self.spec.size <= self.status.maximumSize',
+        message: 'spec.size cannot exceed status.maximumSize, the maximum fixed at creation; scale within it',
+        fieldPath: '.spec.size',
+        reason: 'FieldValueForbidden',
+      },
+    ),
+  },
+);
+
+export type MiniClusterSpec = Static<typeof MiniClusterSpecSchema>;
+export type MiniCluster = Static<typeof MiniClusterSchema>;
+export type ObjectMeta = Static<typeof ObjectMetaSchema>;
+export type Container = Static<typeof ContainerSchema>;
+export type FluxSpec = Static<typeof FluxSchema>;
+export type LoggingSpec = Static<typeof LoggingSchema>;
+export type NetworkSpec = Static<typeof NetworkSchema>;
+export type PodSpec = Static<typeof PodSchema>;
+export type Toleration = Static<typeof TolerationSchema>;
+export type ArchiveSpec = Static<typeof ArchiveSchema>;
+export type Volume = Static<typeof VolumeSchema>;
+export type BurstCluster = Static<typeof BurstClusterSchema>;
+export type LeadBroker = Static<typeof LeadBrokerSchema>;
+
+/** The spec after `applyDefaults`: every field with a default (static or derived) is present. */
+export type DefaultedMiniClusterSpec = Defaulted<typeof MiniClusterSpecSchema>;
+export type DefaultedContainer = DefaultedMiniClusterSpec['containers'][number];
+export type DefaultedFluxSpec = DefaultedMiniClusterSpec['flux'];
+/** A MiniCluster whose spec went through `applyDefaults`. */
+export type DefaultedMiniCluster = Omit<MiniCluster, 'spec'> & { spec: DefaultedMiniClusterSpec };
+
+export type { MiniClusterStatus, Condition, Summary } from './status-schema.ts';

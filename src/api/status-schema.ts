@@ -1,0 +1,120 @@
+/**
+ * Schema of `status`, written only by the controller through the status subresource. Conditions
+ * follow the Kubernetes API conventions (metav1.Condition); `summary` is a display digest of them.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import {
+  CONDITION_MESSAGE_MAX_LENGTH,
+  CONDITION_REASON_MAX_LENGTH,
+  CONDITION_TYPE_MAX_LENGTH,
+  DNS_SUBDOMAIN_MAX_LENGTH,
+  MAX_BROKERS,
+  SHORT_STRING_MAX_LENGTH,
+} from './limits.ts';
+import { stringEnum } from './schema-helpers.ts';
+
+/** Condition types the controller sets. `Ready` for long-running, `Succeeded`/`Failed` for bounded runs. */
+export const CONDITION_READY = 'Ready';
+export const CONDITION_SUCCEEDED = 'Succeeded';
+export const CONDITION_FAILED = 'Failed';
+/** True while the pod count moves towards spec.size. */
+export const CONDITION_SCALING = 'Scaling';
+
+/** Values of `status.summary`, the Status column of `kubectl get`. */
+export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Succeeded', 'Failed'] as const;
+
+/** Condition `type`: CamelCase, optionally domain-prefixed (metav1.Condition's pattern). */
+const CONDITION_TYPE_PATTERN =
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])$';
+/** Condition `reason`: CamelCase (metav1.Condition's pattern). */
+const CONDITION_REASON_PATTERN = '^[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?$';
+
+function timestamp(description: string) {
+  return Type.String({ description, format: 'date-time' });
+}
+
+function count(description: string, maximum: number) {
+  return Type.Integer({ description, minimum: 0, maximum });
+}
+
+export const ConditionSchema = Type.Object(
+  {
+    type: Type.String({
+      description: 'Type of the condition in CamelCase, e.g. Ready.',
+      minLength: 1,
+      maxLength: CONDITION_TYPE_MAX_LENGTH,
+      pattern: CONDITION_TYPE_PATTERN,
+    }),
+    status: stringEnum(['True', 'False', 'Unknown'], 'Status of the condition.'),
+    observedGeneration: Type.Optional(
+      Type.Integer({ description: 'metadata.generation the condition was computed from.', minimum: 0 }),
+    ),
+    lastTransitionTime: timestamp('When the status last changed.'),
+    reason: Type.String({
+      description: 'Why the condition has its status, in CamelCase; for machines.',
+      minLength: 1,
+      maxLength: CONDITION_REASON_MAX_LENGTH,
+      pattern: CONDITION_REASON_PATTERN,
+    }),
+    message: Type.String({
+      description: 'Why the condition has its status, for humans.',
+      maxLength: CONDITION_MESSAGE_MAX_LENGTH,
+    }),
+  },
+  {
+    description: "One aspect of the MiniCluster's state (Kubernetes API conventions).",
+    additionalProperties: false,
+  },
+);
+
+export const MiniClusterStatusSchema = Type.Object(
+  {
+    conditions: Type.Optional(
+      Type.Array(ConditionSchema, {
+        description: "Latest observations of the MiniCluster's state, one per type.",
+        maxItems: 32,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      }),
+    ),
+    observedGeneration: Type.Optional(
+      Type.Integer({ description: 'metadata.generation the status was computed from.', minimum: 0 }),
+    ),
+    summary: Type.Optional(
+      stringEnum(
+        [...SUMMARIES],
+        'One word for `kubectl get`, derived from the conditions; read the conditions, not this, in code.',
+      ),
+    ),
+    size: Type.Optional(
+      count("Current number of pods (brokers): the scale subresource's replicas.", MAX_BROKERS),
+    ),
+    readyPods: Type.Optional(count('Pods that are ready.', MAX_BROKERS)),
+    maximumSize: Type.Optional(
+      count(
+        'Most pods the MiniCluster can grow to, fixed at creation (spec.maxSize, or spec.size when unset): scaling beyond it is refused.',
+        MAX_BROKERS,
+      ),
+    ),
+    selector: Type.Optional(
+      Type.String({
+        description: 'Label selector of the pods, for the scale subresource (`kubectl scale`, autoscalers).',
+        maxLength: SHORT_STRING_MAX_LENGTH,
+      }),
+    ),
+    jobName: Type.Optional(
+      Type.String({
+        description: 'Name of the indexed Job running the brokers.',
+        maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+      }),
+    ),
+    startTime: Type.Optional(timestamp('When the Job started.')),
+    completionTime: Type.Optional(timestamp('When the Job finished (bounded runs only).')),
+  },
+  { description: 'Observed state of the MiniCluster, written by the operator.', additionalProperties: false },
+);
+
+export type Condition = Static<typeof ConditionSchema>;
+export type MiniClusterStatus = Static<typeof MiniClusterStatusSchema>;
+export type Summary = (typeof SUMMARIES)[number];

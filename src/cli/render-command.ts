@@ -1,0 +1,104 @@
+import { readFile } from 'node:fs/promises';
+import { stringify } from 'yaml';
+import { formatProblem, validateMiniCluster, type DefaultedMiniCluster } from '../api/index.ts';
+import { MUNGE_KEY_BYTES, parseCurveCertificate } from '../flux/index.ts';
+import { generateMiniClusterKeys, renderMiniCluster, type MiniClusterKeys } from '../render/index.ts';
+import { InputError } from './input-error.ts';
+import { describeDocument, readManifests, type ManifestDocument } from './manifests.ts';
+
+export interface RenderCommandOptions {
+  readonly files: readonly string[];
+  readonly curveCertFile?: string;
+  readonly mungeKeyFile?: string;
+}
+
+/** Smallest munge key munged accepts; ours are 1024 bytes, but users may bring their own. */
+const MIN_MUNGE_KEY_BYTES = 32;
+
+async function readKeyFile(flag: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new InputError([
+      `${flag} ${file}: cannot read the file (${(error as NodeJS.ErrnoException).code ?? String(error)})`,
+    ]);
+  }
+}
+
+async function givenKeys(options: RenderCommandOptions): Promise<Partial<MiniClusterKeys>> {
+  const problems: string[] = [];
+  const keys: { curveCertificate?: string; mungeKey?: Uint8Array } = {};
+  if (options.curveCertFile !== undefined) {
+    const text = (await readKeyFile('--curve-cert', options.curveCertFile)).toString('utf8');
+    try {
+      parseCurveCertificate(text);
+      keys.curveCertificate = text;
+    } catch (error) {
+      problems.push(`--curve-cert ${options.curveCertFile}: ${(error as Error).message}`);
+    }
+  }
+  if (options.mungeKeyFile !== undefined) {
+    const key = await readKeyFile('--munge-key', options.mungeKeyFile);
+    if (key.length < MIN_MUNGE_KEY_BYTES || key.length > MUNGE_KEY_BYTES * 16) {
+      problems.push(
+        `--munge-key ${options.mungeKeyFile}: a munge key must hold ${MIN_MUNGE_KEY_BYTES} to ${MUNGE_KEY_BYTES * 16} bytes, this one has ${key.length}`,
+      );
+    } else keys.mungeKey = key;
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  return keys;
+}
+
+/** Reads, validates and defaults every MiniCluster in the files; all problems at once, or none. */
+export async function loadMiniClusters(files: readonly string[]): Promise<DefaultedMiniCluster[]> {
+  const { documents, problems } = await readManifests(files);
+  return validatedMiniClusters(files, documents, problems);
+}
+
+/** Validates and defaults every document; throws an InputError with every problem, if any. */
+export function validatedMiniClusters(
+  files: readonly string[],
+  documents: readonly ManifestDocument[],
+  readProblems: readonly string[],
+): DefaultedMiniCluster[] {
+  const problems = [...readProblems];
+  const perSource = new Map<string, number>();
+  for (const document of documents) perSource.set(document.source, (perSource.get(document.source) ?? 0) + 1);
+  const miniClusters: DefaultedMiniCluster[] = [];
+  for (const document of documents) {
+    const where = describeDocument(document, perSource.get(document.source) ?? 1);
+    const result = validateMiniCluster(document.content);
+    if (result.ok) miniClusters.push(result.value);
+    else problems.push(...result.problems.map((problem) => `${where}: ${formatProblem(problem)}`));
+  }
+  if (problems.length === 0 && miniClusters.length === 0) {
+    problems.push(`${files.join(', ')}: no MiniCluster found (the files hold no YAML documents)`);
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  return miniClusters;
+}
+
+/** Multi-document YAML of every object of every MiniCluster in the files. */
+export async function renderFiles(options: RenderCommandOptions, now = new Date()): Promise<string> {
+  const miniClusters = await loadMiniClusters(options.files);
+  const given = await givenKeys(options);
+  return renderToYaml(miniClusters, given, now);
+}
+
+/** Every object of the MiniClusters as multi-document YAML; keys not given are generated per MiniCluster. */
+export function renderToYaml(
+  miniClusters: readonly DefaultedMiniCluster[],
+  given: Partial<MiniClusterKeys>,
+  now = new Date(),
+): string {
+  const documents = miniClusters.flatMap((miniCluster) => {
+    const needsNewKeys = given.curveCertificate === undefined || given.mungeKey === undefined;
+    const generated = needsNewKeys ? generateMiniClusterKeys(miniCluster.metadata.name, now) : undefined;
+    const keys: MiniClusterKeys = {
+      curveCertificate: given.curveCertificate ?? (generated as MiniClusterKeys).curveCertificate,
+      mungeKey: given.mungeKey ?? (generated as MiniClusterKeys).mungeKey,
+    };
+    return renderMiniCluster(miniCluster, keys);
+  });
+  return documents.map((object) => `---\n${stringify(object, { lineWidth: 0 })}`).join('');
+}

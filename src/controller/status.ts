@@ -1,0 +1,205 @@
+/**
+ * The MiniCluster's status as a pure function of what the controller observed: the Job, its pods
+ * and any problem that stopped the pass. Each decision is a small function returning a condition,
+ * so the reasons and messages are honest and testable (cert-manager style).
+ */
+import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import {
+  CONDITION_FAILED,
+  CONDITION_READY,
+  CONDITION_SCALING,
+  CONDITION_SUCCEEDED,
+  selectorString,
+  type Condition,
+  type DefaultedMiniCluster,
+  type MiniClusterStatus,
+  type Summary,
+} from '../api/index.ts';
+
+/** Something that stopped the reconcile pass before the Job could be brought to its desired state. */
+export interface BlockingProblem {
+  /** CamelCase, e.g. `CurveCertSecretMissing`. */
+  readonly reason: string;
+  /** For humans: what is wrong and how to fix it. Never secret material. */
+  readonly message: string;
+}
+
+export interface Observation {
+  readonly miniCluster: DefaultedMiniCluster;
+  readonly previous: MiniClusterStatus | undefined;
+  readonly job: V1Job | undefined;
+  readonly pods: readonly V1Pod[];
+  readonly problem?: BlockingProblem;
+  readonly now: Date;
+}
+
+type ConditionStatus = Condition['status'];
+type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+function jobCondition(job: V1Job | undefined, type: string) {
+  return job?.status?.conditions?.find((condition) => condition.type === type && condition.status === 'True');
+}
+
+function isPodReady(pod: V1Pod): boolean {
+  if (pod.metadata?.deletionTimestamp || pod.status?.phase !== 'Running') return false;
+  const ready = pod.status.conditions?.find((condition) => condition.type === 'Ready');
+  return ready === undefined || ready.status === 'True';
+}
+
+function podIndex(pod: V1Pod): number {
+  return Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? Number.NaN);
+}
+
+/** Why the pods that are not ready are waiting, briefly: `flux-sample-2 Pending (Unschedulable)`. */
+function waitingPods(pods: readonly V1Pod[], size: number): string {
+  const waiting = pods
+    .filter((pod) => !isPodReady(pod) && podIndex(pod) < size)
+    .sort((a, b) => podIndex(a) - podIndex(b))
+    .slice(0, 5)
+    .map((pod) => {
+      const scheduled = pod.status?.conditions?.find((condition) => condition.type === 'PodScheduled');
+      const why = scheduled?.status === 'False' && scheduled.reason ? ` (${scheduled.reason})` : '';
+      return `${pod.metadata?.name ?? '?'} ${pod.status?.phase ?? 'Pending'}${why}`;
+    });
+  return waiting.length > 0 ? `; waiting for ${waiting.join(', ')}` : '';
+}
+
+function condition(type: string, status: ConditionStatus, reason: string, message: string): DesiredCondition {
+  return { type, status, reason, message };
+}
+
+/** Ready: True when all `size` brokers run; otherwise why not. */
+export function readyCondition(observation: Observation, readyPods: number): DesiredCondition {
+  const { miniCluster, job, problem, pods } = observation;
+  const size = miniCluster.spec.size;
+  if (problem) return condition(CONDITION_READY, 'False', problem.reason, problem.message);
+  if (jobCondition(job, 'Failed'))
+    return condition(CONDITION_READY, 'False', 'Failed', 'the Flux instance failed');
+  if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet')) {
+    return condition(CONDITION_READY, 'False', 'Succeeded', 'the lead broker finished its command');
+  }
+  if (!job) return condition(CONDITION_READY, 'False', 'JobPending', 'the Job has not been created yet');
+  if (readyPods >= size) {
+    return condition(CONDITION_READY, 'True', 'BrokersRunning', `${readyPods}/${size} brokers running`);
+  }
+  return condition(
+    CONDITION_READY,
+    'False',
+    'PodsPending',
+    `${readyPods}/${size} brokers running${waitingPods(pods, size)}`,
+  );
+}
+
+/** Succeeded / Failed: only once the Job has finished. */
+export function outcomeConditions(job: V1Job | undefined): DesiredCondition[] {
+  const failed = jobCondition(job, 'Failed');
+  if (failed) {
+    return [
+      condition(
+        CONDITION_FAILED,
+        'True',
+        failed.reason ?? 'JobFailed',
+        failed.message ?? 'a broker failed, so the Flux instance failed',
+      ),
+    ];
+  }
+  if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet')) {
+    return [
+      condition(CONDITION_SUCCEEDED, 'True', 'LeadBrokerSucceeded', 'the lead broker exited with status 0'),
+    ];
+  }
+  return [];
+}
+
+/** Scaling: True while the number of running brokers moves towards spec.size. */
+export function scalingCondition(observation: Observation, activePods: number): DesiredCondition {
+  const size = observation.miniCluster.spec.size;
+  const finished = outcomeConditions(observation.job).length > 0;
+  if (finished || activePods === size || !observation.job) {
+    return condition(CONDITION_SCALING, 'False', 'AtSize', `${activePods} of ${size} brokers`);
+  }
+  const direction = activePods < size ? 'ScalingUp' : 'ScalingDown';
+  return condition(CONDITION_SCALING, 'True', direction, `${activePods} brokers, moving to ${size}`);
+}
+
+export function summaryOf(conditions: readonly DesiredCondition[], activePods: number): Summary {
+  const isTrue = (type: string) => conditions.some((c) => c.type === type && c.status === 'True');
+  if (isTrue(CONDITION_FAILED)) return 'Failed';
+  if (isTrue(CONDITION_SUCCEEDED)) return 'Succeeded';
+  if (isTrue(CONDITION_READY)) return 'Ready';
+  return activePods > 0 ? 'Starting' : 'Pending';
+}
+
+/** Keeps lastTransitionTime when a condition's status did not change (API conventions). */
+function withTransitionTimes(
+  desired: readonly DesiredCondition[],
+  previous: readonly Condition[] | undefined,
+  generation: number | undefined,
+  now: Date,
+): Condition[] {
+  return desired.map((wanted) => {
+    const before = previous?.find((c) => c.type === wanted.type);
+    const lastTransitionTime =
+      before && before.status === wanted.status
+        ? before.lastTransitionTime
+        : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
+    const result: Condition = { ...wanted, lastTransitionTime };
+    if (generation !== undefined) result.observedGeneration = generation;
+    return result;
+  });
+}
+
+function isoTime(value: Date | string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+export function computeStatus(observation: Observation): MiniClusterStatus {
+  const { miniCluster, previous, job, pods, now } = observation;
+  const generation = miniCluster.metadata.generation;
+  const ownPods = pods.filter((pod) => !pod.metadata?.deletionTimestamp);
+  const activePods = ownPods.filter(
+    (pod) => pod.status?.phase === 'Pending' || pod.status?.phase === 'Running',
+  ).length;
+  const readyPods = ownPods.filter(isPodReady).length;
+  const desired = [
+    readyCondition(observation, readyPods),
+    scalingCondition(observation, activePods),
+    ...outcomeConditions(job),
+  ];
+  const status: MiniClusterStatus = {
+    conditions: withTransitionTimes(desired, previous?.conditions, generation, now),
+    summary: summaryOf(desired, activePods),
+    size: activePods,
+    readyPods,
+    // Fixed at creation: the first pass records it and later passes keep it.
+    maximumSize: previous?.maximumSize ?? miniCluster.spec.maxSize,
+    selector: selectorString(miniCluster.metadata.name),
+  };
+  if (generation !== undefined) status.observedGeneration = generation;
+  if (job?.metadata?.name) status.jobName = job.metadata.name;
+  const startTime = isoTime(job?.status?.startTime);
+  if (startTime) status.startTime = startTime;
+  const finishedAt =
+    isoTime(job?.status?.completionTime) ?? isoTime(jobCondition(job, 'Failed')?.lastTransitionTime);
+  if (finishedAt) status.completionTime = finishedAt;
+  return status;
+}
+
+/** Whether writing `next` would change anything: status is written only when it does. */
+export function statusChanged(previous: MiniClusterStatus | undefined, next: MiniClusterStatus): boolean {
+  return JSON.stringify(canonical(previous ?? {})) !== JSON.stringify(canonical(next));
+}
+
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    return Object.fromEntries(
+      Object.entries(value as Record<string, unknown>)
+        .filter(([, v]) => v !== undefined)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([k, v]) => [k, canonical(v)]),
+    );
+  }
+  return value;
+}

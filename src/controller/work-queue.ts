@@ -1,0 +1,134 @@
+/**
+ * A work queue with the guarantees controllers rely on (as client-go's): a key waiting is queued
+ * once however often it is added; a key is never handled by two workers at once (an add while it is
+ * being handled runs it again afterwards); failures come back after a per-key exponential backoff
+ * that resets on success.
+ */
+export interface WorkQueueOptions {
+  readonly concurrency: number;
+  readonly baseDelayMs?: number;
+  readonly maxDelayMs?: number;
+  /** Called when a handler throws; the key is retried after its backoff. */
+  readonly onError?: (key: string, error: unknown, attempt: number) => void;
+}
+
+export type KeyHandler = (key: string) => Promise<void>;
+
+export class WorkQueue {
+  private readonly queued: string[] = [];
+  private readonly queuedSet = new Set<string>();
+  private readonly active = new Set<string>();
+  private readonly dirtyWhileActive = new Set<string>();
+  private readonly failures = new Map<string, number>();
+  private readonly delayed = new Map<string, NodeJS.Timeout>();
+  private readonly idleWaiters: (() => void)[] = [];
+  private running = 0;
+  private stopped = false;
+  private readonly handler: KeyHandler;
+  private readonly options: Required<Omit<WorkQueueOptions, 'onError'>> & Pick<WorkQueueOptions, 'onError'>;
+
+  constructor(handler: KeyHandler, options: WorkQueueOptions) {
+    this.handler = handler;
+    this.options = { baseDelayMs: 5, maxDelayMs: 300_000, ...options };
+  }
+
+  /** Number of keys waiting to be handled (not counting active or delayed ones). */
+  get depth(): number {
+    return this.queued.length;
+  }
+
+  get activeCount(): number {
+    return this.running;
+  }
+
+  add(key: string): void {
+    if (this.stopped) return;
+    const timer = this.delayed.get(key);
+    if (timer) {
+      clearTimeout(timer);
+      this.delayed.delete(key);
+    }
+    if (this.active.has(key)) {
+      this.dirtyWhileActive.add(key);
+      return;
+    }
+    if (this.queuedSet.has(key)) return;
+    this.queuedSet.add(key);
+    this.queued.push(key);
+    this.pump();
+  }
+
+  /** Adds the key after a delay, unless it is added sooner. */
+  addAfter(key: string, delayMs: number): void {
+    if (this.stopped || this.delayed.has(key) || this.queuedSet.has(key)) return;
+    const timer = setTimeout(() => {
+      this.delayed.delete(key);
+      this.add(key);
+    }, delayMs);
+    timer.unref();
+    this.delayed.set(key, timer);
+  }
+
+  /** Forgets a key's failure count, e.g. when its object was deleted. */
+  forget(key: string): void {
+    this.failures.delete(key);
+  }
+
+  /** Resolves when nothing is queued, active or delayed. */
+  async idle(): Promise<void> {
+    if (this.isIdle()) return;
+    await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+  }
+
+  stop(): void {
+    this.stopped = true;
+    for (const timer of this.delayed.values()) clearTimeout(timer);
+    this.delayed.clear();
+    this.queued.length = 0;
+    this.queuedSet.clear();
+    this.notifyIdle();
+  }
+
+  backoffFor(attempt: number): number {
+    return Math.min(this.options.baseDelayMs * 2 ** Math.max(0, attempt - 1), this.options.maxDelayMs);
+  }
+
+  private isIdle(): boolean {
+    return this.queued.length === 0 && this.running === 0 && this.delayed.size === 0;
+  }
+
+  private notifyIdle(): void {
+    if (!this.isIdle() && !this.stopped) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
+  }
+
+  private pump(): void {
+    while (!this.stopped && this.running < this.options.concurrency && this.queued.length > 0) {
+      const key = this.queued.shift() as string;
+      this.queuedSet.delete(key);
+      this.active.add(key);
+      this.running += 1;
+      void this.handle(key);
+    }
+  }
+
+  private async handle(key: string): Promise<void> {
+    let retryAfterMs: number | undefined;
+    try {
+      await this.handler(key);
+      this.failures.delete(key);
+    } catch (error) {
+      const attempt = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, attempt);
+      this.options.onError?.(key, error, attempt);
+      retryAfterMs = this.backoffFor(attempt);
+    }
+    this.active.delete(key);
+    this.running -= 1;
+    // A change seen while the key was handled is new information: handle it now, not after a backoff.
+    if (this.dirtyWhileActive.delete(key)) this.add(key);
+    else if (retryAfterMs !== undefined) this.addAfter(key, retryAfterMs);
+    this.pump();
+    this.notifyIdle();
+  }
+}

@@ -1,0 +1,526 @@
+/**
+ * The per-pod entrypoint: one bash script shared by every pod of a MiniCluster's Job. It prepares the
+ * pod (flux present, flux user, directories, certificate, munge, R), finds its role from its hostname
+ * and runs the lead broker with the initial program (pod index 0) or a worker broker (the others).
+ *
+ * Which inputs are raw shell and which are quoted words:
+ * - Raw shell, written by the MiniCluster's author and run as they wrote it: the hooks (`init`, `pre`,
+ *   `brokerPre`, `workerPre`, `post`: each run with `eval` in the entrypoint's shell, so `export`
+ *   in a hook reaches the broker; a hook is a quoted string in the script, so whatever it contains
+ *   cannot break the script around it), `prefix` and `submitCommand` (shell words put in front of
+ *   the job command), and the program text (`command`, each `batch` line, the `batchScript` script),
+ *   which runs inside the instance under `bash -c`.
+ * - Quoted words, reaching their command exactly as given: everything else (names, paths, hostlist,
+ *   broker options, `extraOptions`, `wrap` arguments, numbers).
+ * Every absolute path is a parameter so the script can run anywhere (the tests run it in a temp dir).
+ */
+import { shellQuote, shellQuoteWords } from './shell.ts';
+
+export interface EntrypointInput {
+  /** The Job's name: pod hostnames are `<jobName>-<index>`, and index 0 is the lead broker. */
+  jobName: string;
+  /** True on a burst cluster: the lead broker runs elsewhere, so every pod here is a worker. */
+  leadIsRemote?: boolean;
+  /** Where Flux is installed in the image: `<root>/bin` is put first on PATH. */
+  fluxInstallRoot: string;
+  /** The instance owner; created if missing. The brokers run as this user (as root when it is root). */
+  fluxUser: { name: string; uid: number };
+  paths: EntrypointPaths;
+  /** Who writes R: the operator (already at `paths.resourcePath`) or this pod with `flux R encode`. */
+  resource: { writtenBy: 'operator' } | { writtenBy: 'pod'; hostlist: string };
+  /** Munge (for flux-security): started only when the image has `munged`. */
+  munge?: { keySourcePath: string; keyPath: string; user: string };
+  broker: BrokerRuntimeOptions;
+  program: InitialProgram;
+  hooks?: EntrypointHooks;
+  logging?: EntrypointLogging;
+  workerRestart: { delaySeconds: number; maxAttempts?: number };
+}
+
+export interface EntrypointPaths {
+  /** Directory holding broker.toml (`flux start -o --config <dir>`). */
+  configDir: string;
+  /** The certificate as mounted from its Secret (read-only, group/other readable). */
+  curveCertSourcePath: string;
+  /** Where Flux reads it (broker.toml `curve_cert`): a copy with mode 0400 owned by the flux user. */
+  curveCertPath: string;
+  /** broker.toml `[resource] path`. */
+  resourcePath: string;
+  runDir: string;
+  stateDir: string;
+}
+
+export interface BrokerRuntimeOptions {
+  tbon: { fanout: number } | { topology: string };
+  /** 0-7, `-Slog-stderr-level`. */
+  logLevel: number;
+  /** RFC 23 duration such as "5s": DNS names of new pods can take a while to resolve at scale. */
+  connectTimeout: string;
+  /** Brokers started now (the Job's parallelism). */
+  size: number;
+  /** Hosts listed in broker.toml (maximum size plus burst hosts). When more than `size`, the lead
+   * starts with quorum `size` and the others join later; without it the program would never start. */
+  listedSize: number;
+  /** More broker options, one word each (e.g. `-Sbroker.rc2_none`). */
+  extraOptions?: readonly string[];
+  /** Run the broker under these arguments: `--wrap=strace,-e,network,-tt`. */
+  wrap?: readonly string[];
+}
+
+export type InitialProgram =
+  /** No program: the lead broker stays up (`sleep inf`) for users of `flux proxy`. */
+  | { kind: 'interactive' }
+  /** `command` submitted as one job of `tasks` tasks; the lead exits with the job's exit code. */
+  | { kind: 'submit'; command: string; tasks: number; nodes?: number; submitCommand?: string }
+  /** `command` is itself the initial program (it submits its own jobs). */
+  | { kind: 'launcher'; command: string }
+  /** Each non-empty, non-comment line of `commands` submitted as its own job, then all are awaited. */
+  | { kind: 'batch'; commands: string; tasks?: number; nodes?: number }
+  /** `script` submitted with `flux batch` and awaited. */
+  | { kind: 'batchScript'; script: string; nodes: number; tasks?: number };
+
+/** Raw shell snippets (see the module comment). */
+export interface EntrypointHooks {
+  /** First thing in every pod, before Flux is looked for. */
+  init?: string;
+  /** Every pod, after setup, before its broker starts. */
+  pre?: string;
+  /** The lead pod only, just before the lead broker. */
+  brokerPre?: string;
+  /** Worker pods only, just before the worker broker. */
+  workerPre?: string;
+  /** The lead pod, after the lead broker exits. A failure is reported; the exit code stays the program's. */
+  post?: string;
+  /** Words in front of the job command (`flux submit ...`, or the launcher command). */
+  prefix?: string;
+}
+
+export interface EntrypointLogging {
+  /** Only errors and the program's own output. */
+  quiet?: boolean;
+  /** `set -x`. */
+  debug?: boolean;
+  /** `time` the broker. */
+  timed?: boolean;
+  /** `-Stbon.zmqdebug=1`. */
+  zeromq?: boolean;
+  /** `set -eEu -o pipefail`: stop at the first failing setup step or hook. */
+  strict?: boolean;
+}
+
+/**
+ * `--watch` streams the job's output into the pod log, waits for the job (it implies `--wait`) and
+ * exits with the job's exit code, which thus becomes the lead broker's and the pod's.
+ */
+const DEFAULT_SUBMIT_COMMAND = 'flux submit --quiet --watch';
+
+function assertAbsolutePath(name: string, path: string): void {
+  if (!path.startsWith('/')) throw new Error(`${name} must be an absolute path, got ${JSON.stringify(path)}`);
+}
+
+function assertInteger(
+  name: string,
+  value: number,
+  minimum: number,
+  maximum = Number.MAX_SAFE_INTEGER,
+): void {
+  if (!Number.isSafeInteger(value) || value < minimum || value > maximum) {
+    throw new Error(`${name} must be an integer in [${minimum}, ${maximum}], got ${value}`);
+  }
+}
+
+function validate(input: EntrypointInput): void {
+  if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(input.jobName)) {
+    throw new Error(`jobName ${JSON.stringify(input.jobName)} is not a DNS label`);
+  }
+  if (!/^[a-z_][a-z0-9_-]*$/.test(input.fluxUser.name)) {
+    throw new Error(`fluxUser.name ${JSON.stringify(input.fluxUser.name)} is not a portable user name`);
+  }
+  assertInteger('fluxUser.uid', input.fluxUser.uid, 0);
+  assertAbsolutePath('fluxInstallRoot', input.fluxInstallRoot);
+  for (const [name, path] of Object.entries(input.paths)) assertAbsolutePath(`paths.${name}`, path);
+  if (input.munge) {
+    assertAbsolutePath('munge.keySourcePath', input.munge.keySourcePath);
+    assertAbsolutePath('munge.keyPath', input.munge.keyPath);
+  }
+  const { broker } = input;
+  if ('fanout' in broker.tbon) assertInteger('broker.tbon.fanout', broker.tbon.fanout, 1);
+  else if (broker.tbon.topology.trim() === '') throw new Error('broker.tbon.topology must not be empty');
+  assertInteger('broker.logLevel', broker.logLevel, 0, 7);
+  if (broker.connectTimeout.trim() === '') throw new Error('broker.connectTimeout must not be empty');
+  assertInteger('broker.size', broker.size, 1);
+  assertInteger('broker.listedSize', broker.listedSize, broker.size);
+  if (broker.wrap?.some((word) => word.includes(','))) {
+    throw new Error('broker.wrap arguments cannot contain commas (flux start splits --wrap at commas)');
+  }
+  assertInteger('workerRestart.delaySeconds', input.workerRestart.delaySeconds, 0);
+  if (input.workerRestart.maxAttempts !== undefined) {
+    assertInteger('workerRestart.maxAttempts', input.workerRestart.maxAttempts, 1);
+  }
+  const { program } = input;
+  if (program.kind === 'submit') assertInteger('program.tasks', program.tasks, 1);
+  if ((program.kind === 'batch' || program.kind === 'batchScript') && program.tasks !== undefined) {
+    assertInteger('program.tasks', program.tasks, 1);
+  }
+  if (program.kind !== 'interactive' && program.kind !== 'launcher' && program.nodes !== undefined) {
+    assertInteger('program.nodes', program.nodes, 1);
+  }
+  if (program.kind === 'batchScript') assertInteger('program.nodes', program.nodes, 1);
+  if ((program.kind === 'submit' || program.kind === 'launcher') && program.command.trim() === '') {
+    throw new Error('program.command must not be empty');
+  }
+  if (program.kind === 'batchScript' && program.script.trim() === '') {
+    throw new Error('program.script must not be empty');
+  }
+  if (program.kind === 'batch' && batchLines(program.commands).length === 0) {
+    throw new Error('program.commands has no command lines');
+  }
+}
+
+/**
+ * The words after `flux start`, shared by the lead and the workers (the lead adds its program).
+ * In `-o --config <dir>`, `--config` is the value of `-o` (a broker option), so `flux start` stops
+ * reading its own options at `<dir>` and hands the rest to the broker, which reads `--config <dir>`
+ * and the `-S` options itself. `--wrap`, an option of `flux start`, must therefore come first.
+ */
+export function fluxStartWords(input: EntrypointInput): string[] {
+  const { broker, paths } = input;
+  const words: string[] = [];
+  if (broker.wrap && broker.wrap.length > 0) words.push(`--wrap=${broker.wrap.join(',')}`);
+  words.push(
+    '-o',
+    '--config',
+    paths.configDir,
+    'fanout' in broker.tbon ? `-Stbon.fanout=${broker.tbon.fanout}` : `-Stbon.topo=${broker.tbon.topology}`,
+    `-Srundir=${paths.runDir}`,
+    `-Sstatedir=${paths.stateDir}`,
+    `-Slocal-uri=local://${paths.runDir}/local`,
+    `-Slog-stderr-level=${broker.logLevel}`,
+    `-Stbon.connect_timeout=${broker.connectTimeout}`,
+  );
+  if (broker.listedSize > broker.size) words.push(`-Sbroker.quorum=${broker.size}`);
+  if (input.logging?.zeromq) words.push('-Stbon.zmqdebug=1');
+  words.push(...(broker.extraOptions ?? []));
+  return words;
+}
+
+function batchLines(commands: string): string[] {
+  return commands
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '' && !line.startsWith('#'));
+}
+
+function joinShellParts(...parts: (string | undefined)[]): string {
+  return parts
+    .map((part) => part?.trim())
+    .filter((part): part is string => part !== undefined && part !== '')
+    .join(' ');
+}
+
+function sizeFlags(tasks: number | undefined, nodes: number | undefined): string {
+  const words: string[] = [];
+  if (tasks !== undefined) words.push('-n', String(tasks));
+  if (nodes !== undefined) words.push('-N', String(nodes));
+  return words.join(' ');
+}
+
+/**
+ * The initial program's words after `flux start ... `: `sleep inf`, or `bash -c <shell text>`
+ * whose exit code becomes the lead broker's (and so the pod's).
+ */
+export function initialProgramWords(program: InitialProgram, prefix?: string): string[] {
+  switch (program.kind) {
+    case 'interactive':
+      return ['sleep', 'inf'];
+    case 'submit':
+      return [
+        'bash',
+        '-c',
+        joinShellParts(
+          prefix,
+          program.submitCommand ?? DEFAULT_SUBMIT_COMMAND,
+          sizeFlags(program.tasks, program.nodes),
+          program.command,
+        ),
+      ];
+    case 'launcher':
+      return ['bash', '-c', joinShellParts(prefix, program.command)];
+    case 'batch': {
+      // `waitable` jobs let `flux job wait --all` collect every exit code: it fails if any job failed.
+      const submissions = batchLines(program.commands).map((line) =>
+        joinShellParts(
+          prefix,
+          'flux submit --quiet --flags=waitable',
+          sizeFlags(program.tasks, program.nodes),
+          line,
+        ),
+      );
+      return ['bash', '-c', ['set -e', ...submissions, 'flux job wait --all', ''].join('\n')];
+    }
+    case 'batchScript': {
+      const submit = joinShellParts(
+        prefix,
+        'flux batch --quiet --flags=waitable',
+        sizeFlags(program.tasks, program.nodes),
+      );
+      // `flux batch` reads the script from stdin when given no file.
+      return [
+        'bash',
+        '-c',
+        [
+          'set -e -o pipefail',
+          `printf '%s\\n' ${shellQuote(program.script)} | ${submit}`,
+          'flux job wait --all',
+          '',
+        ].join('\n'),
+      ];
+    }
+  }
+}
+
+/** `name=value` with the value quoted: the script's parameters, set once at the top. */
+function assignment(name: string, value: string | number): string {
+  return `${name}=${shellQuote(String(value))}`;
+}
+
+/** Shell functions every script uses. */
+const HELPER_FUNCTIONS = String.raw`fail() {
+  printf 'flux-operator: error: %s\n' "$*" >&2
+  exit 1
+}
+
+is_root() {
+  [ "$(id -u)" -eq 0 ]
+}
+
+# Runs a user's shell snippet in this shell, so what it exports reaches the broker.
+run_hook() {
+  log "running the $1 hook"
+  eval "$2"
+}
+
+# run_as USER COMMAND...: COMMAND as USER with this PATH, using whichever tool the image has.
+run_as() {
+  local user="$1"
+  shift
+  if [ "$(id -un)" = "$user" ]; then
+    "$@"
+  elif is_root && command -v runuser >/dev/null 2>&1; then
+    runuser -u "$user" -- env "PATH=$PATH" "$@"
+  elif command -v sudo >/dev/null 2>&1; then
+    sudo -E -u "$user" -- env "PATH=$PATH" "$@"
+  elif command -v su >/dev/null 2>&1; then
+    su -p -s /bin/bash -c "$(printf '%q ' env "PATH=$PATH" "$@")" "$user"
+  else
+    fail "cannot run as $user: the image has none of runuser, sudo, su"
+  fi
+}
+
+# copy_secret SOURCE DEST OWNER: a private copy of a Secret file (mounts are group/other readable).
+copy_secret() {
+  mkdir -p "$(dirname "$2")"
+  rm -f "$2"
+  cp "$1" "$2"
+  chmod 0400 "$2"
+  if is_root; then
+    chown "$3:$(id -g "$3")" "$2"
+  fi
+}`;
+
+const SETUP_FLUX_USER = String.raw`if ! id -u "$flux_user" >/dev/null 2>&1; then
+  log "creating user $flux_user (uid $flux_uid)"
+  if command -v useradd >/dev/null 2>&1; then
+    useradd --uid "$flux_uid" --create-home --shell /bin/bash "$flux_user"
+  elif command -v adduser >/dev/null 2>&1; then
+    adduser -D -u "$flux_uid" -s /bin/sh "$flux_user"
+  else
+    fail "user $flux_user does not exist and the image has neither useradd nor adduser"
+  fi
+fi
+mkdir -p "$run_dir" "$state_dir" "$config_dir"
+if is_root; then
+  chown "$flux_user:$(id -g "$flux_user")" "$run_dir" "$state_dir"
+fi
+copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"`;
+
+const START_MUNGE = String.raw`if command -v munged >/dev/null 2>&1; then
+  log "starting munged"
+  copy_secret "$munge_key_source" "$munge_key" "$munge_user"
+  run_as "$munge_user" munged
+else
+  log "munged is not in the image: not starting munge"
+fi`;
+
+function leadSection(input: EntrypointInput, time: string): string[] {
+  const programWords = initialProgramWords(input.program, input.hooks?.prefix);
+  const lines: string[] = [];
+  if (input.hooks?.brokerPre !== undefined)
+    lines.push(`run_hook brokerPre ${shellQuote(input.hooks.brokerPre)}`);
+  if (input.program.kind === 'interactive') {
+    lines.push('log "interactive instance: connect with flux proxy local://$run_dir/local"');
+  }
+  lines.push(
+    'log "starting the lead broker"',
+    'status=0',
+    `${time}run_as "$flux_user" "$flux_bin" start "\${start_args[@]}" ${shellQuoteWords(programWords)} || status=$?`,
+    'log "the lead broker exited with status $status"',
+  );
+  if (input.hooks?.post !== undefined) {
+    lines.push(
+      `if ! run_hook post ${shellQuote(input.hooks.post)}; then`,
+      '  log "the post hook failed"',
+      'fi',
+    );
+  }
+  lines.push('exit "$status"');
+  return lines;
+}
+
+function workerSection(input: EntrypointInput, time: string): string {
+  const { maxAttempts } = input.workerRestart;
+  const lines: string[] = [];
+  if (input.hooks?.workerPre !== undefined)
+    lines.push(`run_hook workerPre ${shellQuote(input.hooks.workerPre)}`);
+  lines.push(
+    '# A worker broker exits 0 when the instance shuts down; anything else is retried so the pod',
+    '# rejoins (the lead may not be up yet, or restarted).',
+    'attempt=0',
+    'while :; do',
+    '  attempt=$((attempt + 1))',
+    '  log "starting a worker broker (attempt $attempt)"',
+    '  status=0',
+    `  ${time}run_as "$flux_user" "$flux_bin" start "\${start_args[@]}" || status=$?`,
+    '  if [ "$status" -eq 0 ]; then',
+    '    log "the instance shut down: worker done"',
+    '    exit 0',
+    '  fi',
+  );
+  if (maxAttempts !== undefined) {
+    lines.push(
+      `  if [ "$attempt" -ge ${maxAttempts} ]; then`,
+      '    printf \'flux-operator: error: worker broker failed %s times, last status %s\\n\' "$attempt" "$status" >&2',
+      '    exit "$status"',
+      '  fi',
+    );
+  }
+  lines.push(
+    '  log "the worker broker exited with status $status: retrying in $worker_retry_delay s"',
+    '  sleep "$worker_retry_delay"',
+    'done',
+  );
+  return lines.join('\n');
+}
+
+/** The entrypoint script text (bash). Same input, same bytes. */
+export function entrypointScript(input: EntrypointInput): string {
+  validate(input);
+  const { paths, hooks, logging } = input;
+  const time = logging?.timed ? 'time ' : '';
+  const sections: string[] = [];
+
+  sections.push(
+    [
+      '#!/bin/bash',
+      `# Entrypoint of the pods of Flux MiniCluster job ${input.jobName}, generated by the Flux Operator.`,
+      input.leadIsRemote
+        ? '# The lead broker runs in another cluster: every pod here runs a worker broker.'
+        : `# Pod ${input.jobName}-0 runs the lead broker and the program; the other pods run worker brokers.`,
+      '# User snippets are passed in single quotes on purpose: they expand where they run, not here.',
+      '# shellcheck disable=SC2016',
+      ...(logging?.strict ? ['set -eEu -o pipefail'] : []),
+      ...(logging?.debug ? ['set -x'] : []),
+    ].join('\n'),
+  );
+
+  const parameters = [
+    assignment('job_name', input.jobName),
+    assignment('flux_user', input.fluxUser.name),
+    assignment('flux_uid', input.fluxUser.uid),
+    assignment('flux_install_root', input.fluxInstallRoot),
+    assignment('config_dir', paths.configDir),
+    assignment('curve_cert_source', paths.curveCertSourcePath),
+    assignment('curve_cert', paths.curveCertPath),
+    assignment('run_dir', paths.runDir),
+    assignment('state_dir', paths.stateDir),
+  ];
+  if (input.resource.writtenBy === 'pod') {
+    parameters.push(
+      assignment('resource_path', paths.resourcePath),
+      assignment('resource_hostlist', input.resource.hostlist),
+    );
+  }
+  if (input.munge) {
+    parameters.push(
+      assignment('munge_user', input.munge.user),
+      assignment('munge_key_source', input.munge.keySourcePath),
+      assignment('munge_key', input.munge.keyPath),
+    );
+  }
+  parameters.push(assignment('worker_retry_delay', input.workerRestart.delaySeconds));
+  sections.push(parameters.join('\n'));
+
+  sections.push(
+    logging?.quiet
+      ? "# Quiet: only errors and the program's own output.\nlog() {\n  :\n}"
+      : 'log() {\n  printf \'flux-operator: %s\\n\' "$*"\n}',
+  );
+  sections.push(HELPER_FUNCTIONS);
+
+  if (hooks?.init !== undefined) sections.push(`run_hook init ${shellQuote(hooks.init)}`);
+
+  sections.push(
+    [
+      'export PATH="$flux_install_root/bin:$PATH"',
+      'if ! flux_bin="$(command -v flux)"; then',
+      '  fail "flux is not in this container (looked in $flux_install_root/bin and PATH=$PATH): use an image with Flux installed, or set the Flux install root to where it is"',
+      'fi',
+    ].join('\n'),
+  );
+
+  sections.push(
+    [
+      '# The broker finds its rank by its hostname; index 0 of the Job is the lead broker.',
+      'pod_hostname="$(hostname)"',
+      'case "$pod_hostname" in',
+      '  "$job_name"-*) pod_index="${pod_hostname#"$job_name"-}" ;;',
+      '  *) fail "hostname $pod_hostname is not a pod of job $job_name (expected $job_name-<index>)" ;;',
+      'esac',
+      'case "$pod_index" in',
+      '  "" | *[!0-9]*) fail "hostname $pod_hostname does not end in a pod index" ;;',
+      'esac',
+      input.leadIsRemote ? 'role=worker' : 'if [ "$pod_index" -eq 0 ]; then role=lead; else role=worker; fi',
+      'log "pod $pod_hostname: $role"',
+    ].join('\n'),
+  );
+
+  sections.push(SETUP_FLUX_USER);
+  if (input.munge) sections.push(START_MUNGE);
+  if (input.resource.writtenBy === 'pod') {
+    sections.push(
+      [
+        'log "writing R for $resource_hostlist"',
+        'mkdir -p "$(dirname "$resource_path")"',
+        '"$flux_bin" R encode "--hosts=$resource_hostlist" --local >"$resource_path"',
+      ].join('\n'),
+    );
+  }
+  if (hooks?.pre !== undefined) sections.push(`run_hook pre ${shellQuote(hooks.pre)}`);
+
+  sections.push(`start_args=(${shellQuoteWords(fluxStartWords(input))})`);
+  if (input.leadIsRemote) {
+    sections.push(workerSection(input, time));
+  } else {
+    sections.push(
+      [
+        'if [ "$role" = lead ]; then',
+        // Indents the statements only: a quoted multi-line word must keep its lines as they are.
+        ...leadSection(input, time).map((statement) => `  ${statement}`),
+        'fi',
+        '',
+        workerSection(input, time),
+      ].join('\n'),
+    );
+  }
+  return `${sections.join('\n\n')}\n`;
+}

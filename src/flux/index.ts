@@ -1,0 +1,53 @@
+/** Pure Flux artifacts: hostlists, broker.toml, R, CURVE certificate, munge key, entrypoint script. */
+export {
+  HostlistError,
+  MAX_DECODED_HOSTS,
+  decodeHostlist,
+  encodeHostlist,
+  indexedHostNames,
+} from './hostlist.ts';
+export {
+  DEFAULT_BIND_URI,
+  DEFAULT_BROKER_PORT,
+  DEFAULT_CLUSTER_DOMAIN,
+  brokerConfigDocument,
+  brokerConfigToml,
+  brokerHostlist,
+  burstClusterHostEntries,
+  expandBrokerHosts,
+  kubernetesConnectUri,
+  miniClusterHostEntries,
+} from './broker-config.ts';
+export type {
+  BrokerConfigDocument,
+  BrokerConfigInput,
+  BrokerHostEntry,
+  BurstClusterHostsInput,
+  BurstSlot,
+  FluxionQueuePolicy,
+  MiniClusterHostsInput,
+} from './broker-config.ts';
+export { idsetFromZero, resourceSpec, resourceSpecJson } from './resource-spec.ts';
+export type { ResourceChildren, ResourceSetV1, ResourceSpecInput } from './resource-spec.ts';
+export { z85Decode, z85Encode } from './z85.ts';
+export {
+  CURVE_KEY_BYTES,
+  CurveCertificateError,
+  curveCertificateText,
+  curvePublicKeyFromSecret,
+  generateCurveKeyPair,
+  parseCurveCertificate,
+} from './curve-cert.ts';
+export type { CurveCertificateInput, CurveKeyPair, ParsedCurveCertificate } from './curve-cert.ts';
+export { MUNGE_KEY_BYTES, mungeKey } from './munge-key.ts';
+export type { RandomBytes } from './munge-key.ts';
+export { shellQuote, shellQuoteWords } from './shell.ts';
+export { entrypointScript, fluxStartWords, initialProgramWords } from './entrypoint.ts';
+export type {
+  BrokerRuntimeOptions,
+  EntrypointHooks,
+  EntrypointInput,
+  EntrypointLogging,
+  EntrypointPaths,
+  InitialProgram,
+} from './entrypoint.ts';

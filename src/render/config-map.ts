@@ -1,0 +1,44 @@
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import { COMPONENT_CONFIG, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
+import { brokerConfigToml, entrypointScript, resourceSpecJson } from '../flux/index.ts';
+import {
+  brokerConfigInput,
+  brokerHosts,
+  entrypointInput,
+  fluxContainer,
+  namespaceOf,
+  operatorWritesResourceSpec,
+} from './flux-inputs.ts';
+import type { Rendered } from './kube-object.ts';
+import type { MiniClusterNames } from './names.ts';
+import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
+
+/** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
+export function brokerConfigText(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): string {
+  return miniCluster.spec.flux.brokerConfig ?? brokerConfigToml(brokerConfigInput(miniCluster, names));
+}
+
+/** The ConfigMap with broker.toml, the entrypoint and (when cores are known) R. No secret material. */
+export function renderConfigMap(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1ConfigMap> {
+  const data: Record<string, string> = {
+    [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
+    [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),
+  };
+  const cores = fluxContainer(miniCluster).cores;
+  if (operatorWritesResourceSpec(miniCluster) && cores !== undefined) {
+    data[RESOURCE_SPEC_FILE] = resourceSpecJson({ hosts: brokerHosts(miniCluster), coresPerNode: cores });
+  }
+  return {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: {
+      name: names.configMap,
+      namespace: namespaceOf(miniCluster),
+      labels: commonLabels(miniCluster.metadata.name, COMPONENT_CONFIG),
+    },
+    data,
+  };
+}

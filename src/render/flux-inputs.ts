@@ -1,0 +1,204 @@
+/**
+ * Maps a defaulted MiniCluster spec onto the inputs of the pure Flux artifacts (src/flux). Every
+ * decision about what the Flux instance looks like from the spec is made here.
+ */
+import type { DefaultedContainer, DefaultedMiniCluster } from '../api/index.ts';
+import {
+  burstClusterHostEntries,
+  expandBrokerHosts,
+  miniClusterHostEntries,
+  brokerHostlist,
+  type BrokerConfigInput,
+  type BrokerHostEntry,
+  type EntrypointInput,
+  type InitialProgram,
+} from '../flux/index.ts';
+import {
+  CONFIG_DIR,
+  CURVE_CERT_FILE,
+  CURVE_CERT_MOUNT_DIR,
+  CURVE_CERT_PATH,
+  FLUX_STATE_DIR,
+  MUNGE_KEY_FILE,
+  MUNGE_KEY_MOUNT_DIR,
+  MUNGE_KEY_PATH,
+  OPERATOR_DIR,
+  POD_RESOURCE_SPEC_PATH,
+  RESOURCE_SPEC_FILE,
+  RUN_DIR,
+} from './paths.ts';
+import type { MiniClusterNames } from './names.ts';
+
+/** Flux's default tree (`kary:2`), unless the instance spans clusters. */
+const DEFAULT_TOPOLOGY = 'kary:2';
+/**
+ * A flat tree: every broker's parent is rank 0. Across clusters only rank 0 is reachable (through
+ * its exposed Service), so a burst broker must never get a local worker, or another burst
+ * broker, as its parent.
+ */
+const FLAT_TOPOLOGY = 'kary:0';
+const WORKER_RETRY_DELAY_SECONDS = 5;
+
+/** The one container that runs Flux (defaulting guarantees exactly one). */
+export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer {
+  const container = miniCluster.spec.containers.find((candidate) => candidate.runFlux);
+  if (!container) throw new Error(`MiniCluster ${miniCluster.metadata.name} has no container with runFlux`);
+  return container;
+}
+
+export function namespaceOf(miniCluster: DefaultedMiniCluster): string {
+  return miniCluster.metadata.namespace ?? 'default';
+}
+
+/** True when this MiniCluster's brokers join an instance whose lead broker runs elsewhere. */
+export function joinsAnotherInstance(miniCluster: DefaultedMiniCluster): boolean {
+  const { flux } = miniCluster.spec;
+  return flux.bursting?.leadBroker !== undefined || flux.bootServer !== undefined;
+}
+
+function spansClusters(miniCluster: DefaultedMiniCluster): boolean {
+  const bursting = miniCluster.spec.flux.bursting;
+  return bursting?.leadBroker !== undefined || (bursting?.clusters?.length ?? 0) > 0;
+}
+
+/** The rank-ordered `[[bootstrap.hosts]]` entries, identical (but for rank 0's alias) on every side. */
+export function brokerHostEntries(miniCluster: DefaultedMiniCluster): BrokerHostEntry[] {
+  const { spec, metadata } = miniCluster;
+  const bursting = spec.flux.bursting;
+  if (bursting?.hostlist) return [{ host: bursting.hostlist }];
+  const slots = (bursting?.clusters ?? []).map((cluster) => ({ name: cluster.name, size: cluster.size }));
+  const lead = bursting?.leadBroker;
+  if (lead) {
+    // The external side: this MiniCluster fills the slot named like it (its pods are `<name>-<i>`).
+    const ownSlots = slots.some((slot) => slot.name === metadata.name)
+      ? slots
+      : [...slots, { name: metadata.name, size: spec.maxSize }];
+    return burstClusterHostEntries({
+      lead: { name: lead.name, maxSize: lead.size },
+      leadAlias: `${lead.name}-0`,
+      leadAddress: lead.address,
+      leadPort: lead.port,
+      burstSlots: ownSlots,
+      ownSlot: metadata.name,
+    });
+  }
+  if (spec.flux.bootServer !== undefined && spec.flux.bootServerSize !== undefined) {
+    // Connecting in one cluster: the first MiniCluster's hosts, then this one's as its burst slot.
+    return miniClusterHostEntries({
+      name: spec.flux.bootServer,
+      maxSize: spec.flux.bootServerSize,
+      burstSlots: [{ name: metadata.name, size: spec.maxSize }],
+    });
+  }
+  return miniClusterHostEntries({ name: metadata.name, maxSize: spec.maxSize, burstSlots: slots });
+}
+
+/** Hosts in rank order, as R must name them. */
+export function brokerHosts(miniCluster: DefaultedMiniCluster): string[] {
+  return expandBrokerHosts(brokerHostEntries(miniCluster));
+}
+
+/** R is written by the operator when the cores per pod are known; otherwise each pod encodes it. */
+export function operatorWritesResourceSpec(miniCluster: DefaultedMiniCluster): boolean {
+  return fluxContainer(miniCluster).cores !== undefined;
+}
+
+export function resourceSpecPath(miniCluster: DefaultedMiniCluster): string {
+  return operatorWritesResourceSpec(miniCluster)
+    ? `${OPERATOR_DIR}/${RESOURCE_SPEC_FILE}`
+    : POD_RESOURCE_SPEC_PATH;
+}
+
+export function brokerConfigInput(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): BrokerConfigInput {
+  const input: BrokerConfigInput = {
+    curveCertPath: CURVE_CERT_PATH,
+    hosts: brokerHostEntries(miniCluster),
+    serviceName: names.service,
+    namespace: namespaceOf(miniCluster),
+    // The hardware of a pod is whatever its node gives; Flux would drain ranks whose R differs.
+    resource: { path: resourceSpecPath(miniCluster), noverify: true },
+    // The instance owner is the flux user while pods start as root (the entrypoint drops privileges).
+    access: { allowGuestUser: true, allowRootOwner: true },
+  };
+  const queuePolicy = miniCluster.spec.flux.scheduler?.queuePolicy;
+  if (queuePolicy !== undefined) input.queuePolicy = queuePolicy;
+  return input;
+}
+
+function initialProgram(miniCluster: DefaultedMiniCluster, container: DefaultedContainer): InitialProgram {
+  const { spec } = miniCluster;
+  const command = container.command?.trim();
+  if (!command) return { kind: 'interactive' };
+  if (container.launcher) return { kind: 'launcher', command };
+  if (container.batch && container.batchRaw)
+    return { kind: 'batchScript', script: command, nodes: spec.size };
+  if (container.batch) return { kind: 'batch', commands: command, tasks: spec.tasks };
+  const program: InitialProgram = { kind: 'submit', command, tasks: spec.tasks, nodes: spec.size };
+  if (spec.flux.submitCommand !== undefined) program.submitCommand = spec.flux.submitCommand;
+  return program;
+}
+
+/** Splits user option text into words the way a shell would split plain words. */
+function words(text: string | undefined): string[] {
+  return (text ?? '').split(/\s+/).filter((word) => word !== '');
+}
+
+export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): EntrypointInput {
+  const { spec } = miniCluster;
+  const container = fluxContainer(miniCluster);
+  const hosts = brokerHostEntries(miniCluster);
+  const listedSize = expandBrokerHosts(hosts).length;
+  const topology = spec.flux.topology ?? (spansClusters(miniCluster) ? FLAT_TOPOLOGY : DEFAULT_TOPOLOGY);
+  const extraOptions = words(spec.flux.optionFlags);
+  // Flux writes its content to this file when the instance exits, to be restored by a later one.
+  if (spec.archive) extraOptions.push(`-Scontent.dump=${spec.archive.path}`);
+
+  const broker: EntrypointInput['broker'] = {
+    tbon: { topology },
+    logLevel: spec.flux.logLevel,
+    connectTimeout: spec.flux.connectTimeout,
+    size: spec.size,
+    listedSize,
+    extraOptions,
+  };
+  if (spec.flux.wrap !== undefined) broker.wrap = spec.flux.wrap.split(',').filter((word) => word !== '');
+
+  const { commands } = container;
+  const hooks: EntrypointInput['hooks'] = {};
+  for (const hook of ['init', 'pre', 'brokerPre', 'workerPre', 'post', 'prefix'] as const) {
+    const value = commands[hook];
+    if (value !== undefined) hooks[hook] = value;
+  }
+
+  return {
+    jobName: names.job,
+    leadIsRemote: joinsAnotherInstance(miniCluster),
+    fluxInstallRoot: spec.flux.installRoot,
+    // runFluxAsRoot: the brokers run as root, which the entrypoint does when the user is root.
+    fluxUser: commands.runFluxAsRoot ? { name: 'root', uid: 0 } : container.fluxUser,
+    paths: {
+      configDir: CONFIG_DIR,
+      curveCertSourcePath: `${CURVE_CERT_MOUNT_DIR}/${CURVE_CERT_FILE}`,
+      curveCertPath: CURVE_CERT_PATH,
+      resourcePath: resourceSpecPath(miniCluster),
+      runDir: RUN_DIR,
+      stateDir: FLUX_STATE_DIR,
+    },
+    resource: operatorWritesResourceSpec(miniCluster)
+      ? { writtenBy: 'operator' }
+      : { writtenBy: 'pod', hostlist: brokerHostlist(hosts) },
+    munge: {
+      keySourcePath: `${MUNGE_KEY_MOUNT_DIR}/${MUNGE_KEY_FILE}`,
+      keyPath: MUNGE_KEY_PATH,
+      user: 'munge',
+    },
+    broker,
+    program: initialProgram(miniCluster, container),
+    hooks,
+    logging: { ...spec.logging },
+    workerRestart: { delaySeconds: WORKER_RETRY_DELAY_SECONDS },
+  };
+}

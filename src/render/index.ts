@@ -1,0 +1,10 @@
+/** Spec -> Kubernetes objects: pure functions of a defaulted MiniCluster and its keys. */
+export { renderMiniCluster } from './minicluster.ts';
+export type { RenderOptions } from './minicluster.ts';
+export { generateMiniClusterKeys, KEY_GENERATOR } from './keys.ts';
+export type { MiniClusterKeys } from './keys.ts';
+export { miniClusterNames, dnsLabel, DNS_LABEL_MAX } from './names.ts';
+export type { MiniClusterNames } from './names.ts';
+export { ownerReference } from './kube-object.ts';
+export type { KubeObject, Owner } from './kube-object.ts';
+export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } from './flux-inputs.ts';

@@ -1,0 +1,222 @@
+import type { V1Container, V1Job, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import {
+  COMPONENT_BROKER,
+  commonLabels,
+  type DefaultedContainer,
+  type DefaultedMiniCluster,
+} from '../api/index.ts';
+import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
+import { namespaceOf } from './flux-inputs.ts';
+import { sortedEntries, type Rendered } from './kube-object.ts';
+import type { MiniClusterNames } from './names.ts';
+import {
+  BROKER_CONFIG_FILE,
+  CONFIG_DIR,
+  CURVE_CERT_FILE,
+  CURVE_CERT_MOUNT_DIR,
+  ENTRYPOINT_FILE,
+  MUNGE_KEY_FILE,
+  MUNGE_KEY_MOUNT_DIR,
+  OPERATOR_DIR,
+  RESOURCE_SPEC_FILE,
+  STATE_DIR,
+} from './paths.ts';
+import { containerVolumes } from './volumes.ts';
+
+/** Volume names of the operator's own mounts; prefixed so they do not meet the users' names. */
+const VOLUME_BROKER_CONFIG = 'flux-operator-broker-config';
+const VOLUME_OPERATOR_FILES = 'flux-operator-files';
+const VOLUME_CURVE_CERT = 'flux-operator-curve-cert';
+const VOLUME_MUNGE_KEY = 'flux-operator-munge-key';
+const VOLUME_STATE = 'flux-operator-state';
+
+/** Only the owner may read: Flux refuses a certificate others can read (the entrypoint copies it too). */
+const SECRET_FILE_MODE = 0o400;
+const SCRIPT_FILE_MODE = 0o555;
+const CONFIG_FILE_MODE = 0o444;
+
+function fluxVolumes(names: MiniClusterNames, writesResourceSpec: boolean): V1Volume[] {
+  const operatorFiles = [{ key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE }];
+  if (writesResourceSpec)
+    operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
+  return [
+    {
+      name: VOLUME_BROKER_CONFIG,
+      configMap: {
+        name: names.configMap,
+        items: [{ key: BROKER_CONFIG_FILE, path: BROKER_CONFIG_FILE }],
+        defaultMode: CONFIG_FILE_MODE,
+      },
+    },
+    {
+      name: VOLUME_OPERATOR_FILES,
+      configMap: { name: names.configMap, items: operatorFiles, defaultMode: CONFIG_FILE_MODE },
+    },
+    {
+      name: VOLUME_CURVE_CERT,
+      secret: {
+        secretName: names.curveCertSecret,
+        items: [{ key: CURVE_CERT_FILE, path: CURVE_CERT_FILE }],
+        defaultMode: SECRET_FILE_MODE,
+      },
+    },
+    {
+      name: VOLUME_MUNGE_KEY,
+      secret: {
+        secretName: names.mungeKeySecret,
+        items: [{ key: MUNGE_KEY_FILE, path: MUNGE_KEY_FILE }],
+        defaultMode: SECRET_FILE_MODE,
+      },
+    },
+    { name: VOLUME_STATE, emptyDir: {} },
+  ];
+}
+
+const FLUX_MOUNTS: V1VolumeMount[] = [
+  { name: VOLUME_BROKER_CONFIG, mountPath: CONFIG_DIR, readOnly: true },
+  { name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true },
+  { name: VOLUME_CURVE_CERT, mountPath: CURVE_CERT_MOUNT_DIR, readOnly: true },
+  { name: VOLUME_MUNGE_KEY, mountPath: MUNGE_KEY_MOUNT_DIR, readOnly: true },
+  { name: VOLUME_STATE, mountPath: STATE_DIR },
+];
+
+function shellExec(command: string) {
+  return { exec: { command: ['/bin/sh', '-c', command] } };
+}
+
+function renderContainer(container: DefaultedContainer, ownMounts: V1VolumeMount[]): V1Container {
+  const rendered: V1Container = {
+    name: container.name,
+    image: container.image,
+    imagePullPolicy: container.pullAlways ? 'Always' : 'IfNotPresent',
+  };
+  if (container.runFlux) rendered.command = ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`];
+  else if (container.command !== undefined) rendered.command = ['/bin/sh', '-c', container.command];
+  if (container.workingDir !== undefined) rendered.workingDir = container.workingDir;
+  const env = sortedEntries(container.environment).map(([name, value]) => ({ name, value }));
+  if (env.length > 0) rendered.env = env;
+  const ports = [
+    ...(container.runFlux
+      ? [{ name: 'flux-broker', containerPort: DEFAULT_BROKER_PORT, protocol: 'TCP' }]
+      : []),
+    ...(container.ports ?? []).map((port) => ({ containerPort: port, protocol: 'TCP' })),
+  ];
+  if (ports.length > 0) rendered.ports = ports;
+  if (container.resources) {
+    const resources: NonNullable<V1Container['resources']> = {};
+    if (container.resources.limits) resources.limits = quantities(container.resources.limits);
+    if (container.resources.requests) resources.requests = quantities(container.resources.requests);
+    rendered.resources = resources;
+  }
+  const mounts = [...(container.runFlux ? FLUX_MOUNTS : []), ...ownMounts];
+  if (mounts.length > 0) rendered.volumeMounts = mounts;
+  const { lifeCycle, securityContext } = container;
+  if (lifeCycle?.postStartExec !== undefined || lifeCycle?.preStopExec !== undefined) {
+    rendered.lifecycle = {};
+    if (lifeCycle.postStartExec !== undefined)
+      rendered.lifecycle.postStart = shellExec(lifeCycle.postStartExec);
+    if (lifeCycle.preStopExec !== undefined) rendered.lifecycle.preStop = shellExec(lifeCycle.preStopExec);
+  }
+  if (securityContext) {
+    rendered.securityContext = { privileged: securityContext.privileged };
+    if (securityContext.addCapabilities?.length) {
+      rendered.securityContext.capabilities = { add: [...securityContext.addCapabilities] };
+    }
+  }
+  return rendered;
+}
+
+function podSpec(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+  writesResourceSpec: boolean,
+): V1PodSpec {
+  const { spec } = miniCluster;
+  const volumes: V1Volume[] = fluxVolumes(names, writesResourceSpec);
+  const seenVolumes = new Set(volumes.map((volume) => volume.name));
+  const containers = spec.containers.map((container) => {
+    const own = containerVolumes(container);
+    for (const volume of own.volumes) {
+      // Two containers may mount the same named volume; the pod declares it once.
+      if (!seenVolumes.has(volume.name)) volumes.push(volume);
+      seenVolumes.add(volume.name);
+    }
+    return renderContainer(container, own.mounts);
+  });
+  const pullSecrets = [
+    ...new Set(spec.containers.flatMap((c) => (c.imagePullSecret ? [c.imagePullSecret] : []))),
+  ];
+
+  const pod: V1PodSpec = {
+    // The Job controller names each pod's host `<job>-<index>`; the subdomain makes it resolvable.
+    subdomain: names.service,
+    // Flux matches the short hostname against broker.toml; the domain goes into the connect URI.
+    setHostnameAsFQDN: false,
+    restartPolicy: 'Never',
+    // Service environment variables are useless to Flux and slow pod start in busy namespaces.
+    enableServiceLinks: false,
+    containers,
+    volumes,
+  };
+  if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
+  const podOptions = spec.pod;
+  if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
+  if (podOptions?.nodeSelector !== undefined)
+    pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
+  if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));
+  if (podOptions?.resources !== undefined) pod.resources = { limits: quantities(podOptions.resources) };
+  return pod;
+}
+
+/**
+ * The indexed Job: one pod per broker, `parallelism = completions = size`. The lead broker (index 0)
+ * decides the outcome: its success completes the Job (the workers then stop), and with no retries a
+ * failure of any broker fails it, as a failed rank would fail the Flux instance.
+ */
+export function renderJob(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+  writesResourceSpec: boolean,
+): Rendered<V1Job> {
+  const { spec, metadata } = miniCluster;
+  const labels = commonLabels(metadata.name, COMPONENT_BROKER);
+  const podLabels = {
+    ...sortedObject(spec.pod?.labels),
+    ...sortedObject(spec.network.sharedSelector),
+    ...labels,
+  };
+  const template: NonNullable<V1Job['spec']>['template'] = {
+    metadata: { labels: podLabels },
+    spec: podSpec(miniCluster, names, writesResourceSpec),
+  };
+  if (spec.pod?.annotations !== undefined && template.metadata) {
+    template.metadata.annotations = sortedObject(spec.pod.annotations);
+  }
+  return {
+    apiVersion: 'batch/v1',
+    kind: 'Job',
+    metadata: {
+      name: names.job,
+      namespace: namespaceOf(miniCluster),
+      labels: { ...sortedObject(spec.jobLabels), ...labels },
+    },
+    spec: {
+      completionMode: 'Indexed',
+      completions: spec.size,
+      parallelism: spec.size,
+      backoffLimit: 0,
+      activeDeadlineSeconds: spec.deadlineSeconds,
+      successPolicy: { rules: [{ succeededIndexes: '0' }] },
+      template,
+    },
+  };
+}
+
+/** Quantities as the API returns them (strings), so applied and live objects compare equal. */
+function quantities(map: Readonly<Record<string, string | number>>): Record<string, string> {
+  return Object.fromEntries(sortedEntries(map).map(([name, value]) => [name, String(value)]));
+}
+
+function sortedObject(map: Readonly<Record<string, string>> | undefined): Record<string, string> {
+  return Object.fromEntries(sortedEntries(map));
+}

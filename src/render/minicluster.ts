@@ -1,0 +1,38 @@
+import type { DefaultedMiniCluster } from '../api/index.ts';
+import { renderConfigMap } from './config-map.ts';
+import { operatorWritesResourceSpec } from './flux-inputs.ts';
+import { renderJob } from './job.ts';
+import type { MiniClusterKeys } from './keys.ts';
+import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
+import { miniClusterNames } from './names.ts';
+import { renderSecrets } from './secrets.ts';
+import { renderService } from './service.ts';
+
+export interface RenderOptions {
+  /** Set when the MiniCluster exists in a cluster: every object gets a controller ownerReference. */
+  readonly owner?: Owner;
+}
+
+/**
+ * Every object a MiniCluster needs, in the order to create them: config and Secrets first (the pods
+ * mount them), then the Service (so names resolve as pods start), then the Job.
+ * A pure function: the same MiniCluster and keys give the same objects.
+ */
+export function renderMiniCluster(
+  miniCluster: DefaultedMiniCluster,
+  keys: MiniClusterKeys,
+  options: RenderOptions = {},
+): KubeObject[] {
+  const names = miniClusterNames(miniCluster);
+  const objects: KubeObject[] = [
+    renderConfigMap(miniCluster, names),
+    ...renderSecrets(miniCluster, names, keys),
+    renderService(miniCluster, names),
+    renderJob(miniCluster, names, operatorWritesResourceSpec(miniCluster)),
+  ];
+  if (options.owner) {
+    const reference = ownerReference(options.owner);
+    for (const object of objects) object.metadata.ownerReferences = [{ ...reference }];
+  }
+  return objects;
+}

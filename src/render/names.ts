@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import type { DefaultedMiniCluster } from '../api/index.ts';
+
+/** Kubernetes DNS labels (RFC 1123) are at most 63 characters. */
+export const DNS_LABEL_MAX = 63;
+const HASH_LENGTH = 8;
+
+/**
+ * Joins parts into a name that is a valid DNS label. A name that would be too long keeps its
+ * beginning and gets a short hash of the full name, so it stays stable and distinct (cdk8s style).
+ * `reserve` keeps room for a suffix added later by Kubernetes (e.g. `-<index>` on Job pods).
+ */
+export function dnsLabel(parts: readonly string[], reserve = 0): string {
+  const full = parts.filter((part) => part.length > 0).join('-');
+  const limit = DNS_LABEL_MAX - reserve;
+  if (full.length <= limit) return full;
+  const hash = createHash('sha256').update(full).digest('hex').slice(0, HASH_LENGTH);
+  const head = full.slice(0, limit - HASH_LENGTH - 1).replace(/-+$/, '');
+  return `${head}-${hash}`;
+}
+
+/** Names of every object rendered for one MiniCluster. */
+export interface MiniClusterNames {
+  /** The indexed Job; its pods' hostnames are `<job>-<index>`, which Flux matches against broker.toml. */
+  readonly job: string;
+  readonly service: string;
+  readonly configMap: string;
+  /** The Secret holding the curve certificate: the user's curveCertSecret or the generated one. */
+  readonly curveCertSecret: string;
+  /** The Secret holding the munge key: the user's mungeSecret or the generated one. */
+  readonly mungeKeySecret: string;
+  /** Whether the operator generates (and owns) each Secret, or uses one the user made. */
+  readonly generatesCurveCertSecret: boolean;
+  readonly generatesMungeKeySecret: boolean;
+}
+
+export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniClusterNames {
+  const { name } = miniCluster.metadata;
+  const { flux } = miniCluster.spec;
+  return {
+    // The Job keeps the MiniCluster's name exactly: validation already keeps `<name>-<index>` a label.
+    job: name,
+    service: miniCluster.spec.network.headlessName,
+    configMap: dnsLabel([name, 'flux-config']),
+    curveCertSecret: flux.curveCertSecret ?? dnsLabel([name, 'curve-cert']),
+    mungeKeySecret: flux.mungeSecret ?? dnsLabel([name, 'munge-key']),
+    generatesCurveCertSecret: flux.curveCertSecret === undefined,
+    generatesMungeKeySecret: flux.mungeSecret === undefined,
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * Where things live inside a MiniCluster pod. One place, because broker.toml, the entrypoint and
+ * the Job's volume mounts must agree on every one of them.
+ */
+
+/** broker.toml, alone in its directory: `flux start --config` reads every .toml file there. */
+export const CONFIG_DIR = '/etc/flux/config';
+export const BROKER_CONFIG_FILE = 'broker.toml';
+
+/** The entrypoint script and R, from the MiniCluster's ConfigMap (read-only). */
+export const OPERATOR_DIR = '/flux_operator';
+export const ENTRYPOINT_FILE = 'entrypoint.sh';
+export const RESOURCE_SPEC_FILE = 'R';
+
+/** Secret mounts (read-only); the entrypoint copies them to their final places with strict modes. */
+export const CURVE_CERT_MOUNT_DIR = '/etc/flux-operator/curve';
+export const CURVE_CERT_FILE = 'curve.cert';
+export const MUNGE_KEY_MOUNT_DIR = '/etc/flux-operator/munge';
+export const MUNGE_KEY_FILE = 'munge.key';
+export const MUNGE_KEY_PATH = '/etc/munge/munge.key';
+
+/** A writable emptyDir for what the entrypoint writes: the certificate copy, R, Flux's state. */
+export const STATE_DIR = '/mnt/flux';
+export const CURVE_CERT_PATH = `${STATE_DIR}/curve.cert`;
+export const POD_RESOURCE_SPEC_PATH = `${STATE_DIR}/R`;
+export const FLUX_STATE_DIR = `${STATE_DIR}/state`;
+
+/** The rundir gives the instance's local URI, `local:///run/flux/local`, which users pass to `flux proxy`. */
+export const RUN_DIR = '/run/flux';

@@ -1,0 +1,52 @@
+import type { V1Secret } from '@kubernetes/client-node';
+import { COMPONENT_CONFIG, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
+import { namespaceOf } from './flux-inputs.ts';
+import type { MiniClusterKeys } from './keys.ts';
+import type { Rendered } from './kube-object.ts';
+import type { MiniClusterNames } from './names.ts';
+import { CURVE_CERT_FILE, MUNGE_KEY_FILE } from './paths.ts';
+
+type NamedSecret = Rendered<V1Secret>;
+
+function secret(
+  miniCluster: DefaultedMiniCluster,
+  name: string,
+  key: string,
+  value: Uint8Array,
+): NamedSecret {
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name,
+      namespace: namespaceOf(miniCluster),
+      labels: commonLabels(miniCluster.metadata.name, COMPONENT_CONFIG),
+    },
+    type: 'Opaque',
+    // Immutable: keys are made once per MiniCluster, and the API server then refuses any change.
+    immutable: true,
+    data: { [key]: Buffer.from(value).toString('base64') },
+  };
+}
+
+/**
+ * The Secrets the operator generates: the curve certificate (from `keys`, or the spec's inline
+ * `flux.curveCert`) unless `curveCertSecret` names one, and the munge key unless `mungeSecret` does.
+ */
+export function renderSecrets(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+  keys: MiniClusterKeys,
+): NamedSecret[] {
+  const secrets: NamedSecret[] = [];
+  if (names.generatesCurveCertSecret) {
+    const certificate = miniCluster.spec.flux.curveCert ?? keys.curveCertificate;
+    secrets.push(
+      secret(miniCluster, names.curveCertSecret, CURVE_CERT_FILE, Buffer.from(certificate, 'utf8')),
+    );
+  }
+  if (names.generatesMungeKeySecret) {
+    secrets.push(secret(miniCluster, names.mungeKeySecret, MUNGE_KEY_FILE, keys.mungeKey));
+  }
+  return secrets;
+}

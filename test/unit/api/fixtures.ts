@@ -1,0 +1,34 @@
+/** Fixture builders for MiniCluster tests: a valid object, changed by the test that needs it. */
+import type { Container, MiniCluster, MiniClusterSpec } from '../../../src/api/schema.ts';
+
+export const FLUX_IMAGE = 'ghcr.io/converged-computing/flux-sched:jammy';
+
+export function fluxContainer(overrides: Partial<Container> = {}): Container {
+  return { image: FLUX_IMAGE, command: 'lmp -in in.reaxff', ...overrides };
+}
+
+/** A valid MiniCluster named `flux-sample` with the given spec fields replaced. */
+export function miniCluster(spec: Partial<MiniClusterSpec> = {}, name = 'flux-sample'): MiniCluster {
+  return {
+    apiVersion: 'flux-framework.org/v1alpha1',
+    kind: 'MiniCluster',
+    metadata: { name, namespace: 'default' },
+    spec: { size: 4, containers: [fluxContainer()], ...spec },
+  };
+}
+
+/** Two containers: the Flux one first, a named sidecar second. */
+export function withSidecar(sidecar: Partial<Container> = {}): Container[] {
+  return [fluxContainer({ runFlux: true }), { name: 'sidecar', image: 'busybox:1.36', ...sidecar }];
+}
+
+/** A syntactically valid zcert (keys are 40 Z85 characters). */
+export const CURVE_CERT = [
+  '#   ****  Generated on 2026-01-01 00:00:00 by test  ****',
+  '#   ZeroMQ CURVE **Secret** Certificate',
+  'metadata',
+  '    name = "flux-sample"',
+  'curve',
+  `    public-key = "${'a'.repeat(40)}"`,
+  `    secret-key = "${'b'.repeat(40)}"`,
+].join('\n');

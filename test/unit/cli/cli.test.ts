@@ -1,0 +1,171 @@
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { parseCurveCertificate } from '../../../src/flux/index.ts';
+
+const ROOT = new URL('../../../', import.meta.url).pathname;
+const MAIN = join(ROOT, 'src/cli/main.ts');
+const CURVE = join(ROOT, 'test/fixtures/keys/curve.cert');
+const MUNGE = join(ROOT, 'test/fixtures/keys/munge.key');
+
+function cli(...args: string[]) {
+  const result = spawnSync(process.execPath, [MAIN, ...args], { cwd: ROOT, encoding: 'utf8' });
+  return { code: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function kinds(yamlText: string): string[] {
+  return parseAllDocuments(yamlText).map((document) => {
+    const object = document.toJS() as { kind: string; metadata: { name: string } };
+    return `${object.kind}/${object.metadata.name}`;
+  });
+}
+
+function tempFile(name: string, content: string): string {
+  const path = join(mkdtempSync(join(tmpdir(), 'flux-operator-cli-')), name);
+  writeFileSync(path, content);
+  return path;
+}
+
+const VALID = `apiVersion: flux-framework.org/v1alpha1
+kind: MiniCluster
+metadata:
+  name: one
+spec:
+  size: 2
+  containers:
+    - image: ghcr.io/flux-framework/flux-restful-api:latest
+      command: hostname
+`;
+
+describe('flux-operator render', () => {
+  it('prints every object of the example as multi-document YAML', () => {
+    const { code, stdout, stderr } = cli('render', '-f', 'examples/hello-world.yaml');
+    assert.equal(stderr, '');
+    assert.equal(code, 0);
+    assert.deepEqual(kinds(stdout), [
+      'ConfigMap/hello-world-flux-config',
+      'Secret/hello-world-curve-cert',
+      'Secret/hello-world-munge-key',
+      'Service/hello-world',
+      'Job/hello-world',
+    ]);
+  });
+
+  it('renders every MiniCluster of every file, several documents per file', () => {
+    const two = tempFile('two.yaml', `${VALID}---\n${VALID.replace('name: one', 'name: two')}---\n`);
+    const { code, stdout } = cli('render', '-f', two, '-f', 'examples/interactive.yaml');
+    assert.equal(code, 0);
+    assert.deepEqual(
+      kinds(stdout).filter((name) => name.startsWith('Job/')),
+      ['Job/one', 'Job/two', 'Job/interactive'],
+    );
+  });
+
+  it('reuses given keys, giving byte-identical output run after run', () => {
+    const args = ['render', '-f', 'examples/elastic.yaml', '--curve-cert', CURVE, '--munge-key', MUNGE];
+    const first = cli(...args);
+    const second = cli(...args);
+    assert.equal(first.code, 0);
+    assert.equal(first.stdout, second.stdout);
+    const secrets = parseAllDocuments(first.stdout)
+      .map((document) => document.toJS() as { kind: string; data?: Record<string, string> })
+      .filter((object) => object.kind === 'Secret');
+    assert.equal(
+      Buffer.from(secrets[0]?.data?.['curve.cert'] ?? '', 'base64').toString(),
+      readFileSync(CURVE, 'utf8'),
+    );
+    assert.deepEqual(Buffer.from(secrets[1]?.data?.['munge.key'] ?? '', 'base64'), readFileSync(MUNGE));
+  });
+
+  it('generates different keys for each run without --curve-cert', () => {
+    const first = cli('render', '-f', 'examples/interactive.yaml');
+    const second = cli('render', '-f', 'examples/interactive.yaml');
+    assert.notEqual(first.stdout, second.stdout);
+  });
+
+  it('exits 2 with the field path of every problem, nothing on stdout and no stack trace', () => {
+    const bad = tempFile(
+      'bad.yaml',
+      VALID.replace('size: 2', 'size: 4\n  maxSize: 2').replace(
+        'command: hostname',
+        'command: hostname\n      colour: blue',
+      ),
+    );
+    const { code, stdout, stderr } = cli('render', '-f', bad);
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /bad\.yaml: spec\.containers\[0\]\.colour: is not a field/);
+    assert.doesNotMatch(stderr, /^\s+at /m);
+  });
+
+  it('reports a semantic problem with the field and the fix', () => {
+    const bad = tempFile('semantic.yaml', VALID.replace('size: 2', 'size: 4\n  maxSize: 2'));
+    const { code, stdout, stderr } = cli('render', '-f', bad);
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /semantic\.yaml: spec\.maxSize: must be >= spec\.size \(4\)/);
+  });
+
+  it('names the document of a multi-document file that is wrong', () => {
+    const file = tempFile('multi.yaml', `${VALID}---\n${VALID.replace('name: one', 'name: Two_Bad')}`);
+    const { code, stdout, stderr } = cli('render', '-f', file);
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /multi\.yaml \(document 2\): metadata\.name/);
+    assert.doesNotMatch(stderr, /document 1/);
+  });
+
+  it('exits 2 on invalid YAML with the line, and on a missing file', () => {
+    const broken = tempFile('broken.yaml', 'spec:\n  size: [1, 2\n');
+    const yamlError = cli('render', '-f', broken);
+    assert.equal(yamlError.code, 2);
+    assert.equal(yamlError.stdout, '');
+    assert.match(yamlError.stderr, /broken\.yaml:\d+:\d+: invalid YAML/);
+
+    const missing = cli('render', '-f', '/nonexistent/minicluster.yaml');
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /minicluster\.yaml: cannot read the file \(ENOENT\)/);
+  });
+
+  it('rejects a key file that is not a certificate or munge key', () => {
+    const notCert = tempFile('curve.cert', 'hello\n');
+    const shortKey = tempFile('munge.key', 'short');
+    const { code, stdout, stderr } = cli(
+      'render',
+      '-f',
+      'examples/hello-world.yaml',
+      '--curve-cert',
+      notCert,
+      '--munge-key',
+      shortKey,
+    );
+    assert.equal(code, 2);
+    assert.equal(stdout, '');
+    assert.match(stderr, /--curve-cert .*curve\.cert: /);
+    assert.match(stderr, /--munge-key .*munge\.key: a munge key must hold 32 to 16384 bytes, this one has 5/);
+  });
+});
+
+describe('flux-operator keygen and crd', () => {
+  it('keygen prints a valid certificate for the named MiniCluster', () => {
+    const { code, stdout } = cli('keygen', '--name', 'demo');
+    assert.equal(code, 0);
+    const parsed = parseCurveCertificate(stdout);
+    assert.equal(parsed.name, 'demo');
+    assert.equal(parsed.metadata['keygen.hostname'], 'demo-0');
+  });
+
+  it('crd prints the CRD that deploy/crd.yaml holds', () => {
+    const { code, stdout } = cli('crd');
+    assert.equal(code, 0);
+    assert.deepEqual(parseYaml(stdout), parseYaml(readFileSync(join(ROOT, 'deploy/crd.yaml'), 'utf8')));
+  });
+
+  it('an unknown command exits 2', () => {
+    assert.equal(cli('frobnicate').code, 2);
+  });
+});

@@ -1,0 +1,100 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkQueue } from '../../../src/controller/work-queue.ts';
+
+describe('WorkQueue', () => {
+  it('handles a key added many times while waiting only once', async () => {
+    const handled: string[] = [];
+    const queue = new WorkQueue(
+      async (key) => {
+        handled.push(key);
+        if (key === 'busy') await sleep(10);
+      },
+      { concurrency: 1 },
+    );
+    queue.add('busy'); // occupies the only worker, so the adds below wait in the queue
+    queue.add('a');
+    queue.add('b');
+    queue.add('a');
+    queue.add('a');
+    assert.equal(queue.depth, 2);
+    await queue.idle();
+    assert.deepEqual(handled, ['busy', 'a', 'b']);
+  });
+
+  it('never runs one key on two workers at once, and re-runs it when changed meanwhile', async () => {
+    let concurrentForA = 0;
+    let maxConcurrentForA = 0;
+    let runs = 0;
+    const queue = new WorkQueue(
+      async (key) => {
+        if (key !== 'a') return;
+        runs += 1;
+        concurrentForA += 1;
+        maxConcurrentForA = Math.max(maxConcurrentForA, concurrentForA);
+        await sleep(20);
+        concurrentForA -= 1;
+      },
+      { concurrency: 4 },
+    );
+    queue.add('a');
+    await sleep(5);
+    queue.add('a');
+    queue.add('a');
+    await queue.idle();
+    assert.equal(maxConcurrentForA, 1);
+    assert.equal(runs, 2);
+  });
+
+  it('runs different keys in parallel up to the concurrency', async () => {
+    let running = 0;
+    let peak = 0;
+    const queue = new WorkQueue(
+      async () => {
+        running += 1;
+        peak = Math.max(peak, running);
+        await sleep(15);
+        running -= 1;
+      },
+      { concurrency: 3 },
+    );
+    for (const key of ['a', 'b', 'c', 'd', 'e', 'f']) queue.add(key);
+    await queue.idle();
+    assert.equal(peak, 3);
+  });
+
+  it('retries a failing key with growing backoff and resets after success', async () => {
+    const attempts: number[] = [];
+    let calls = 0;
+    const queue = new WorkQueue(
+      async () => {
+        calls += 1;
+        if (calls < 4) throw new Error(`failure ${calls}`);
+      },
+      { concurrency: 1, baseDelayMs: 2, onError: (_key, _error, attempt) => attempts.push(attempt) },
+    );
+    queue.add('a');
+    await queue.idle();
+    assert.equal(calls, 4);
+    assert.deepEqual(attempts, [1, 2, 3]);
+    assert.deepEqual(
+      [1, 2, 3, 30].map((attempt) => queue.backoffFor(attempt)),
+      [2, 4, 8, 300_000],
+    );
+  });
+
+  it('stops handing out keys after stop()', async () => {
+    const handled: string[] = [];
+    const queue = new WorkQueue(
+      async (key) => {
+        handled.push(key);
+      },
+      { concurrency: 1 },
+    );
+    queue.stop();
+    queue.add('a');
+    await queue.idle();
+    assert.deepEqual(handled, []);
+  });
+});

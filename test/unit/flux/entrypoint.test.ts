@@ -1,0 +1,647 @@
+import { after, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import {
+  chmodSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+  existsSync,
+} from 'node:fs';
+import { tmpdir, userInfo } from 'node:os';
+import { join } from 'node:path';
+import { entrypointScript, fluxStartWords, initialProgramWords } from '../../../src/flux/entrypoint.ts';
+import type { EntrypointInput, EntrypointPaths } from '../../../src/flux/entrypoint.ts';
+
+const fixedPaths: EntrypointPaths = {
+  configDir: '/etc/flux/config',
+  curveCertSourcePath: '/flux-secrets/curve/curve.cert',
+  curveCertPath: '/etc/flux/system/curve.cert',
+  resourcePath: '/etc/flux/system/R',
+  runDir: '/run/flux',
+  stateDir: '/var/lib/flux',
+};
+
+/** A lead-and-workers MiniCluster of 2 pods submitting `echo hello`; `overrides` replace whole fields. */
+function entrypointInput(overrides: Partial<EntrypointInput> = {}): EntrypointInput {
+  return {
+    jobName: 'flux-sample',
+    fluxInstallRoot: '/usr',
+    fluxUser: { name: 'flux', uid: 1000 },
+    paths: fixedPaths,
+    resource: { writtenBy: 'pod', hostlist: 'flux-sample-[0-1]' },
+    broker: { tbon: { fanout: 256 }, logLevel: 6, connectTimeout: '5s', size: 2, listedSize: 2 },
+    program: { kind: 'submit', command: 'echo hello', tasks: 2 },
+    workerRestart: { delaySeconds: 0 },
+    ...overrides,
+  };
+}
+
+describe('fluxStartWords', () => {
+  it('puts wrap first, then the config dir and the broker options', () => {
+    assert.deepEqual(
+      fluxStartWords(
+        entrypointInput({
+          broker: {
+            tbon: { topology: 'kary:2' },
+            logLevel: 7,
+            connectTimeout: '30s',
+            size: 2,
+            listedSize: 6,
+            extraOptions: ['-Sbroker.rc2_none'],
+            wrap: ['strace', '-e', 'network', '-tt'],
+          },
+          logging: { zeromq: true },
+        }),
+      ),
+      [
+        '--wrap=strace,-e,network,-tt',
+        '-o',
+        '--config',
+        '/etc/flux/config',
+        '-Stbon.topo=kary:2',
+        '-Srundir=/run/flux',
+        '-Sstatedir=/var/lib/flux',
+        '-Slocal-uri=local:///run/flux/local',
+        '-Slog-stderr-level=7',
+        '-Stbon.connect_timeout=30s',
+        '-Sbroker.quorum=2',
+        '-Stbon.zmqdebug=1',
+        '-Sbroker.rc2_none',
+      ],
+    );
+  });
+
+  it('sets no quorum when every listed host starts', () => {
+    assert.deepEqual(fluxStartWords(entrypointInput()), [
+      '-o',
+      '--config',
+      '/etc/flux/config',
+      '-Stbon.fanout=256',
+      '-Srundir=/run/flux',
+      '-Sstatedir=/var/lib/flux',
+      '-Slocal-uri=local:///run/flux/local',
+      '-Slog-stderr-level=6',
+      '-Stbon.connect_timeout=5s',
+    ]);
+  });
+});
+
+describe('initialProgramWords', () => {
+  it('builds each kind of program', () => {
+    assert.deepEqual(initialProgramWords({ kind: 'interactive' }), ['sleep', 'inf']);
+    assert.deepEqual(
+      initialProgramWords({ kind: 'submit', command: 'lmp -in in.reaxc', tasks: 4, nodes: 2 }, 'time'),
+      ['bash', '-c', 'time flux submit --quiet --watch -n 4 -N 2 lmp -in in.reaxc'],
+    );
+    assert.deepEqual(
+      initialProgramWords({
+        kind: 'submit',
+        command: 'hostname',
+        tasks: 1,
+        submitCommand: 'flux run --label-io',
+      }),
+      ['bash', '-c', 'flux run --label-io -n 1 hostname'],
+    );
+    assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'python3 workflow.py' }, 'env X=1'), [
+      'bash',
+      '-c',
+      'env X=1 python3 workflow.py',
+    ]);
+    assert.deepEqual(
+      initialProgramWords({ kind: 'batch', commands: 'echo one\n\n# skipped\n  echo two  \n', tasks: 2 }),
+      [
+        'bash',
+        '-c',
+        'set -e\nflux submit --quiet --flags=waitable -n 2 echo one\nflux submit --quiet --flags=waitable -n 2 echo two\nflux job wait --all\n',
+      ],
+    );
+    assert.deepEqual(
+      initialProgramWords({ kind: 'batchScript', script: "#!/bin/sh\necho 'hi'\n", nodes: 2 }),
+      [
+        'bash',
+        '-c',
+        "set -e -o pipefail\nprintf '%s\\n' '#!/bin/sh\necho '\\''hi'\\''\n' | flux batch --quiet --flags=waitable -N 2\nflux job wait --all\n",
+      ],
+    );
+  });
+});
+
+describe('entrypointScript validation', () => {
+  it('rejects inputs that would make a broken script', () => {
+    const cases: [Partial<EntrypointInput>, RegExp][] = [
+      [{ jobName: 'Flux_Sample' }, /jobName "Flux_Sample" is not a DNS label/],
+      [{ fluxUser: { name: 'flux user', uid: 1 } }, /not a portable user name/],
+      [{ paths: { ...fixedPaths, runDir: 'run/flux' } }, /paths.runDir must be an absolute path/],
+      [{ fluxInstallRoot: 'usr' }, /fluxInstallRoot must be an absolute path/],
+      [
+        { broker: { tbon: { fanout: 2 }, logLevel: 9, connectTimeout: '5s', size: 1, listedSize: 1 } },
+        /broker.logLevel must be an integer in \[0, 7\]/,
+      ],
+      [
+        { broker: { tbon: { fanout: 2 }, logLevel: 1, connectTimeout: '5s', size: 3, listedSize: 2 } },
+        /broker.listedSize must be an integer in \[3,/,
+      ],
+      [
+        {
+          broker: {
+            tbon: { fanout: 2 },
+            logLevel: 1,
+            connectTimeout: '5s',
+            size: 1,
+            listedSize: 1,
+            wrap: ['a,b'],
+          },
+        },
+        /cannot contain commas/,
+      ],
+      [{ program: { kind: 'submit', command: 'x', tasks: 0 } }, /program.tasks/],
+      [{ program: { kind: 'batch', commands: '# nothing\n\n' } }, /no command lines/],
+      [{ program: { kind: 'launcher', command: '  ' } }, /program.command must not be empty/],
+      [{ program: { kind: 'batchScript', script: '', nodes: 1 } }, /program.script must not be empty/],
+      [{ workerRestart: { delaySeconds: -1 } }, /delaySeconds/],
+    ];
+    for (const [overrides, message] of cases) {
+      assert.throws(() => entrypointScript(entrypointInput(overrides)), message);
+    }
+  });
+});
+
+/** Inputs covering every branch of the generator, for the static checks. */
+const scriptVariants: [string, EntrypointInput][] = [
+  ['minimal submit', entrypointInput()],
+  [
+    'everything on',
+    entrypointInput({
+      resource: { writtenBy: 'operator' },
+      munge: {
+        keySourcePath: '/flux-secrets/munge/munge.key',
+        keyPath: '/etc/munge/munge.key',
+        user: 'munge',
+      },
+      broker: {
+        tbon: { topology: 'binary' },
+        logLevel: 7,
+        connectTimeout: '10s',
+        size: 2,
+        listedSize: 8,
+        extraOptions: ['-Sbroker.rc2_none', '-Slog-filename=/tmp/a b'],
+        wrap: ['strace', '-e', 'network', '-tt'],
+      },
+      program: {
+        kind: 'submit',
+        command: 'echo "it\'s $HOSTNAME" | tee out',
+        tasks: 4,
+        nodes: 2,
+        submitCommand: 'flux run',
+      },
+      hooks: {
+        init: 'echo "init $(date)"',
+        pre: "export GREETING='hi there'",
+        brokerPre: 'if true; then echo lead; fi',
+        workerPre: 'echo worker',
+        post: 'echo "done: $?"',
+        prefix: 'time',
+      },
+      logging: { quiet: true, debug: true, timed: true, zeromq: true, strict: true },
+      workerRestart: { delaySeconds: 10, maxAttempts: 5 },
+    }),
+  ],
+  ['interactive', entrypointInput({ program: { kind: 'interactive' } })],
+  ['launcher', entrypointInput({ program: { kind: 'launcher', command: 'python3 -m run "$@"' } })],
+  ['batch', entrypointInput({ program: { kind: 'batch', commands: 'echo 1\necho "$((1 + 1))"', nodes: 1 } })],
+  [
+    'batch script',
+    entrypointInput({
+      program: { kind: 'batchScript', script: '#!/bin/bash\n#flux: -N 2\nhostname\n', nodes: 2 },
+    }),
+  ],
+  ['burst side', entrypointInput({ jobName: 'burst-0', leadIsRemote: true, hooks: { workerPre: 'echo w' } })],
+  [
+    'unbalanced user quotes',
+    entrypointInput({
+      hooks: { pre: 'echo "unterminated' },
+      program: { kind: 'launcher', command: "echo '" },
+    }),
+  ],
+];
+
+describe('entrypointScript static checks', () => {
+  for (const [label, variant] of scriptVariants) {
+    it(`${label}: passes shellcheck and bash -n`, () => {
+      const script = entrypointScript(variant);
+      const shellcheck = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: script, encoding: 'utf8' });
+      assert.equal(shellcheck.error, undefined, 'shellcheck must be installed');
+      assert.equal(shellcheck.status, 0, shellcheck.stdout);
+      const syntax = spawnSync('bash', ['-n'], { input: script, encoding: 'utf8' });
+      assert.equal(syntax.status, 0, syntax.stderr);
+    });
+  }
+
+  it('is deterministic and starts with a bash shebang', () => {
+    const script = entrypointScript(entrypointInput());
+    assert.equal(script, entrypointScript(entrypointInput()));
+    assert.ok(script.startsWith('#!/bin/bash\n'));
+  });
+
+  it('switches shell options only when asked', () => {
+    const plain = entrypointScript(entrypointInput());
+    assert.doesNotMatch(plain, /^set -eEu -o pipefail$/m);
+    assert.doesNotMatch(plain, /^set -x$/m);
+    assert.doesNotMatch(plain, /^\s*time run_as/m);
+    const loud = entrypointScript(entrypointInput({ logging: { strict: true, debug: true, timed: true } }));
+    assert.match(loud, /^set -eEu -o pipefail$/m);
+    assert.match(loud, /^set -x$/m);
+    assert.match(loud, /^\s*time run_as "\$flux_user" "\$flux_bin" start/m);
+  });
+
+  it('passes hooks as quoted strings, so they cannot break the script', () => {
+    const script = entrypointScript(entrypointInput({ hooks: { pre: "echo 'a'; exit 3" } }));
+    assert.match(script, /^run_hook pre 'echo '\\''a'\\''; exit 3'$/m);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Running the script under bash, with stub `flux`, `hostname` (and `munged`) on PATH.
+
+const sandboxes: string[] = [];
+after(() => {
+  for (const sandbox of sandboxes) rmSync(sandbox, { recursive: true, force: true });
+});
+
+/** Records its argv (one record per call) and imitates the parts of flux the script drives. */
+const FLUX_STUB = String.raw`#!/bin/bash
+{ for arg in "$@"; do printf '%s\037' "$arg"; done; printf '\036'; } >>"$STUB_DIR/argv"
+case "$1" in
+  R) echo '{"stub":"R"}' ;;
+  submit) exit "$STUB_SUBMIT_EXIT" ;;
+  batch) cat >"$STUB_DIR/batch-stdin" ;;
+  job) exit "$STUB_WAIT_EXIT" ;;
+  start)
+    shift
+    # Find the initial program as flux start and the broker would, after the options: flux start
+    # hands its -o value (--config) and everything after its own options to the broker, which
+    # reads --config DIR and the -S options and stops at the first other word.
+    while [ "$#" -gt 0 ]; do
+      case "$1" in
+        -o) shift ;;
+        --config) shift 2 ;;
+        -*) shift ;;
+        *) break ;;
+      esac
+    done
+    if [ "$#" -eq 0 ]; then
+      # A worker broker: exit with the next planned status (0 once the plan is used up).
+      status=0
+      if [ -s "$STUB_DIR/worker-exits" ]; then
+        status="$(head -n 1 "$STUB_DIR/worker-exits")"
+        sed -i 1d "$STUB_DIR/worker-exits"
+      fi
+      exit "$status"
+    fi
+    if [ "$1" = sleep ]; then
+      # The interactive keep-alive: stands for an instance shut down from outside.
+      exit "$STUB_INTERACTIVE_EXIT"
+    fi
+    "$@"
+    ;;
+esac
+`;
+
+interface Sandbox {
+  root: string;
+  paths: EntrypointPaths;
+  installRoot: string;
+  hookLog: string;
+}
+
+function makeSandbox(): Sandbox {
+  const root = mkdtempSync(join(tmpdir(), 'flux-entrypoint-'));
+  sandboxes.push(root);
+  const installRoot = join(root, 'flux');
+  mkdirSync(join(installRoot, 'bin'), { recursive: true });
+  mkdirSync(join(root, 'secrets'));
+  writeFileSync(join(root, 'secrets', 'curve.cert'), 'CERTIFICATE\n', { mode: 0o644 });
+  writeFileSync(join(root, 'secrets', 'munge.key'), 'MUNGEKEY', { mode: 0o644 });
+  writeFileSync(join(installRoot, 'bin', 'flux'), FLUX_STUB, { mode: 0o755 });
+  writeFileSync(join(installRoot, 'bin', 'hostname'), '#!/bin/sh\necho "$STUB_HOSTNAME"\n', { mode: 0o755 });
+  return {
+    root,
+    installRoot,
+    hookLog: join(root, 'hooks.log'),
+    paths: {
+      configDir: join(root, 'etc/flux/config'),
+      curveCertSourcePath: join(root, 'secrets/curve.cert'),
+      curveCertPath: join(root, 'etc/flux/system/curve.cert'),
+      resourcePath: join(root, 'etc/flux/system/R'),
+      runDir: join(root, 'run/flux'),
+      stateDir: join(root, 'var/lib/flux'),
+    },
+  };
+}
+
+/** The sandbox's version of `entrypointInput`, running as the current user. */
+function sandboxInput(sandbox: Sandbox, overrides: Partial<EntrypointInput> = {}): EntrypointInput {
+  const me = userInfo();
+  return entrypointInput({
+    fluxInstallRoot: sandbox.installRoot,
+    fluxUser: { name: me.username, uid: me.uid },
+    paths: sandbox.paths,
+    ...overrides,
+  });
+}
+
+interface Run {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+  /** argv of every `flux` call, in order. */
+  fluxCalls: string[][];
+}
+
+function runScript(
+  sandbox: Sandbox,
+  input: EntrypointInput,
+  hostname: string,
+  env: Record<string, string> = {},
+): Run {
+  const scriptPath = join(sandbox.root, 'entrypoint.sh');
+  writeFileSync(scriptPath, entrypointScript(input), { mode: 0o755 });
+  const result = spawnSync('bash', [scriptPath], {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: {
+      PATH: '/usr/local/bin:/usr/bin:/bin',
+      STUB_DIR: sandbox.root,
+      STUB_HOSTNAME: hostname,
+      HOOK_LOG: sandbox.hookLog,
+      STUB_SUBMIT_EXIT: '0',
+      STUB_WAIT_EXIT: '0',
+      STUB_INTERACTIVE_EXIT: '0',
+      ...env,
+    },
+  });
+  const argvFile = join(sandbox.root, 'argv');
+  const records = existsSync(argvFile) ? readFileSync(argvFile, 'utf8').split('\x1e').slice(0, -1) : [];
+  return {
+    status: result.status,
+    stdout: result.stdout,
+    stderr: result.stderr,
+    fluxCalls: records.map((record) => record.split('\x1f').slice(0, -1)),
+  };
+}
+
+function startWords(sandbox: Sandbox, extra: string[] = []): string[] {
+  const { paths } = sandbox;
+  return [
+    'start',
+    '-o',
+    '--config',
+    paths.configDir,
+    '-Stbon.fanout=256',
+    `-Srundir=${paths.runDir}`,
+    `-Sstatedir=${paths.stateDir}`,
+    `-Slocal-uri=local://${paths.runDir}/local`,
+    '-Slog-stderr-level=6',
+    '-Stbon.connect_timeout=5s',
+    ...extra,
+  ];
+}
+
+const recordingHooks = {
+  init: 'echo init >>"$HOOK_LOG"',
+  pre: 'echo pre >>"$HOOK_LOG"; export FROM_PRE=yes',
+  brokerPre: 'echo "brokerPre $FROM_PRE" >>"$HOOK_LOG"',
+  workerPre: 'echo "workerPre $FROM_PRE" >>"$HOOK_LOG"',
+  post: 'echo post >>"$HOOK_LOG"; false',
+};
+
+describe('entrypointScript run with stubs', () => {
+  it('lead: sets up the pod, starts the broker with the submit program, exits with the job status', () => {
+    const sandbox = makeSandbox();
+    const run = runScript(sandbox, sandboxInput(sandbox, { hooks: recordingHooks }), 'flux-sample-0', {
+      STUB_SUBMIT_EXIT: '3',
+    });
+    assert.equal(run.status, 3, run.stderr);
+    assert.deepEqual(run.fluxCalls, [
+      ['R', 'encode', '--hosts=flux-sample-[0-1]', '--local'],
+      [...startWords(sandbox), 'bash', '-c', 'flux submit --quiet --watch -n 2 echo hello'],
+      ['submit', '--quiet', '--watch', '-n', '2', 'echo', 'hello'],
+    ]);
+    assert.equal(readFileSync(sandbox.hookLog, 'utf8'), 'init\npre\nbrokerPre yes\npost\n');
+    assert.equal(readFileSync(sandbox.paths.resourcePath, 'utf8'), '{"stub":"R"}\n');
+    assert.equal(readFileSync(sandbox.paths.curveCertPath, 'utf8'), 'CERTIFICATE\n');
+    assert.equal(statSync(sandbox.paths.curveCertPath).mode & 0o777, 0o400);
+    assert.ok(statSync(sandbox.paths.runDir).isDirectory());
+    assert.ok(statSync(sandbox.paths.stateDir).isDirectory());
+    assert.match(run.stdout, /pod flux-sample-0: lead/);
+    assert.match(run.stdout, /the lead broker exited with status 3/);
+    assert.match(run.stdout, /the post hook failed/);
+  });
+
+  it('lead: exits 0 when the job succeeds, and leaves R alone when the operator wrote it', () => {
+    const sandbox = makeSandbox();
+    const run = runScript(
+      sandbox,
+      sandboxInput(sandbox, { resource: { writtenBy: 'operator' } }),
+      'flux-sample-0',
+    );
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(
+      run.fluxCalls.map((call) => call[0]),
+      ['start', 'submit'],
+    );
+    assert.equal(existsSync(sandbox.paths.resourcePath), false);
+  });
+
+  it('worker: retries a failing broker, then stops at the first clean exit', () => {
+    const sandbox = makeSandbox();
+    writeFileSync(join(sandbox.root, 'worker-exits'), '1\n137\n0\n1\n');
+    const run = runScript(sandbox, sandboxInput(sandbox, { hooks: recordingHooks }), 'flux-sample-1');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls, [
+      ['R', 'encode', '--hosts=flux-sample-[0-1]', '--local'],
+      startWords(sandbox),
+      startWords(sandbox),
+      startWords(sandbox),
+    ]);
+    assert.equal(readFileSync(sandbox.hookLog, 'utf8'), 'init\npre\nworkerPre yes\n');
+    assert.match(run.stdout, /exited with status 137: retrying in 0 s/);
+    assert.match(run.stdout, /the instance shut down: worker done/);
+  });
+
+  it('worker: gives up after maxAttempts with the broker status', () => {
+    const sandbox = makeSandbox();
+    writeFileSync(join(sandbox.root, 'worker-exits'), '1\n2\n0\n');
+    const run = runScript(
+      sandbox,
+      sandboxInput(sandbox, { workerRestart: { delaySeconds: 0, maxAttempts: 2 } }),
+      'flux-sample-7',
+    );
+    assert.equal(run.status, 2);
+    assert.equal(run.fluxCalls.filter((call) => call[0] === 'start').length, 2);
+    assert.match(run.stderr, /worker broker failed 2 times, last status 2/);
+  });
+
+  it('interactive lead: keeps the instance up with sleep inf, quorum when hosts are missing', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, {
+      program: { kind: 'interactive' },
+      broker: { tbon: { fanout: 256 }, logLevel: 6, connectTimeout: '5s', size: 2, listedSize: 4 },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0', { STUB_INTERACTIVE_EXIT: '0' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls.slice(1), [
+      [...startWords(sandbox, ['-Sbroker.quorum=2']), 'sleep', 'inf'],
+    ]);
+    assert.match(run.stdout, new RegExp(`connect with flux proxy local://${sandbox.paths.runDir}/local`));
+  });
+
+  it('launcher lead: the command itself is the initial program', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, {
+      program: { kind: 'launcher', command: 'flux submit --wait-event=start "a b" && exit 4' },
+      hooks: { prefix: 'env X=1' },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 4, run.stderr);
+    assert.deepEqual(run.fluxCalls.slice(1), [
+      [...startWords(sandbox), 'bash', '-c', 'env X=1 flux submit --wait-event=start "a b" && exit 4'],
+      ['submit', '--wait-event=start', 'a b'],
+    ]);
+  });
+
+  it('keeps multi-line hooks byte for byte (a heredoc terminator must stay in column 0)', () => {
+    const sandbox = makeSandbox();
+    const brokerPre = 'cat >>"$HOOK_LOG" <<EOF\n  indented line\nEOF';
+    const run = runScript(sandbox, sandboxInput(sandbox, { hooks: { brokerPre } }), 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(sandbox.hookLog, 'utf8'), '  indented line\n');
+  });
+
+  it('batch lead: submits every line as a waitable job, then waits for all', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, {
+      program: { kind: 'batch', commands: 'echo one\necho "two words"\n', tasks: 1 },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0', { STUB_WAIT_EXIT: '5' });
+    assert.equal(run.status, 5, run.stderr);
+    assert.deepEqual(run.fluxCalls.slice(2), [
+      ['submit', '--quiet', '--flags=waitable', '-n', '1', 'echo', 'one'],
+      ['submit', '--quiet', '--flags=waitable', '-n', '1', 'echo', 'two words'],
+      ['job', 'wait', '--all'],
+    ]);
+  });
+
+  it('batch script lead: hands the script to flux batch on stdin', () => {
+    const sandbox = makeSandbox();
+    const script = "#!/bin/bash\n#flux: --job-name=it's\nhostname\n";
+    const input = sandboxInput(sandbox, { program: { kind: 'batchScript', script, nodes: 2, tasks: 2 } });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls.slice(2), [
+      ['batch', '--quiet', '--flags=waitable', '-n', '2', '-N', '2'],
+      ['job', 'wait', '--all'],
+    ]);
+    assert.equal(readFileSync(join(sandbox.root, 'batch-stdin'), 'utf8'), `${script}\n`);
+  });
+
+  it('burst side: pod index 0 is a worker too', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, {
+      jobName: 'burst-0',
+      leadIsRemote: true,
+      resource: { writtenBy: 'operator' },
+    });
+    const run = runScript(sandbox, input, 'burst-0-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls, [startWords(sandbox)]);
+    assert.match(run.stdout, /pod burst-0-0: worker/);
+  });
+
+  it('starts munged with a private copy of the key when the image has it', () => {
+    const sandbox = makeSandbox();
+    writeFileSync(
+      join(sandbox.installRoot, 'bin', 'munged'),
+      '#!/bin/sh\necho "munged $(id -un)" >>"$STUB_DIR/munged.log"\n',
+      { mode: 0o755 },
+    );
+    const mungeKeyPath = join(sandbox.root, 'etc/munge/munge.key');
+    const input = sandboxInput(sandbox, {
+      munge: {
+        keySourcePath: join(sandbox.root, 'secrets/munge.key'),
+        keyPath: mungeKeyPath,
+        user: userInfo().username,
+      },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(join(sandbox.root, 'munged.log'), 'utf8'), `munged ${userInfo().username}\n`);
+    assert.equal(readFileSync(mungeKeyPath, 'utf8'), 'MUNGEKEY');
+    assert.equal(statSync(mungeKeyPath).mode & 0o777, 0o400);
+  });
+
+  it('skips munge when the image has no munged', () => {
+    const sandbox = makeSandbox();
+    const mungeKeyPath = join(sandbox.root, 'etc/munge/munge.key');
+    const input = sandboxInput(sandbox, {
+      munge: { keySourcePath: join(sandbox.root, 'secrets/munge.key'), keyPath: mungeKeyPath, user: 'munge' },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.match(run.stdout, /munged is not in the image/);
+    assert.equal(existsSync(mungeKeyPath), false);
+  });
+
+  it('quiet: prints nothing of its own', () => {
+    const sandbox = makeSandbox();
+    const run = runScript(sandbox, sandboxInput(sandbox, { logging: { quiet: true } }), 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, '');
+  });
+
+  it('strict: a failing hook stops the pod before the broker starts', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, { hooks: { pre: 'false' }, logging: { strict: true } });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 1);
+    assert.equal(run.fluxCalls.filter((call) => call[0] === 'start').length, 0);
+  });
+
+  it('fails clearly when the container has no flux', () => {
+    const sandbox = makeSandbox();
+    rmSync(join(sandbox.installRoot, 'bin', 'flux'));
+    const run = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
+    assert.equal(run.status, 1);
+    assert.match(
+      run.stderr,
+      new RegExp(`flux is not in this container \\(looked in ${sandbox.installRoot}/bin and PATH=`),
+    );
+    assert.match(run.stderr, /set the Flux install root/);
+  });
+
+  it('fails clearly when the hostname is not a pod of the job', () => {
+    const sandbox = makeSandbox();
+    for (const hostname of ['other-0', 'flux-sample-x', 'flux-sample-']) {
+      const run = runScript(sandbox, sandboxInput(sandbox), hostname);
+      assert.equal(run.status, 1, hostname);
+      assert.match(
+        run.stderr,
+        /flux-operator: error: hostname .* (is not a pod of job flux-sample|does not end in a pod index)/,
+      );
+    }
+  });
+
+  it('still finds its user files when the source certificate is replaced (copies, never links)', () => {
+    const sandbox = makeSandbox();
+    runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
+    chmodSync(sandbox.paths.curveCertSourcePath, 0o644);
+    writeFileSync(sandbox.paths.curveCertSourcePath, 'ROTATED\n');
+    const run = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(sandbox.paths.curveCertPath, 'utf8'), 'ROTATED\n');
+  });
+});

@@ -1,0 +1,59 @@
+/** Builders for render tests: valid, defaulted MiniClusters and fixed keys. */
+import assert from 'node:assert/strict';
+import type { V1ConfigMap, V1Job, V1Secret, V1Service } from '@kubernetes/client-node';
+import {
+  validateMiniCluster,
+  type DefaultedMiniCluster,
+  type MiniClusterSpec,
+} from '../../../src/api/index.ts';
+import type { KubeObject, MiniClusterKeys } from '../../../src/render/index.ts';
+
+export const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
+
+/** Fixed keys: a recognisable certificate text and a patterned munge key. */
+export const KEYS: MiniClusterKeys = {
+  curveCertificate: 'CURVE-CERTIFICATE-TEXT-SECRET-KEY-MATERIAL\n',
+  mungeKey: Uint8Array.from({ length: 1024 }, (_, index) => index % 251),
+};
+
+/** A MiniCluster through validation and defaulting, as the CLI and the controller see it. */
+export function defaulted(
+  spec: Partial<MiniClusterSpec>,
+  name = 'flux-sample',
+  namespace = 'default',
+): DefaultedMiniCluster {
+  const result = validateMiniCluster({
+    apiVersion: 'flux-framework.org/v1alpha1',
+    kind: 'MiniCluster',
+    metadata: { name, namespace },
+    spec: { containers: [{ image: IMAGE, command: 'hostname' }], ...spec },
+  });
+  if (!result.ok) assert.fail(`fixture is invalid: ${JSON.stringify(result.problems)}`);
+  return result.value;
+}
+
+function only<T>(objects: KubeObject[], kind: string, name?: string): T {
+  const matches = objects.filter(
+    (object) => object.kind === kind && (name === undefined || object.metadata.name === name),
+  );
+  assert.equal(matches.length, 1, `expected one ${kind}${name ? ` ${name}` : ''}, found ${matches.length}`);
+  return matches[0] as T;
+}
+
+export const find = {
+  configMap: (objects: KubeObject[]) => only<V1ConfigMap>(objects, 'ConfigMap'),
+  secret: (objects: KubeObject[], name: string) => only<V1Secret>(objects, 'Secret', name),
+  service: (objects: KubeObject[]) => only<V1Service>(objects, 'Service'),
+  job: (objects: KubeObject[]) => only<V1Job>(objects, 'Job'),
+};
+
+/** A parsed document as plain JSON objects (TOML parsers may build objects without a prototype). */
+export function plain(value: unknown): unknown {
+  return JSON.parse(JSON.stringify(value));
+}
+
+/** The value, after asserting it is there. */
+export function present<T>(value: T | undefined | null): T {
+  assert.ok(value !== undefined && value !== null, 'expected a value');
+  return value;
+}
