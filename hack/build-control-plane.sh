@@ -4,7 +4,7 @@
 # Prints the bin directory on stdout; progress goes to stderr. Reuses a complete cache.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-# shellcheck source=hack/versions.env
+# shellcheck source=versions.env disable=SC1091 # plain KEY=VALUE lines
 source "$here/versions.env"
 
 cache_root=${FLUX_OPERATOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-operator}
@@ -19,10 +19,23 @@ if complete; then echo "$bin_dir"; exit 0; fi
 
 command -v go >/dev/null || { echo "error: Go is needed to build the local control plane (go >= 1.24 on PATH)" >&2; exit 1; }
 log() { printf '[build-control-plane %s] %s\n' "$(date +%T)" "$*" >&2; }
+
+# One build at a time per version (two test runs may start at once); the second reuses the first's result.
+mkdir -p "$(dirname "$bin_dir")"
+exec 9>"$bin_dir.lock"
+if ! flock -n 9; then
+  log "another build of $bin_dir is running; waiting for it"
+  flock 9
+fi
+if complete; then echo "$bin_dir"; exit 0; fi
+
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+rm -rf "$bin_dir.partial"
 mkdir -p "$bin_dir.partial"
-export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=local
+# GOTOOLCHAIN=auto (the default here) fetches a newer Go toolchain through the module proxy when the
+# installed one is older than a module needs (Kubernetes 1.35 needs go 1.25); set GOTOOLCHAIN=local to forbid.
+export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
 
 build_kubernetes() {
   local mod="$work/kubernetes" minor patch staging ldflags pkg version="$KUBERNETES_VERSION"

@@ -4,7 +4,10 @@ import { stringify } from 'yaml';
 import { miniClusterCrd } from '../api/index.ts';
 import { generateMiniClusterKeys } from '../render/index.ts';
 import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
+import { installCommand } from './install-command.ts';
+import { quickstart } from './quickstart-command.ts';
 import { renderFiles } from './render-command.ts';
+import { runOperator } from './run-command.ts';
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -37,6 +40,98 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('run')
+    .description('run the operator: reconcile MiniClusters until stopped')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option(
+      '-n, --namespace <namespace>',
+      'watch only this namespace (repeatable; default: all)',
+      collect,
+      [],
+    )
+    .option('--leader-elect', 'elect one active replica through a Lease', false)
+    .option(
+      '--leader-election-namespace <namespace>',
+      'namespace of the Lease (default: $POD_NAMESPACE or default)',
+    )
+    .option('--metrics-addr <address>', 'serve /metrics here; 0 disables', '127.0.0.1:8080')
+    .option('--health-addr <address>', 'serve /healthz and /readyz here; 0 disables', '127.0.0.1:8081')
+    .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
+    .option('--log-format <format>', 'json, or pretty for humans', 'json')
+    .option('--concurrency <n>', 'MiniClusters reconciled at once', (value) => Number(value), 4)
+    .action(
+      async (options: {
+        kubeconfig?: string;
+        namespace: string[];
+        leaderElect: boolean;
+        leaderElectionNamespace?: string;
+        metricsAddr: string;
+        healthAddr: string;
+        logLevel: string;
+        logFormat: string;
+        concurrency: number;
+      }) => {
+        process.exitCode = await runOperator({
+          ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.leaderElectionNamespace !== undefined
+            ? { leaderElectionNamespace: options.leaderElectionNamespace }
+            : {}),
+          namespaces: options.namespace,
+          leaderElect: options.leaderElect,
+          metricsAddr: options.metricsAddr,
+          healthAddr: options.healthAddr,
+          logLevel: options.logLevel,
+          logFormat: options.logFormat,
+          concurrency: options.concurrency,
+        });
+      },
+    );
+
+  program
+    .command('install')
+    .description(
+      "install the MiniCluster CRD and the operator's RBAC (and, with --with-deployment, the operator)",
+    )
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--namespace <namespace>', 'namespace the operator is installed in')
+    .option('--with-deployment', 'also install the operator Deployment', false)
+    .option('--image <image>', 'operator image for the Deployment')
+    .action(
+      async (options: {
+        kubeconfig?: string;
+        namespace?: string;
+        withDeployment: boolean;
+        image?: string;
+      }) => {
+        await installCommand({
+          ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+          ...(options.image !== undefined ? { image: options.image } : {}),
+          withDeployment: options.withDeployment,
+        });
+      },
+    );
+
+  program
+    .command('quickstart')
+    .description(
+      'use the configured cluster (or start the local control plane), install the CRD, run the operator and apply a MiniCluster until it is Ready',
+    )
+    .option('-f, --file <file>', 'MiniCluster manifest', 'examples/hello-world.yaml')
+    .option(
+      '--kubeconfig <file>',
+      'cluster to use (default: $KUBECONFIG, ~/.kube/config, else the local control plane)',
+    )
+    .option('--timeout <seconds>', 'give up after this long', (value) => Number(value), 300)
+    .action(async (options: { file: string; kubeconfig?: string; timeout: number }) => {
+      process.exitCode = await quickstart({
+        file: options.file,
+        timeoutMs: options.timeout * 1000,
+        ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+      });
+    });
+
+  program
     .command('keygen')
     .description('print a new CURVE certificate (zcert format) for a MiniCluster')
     .option('--name <name>', 'MiniCluster the certificate is for (its metadata name)', 'flux-sample')
@@ -57,7 +152,7 @@ export function buildProgram(): Command {
 export async function main(argv: readonly string[]): Promise<number> {
   try {
     await buildProgram().parseAsync([...argv], { from: 'user' });
-    return 0;
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (error) {
     if (error instanceof InputError) {
       for (const problem of error.problems) process.stderr.write(`error: ${problem}\n`);

@@ -203,3 +203,43 @@ function canonical(value: unknown): unknown {
   }
   return value;
 }
+
+/** An event worth telling users about, derived from a status change. */
+export interface TransitionEvent {
+  readonly type: 'Normal' | 'Warning';
+  readonly reason: string;
+  readonly note: string;
+}
+
+function trueCondition(status: MiniClusterStatus | undefined, type: string): Condition | undefined {
+  return status?.conditions?.find((c) => c.type === type && c.status === 'True');
+}
+
+/** Events for the transitions between two statuses: each is emitted once, when it happens. */
+export function transitionEvents(
+  previous: MiniClusterStatus | undefined,
+  next: MiniClusterStatus,
+): TransitionEvent[] {
+  const events: TransitionEvent[] = [];
+  const became = (type: string) => trueCondition(next, type) && !trueCondition(previous, type);
+  const ready = next.conditions?.find((c) => c.type === CONDITION_READY);
+  const wasReady = previous?.conditions?.find((c) => c.type === CONDITION_READY);
+  if (became(CONDITION_READY) && ready) events.push({ type: 'Normal', reason: 'Ready', note: ready.message });
+  const failed = trueCondition(next, CONDITION_FAILED);
+  if (became(CONDITION_FAILED) && failed)
+    events.push({ type: 'Warning', reason: 'Failed', note: failed.message });
+  const succeeded = trueCondition(next, CONDITION_SUCCEEDED);
+  if (became(CONDITION_SUCCEEDED) && succeeded) {
+    events.push({ type: 'Normal', reason: 'Succeeded', note: succeeded.message });
+  }
+  // A new blocking reason (a missing Secret, an invalid spec) is worth a warning once.
+  const blocking = new Set(['InvalidSpec', 'SecretMissing', 'ApplyFailed', 'SpecChangeNeedsRecreate']);
+  if (
+    ready &&
+    blocking.has(ready.reason) &&
+    (wasReady?.reason !== ready.reason || wasReady.message !== ready.message)
+  ) {
+    events.push({ type: 'Warning', reason: ready.reason, note: ready.message });
+  }
+  return events;
+}

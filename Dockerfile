@@ -1,0 +1,33 @@
+# The operator's image: `flux-operator run` by default (see deploy/install.yaml and deploy/helm).
+#   docker build -t ghcr.io/flux-framework/flux-operator-ts:<version> .
+# The Node major of every stage is the one of .node-version (a unit test checks it).
+
+# Build: compile TypeScript to dist/ with the dev dependencies.
+FROM node:24-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json tsconfig.build.json ./
+COPY src ./src
+RUN npm run build
+
+# Production dependencies only, without the dev tools of the build stage.
+FROM node:24-bookworm-slim AS dependencies
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+
+FROM node:24-bookworm-slim
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=dependencies /app/package.json ./package.json
+COPY --from=dependencies /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+# `flux-operator` on the PATH: the Deployment's command (the file starts with #!/usr/bin/env node).
+RUN chmod 0755 /app/dist/src/cli/main.js \
+  && ln -s /app/dist/src/cli/main.js /usr/local/bin/flux-operator
+# The image's "node" user, by number so that runAsNonRoot can verify it is not root.
+USER 1000:1000
+EXPOSE 8080 8081
+ENTRYPOINT ["node", "/app/dist/src/cli/main.js"]
+CMD ["run"]

@@ -1,0 +1,59 @@
+// npm run cluster:up|cluster:down [-- --name NAME]; also `node hack/cluster.ts status [--name NAME] [--json]`.
+import { parseArgs } from 'node:util';
+import { down, status, up } from '../src/localcluster/index.ts';
+
+const usage = 'usage: node hack/cluster.ts up|down|status [--name NAME] [--json]';
+
+async function main(): Promise<number> {
+  const { positionals, values } = parseArgs({
+    allowPositionals: true,
+    options: { name: { type: 'string', short: 'n' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || rest.length > 0 || !command) {
+    console.error(usage);
+    return values.help ? 0 : 2;
+  }
+  const opts = values.name ? { name: values.name } : {};
+  switch (command) {
+    case 'up': {
+      const res = await up(opts);
+      if (!res.started) console.error(`[localcluster] cluster ${res.status.name} is already up`);
+      console.log(`export KUBECONFIG=${res.kubeconfig}`);
+      return 0;
+    }
+    case 'down': {
+      const res = await down(opts);
+      console.error(
+        `[localcluster] ${res.stopped ? 'stopped' : 'nothing to stop for'} cluster ${opts.name ?? 'default'}`,
+      );
+      return 0;
+    }
+    case 'status': {
+      const st = status(opts);
+      if (values.json) {
+        console.log(JSON.stringify(st, null, 2));
+      } else {
+        console.log(`cluster ${st.name}: ${st.running ? 'running' : st.exists ? 'stale' : 'down'}`);
+        if (st.apiserver) console.log(`apiserver: ${st.apiserver}`);
+        console.log(`kubeconfig: ${st.kubeconfig}`);
+        for (const c of st.components) console.log(`  ${c.name}: ${c.alive ? 'alive' : 'gone'}`);
+        if (st.processes.length > 0) console.log(`memory (RSS): ${(st.rssBytes / 2 ** 20).toFixed(0)} MiB`);
+        const listening = st.listening.map((s) => `${s.address}:${s.port}`).join(' ');
+        if (listening) console.log(`listening: ${listening}`);
+      }
+      return st.running ? 0 : 3;
+    }
+    default:
+      console.error(usage);
+      return 2;
+  }
+}
+
+main().then(
+  (code) => (process.exitCode = code),
+  (err: unknown) => {
+    console.error(`[localcluster] error: ${err instanceof Error ? err.message : String(err)}`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,236 @@
+/**
+ * `flux-operator install`: server-side applies the operator's install objects (src/deploy) to the
+ * cluster of a kubeconfig, then waits until the MiniCluster CRD is Established. Idempotent: a second
+ * run reports every object unchanged.
+ */
+import { existsSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { ApiException, ApiextensionsV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import type { KubernetesObject, V1CustomResourceDefinitionCondition } from '@kubernetes/client-node';
+import { CRD_NAME } from '../api/index.ts';
+import { FIELD_MANAGER, OPERATOR_NAMESPACE, crdAndRbacObjects, installObjects } from '../deploy/index.ts';
+import type { InstallObject } from '../deploy/index.ts';
+import { serverSideApply } from '../controller/apply.ts';
+import { InputError } from './input-error.ts';
+
+export interface InstallCommandOptions {
+  /** Kubeconfig file; the default loading rules ($KUBECONFIG, ~/.kube/config, in-cluster) when absent. */
+  readonly kubeconfig?: string;
+  /** Namespace of the operator (its ServiceAccount, Lease and Deployment); OPERATOR_NAMESPACE by default. */
+  readonly namespace?: string;
+  /** Also apply the operator's Deployment (otherwise only the CRD, RBAC, Namespace, ServiceAccount). */
+  readonly withDeployment?: boolean;
+  /** Operator image for the Deployment; this version's release image by default. */
+  readonly image?: string;
+  /** How long to wait for the CRD to become Established; 60 s by default. */
+  readonly establishTimeoutMs?: number;
+  /** Receives one progress line per object; stdout by default. */
+  readonly log?: (line: string) => void;
+}
+
+export type ApplyOutcome = 'created' | 'configured' | 'unchanged';
+
+export interface InstallResult {
+  /** `<kind>[.<group>]/<name>` and what the apply did, in apply order. */
+  readonly applied: { readonly object: string; readonly outcome: ApplyOutcome }[];
+}
+
+const DEFAULT_ESTABLISH_TIMEOUT_MS = 60_000;
+const ESTABLISH_POLL_MS = 250;
+
+/** An RFC 1123 label, as namespace names must be. */
+const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+
+interface Target {
+  readonly kc: KubeConfig;
+  /** "context X (server Y) of kubeconfig Z", for every error message. */
+  readonly where: string;
+}
+
+function loadKubeConfig(file: string | undefined): Target {
+  const kc = new KubeConfig();
+  let source: string;
+  if (file !== undefined) {
+    if (!existsSync(file)) throw new InputError([`kubeconfig ${file}: no such file`]);
+    source = file;
+    try {
+      kc.loadFromFile(file);
+    } catch (error) {
+      throw new InputError([`kubeconfig ${file}: cannot load it (${messageOf(error)})`]);
+    }
+  } else {
+    source = process.env.KUBECONFIG || join(homedir(), '.kube', 'config');
+    try {
+      kc.loadFromDefault();
+    } catch (error) {
+      throw new InputError([`kubeconfig ${source}: cannot load it (${messageOf(error)})`]);
+    }
+  }
+  const cluster = kc.getCurrentCluster();
+  const context = kc.getCurrentContext();
+  if (!cluster) {
+    throw new InputError([
+      `kubeconfig ${source}: no current cluster (current context: ${context || 'none'}); ` +
+        'pass --kubeconfig or set the current context',
+    ]);
+  }
+  return { kc, where: `context "${context}" (server ${cluster.server}) of kubeconfig ${source}` };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The Status message of an ApiException (its body is the raw Status JSON), else its HTTP code. */
+function statusMessage(error: ApiException<unknown>): string {
+  const body = error.body;
+  if (typeof body === 'string') {
+    try {
+      const status = JSON.parse(body) as { message?: unknown };
+      if (typeof status.message === 'string') return status.message;
+    } catch {
+      // not JSON: fall through
+    }
+    if (body.trim() !== '') return body.trim();
+  }
+  return `HTTP ${error.code}`;
+}
+
+/** One clear error for a failed call: user-fixable causes (access, reachability) are InputErrors. */
+function failure(error: unknown, what: string, where: string): Error {
+  if (error instanceof InputError) return error;
+  if (error instanceof ApiException) {
+    const message = statusMessage(error);
+    if (error.code === 401) {
+      return new InputError([
+        `${what}: the API server of ${where} rejected the credentials (401: ${message})`,
+      ]);
+    }
+    if (error.code === 403) {
+      return new InputError([
+        `${what}: forbidden for the user of ${where}: ${message}. Installing needs the right to create ` +
+          'CustomResourceDefinitions, ClusterRoles and ClusterRoleBindings (usually cluster-admin).',
+      ]);
+    }
+    return new Error(`${what} on ${where} failed (HTTP ${error.code}): ${message}`);
+  }
+  const cause = (error as { cause?: { code?: unknown; message?: unknown } }).cause;
+  const detail = cause && typeof cause.message === 'string' ? `: ${cause.message}` : '';
+  return new InputError([`${what}: cannot reach the API server of ${where} (${messageOf(error)}${detail})`]);
+}
+
+/** `namespace/flux-operator-system`, `customresourcedefinition.apiextensions.k8s.io/miniclusters...`. */
+export function objectRef(object: InstallObject): string {
+  const slash = object.apiVersion.indexOf('/');
+  const group = slash === -1 ? '' : `.${object.apiVersion.slice(0, slash)}`;
+  return `${object.kind.toLowerCase()}${group}/${object.metadata.name}`;
+}
+
+async function readIfExists(
+  client: KubernetesObjectApi,
+  object: InstallObject,
+): Promise<KubernetesObject | undefined> {
+  const header = {
+    apiVersion: object.apiVersion,
+    kind: object.kind,
+    metadata: {
+      name: object.metadata.name,
+      ...(object.metadata.namespace === undefined ? {} : { namespace: object.metadata.namespace }),
+    },
+  };
+  try {
+    return await client.read(header);
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return undefined;
+    throw error;
+  }
+}
+
+async function apply(
+  client: KubernetesObjectApi,
+  object: InstallObject,
+  where: string,
+): Promise<ApplyOutcome> {
+  const ref = objectRef(object);
+  try {
+    const before = await readIfExists(client, object);
+    const after = await serverSideApply(client, object as KubernetesObject, FIELD_MANAGER);
+    if (before === undefined) return 'created';
+    return before.metadata?.resourceVersion === after.metadata?.resourceVersion ? 'unchanged' : 'configured';
+  } catch (error) {
+    throw failure(error, `applying ${ref}`, where);
+  }
+}
+
+function describeConditions(conditions: readonly V1CustomResourceDefinitionCondition[]): string {
+  if (conditions.length === 0) return 'no conditions yet';
+  return conditions
+    .map(
+      (c) => `${c.type}=${c.status}${c.reason ? ` (${c.reason}${c.message ? `: ${c.message}` : ''})` : ''}`,
+    )
+    .join(', ');
+}
+
+async function waitEstablished(kc: KubeConfig, where: string, timeoutMs: number): Promise<void> {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  const deadline = Date.now() + timeoutMs;
+  let conditions: V1CustomResourceDefinitionCondition[] = [];
+  for (;;) {
+    try {
+      const crd = await api.readCustomResourceDefinition({ name: CRD_NAME });
+      conditions = crd.status?.conditions ?? [];
+    } catch (error) {
+      throw failure(error, `reading CustomResourceDefinition ${CRD_NAME}`, where);
+    }
+    const condition = (type: string) => conditions.find((c) => c.type === type);
+    if (condition('Established')?.status === 'True') return;
+    const names = condition('NamesAccepted');
+    if (names?.status === 'False') {
+      throw new Error(
+        `CustomResourceDefinition ${CRD_NAME} on ${where}: its names were not accepted ` +
+          `(${names.reason}: ${names.message}); another CRD may already use the kind or short name`,
+      );
+    }
+    if (Date.now() >= deadline) break;
+    await sleep(ESTABLISH_POLL_MS);
+  }
+  throw new Error(
+    `CustomResourceDefinition ${CRD_NAME} was applied to ${where} but is not Established after ` +
+      `${Math.round(timeoutMs / 1000)} s (${describeConditions(conditions)})`,
+  );
+}
+
+/**
+ * Applies the CRD, the RBAC, the Namespace and the ServiceAccount (and the Deployment with
+ * `withDeployment`) with server-side apply (field manager `flux-operator`, force), then waits until
+ * the CRD is Established. Throws InputError for problems the user can fix (kubeconfig, access,
+ * reachability, a bad namespace name), Error for the rest; both with a message naming the context.
+ */
+export async function installCommand(options: InstallCommandOptions = {}): Promise<InstallResult> {
+  const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const namespace = options.namespace ?? OPERATOR_NAMESPACE;
+  if (namespace.length > 63 || !NAMESPACE_NAME.test(namespace)) {
+    throw new InputError([
+      `--namespace ${JSON.stringify(namespace)}: not a valid namespace name ` +
+        '(lower-case letters, digits and "-", at most 63 characters, starting and ending alphanumeric)',
+    ]);
+  }
+  const { kc, where } = loadKubeConfig(options.kubeconfig);
+  const client = KubernetesObjectApi.makeApiClient(kc);
+
+  const objects = options.withDeployment
+    ? installObjects({ namespace, ...(options.image === undefined ? {} : { image: options.image }) })
+    : crdAndRbacObjects({ namespace });
+
+  const applied: { object: string; outcome: ApplyOutcome }[] = [];
+  for (const object of objects) {
+    const outcome = await apply(client, object, where);
+    applied.push({ object: objectRef(object), outcome });
+    log(`${objectRef(object)} ${outcome}`);
+  }
+  await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
+  log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
+  return { applied };
+}

@@ -1,0 +1,115 @@
+/**
+ * `flux-operator run`: the operator process. Wires the manager (caches, queue, reconciler, leader
+ * election) to metrics, health endpoints and logs, and stops cleanly on SIGTERM.
+ */
+import { CONTROLLER_NAME, Manager } from '../controller/manager.ts';
+import { kubeClients, loadKubeConfig } from '../controller/kube-clients.ts';
+import {
+  createLogger,
+  isLogLevel,
+  type LogFormat,
+  type LogLevel,
+  type Logger,
+} from '../observability/logger.ts';
+import { createOperatorMetrics } from '../observability/metrics.ts';
+import { startObservabilityServers } from '../observability/health-server.ts';
+import { InputError } from './input-error.ts';
+
+export interface RunOptions {
+  readonly kubeconfig?: string;
+  readonly namespaces: readonly string[];
+  readonly leaderElect: boolean;
+  readonly leaderElectionNamespace?: string;
+  readonly metricsAddr: string;
+  readonly healthAddr: string;
+  readonly logLevel: string;
+  readonly logFormat: string;
+  readonly concurrency: number;
+}
+
+export const LEASE_NAME = 'flux-operator-leader';
+
+function loggerOptions(options: RunOptions): { level: LogLevel; format: LogFormat } {
+  const problems: string[] = [];
+  if (!isLogLevel(options.logLevel))
+    problems.push(`--log-level ${options.logLevel}: use one of trace, debug, info, warn, error`);
+  if (options.logFormat !== 'json' && options.logFormat !== 'pretty') {
+    problems.push(`--log-format ${options.logFormat}: use json or pretty`);
+  }
+  if (!Number.isInteger(options.concurrency) || options.concurrency < 1 || options.concurrency > 256) {
+    problems.push(`--concurrency ${options.concurrency}: use a whole number from 1 to 256`);
+  }
+  if (problems.length > 0) throw new InputError(problems);
+  return { level: options.logLevel as LogLevel, format: options.logFormat as LogFormat };
+}
+
+/** Runs until SIGINT/SIGTERM (resolves with 0) or lost leadership (resolves with 1). */
+export async function runOperator(options: RunOptions): Promise<number> {
+  const log: Logger = createLogger(loggerOptions(options));
+  let config;
+  try {
+    config = loadKubeConfig(options.kubeconfig);
+  } catch (error) {
+    throw new InputError([`cannot load a kubeconfig: ${(error as Error).message}`]);
+  }
+  const clients = kubeClients(config);
+  const metrics = createOperatorMetrics(undefined, {
+    apiHost: new URL(config.getCurrentCluster()?.server ?? 'https://unknown').host,
+  });
+  metrics.registerController(CONTROLLER_NAME, options.concurrency);
+  const leaseNamespace = options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default';
+
+  let exitCode: number | undefined;
+  let finish: (code: number) => void = () => undefined;
+  const finished = new Promise<number>((resolve) => {
+    finish = (code) => {
+      exitCode ??= code;
+      resolve(exitCode);
+    };
+  });
+
+  const manager = new Manager({
+    clients,
+    log,
+    namespaces: options.namespaces,
+    concurrency: options.concurrency,
+    ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),
+    onWrite: (verb, kind) =>
+      metrics.countApiCall(verb === 'status' ? 'patch' : verb === 'event' ? 'create' : verb, kind, undefined),
+    onReconcile: (result, seconds) => metrics.observeReconcile(CONTROLLER_NAME, result, seconds),
+    onQueueDepth: (depth) => metrics.setQueueDepth(CONTROLLER_NAME, depth),
+    onLeadershipChange: (leading) => {
+      metrics.setLeader(LEASE_NAME, leading);
+      // A replica that lost the lease must stop writing at once; its Deployment restarts it.
+      if (!leading) finish(1);
+    },
+  });
+  const servers = await startObservabilityServers({
+    metricsAddr: options.metricsAddr,
+    healthAddr: options.healthAddr,
+    registry: metrics.registry,
+    checks: { 'informers-synced': () => manager.synced },
+  });
+  log.info(
+    {
+      identity: manager.identity,
+      namespaces: options.namespaces.length > 0 ? options.namespaces : 'all',
+      leaderElection: options.leaderElect ? `${leaseNamespace}/${LEASE_NAME}` : 'off',
+      metricsPort: servers.metricsPort,
+      healthPort: servers.healthPort,
+    },
+    'flux-operator starting',
+  );
+  const onSignal = (signal: string) => {
+    log.info({ signal }, 'stopping');
+    finish(0);
+  };
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  await manager.start();
+  const code = await finished;
+  await manager.stop();
+  await servers.close();
+  log.info({ exitCode: code }, 'flux-operator stopped');
+  return code;
+}

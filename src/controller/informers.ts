@@ -1,0 +1,136 @@
+import {
+  makeInformer,
+  type Informer,
+  type KubeConfig,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type ObjectCache,
+} from '@kubernetes/client-node';
+
+/** How to list and watch one kind, cluster-wide (namespace undefined) or in one namespace. */
+export interface WatchedKind<T extends KubernetesObject> {
+  readonly name: string;
+  path(namespace: string | undefined): string;
+  list(namespace: string | undefined, labelSelector: string | undefined): Promise<KubernetesListObject<T>>;
+}
+
+export interface InformerHandlers<T> {
+  onAdd(object: T): void;
+  onUpdate(object: T): void;
+  onDelete(object: T): void;
+}
+
+export interface ResilientInformerOptions<T extends KubernetesObject> {
+  readonly config: KubeConfig;
+  readonly kind: WatchedKind<T>;
+  /** Namespaces to watch; empty for all. */
+  readonly namespaces: readonly string[];
+  readonly labelSelector?: string;
+  readonly handlers: InformerHandlers<T>;
+  readonly onError: (kind: string, error: unknown, retryInMs: number) => void;
+  readonly initialBackoffMs?: number;
+  readonly maxBackoffMs?: number;
+}
+
+/**
+ * An informer per watched namespace (or one cluster-wide) that restarts with backoff after an error:
+ * the client's informer relists by itself only on 410 Gone and stops on anything else.
+ */
+export class ResilientInformer<T extends KubernetesObject> {
+  private readonly informers: { namespace: string | undefined; informer: Informer<T> & ObjectCache<T> }[];
+  private readonly backoffMs = new Map<string | undefined, number>();
+  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly synced = new Set<string | undefined>();
+  private stopped = false;
+  private readonly options: ResilientInformerOptions<T>;
+
+  constructor(options: ResilientInformerOptions<T>) {
+    this.options = options;
+    const scopes = options.namespaces.length > 0 ? [...options.namespaces] : [undefined];
+    this.informers = scopes.map((namespace) => {
+      const informer = makeInformer<T>(
+        options.config,
+        options.kind.path(namespace),
+        () => options.kind.list(namespace, options.labelSelector),
+        options.labelSelector,
+      );
+      informer.on('add', (object) => options.handlers.onAdd(object));
+      informer.on('update', (object) => options.handlers.onUpdate(object));
+      informer.on('delete', (object) => options.handlers.onDelete(object));
+      informer.on('error', (error: unknown) => this.restartLater(namespace, informer, error));
+      return { namespace, informer };
+    });
+  }
+
+  get kindName(): string {
+    return this.options.kind.name;
+  }
+
+  /** True once every scope has listed successfully at least once. */
+  get hasSynced(): boolean {
+    return this.synced.size === this.informers.length;
+  }
+
+  /** Starts every scope; resolves when each has listed once (or keeps retrying in the background). */
+  async start(): Promise<void> {
+    await Promise.all(this.informers.map(({ namespace, informer }) => this.startScope(namespace, informer)));
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    this.timers.clear();
+    await Promise.all(this.informers.map(({ informer }) => informer.stop()));
+  }
+
+  get(name: string, namespace: string): T | undefined {
+    for (const scope of this.informers) {
+      if (scope.namespace === undefined || scope.namespace === namespace) {
+        const found = scope.informer.get(name, namespace);
+        if (found) return found;
+      }
+    }
+    return undefined;
+  }
+
+  list(namespace?: string): T[] {
+    return this.informers.flatMap((scope) =>
+      scope.namespace === undefined || namespace === undefined || scope.namespace === namespace
+        ? [...scope.informer.list(namespace)]
+        : [],
+    );
+  }
+
+  private async startScope(namespace: string | undefined, informer: Informer<T>): Promise<void> {
+    let failed = false;
+    const onError = () => {
+      failed = true;
+    };
+    informer.on('error', onError);
+    try {
+      await informer.start();
+    } catch (error) {
+      failed = true;
+      this.restartLater(namespace, informer, error);
+    } finally {
+      informer.off('error', onError);
+    }
+    if (!failed) {
+      this.synced.add(namespace);
+      this.backoffMs.delete(namespace);
+    }
+  }
+
+  private restartLater(namespace: string | undefined, informer: Informer<T>, error: unknown): void {
+    if (this.stopped) return;
+    const initial = this.options.initialBackoffMs ?? 500;
+    const delay = Math.min(this.backoffMs.get(namespace) ?? initial, this.options.maxBackoffMs ?? 30_000);
+    this.backoffMs.set(namespace, delay * 2);
+    this.options.onError(this.options.kind.name, error, delay);
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      if (!this.stopped) void this.startScope(namespace, informer);
+    }, delay);
+    this.timers.add(timer);
+  }
+}

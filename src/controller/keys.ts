@@ -1,0 +1,41 @@
+import type { V1Secret } from '@kubernetes/client-node';
+import { generateMiniClusterKeys, type MiniClusterKeys, type MiniClusterNames } from '../render/index.ts';
+
+const CURVE_CERT_KEY = 'curve.cert';
+const MUNGE_KEY_KEY = 'munge.key';
+
+export function curveCertificateFrom(secret: V1Secret | undefined): string | undefined {
+  const encoded = secret?.data?.[CURVE_CERT_KEY];
+  return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+export function mungeKeyFrom(secret: V1Secret | undefined): Uint8Array | undefined {
+  const encoded = secret?.data?.[MUNGE_KEY_KEY];
+  return encoded === undefined ? undefined : new Uint8Array(Buffer.from(encoded, 'base64'));
+}
+
+/**
+ * The MiniCluster's keys: those already stored in its generated Secrets, new ones for any that are
+ * missing. Keys are made once per MiniCluster: once a Secret exists it is the source forever.
+ * Secrets the user provides are mounted as they are, so their content is not needed here.
+ */
+export function resolveKeys(
+  miniClusterName: string,
+  names: MiniClusterNames,
+  existing: { curveCert: V1Secret | undefined; mungeKey: V1Secret | undefined },
+  now: Date,
+): { keys: MiniClusterKeys; generated: boolean } {
+  const curveCertificate = names.generatesCurveCertSecret ? curveCertificateFrom(existing.curveCert) : '';
+  const mungeKey = names.generatesMungeKeySecret ? mungeKeyFrom(existing.mungeKey) : new Uint8Array();
+  if (curveCertificate !== undefined && mungeKey !== undefined) {
+    return { keys: { curveCertificate, mungeKey }, generated: false };
+  }
+  const fresh = generateMiniClusterKeys(miniClusterName, now);
+  return {
+    keys: {
+      curveCertificate: curveCertificate ?? fresh.curveCertificate,
+      mungeKey: mungeKey ?? fresh.mungeKey,
+    },
+    generated: true,
+  };
+}

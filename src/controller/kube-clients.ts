@@ -1,0 +1,50 @@
+import {
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  CustomObjectsApi,
+  EventsV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+} from '@kubernetes/client-node';
+
+/** The API clients the operator uses, all from one kubeconfig. */
+export interface KubeClients {
+  readonly config: KubeConfig;
+  readonly objects: KubernetesObjectApi;
+  readonly core: CoreV1Api;
+  readonly batch: BatchV1Api;
+  readonly custom: CustomObjectsApi;
+  readonly coordination: CoordinationV1Api;
+  readonly events: EventsV1Api;
+}
+
+/**
+ * A kubeconfig from the given file, or else the usual places: $KUBECONFIG, ~/.kube/config, or the
+ * in-cluster service account. Throws with a message naming where it looked.
+ */
+export function loadKubeConfig(file?: string): KubeConfig {
+  const config = new KubeConfig();
+  if (file !== undefined) config.loadFromFile(file);
+  else config.loadFromDefault();
+  if (!config.getCurrentCluster()) {
+    throw new Error(
+      file !== undefined
+        ? `kubeconfig ${file} has no current cluster`
+        : 'no cluster configured: set --kubeconfig, $KUBECONFIG or ~/.kube/config',
+    );
+  }
+  return config;
+}
+
+export function kubeClients(config: KubeConfig): KubeClients {
+  return {
+    config,
+    objects: KubernetesObjectApi.makeApiClient(config),
+    core: config.makeApiClient(CoreV1Api),
+    batch: config.makeApiClient(BatchV1Api),
+    custom: config.makeApiClient(CustomObjectsApi),
+    coordination: config.makeApiClient(CoordinationV1Api),
+    events: config.makeApiClient(EventsV1Api),
+  };
+}

@@ -1,0 +1,278 @@
+/**
+ * The operator process: caches (informers) of MiniClusters and their children, a work queue,
+ * the reconciler, leader election. Nothing here builds an object: it routes events to keys and keys
+ * to the reconciler.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUSTER } from '../api/index.ts';
+import type { KubeObject } from '../render/index.ts';
+import { describeApiError } from './api-errors.ts';
+import { EventRecorder } from './events.ts';
+import { ResilientInformer, type WatchedKind } from './informers.ts';
+import type { KubeClients } from './kube-clients.ts';
+import { LeaderElector } from './leader-election.ts';
+import { reconcileLogger } from '../observability/logger.ts';
+import {
+  Reconciler,
+  miniClusterKey,
+  splitKey,
+  type ControllerCache,
+  type WriteCounter,
+} from './reconciler.ts';
+import { watchedKinds, type LiveMiniCluster } from './watched-kinds.ts';
+import { WorkQueue } from './work-queue.ts';
+
+export const CONTROLLER_NAME = 'minicluster';
+const POD_EVENT_DELAY_MS = 500;
+export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
+
+export interface ManagerOptions {
+  readonly clients: KubeClients;
+  readonly log: Logger;
+  /** Namespaces to watch; empty for all. */
+  readonly namespaces: readonly string[];
+  readonly concurrency: number;
+  readonly leaderElection?: {
+    readonly namespace: string;
+    readonly leaseName: string;
+    readonly identity?: string;
+  };
+  /** Called for every API write (metrics, benchmark). */
+  readonly onWrite?: WriteCounter;
+  /** Called after each reconcile with its duration and outcome (metrics). */
+  readonly onReconcile?: (result: 'success' | 'error' | 'requeue_after', seconds: number) => void;
+  readonly onLeadershipChange?: (leading: boolean) => void;
+  readonly onQueueDepth?: (depth: number) => void;
+}
+
+function ownerKey(object: KubernetesObject): string | undefined {
+  const name = object.metadata?.labels?.[LABEL_MINICLUSTER];
+  const namespace = object.metadata?.namespace;
+  return name && namespace ? miniClusterKey(namespace, name) : undefined;
+}
+
+export class Manager {
+  private readonly options: ManagerOptions;
+  private readonly queue: WorkQueue;
+  private readonly reconciler: Reconciler;
+  private readonly informers: ResilientInformer<KubernetesObject>[] = [];
+  private readonly cache: ControllerCache;
+  private readonly podIndex = new Map<string, Map<string, V1Pod>>();
+  private readonly seenGenerations = new Map<string, number | undefined>();
+  private readonly elector: LeaderElector | undefined;
+  private leading = false;
+  private stopping = false;
+  readonly identity: string;
+
+  constructor(options: ManagerOptions) {
+    this.options = options;
+    const { clients, log } = options;
+    this.identity =
+      options.leaderElection?.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+    const kinds = watchedKinds(clients);
+    const onError = (kind: string, error: unknown, retryInMs: number) =>
+      log.warn({ kind, retryInMs, error: describeApiError(error) }, 'watch failed; restarting it');
+    const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+    const enqueueOwner = (object: KubernetesObject) => {
+      const key = ownerKey(object);
+      if (key) this.enqueue(key);
+    };
+    const childHandlers = { onAdd: enqueueOwner, onUpdate: enqueueOwner, onDelete: enqueueOwner };
+    const make = <T extends KubernetesObject>(
+      kind: WatchedKind<T>,
+      labelSelector: string | undefined,
+      handlers: { onAdd(o: T): void; onUpdate(o: T): void; onDelete(o: T): void },
+    ) => {
+      const informer = new ResilientInformer<T>({
+        config: clients.config,
+        kind,
+        namespaces: options.namespaces,
+        ...(labelSelector ? { labelSelector } : {}),
+        handlers,
+        onError,
+      });
+      this.informers.push(informer as unknown as ResilientInformer<KubernetesObject>);
+      return informer;
+    };
+
+    const miniClusters = make<LiveMiniCluster>(kinds.miniClusters, undefined, {
+      onAdd: (mc) => this.onMiniCluster(mc),
+      onUpdate: (mc) => this.onMiniCluster(mc),
+      onDelete: (mc) => {
+        const key = miniClusterKey(mc.metadata.namespace ?? 'default', mc.metadata.name);
+        this.seenGenerations.delete(key);
+        this.queue.forget(key);
+      },
+    });
+    const jobs = make(kinds.jobs, owned, childHandlers);
+    const services = make(kinds.services, owned, childHandlers);
+    const configMaps = make(kinds.configMaps, owned, childHandlers);
+    const secrets = make(kinds.secrets, owned, childHandlers);
+    make(kinds.pods, `${LABEL_APP_NAME}=${APP_NAME}`, {
+      onAdd: (pod) => this.indexPod(pod, false),
+      onUpdate: (pod) => this.indexPod(pod, false),
+      onDelete: (pod) => this.indexPod(pod, true),
+    });
+
+    const children = new Map<string, ResilientInformer<KubeObject>>([
+      ['Job', jobs as unknown as ResilientInformer<KubeObject>],
+      ['Service', services as unknown as ResilientInformer<KubeObject>],
+      ['ConfigMap', configMaps as unknown as ResilientInformer<KubeObject>],
+      ['Secret', secrets as unknown as ResilientInformer<KubeObject>],
+    ]);
+    this.cache = {
+      miniClusters,
+      jobs,
+      secrets,
+      children,
+      podsOf: (namespace, name) => [...(this.podIndex.get(miniClusterKey(namespace, name))?.values() ?? [])],
+    };
+
+    const onWrite = options.onWrite ?? (() => undefined);
+    const recorder = new EventRecorder({
+      api: clients.events,
+      controller: REPORTING_CONTROLLER,
+      instance: this.identity,
+      onError: (error) => log.warn({ error: describeApiError(error) }, 'could not record an event'),
+      onWrite: () => onWrite('event', 'Event'),
+    });
+    this.reconciler = new Reconciler({
+      clients,
+      cache: this.cache,
+      recorder,
+      countWrite: onWrite,
+      now: () => new Date(),
+    });
+    this.queue = new WorkQueue((key) => this.handle(key), {
+      concurrency: options.concurrency,
+      onError: (key, error, attempt) => {
+        const [namespace, name] = key.split('/');
+        log.error({ namespace, name, attempt, error: describeApiError(error) }, 'reconcile failed; retrying');
+      },
+    });
+
+    if (options.leaderElection) {
+      this.elector = new LeaderElector({
+        api: clients.coordination,
+        namespace: options.leaderElection.namespace,
+        leaseName: options.leaderElection.leaseName,
+        identity: this.identity,
+        onStartedLeading: () => this.startLeading(),
+        onStoppedLeading: () => this.stopLeading(),
+        onError: (error) => log.warn({ error: describeApiError(error) }, 'leader election'),
+      });
+    }
+  }
+
+  /** True once every cache has listed once. */
+  get synced(): boolean {
+    return this.informers.every((informer) => informer.hasSynced);
+  }
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  get queueDepth(): number {
+    return this.queue.depth;
+  }
+
+  async start(): Promise<void> {
+    await Promise.all(this.informers.map((informer) => informer.start()));
+    this.options.log.info({ identity: this.identity, synced: this.synced }, 'caches started');
+    if (this.elector) this.elector.start();
+    else this.startLeading();
+  }
+
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.queue.stop();
+    await this.elector?.stop();
+    await Promise.all(this.informers.map((informer) => informer.stop()));
+  }
+
+  /** Resolves when no reconcile is queued or running (tests, benchmarks). */
+  async idle(): Promise<void> {
+    await this.queue.idle();
+  }
+
+  private startLeading(): void {
+    if (this.leading || this.stopping) return;
+    this.leading = true;
+    this.options.onLeadershipChange?.(true);
+    this.options.log.info({ identity: this.identity }, 'leading: reconciling MiniClusters');
+    for (const mc of this.cache.miniClusters.list()) {
+      this.enqueue(miniClusterKey(mc.metadata.namespace ?? 'default', mc.metadata.name));
+    }
+  }
+
+  private stopLeading(): void {
+    if (!this.leading) return;
+    this.leading = false;
+    this.options.onLeadershipChange?.(false);
+    this.queue.stop();
+    this.options.log.error({ identity: this.identity }, 'lost leadership: stopping');
+  }
+
+  private enqueue(key: string): void {
+    if (!this.leading) return;
+    this.queue.add(key);
+    this.options.onQueueDepth?.(this.queue.depth);
+  }
+
+  /** Spec changes (generation), deletion and first sight trigger a pass; status-only updates do not. */
+  private onMiniCluster(mc: LiveMiniCluster): void {
+    const key = miniClusterKey(mc.metadata.namespace ?? 'default', mc.metadata.name);
+    const generation = mc.metadata.generation;
+    const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
+    this.seenGenerations.set(key, generation);
+    if (seen !== generation || mc.metadata.deletionTimestamp) this.enqueue(key);
+  }
+
+  /**
+   * Pods of one MiniCluster change together (scheduled, started, finished): a short delay folds
+   * their events into one pass and one status write instead of one per pod.
+   */
+  private enqueueSoon(key: string): void {
+    if (!this.leading) return;
+    this.queue.addAfter(key, POD_EVENT_DELAY_MS);
+  }
+
+  private indexPod(pod: V1Pod, deleted: boolean): void {
+    const key = ownerKey(pod);
+    const podName = pod.metadata?.name;
+    if (!key || !podName) return;
+    let pods = this.podIndex.get(key);
+    if (deleted) {
+      pods?.delete(podName);
+      if (pods?.size === 0) this.podIndex.delete(key);
+    } else {
+      if (!pods) this.podIndex.set(key, (pods = new Map()));
+      pods.set(podName, pod);
+    }
+    this.enqueueSoon(key);
+  }
+
+  private async handle(key: string): Promise<void> {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    try {
+      const { namespace, name } = splitKey(key);
+      const log = reconcileLogger(this.options.log, { namespace, name, controller: CONTROLLER_NAME });
+      const result = await this.reconciler.reconcile(key, log);
+      if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
+      this.options.onReconcile?.(
+        result.requeueAfterMs !== undefined ? 'requeue_after' : 'success',
+        seconds(),
+      );
+    } catch (error) {
+      this.options.onReconcile?.('error', seconds());
+      throw error;
+    } finally {
+      this.options.onQueueDepth?.(this.queue.depth);
+    }
+  }
+}

@@ -1,0 +1,302 @@
+/**
+ * One reconcile pass of a MiniCluster, as a list of named steps (Slinky style): validate, keys,
+ * referenced Secrets, apply the rendered children, then status and events last. Every object comes
+ * from src/render; this file only decides what to write and writes it.
+ */
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type V1Job,
+  type V1Pod,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import {
+  API_VERSION,
+  GROUP,
+  KIND,
+  LABEL_MINICLUSTER,
+  PLURAL,
+  VERSION,
+  formatProblem,
+  validateMiniCluster,
+  type DefaultedMiniCluster,
+  type MiniClusterStatus,
+} from '../api/index.ts';
+import {
+  miniClusterNames,
+  renderMiniCluster,
+  type KubeObject,
+  type MiniClusterNames,
+} from '../render/index.ts';
+import { FIELD_MANAGER } from '../deploy/index.ts';
+import { describeApiError, isNotFound } from './api-errors.ts';
+import { serverSideApply } from './apply.ts';
+import { containsDesired } from './desired-state.ts';
+import type { EventRecorder } from './events.ts';
+import type { ResilientInformer } from './informers.ts';
+import type { KubeClients } from './kube-clients.ts';
+import { resolveKeys } from './keys.ts';
+import { computeStatus, statusChanged, transitionEvents, type BlockingProblem } from './status.ts';
+import type { LiveMiniCluster } from './watched-kinds.ts';
+
+/** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
+const WAITING_REQUEUE_MS = 10_000;
+
+export interface ControllerCache {
+  readonly miniClusters: ResilientInformer<LiveMiniCluster>;
+  readonly jobs: ResilientInformer<V1Job>;
+  readonly secrets: ResilientInformer<V1Secret>;
+  readonly children: ReadonlyMap<string, ResilientInformer<KubeObject>>;
+  podsOf(namespace: string, miniClusterName: string): V1Pod[];
+}
+
+export interface ReconcileLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/** Counts API writes, for metrics and the benchmark's "writes per MiniCluster". */
+export type WriteCounter = (verb: 'apply' | 'status' | 'delete' | 'event', kind: string) => void;
+
+export interface ReconcilerDeps {
+  readonly clients: KubeClients;
+  readonly cache: ControllerCache;
+  readonly recorder: EventRecorder;
+  readonly countWrite: WriteCounter;
+  readonly now: () => Date;
+}
+
+export interface ReconcileResult {
+  /** Look again after this long even without a change (waiting on something not watched). */
+  readonly requeueAfterMs?: number;
+  /** Objects written in this pass. */
+  readonly applied: readonly string[];
+}
+
+export function miniClusterKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+export function splitKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** Thrown by a step that cannot go on; becomes the Ready condition's reason and message. */
+class Blocked extends Error {
+  readonly problem: BlockingProblem;
+  readonly requeueAfterMs: number | undefined;
+
+  constructor(problem: BlockingProblem, requeueAfterMs?: number) {
+    super(problem.message);
+    this.problem = problem;
+    this.requeueAfterMs = requeueAfterMs;
+  }
+}
+
+export class Reconciler {
+  private readonly deps: ReconcilerDeps;
+
+  constructor(deps: ReconcilerDeps) {
+    this.deps = deps;
+  }
+
+  /** One pass; `log` carries the MiniCluster's namespace, name and this pass's reconcile id. */
+  async reconcile(key: string, log: ReconcileLog): Promise<ReconcileResult> {
+    const { namespace, name } = splitKey(key);
+    const live = this.deps.cache.miniClusters.get(name, namespace);
+    // Deleted: its children go with it through their ownerReferences.
+    if (!live || live.metadata.deletionTimestamp) return { applied: [] };
+
+    const applied: string[] = [];
+    let problem: BlockingProblem | undefined;
+    let requeueAfterMs: number | undefined;
+    let miniCluster: DefaultedMiniCluster | undefined;
+    try {
+      miniCluster = this.validated(live);
+      const names = miniClusterNames(miniCluster);
+      await this.requireUserSecrets(miniCluster, names);
+      const keys = await this.keys(miniCluster, names, log);
+      const objects = renderMiniCluster(miniCluster, keys, {
+        owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
+      });
+      applied.push(...(await this.applyChanged(objects)));
+      if (applied.length > 0) log.info({ applied }, 'applied');
+    } catch (error) {
+      if (!(error instanceof Blocked)) throw error;
+      problem = error.problem;
+      requeueAfterMs = error.requeueAfterMs;
+      log.warn({ reason: problem.reason, detail: problem.message }, 'waiting');
+    }
+    await this.updateStatus(live, miniCluster, problem, log);
+    return requeueAfterMs === undefined ? { applied } : { applied, requeueAfterMs };
+  }
+
+  private validated(live: LiveMiniCluster): DefaultedMiniCluster {
+    const result = validateMiniCluster(live);
+    if (result.ok) return result.value;
+    const message = result.problems.slice(0, 5).map(formatProblem).join('; ');
+    throw new Blocked({ reason: 'InvalidSpec', message });
+  }
+
+  /** curveCertSecret / mungeSecret must exist before pods can mount them. */
+  private async requireUserSecrets(
+    miniCluster: DefaultedMiniCluster,
+    names: MiniClusterNames,
+  ): Promise<void> {
+    const namespace = miniCluster.metadata.namespace ?? 'default';
+    const wanted: { name: string; field: string; key: string }[] = [];
+    if (!names.generatesCurveCertSecret) {
+      wanted.push({ name: names.curveCertSecret, field: 'spec.flux.curveCertSecret', key: 'curve.cert' });
+    }
+    if (!names.generatesMungeKeySecret) {
+      wanted.push({ name: names.mungeKeySecret, field: 'spec.flux.mungeSecret', key: 'munge.key' });
+    }
+    for (const secret of wanted) {
+      const found = await this.readSecret(secret.name, namespace);
+      if (!found) {
+        throw new Blocked(
+          {
+            reason: 'SecretMissing',
+            message: `${secret.field}: Secret ${namespace}/${secret.name} does not exist; create it with the key ${secret.key}`,
+          },
+          WAITING_REQUEUE_MS,
+        );
+      }
+      if (found.data?.[secret.key] === undefined) {
+        throw new Blocked(
+          {
+            reason: 'SecretMissing',
+            message: `${secret.field}: Secret ${namespace}/${secret.name} has no key ${secret.key}; add it`,
+          },
+          WAITING_REQUEUE_MS,
+        );
+      }
+    }
+  }
+
+  /** From the cache when the operator made it, else straight from the API (user Secrets are not watched). */
+  private async readSecret(name: string, namespace: string): Promise<V1Secret | undefined> {
+    const cached = this.deps.cache.secrets.get(name, namespace);
+    if (cached) return cached;
+    try {
+      return await this.deps.clients.core.readNamespacedSecret({ name, namespace });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  private async keys(miniCluster: DefaultedMiniCluster, names: MiniClusterNames, log: ReconcileLog) {
+    const namespace = miniCluster.metadata.namespace ?? 'default';
+    // The cache may lag a Secret we just created: a miss is confirmed against the API before new keys
+    // are made, so keys are never generated twice for one MiniCluster.
+    const existing = {
+      curveCert: names.generatesCurveCertSecret
+        ? await this.readSecret(names.curveCertSecret, namespace)
+        : undefined,
+      mungeKey: names.generatesMungeKeySecret
+        ? await this.readSecret(names.mungeKeySecret, namespace)
+        : undefined,
+    };
+    const { keys, generated } = resolveKeys(miniCluster.metadata.name, names, existing, this.deps.now());
+    if (generated) log.info({}, 'generated keys');
+    return keys;
+  }
+
+  /** Server-side applies each rendered object the live state does not already match. */
+  private async applyChanged(objects: readonly KubeObject[]): Promise<string[]> {
+    const applied: string[] = [];
+    for (const object of objects) {
+      const informer = this.deps.cache.children.get(object.kind);
+      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? 'default');
+      if (live && containsDesired(object, live)) continue;
+      const id = `${object.kind}/${object.metadata.name}`;
+      try {
+        this.deps.countWrite('apply', object.kind);
+        await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER);
+      } catch (error) {
+        const message = describeApiError(error);
+        // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
+        const reason =
+          object.kind === 'Job' && /field is immutable/.test(message)
+            ? 'SpecChangeNeedsRecreate'
+            : 'ApplyFailed';
+        const fix =
+          reason === 'SpecChangeNeedsRecreate'
+            ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
+            : '';
+        throw new Blocked(
+          { reason, message: `applying ${id}: ${message}${fix}` },
+          reason === 'ApplyFailed' ? 5_000 : undefined,
+        );
+      }
+      applied.push(id);
+    }
+    return applied;
+  }
+
+  private async updateStatus(
+    live: LiveMiniCluster,
+    miniCluster: DefaultedMiniCluster | undefined,
+    problem: BlockingProblem | undefined,
+    log: ReconcileLog,
+  ): Promise<void> {
+    const namespace = live.metadata.namespace ?? 'default';
+    const name = live.metadata.name;
+    const job = this.deps.cache.jobs.get(name, namespace);
+    const subject: DefaultedMiniCluster =
+      miniCluster ??
+      // An invalid spec still gets a status; defaults that cannot be computed fall back to the raw spec.
+      ({
+        ...live,
+        spec: { ...live.spec, maxSize: live.spec.maxSize ?? live.spec.size ?? 1, size: live.spec.size ?? 1 },
+      } as DefaultedMiniCluster);
+    const previous = live.status;
+    const next = computeStatus({
+      miniCluster: subject,
+      previous,
+      job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,
+      pods: this.deps.cache.podsOf(namespace, name),
+      ...(problem ? { problem } : {}),
+      now: this.deps.now(),
+    });
+    if (!statusChanged(previous, next)) return;
+    this.deps.countWrite('status', KIND);
+    await this.deps.clients.custom.patchNamespacedCustomObjectStatus(
+      { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: { status: next } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await this.emitTransitions(live, previous, next);
+    if (miniCluster?.spec.cleanup && (next.summary === 'Succeeded' || next.summary === 'Failed')) {
+      this.deps.countWrite('delete', KIND);
+      await this.deps.clients.custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+        propagationPolicy: 'Background',
+      });
+      log.info({}, 'cleanup: deleted the finished MiniCluster');
+    }
+  }
+
+  /** Events after the status write succeeded, so they never announce what status does not show. */
+  private async emitTransitions(
+    live: LiveMiniCluster,
+    previous: MiniClusterStatus | undefined,
+    next: MiniClusterStatus,
+  ): Promise<void> {
+    const target = {
+      apiVersion: API_VERSION,
+      kind: KIND,
+      name: live.metadata.name,
+      namespace: live.metadata.namespace ?? 'default',
+      ...(live.metadata.uid ? { uid: live.metadata.uid } : {}),
+    };
+    for (const event of transitionEvents(previous, next)) {
+      await this.deps.recorder.record(target, { ...event, action: 'Reconcile' });
+    }
+  }
+}

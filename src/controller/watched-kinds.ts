@@ -1,0 +1,96 @@
+import type {
+  KubernetesListObject,
+  KubernetesObject,
+  V1ConfigMap,
+  V1Job,
+  V1Pod,
+  V1Secret,
+  V1Service,
+} from '@kubernetes/client-node';
+import { GROUP, PLURAL, VERSION, type MiniCluster } from '../api/index.ts';
+import type { WatchedKind } from './informers.ts';
+import type { KubeClients } from './kube-clients.ts';
+
+/** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
+export type LiveMiniCluster = MiniCluster &
+  KubernetesObject & {
+    metadata: MiniCluster['metadata'] & {
+      uid?: string;
+      resourceVersion?: string;
+      deletionTimestamp?: Date | string;
+      finalizers?: string[];
+    };
+  };
+
+function corePath(resource: string) {
+  return (namespace: string | undefined) =>
+    namespace === undefined ? `/api/v1/${resource}` : `/api/v1/namespaces/${namespace}/${resource}`;
+}
+
+export function watchedKinds(clients: KubeClients) {
+  const { core, batch, custom } = clients;
+  const miniClusters: WatchedKind<LiveMiniCluster> = {
+    name: 'MiniCluster',
+    path: (namespace) =>
+      namespace === undefined
+        ? `/apis/${GROUP}/${VERSION}/${PLURAL}`
+        : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}`,
+    list: async (namespace, labelSelector) =>
+      (namespace === undefined
+        ? await custom.listClusterCustomObject({
+            group: GROUP,
+            version: VERSION,
+            plural: PLURAL,
+            labelSelector,
+          })
+        : await custom.listNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace,
+            plural: PLURAL,
+            labelSelector,
+          })) as KubernetesListObject<LiveMiniCluster>,
+  };
+  const jobs: WatchedKind<V1Job> = {
+    name: 'Job',
+    path: (namespace) =>
+      namespace === undefined ? '/apis/batch/v1/jobs' : `/apis/batch/v1/namespaces/${namespace}/jobs`,
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? batch.listJobForAllNamespaces({ labelSelector })
+        : batch.listNamespacedJob({ namespace, labelSelector }),
+  };
+  const pods: WatchedKind<V1Pod> = {
+    name: 'Pod',
+    path: corePath('pods'),
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? core.listPodForAllNamespaces({ labelSelector })
+        : core.listNamespacedPod({ namespace, labelSelector }),
+  };
+  const services: WatchedKind<V1Service> = {
+    name: 'Service',
+    path: corePath('services'),
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? core.listServiceForAllNamespaces({ labelSelector })
+        : core.listNamespacedService({ namespace, labelSelector }),
+  };
+  const configMaps: WatchedKind<V1ConfigMap> = {
+    name: 'ConfigMap',
+    path: corePath('configmaps'),
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? core.listConfigMapForAllNamespaces({ labelSelector })
+        : core.listNamespacedConfigMap({ namespace, labelSelector }),
+  };
+  const secrets: WatchedKind<V1Secret> = {
+    name: 'Secret',
+    path: corePath('secrets'),
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? core.listSecretForAllNamespaces({ labelSelector })
+        : core.listNamespacedSecret({ namespace, labelSelector }),
+  };
+  return { miniClusters, jobs, pods, services, configMaps, secrets };
+}

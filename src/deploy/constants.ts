@@ -1,0 +1,61 @@
+/**
+ * Names and settings of the operator's own install: one place for what install.yaml, the Helm chart,
+ * `flux-operator install` and the Dockerfile agree on.
+ */
+import { LABEL_APP_COMPONENT, LABEL_APP_NAME } from '../api/index.ts';
+
+/** The operator's version; a unit test keeps it equal to package.json's. */
+export const OPERATOR_VERSION = '0.1.0';
+
+export const OPERATOR_IMAGE_REPOSITORY = 'ghcr.io/flux-framework/flux-operator-ts';
+export const DEFAULT_OPERATOR_IMAGE = `${OPERATOR_IMAGE_REPOSITORY}:${OPERATOR_VERSION}`;
+
+/** Where the operator runs by default (its Deployment, ServiceAccount and leader-election Lease). */
+export const OPERATOR_NAMESPACE = 'flux-operator-system';
+
+/** Name of the Deployment, ServiceAccount, ClusterRole and ClusterRoleBinding. */
+export const OPERATOR_NAME = 'flux-operator';
+/** Name of the Role and RoleBinding that let the operator hold its Lease in its own namespace. */
+export const LEADER_ELECTION_ROLE_NAME = 'flux-operator-leader-election';
+
+/** Field manager of every server-side apply by the operator and by `flux-operator install`. */
+export const FIELD_MANAGER = 'flux-operator';
+
+/** The operator container: the executable on the image's PATH and its name in the pod. */
+export const OPERATOR_COMMAND = 'flux-operator';
+export const OPERATOR_CONTAINER_NAME = 'operator';
+
+export const METRICS_PORT = 8080;
+export const METRICS_PORT_NAME = 'metrics';
+export const HEALTH_PORT = 8081;
+export const HEALTH_PORT_NAME = 'health';
+export const LIVENESS_PATH = '/healthz';
+export const READINESS_PATH = '/readyz';
+
+export const RUN_SUBCOMMAND = 'run';
+export const LEADER_ELECT_FLAG = '--leader-elect';
+/** Where the operator serves /metrics and /healthz, /readyz (the ports the Deployment declares). */
+export const SERVE_ARGS: readonly string[] = [`--metrics-addr=:${METRICS_PORT}`, `--health-addr=:${HEALTH_PORT}`];
+
+/** The operator's arguments in the Deployment (after the command). */
+export const OPERATOR_ARGS: readonly string[] = [RUN_SUBCOMMAND, LEADER_ELECT_FLAG, ...SERVE_ARGS];
+
+/** Requests fit a small controller; only memory is limited (a CPU limit would throttle bursts). */
+export const OPERATOR_RESOURCES = {
+  requests: { cpu: '50m', memory: '128Mi' },
+  limits: { memory: '512Mi' },
+} as const;
+
+/** Kubernetes recommended labels: the operator's value of app.kubernetes.io/name and component. */
+export const OPERATOR_APP_NAME = 'flux-operator';
+export const OPERATOR_COMPONENT = 'controller';
+
+/** Labels on every object of the install. */
+export function operatorLabels(): Record<string, string> {
+  return { [LABEL_APP_NAME]: OPERATOR_APP_NAME };
+}
+
+/** Labels selecting the operator's pods (the Deployment selector: immutable once created). */
+export function operatorSelectorLabels(): Record<string, string> {
+  return { [LABEL_APP_NAME]: OPERATOR_APP_NAME, [LABEL_APP_COMPONENT]: OPERATOR_COMPONENT };
+}

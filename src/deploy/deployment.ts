@@ -1,0 +1,136 @@
+/**
+ * The operator's Deployment and its pieces. The pieces are exported one by one so the Helm chart's
+ * generated include file carries exactly the same settings as install.yaml.
+ */
+import type {
+  V1Container,
+  V1ContainerPort,
+  V1Deployment,
+  V1EnvVar,
+  V1PodSecurityContext,
+  V1Probe,
+  V1SecurityContext,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
+import type { Rendered } from '../render/kube-object.ts';
+import {
+  HEALTH_PORT,
+  HEALTH_PORT_NAME,
+  LIVENESS_PATH,
+  METRICS_PORT,
+  METRICS_PORT_NAME,
+  OPERATOR_ARGS,
+  OPERATOR_COMMAND,
+  OPERATOR_CONTAINER_NAME,
+  OPERATOR_NAME,
+  OPERATOR_RESOURCES,
+  READINESS_PATH,
+  operatorLabels,
+  operatorSelectorLabels,
+} from './constants.ts';
+
+export interface DeploymentOptions {
+  readonly image: string;
+  readonly namespace: string;
+  /** 1 by default; more replicas are standbys behind leader election. */
+  readonly replicas?: number;
+}
+
+/** Pod-level security: non-root and the runtime's default seccomp profile (Pod Security "restricted"). */
+export function podSecurityContext(): V1PodSecurityContext {
+  return { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } };
+}
+
+/** Container-level security: no privilege escalation, no capabilities, read-only root filesystem. */
+export function containerSecurityContext(): V1SecurityContext {
+  return {
+    allowPrivilegeEscalation: false,
+    readOnlyRootFilesystem: true,
+    runAsNonRoot: true,
+    capabilities: { drop: ['ALL'] },
+    seccompProfile: { type: 'RuntimeDefault' },
+  };
+}
+
+export function containerPorts(): V1ContainerPort[] {
+  return [
+    { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: 'TCP' },
+    { name: HEALTH_PORT_NAME, containerPort: HEALTH_PORT, protocol: 'TCP' },
+  ];
+}
+
+export function livenessProbe(): V1Probe {
+  return {
+    httpGet: { path: LIVENESS_PATH, port: HEALTH_PORT_NAME },
+    initialDelaySeconds: 15,
+    periodSeconds: 20,
+  };
+}
+
+export function readinessProbe(): V1Probe {
+  return {
+    httpGet: { path: READINESS_PATH, port: HEALTH_PORT_NAME },
+    initialDelaySeconds: 5,
+    periodSeconds: 10,
+  };
+}
+
+/**
+ * The pod's name and namespace from the downward API: the leader-election identity, and the
+ * namespace of the Lease (the only namespace where the Role lets the operator hold one).
+ */
+export function operatorEnv(): V1EnvVar[] {
+  return [
+    { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+    { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+  ];
+}
+
+/** A writable /tmp, since the root filesystem is read-only. */
+export function operatorVolumes(): V1Volume[] {
+  return [{ name: 'tmp', emptyDir: {} }];
+}
+
+export function operatorVolumeMounts(): V1VolumeMount[] {
+  return [{ name: 'tmp', mountPath: '/tmp' }];
+}
+
+export function operatorContainer(image: string): V1Container {
+  return {
+    name: OPERATOR_CONTAINER_NAME,
+    image,
+    imagePullPolicy: 'IfNotPresent',
+    command: [OPERATOR_COMMAND],
+    args: [...OPERATOR_ARGS],
+    env: operatorEnv(),
+    ports: containerPorts(),
+    livenessProbe: livenessProbe(),
+    readinessProbe: readinessProbe(),
+    resources: structuredClone(OPERATOR_RESOURCES) as V1Container['resources'],
+    securityContext: containerSecurityContext(),
+    volumeMounts: operatorVolumeMounts(),
+  };
+}
+
+export function operatorDeployment(options: DeploymentOptions): Rendered<V1Deployment> {
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: OPERATOR_NAME, namespace: options.namespace, labels: operatorLabels() },
+    spec: {
+      replicas: options.replicas ?? 1,
+      selector: { matchLabels: operatorSelectorLabels() },
+      template: {
+        metadata: { labels: { ...operatorLabels(), ...operatorSelectorLabels() } },
+        spec: {
+          serviceAccountName: OPERATOR_NAME,
+          securityContext: podSecurityContext(),
+          terminationGracePeriodSeconds: 10,
+          containers: [operatorContainer(options.image)],
+          volumes: operatorVolumes(),
+        },
+      },
+    },
+  };
+}

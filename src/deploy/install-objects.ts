@@ -1,0 +1,72 @@
+/** Every object of the operator's install, in apply order. Pure: built from constants and options. */
+import type { V1Namespace } from '@kubernetes/client-node';
+import { miniClusterCrd } from '../api/index.ts';
+import type { Rendered } from '../render/kube-object.ts';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
+import { operatorDeployment } from './deployment.ts';
+import {
+  clusterRole,
+  clusterRoleBinding,
+  leaderElectionRole,
+  leaderElectionRoleBinding,
+  serviceAccount,
+} from './rbac.ts';
+
+/** Any object of the install (the CRD's own type is not a client model, hence the loose type). */
+export type InstallObject = Rendered<object>;
+
+export interface InstallObjectsOptions {
+  /** Operator image; DEFAULT_OPERATOR_IMAGE (this version's release) when absent. */
+  readonly image?: string;
+  /** Namespace of the operator; OPERATOR_NAMESPACE when absent. */
+  readonly namespace?: string;
+  readonly replicas?: number;
+}
+
+/**
+ * The operator's namespace, labelled so Pod Security admission enforces the "restricted" profile
+ * there (the operator's pod complies).
+ */
+export function operatorNamespace(name: string): Rendered<V1Namespace> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    metadata: {
+      name,
+      labels: {
+        ...operatorLabels(),
+        'pod-security.kubernetes.io/enforce': 'restricted',
+        'pod-security.kubernetes.io/enforce-version': 'latest',
+      },
+    },
+  };
+}
+
+/**
+ * Everything but the Deployment: the Namespace, the CRD, the RBAC and the ServiceAccount. Enough for
+ * an operator run from outside the cluster (`flux-operator run --kubeconfig ...`) by a user bound to
+ * the ClusterRole, and the base of a full install.
+ */
+export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespace'> = {}): InstallObject[] {
+  const namespace = options.namespace ?? OPERATOR_NAMESPACE;
+  return [
+    operatorNamespace(namespace),
+    miniClusterCrd() as unknown as InstallObject,
+    clusterRole(),
+    serviceAccount(namespace),
+    clusterRoleBinding(namespace),
+    leaderElectionRole(namespace),
+    leaderElectionRoleBinding(namespace),
+  ];
+}
+
+/** The full install: crdAndRbacObjects() and the operator's Deployment. */
+export function installObjects(options: InstallObjectsOptions = {}): InstallObject[] {
+  const namespace = options.namespace ?? OPERATOR_NAMESPACE;
+  const deploymentOptions = {
+    image: options.image ?? DEFAULT_OPERATOR_IMAGE,
+    namespace,
+    ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+  };
+  return [...crdAndRbacObjects({ namespace }), operatorDeployment(deploymentOptions)];
+}

@@ -1,0 +1,145 @@
+/**
+ * The operator's RBAC: exactly the verbs the controller uses, each rule with the reason it exists.
+ * install.yaml, the Helm chart and `flux-operator install` all take their rules from here.
+ */
+import type {
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1PolicyRule,
+  V1Role,
+  V1RoleBinding,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
+import { GROUP, PLURAL } from '../api/index.ts';
+import type { Rendered } from '../render/kube-object.ts';
+import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, operatorLabels } from './constants.ts';
+
+/** A policy rule and why the operator needs it (shown as a comment in the generated YAML). */
+export interface DocumentedRule {
+  readonly apiGroups: readonly string[];
+  readonly resources: readonly string[];
+  readonly verbs: readonly string[];
+  readonly why: string;
+}
+
+/** Verbs to fully manage an object the operator renders and applies (server-side apply = patch). */
+const MANAGE = ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] as const;
+
+/** Cluster-wide rules (a ClusterRole): MiniClusters may live in any namespace. */
+export const OPERATOR_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: [GROUP],
+    resources: [PLURAL],
+    verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'],
+    why: 'Watch MiniClusters; update/patch the bursting finalizer; delete a finished one with spec.cleanup.',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: [`${PLURAL}/status`],
+    verbs: ['get', 'update', 'patch'],
+    why: 'Write MiniCluster status (conditions, size, selector) through the status subresource only.',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: [`${PLURAL}/finalizers`],
+    verbs: ['update'],
+    why: 'Set ownerReferences with blockOwnerDeletion on children (and the bursting finalizer).',
+  },
+  {
+    apiGroups: ['batch'],
+    resources: ['jobs'],
+    verbs: [...MANAGE],
+    why: 'The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.',
+  },
+  {
+    apiGroups: [''],
+    resources: ['services', 'configmaps', 'secrets'],
+    verbs: [...MANAGE],
+    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets.',
+  },
+  {
+    apiGroups: [''],
+    resources: ['pods'],
+    verbs: ['get', 'list', 'watch'],
+    why: 'Read broker pod status (ready pods, the lead pod) for MiniCluster status; never changes pods.',
+  },
+  {
+    apiGroups: [''],
+    resources: ['pods/exec'],
+    verbs: ['create'],
+    why: 'The burst queue reader runs `flux jobs` in the lead broker pod.',
+  },
+  {
+    apiGroups: ['events.k8s.io'],
+    resources: ['events'],
+    verbs: ['create', 'patch'],
+    why: 'Record events on MiniClusters (events.k8s.io/v1).',
+  },
+  {
+    apiGroups: [''],
+    resources: ['events'],
+    verbs: ['create', 'patch'],
+    why: 'Record events through the core/v1 API (older clients and kubectl describe).',
+  },
+];
+
+/** Namespaced rules (a Role in the operator's namespace only): the leader-election Lease. */
+export const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: ['coordination.k8s.io'],
+    resources: ['leases'],
+    verbs: ['get', 'create', 'update'],
+    why: "Leader election: read the Lease, create it once, renew or take it over (only in the operator's namespace).",
+  },
+];
+
+/** The Kubernetes form of a documented rule (without the reason). */
+export function policyRule(rule: DocumentedRule): V1PolicyRule {
+  return { apiGroups: [...rule.apiGroups], resources: [...rule.resources], verbs: [...rule.verbs] };
+}
+
+export function serviceAccount(namespace: string): Rendered<V1ServiceAccount> {
+  return {
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    metadata: { name: OPERATOR_NAME, namespace, labels: operatorLabels() },
+  };
+}
+
+export function clusterRole(): Rendered<V1ClusterRole> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: OPERATOR_NAME, labels: operatorLabels() },
+    rules: OPERATOR_RULES.map(policyRule),
+  };
+}
+
+export function clusterRoleBinding(namespace: string): Rendered<V1ClusterRoleBinding> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: OPERATOR_NAME, labels: operatorLabels() },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
+    subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace }],
+  };
+}
+
+export function leaderElectionRole(namespace: string): Rendered<V1Role> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: LEADER_ELECTION_ROLE_NAME, namespace, labels: operatorLabels() },
+    rules: LEADER_ELECTION_RULES.map(policyRule),
+  };
+}
+
+export function leaderElectionRoleBinding(namespace: string): Rendered<V1RoleBinding> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: LEADER_ELECTION_ROLE_NAME, namespace, labels: operatorLabels() },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: LEADER_ELECTION_ROLE_NAME },
+    subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace }],
+  };
+}

@@ -1,0 +1,484 @@
+// Starts, inspects and stops a local control plane: etcd, kube-apiserver, kube-controller-manager,
+// kube-scheduler and a kwok controller simulating the nodes, all run by `kwokctl --runtime binary` from
+// binaries built into the versioned cache, bound to 127.0.0.1.
+import { spawn } from 'node:child_process';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import type { V1Node } from '@kubernetes/client-node';
+import { parseAllDocuments } from 'yaml';
+import { ensureBuilt, stderrProgress } from './build.ts';
+import type { Progress } from './build.ts';
+import {
+  binDir,
+  DEFAULT_CLUSTER,
+  kubeconfigPath,
+  kwokClusterDir,
+  kwokClusterName,
+  kwokWorkdir,
+  readVersions,
+  stateDir as defaultStateDir,
+  validateName,
+} from './paths.ts';
+import { isAlive, listeningSocketsOf, rssBytes } from './procfs.ts';
+import type { ListeningSocket } from './procfs.ts';
+import { STAGES_YAML } from './stages.ts';
+
+export interface ClusterOptions {
+  /** Cluster name; `default` unless given. */
+  name?: string;
+  /** Progress lines for long steps; stderr unless given. */
+  progress?: Progress;
+  /** State folder (kubeconfigs, kwokctl work folders); `.cluster` in the project root unless given. */
+  stateDir?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface NodeShape {
+  count: number;
+  cpu: string;
+  memory: string;
+  pods: string;
+}
+
+export const DEFAULT_NODES: NodeShape = { count: 4, cpu: '8', memory: '32Gi', pods: '110' };
+
+export interface UpOptions extends ClusterOptions {
+  nodes?: Partial<NodeShape>;
+  /** How long to wait for the cluster to become usable (default 180 s). */
+  timeoutMs?: number;
+}
+
+export interface ComponentProcess {
+  pid: number;
+  command: string;
+}
+
+export interface ClusterStatus {
+  name: string;
+  kubeconfig: string;
+  /** kwokctl's work folder for this cluster exists. */
+  exists: boolean;
+  /** Every control-plane process is alive. */
+  running: boolean;
+  /** Live processes whose command line refers to this cluster's work folder. */
+  processes: ComponentProcess[];
+  /** The components kwokctl configured, and whether a live process runs each. */
+  components: { name: string; alive: boolean }[];
+  /** The ports kwokctl chose for this cluster. */
+  ports: Record<string, number>;
+  /** The TCP sockets the cluster's processes listen on. */
+  listening: ListeningSocket[];
+  /** Summed resident memory of the processes. */
+  rssBytes: number;
+  apiserver?: string;
+}
+
+export interface UpResult {
+  kubeconfig: string;
+  /** False when the cluster was already running. */
+  started: boolean;
+  status: ClusterStatus;
+}
+
+function resolve(options: ClusterOptions) {
+  const name = options.name ?? DEFAULT_CLUSTER;
+  validateName(name);
+  const dir = options.stateDir ?? defaultStateDir(options.env);
+  return {
+    name,
+    dir,
+    progress: options.progress ?? stderrProgress,
+    env: options.env ?? process.env,
+    kubeconfig: kubeconfigPath(name, dir),
+    clusterDir: kwokClusterDir(name, dir),
+    workdir: kwokWorkdir(dir),
+    kwokName: kwokClusterName(name),
+  };
+}
+
+/** Live processes whose command line mentions `folder` (every component gets a path inside it). */
+function processesUnder(folder: string): ComponentProcess[] {
+  const needle = folder.endsWith(path.sep) ? folder : folder + path.sep;
+  const found: ComponentProcess[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
+    } catch {
+      continue;
+    }
+    const args = cmdline.split('\0').filter((a) => a !== '');
+    if (args.length === 0 || !args.some((a) => a.includes(needle))) continue;
+    // kwokctl itself (while it creates or deletes) is no component.
+    if (path.basename(args[0] ?? '') === 'kwokctl') continue;
+    if (!isAlive(pid)) continue;
+    found.push({ pid, command: args.join(' ') });
+  }
+  return found;
+}
+
+interface KwokctlConfigDoc {
+  options?: Record<string, unknown>;
+  components?: { name?: string; binary?: string; args?: string[] }[];
+}
+
+function readKwokctlConfig(clusterDir: string): KwokctlConfigDoc | undefined {
+  const file = path.join(clusterDir, 'kwok.yaml');
+  if (!existsSync(file)) return undefined;
+  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+    const value = doc.toJS() as { kind?: string } | null;
+    if (value?.kind === 'KwokctlConfiguration') return value as KwokctlConfigDoc;
+  }
+  return undefined;
+}
+
+export function status(options: ClusterOptions = {}): ClusterStatus {
+  const r = resolve(options);
+  const config = readKwokctlConfig(r.clusterDir);
+  const processes = processesUnder(r.clusterDir);
+  const ports: Record<string, number> = {};
+  for (const [key, value] of Object.entries(config?.options ?? {})) {
+    if (/Port$/.test(key) && typeof value === 'number' && value > 0) ports[key] = value;
+  }
+  const components = (config?.components ?? []).map((c) => {
+    const binary = c.binary ?? '';
+    const alive = processes.some((p) => binary !== '' && p.command.startsWith(binary));
+    return { name: c.name ?? '?', alive };
+  });
+  const pids = processes.map((p) => p.pid);
+  return {
+    name: r.name,
+    kubeconfig: r.kubeconfig,
+    exists: config !== undefined,
+    running: components.length > 0 && components.every((c) => c.alive),
+    processes,
+    components,
+    ports,
+    listening: listeningSocketsOf(pids),
+    rssBytes: pids.reduce((sum, pid) => sum + rssBytes(pid), 0),
+    ...(ports.kubeApiserverPort ? { apiserver: `https://127.0.0.1:${ports.kubeApiserverPort}` } : {}),
+  };
+}
+
+/** kwokctl logs JSON lines when not on a terminal; keeps its "Cluster is ..." messages, readably. */
+function kwokctlMessage(line: string): string | undefined {
+  let msg = line.trim();
+  let elapsed = '';
+  if (msg.startsWith('{')) {
+    try {
+      const rec = JSON.parse(msg) as { msg?: string; elapsed?: { human?: string } };
+      msg = rec.msg ?? '';
+      elapsed = rec.elapsed?.human ? ` (${rec.elapsed.human})` : '';
+    } catch {
+      // not JSON after all
+    }
+  }
+  return /Cluster is|Stopping|Deleting|rror/.test(msg) ? msg + elapsed : undefined;
+}
+
+function run(
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+  progress: Progress,
+  timeoutMs: number,
+): Promise<{ code: number; output: string }> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    const onData = (chunk: string) => {
+      output += chunk;
+      for (const line of chunk.split('\n')) {
+        const msg = kwokctlMessage(line);
+        if (msg) progress(`kwokctl: ${msg}`);
+      }
+    };
+    child.stdout.setEncoding('utf8').on('data', onData);
+    child.stderr.setEncoding('utf8').on('data', onData);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code: code ?? 1, output });
+    });
+  });
+}
+
+function kwokctlConfigYaml(bin: string, versions: ReturnType<typeof readVersions>): string {
+  const b = (name: string) => JSON.stringify(path.join(bin, name));
+  return `apiVersion: config.kwok.x-k8s.io/v1alpha1
+kind: KwokctlConfiguration
+options:
+  runtime: binary
+  bindAddress: 127.0.0.1
+  kubeVersion: ${JSON.stringify(versions.kubernetes)}
+  etcdVersion: ${JSON.stringify(versions.etcd.replace(/^v/, ''))}
+  kwokVersion: ${JSON.stringify(versions.kwok)}
+  kubeApiserverBinary: ${b('kube-apiserver')}
+  kubeControllerManagerBinary: ${b('kube-controller-manager')}
+  kubeSchedulerBinary: ${b('kube-scheduler')}
+  kubectlBinary: ${b('kubectl')}
+  etcdBinary: ${b('etcd')}
+  kwokControllerBinary: ${b('kwok')}
+  etcdQuotaBackendSize: 2Gi
+  enableCRDs: [Exec, ClusterExec, Logs, ClusterLogs, Attach, ClusterAttach]
+componentsPatches:
+- name: kube-controller-manager
+  extraArgs:
+  - key: controllers
+    value: "*"
+---
+${STAGES_YAML}
+`;
+}
+
+function simulatedNode(i: number, shape: NodeShape): V1Node {
+  const name = `kwok-node-${i}`;
+  const resources = { cpu: shape.cpu, memory: shape.memory, pods: shape.pods, 'ephemeral-storage': '100Gi' };
+  return {
+    apiVersion: 'v1',
+    kind: 'Node',
+    metadata: {
+      name,
+      labels: {
+        'kubernetes.io/hostname': name,
+        'kubernetes.io/os': 'linux',
+        'kubernetes.io/arch': 'amd64',
+        'node.kubernetes.io/instance-type': `sim-${shape.cpu}cpu-${shape.memory}`,
+        type: 'kwok',
+      },
+      annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+    },
+    spec: { podCIDR: `10.244.${i}.0/24`, podCIDRs: [`10.244.${i}.0/24`] },
+    status: {
+      capacity: resources,
+      allocatable: resources,
+      // The API server reaches "kubelets" (kwok's server, for exec/logs/port-forward) on the InternalIP.
+      addresses: [
+        { type: 'InternalIP', address: '127.0.0.1' },
+        { type: 'Hostname', address: name },
+      ],
+    },
+  };
+}
+
+function httpStatus(err: unknown): number | undefined {
+  const e = err as { code?: unknown; statusCode?: unknown };
+  return typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : undefined;
+}
+
+async function until<T>(what: string, deadline: number, fn: () => Promise<T | undefined>): Promise<T> {
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const v = await fn();
+      if (v !== undefined) return v;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(250);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+async function waitUsable(kubeconfig: string, shape: NodeShape, deadline: number, progress: Progress) {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const coordination = kc.makeApiClient(CoordinationV1Api);
+  await until('the API server', deadline, async () => (await core.listNamespace()).items);
+  for (let i = 0; i < shape.count; i++) {
+    try {
+      await core.createNode({ body: simulatedNode(i, shape) });
+    } catch (err) {
+      if (httpStatus(err) !== 409) throw err;
+    }
+  }
+  await until(`${shape.count} Ready nodes`, deadline, async () => {
+    const nodes = (await core.listNode({ labelSelector: 'type=kwok' })).items;
+    const ready = nodes.filter((n) =>
+      n.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True'),
+    );
+    return ready.length >= shape.count ? ready : undefined;
+  });
+  // Pods need the namespace's default ServiceAccount (admission); the scheduler and the controller
+  // manager hold their leader leases once they work.
+  await until('the default ServiceAccount', deadline, async () =>
+    core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }),
+  );
+  for (const lease of ['kube-scheduler', 'kube-controller-manager']) {
+    await until(`the ${lease} leader lease`, deadline, async () => {
+      const l = await coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
+      return l.spec?.holderIdentity ? l : undefined;
+    });
+  }
+  progress(`${shape.count} simulated nodes Ready (${shape.cpu} cpu, ${shape.memory} each)`);
+}
+
+/**
+ * Runs fn holding `<workdir>/<cluster>.lock` (created exclusively, holding our pid), so that two processes
+ * do not start or stop the same cluster at once; a lock whose holder died is taken over.
+ */
+async function withLock<T>(file: string, progress: Progress, fn: () => Promise<T>): Promise<T> {
+  mkdirSync(path.dirname(file), { recursive: true });
+  const deadline = Date.now() + 10 * 60_000;
+  let told = false;
+  for (;;) {
+    try {
+      writeFileSync(file, String(process.pid), { flag: 'wx' });
+      break;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    }
+    let holder: number;
+    try {
+      holder = Number(readFileSync(file, 'utf8').trim());
+    } catch {
+      continue; // just released
+    }
+    if (holder > 0 && !isAlive(holder)) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    if (Date.now() > deadline)
+      throw new Error(`timed out waiting for the lock ${file} held by process ${holder}`);
+    if (!told) progress(`waiting for process ${holder || '?'}, which is starting or stopping this cluster`);
+    told = true;
+    await sleep(250);
+  }
+  try {
+    return await fn();
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
+
+/**
+ * Brings the named cluster up (building the binaries on first use) and returns its kubeconfig path.
+ * Idempotent: a running cluster is reused; a stale one (processes gone) is deleted and created afresh.
+ */
+export async function up(options: UpOptions = {}): Promise<UpResult> {
+  const r = resolve(options);
+  const bin = await ensureBuilt({ progress: r.progress, env: r.env });
+  return withLock(lockFile(r), r.progress, () => upLocked(options, r, bin));
+}
+
+function lockFile(r: ReturnType<typeof resolve>): string {
+  return path.join(r.workdir, `${r.kwokName}.lock`);
+}
+
+async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: string): Promise<UpResult> {
+  const shape: NodeShape = { ...DEFAULT_NODES, ...options.nodes };
+  const deadline = () => Date.now() + (options.timeoutMs ?? 180_000);
+  const env = { ...r.env, KWOK_WORKDIR: r.workdir };
+
+  const before = status(options);
+  const kwokKubeconfig = path.join(r.clusterDir, 'kubeconfig.yaml');
+  if (before.running && existsSync(kwokKubeconfig)) {
+    if (!existsSync(r.kubeconfig)) {
+      mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
+      copyFileSync(kwokKubeconfig, r.kubeconfig);
+    }
+    await waitUsable(r.kubeconfig, shape, deadline(), () => {});
+    return { kubeconfig: r.kubeconfig, started: false, status: status(options) };
+  }
+  if (before.exists || before.processes.length > 0) {
+    r.progress(`cluster ${r.name} is stale (some processes are gone); recreating it`);
+    await downLocked(options, r);
+  }
+
+  const t0 = Date.now();
+  r.progress(
+    `starting cluster ${r.name} (etcd, kube-apiserver, kube-controller-manager, kube-scheduler, kwok)`,
+  );
+  mkdirSync(r.workdir, { recursive: true });
+  const configFile = path.join(r.workdir, `${r.kwokName}.config.yaml`);
+  writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions()));
+  const kwokctl = path.join(bin, 'kwokctl');
+  const created = await run(
+    kwokctl,
+    ['--name', r.kwokName, '--config', configFile, 'create', 'cluster', '--kubeconfig=', '--timeout=5m'],
+    env,
+    r.progress,
+    330_000,
+  );
+  if (created.code !== 0) {
+    const tail = created.output.split('\n').slice(-40).join('\n');
+    await downLocked(options, r).catch(() => {});
+    throw new Error(`kwokctl create cluster failed (exit ${created.code}):\n${tail}`);
+  }
+  mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
+  copyFileSync(kwokKubeconfig, r.kubeconfig);
+  await waitUsable(r.kubeconfig, shape, deadline(), r.progress);
+  const st = status(options);
+  r.progress(
+    `cluster ${r.name} up in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${st.apiserver ?? '?'}; ` +
+      `kubeconfig: ${r.kubeconfig}`,
+  );
+  return { kubeconfig: r.kubeconfig, started: true, status: st };
+}
+
+async function waitGone(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(100);
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/**
+ * Stops every process of the named cluster and removes its state and kubeconfig. Returns whether
+ * anything was there to stop.
+ */
+export async function down(options: ClusterOptions = {}): Promise<{ stopped: boolean }> {
+  const r = resolve(options);
+  return withLock(lockFile(r), r.progress, () => downLocked(options, r));
+}
+
+async function downLocked(
+  options: ClusterOptions,
+  r: ReturnType<typeof resolve>,
+): Promise<{ stopped: boolean }> {
+  const before = status(options);
+  const pids = before.processes.map((p) => p.pid);
+  if (before.exists) {
+    r.progress(`stopping cluster ${r.name}`);
+    const kwokctl = path.join(binDir(readVersions(), r.env), 'kwokctl');
+    if (existsSync(kwokctl)) {
+      const env = { ...r.env, KWOK_WORKDIR: r.workdir };
+      const res = await run(kwokctl, ['--name', r.kwokName, 'delete', 'cluster'], env, r.progress, 120_000);
+      if (res.code !== 0)
+        r.progress(`kwokctl delete cluster failed (exit ${res.code}); killing the processes`);
+    }
+  }
+  // Whatever kwokctl left behind: TERM, then KILL.
+  let left = await waitGone([...pids, ...processesUnder(r.clusterDir).map((p) => p.pid)], 5_000);
+  for (const pid of left) process.kill(pid, 'SIGTERM');
+  left = await waitGone(left, 10_000);
+  for (const pid of left) process.kill(pid, 'SIGKILL');
+  left = await waitGone(left, 5_000);
+  if (left.length > 0) throw new Error(`processes ${left.join(', ')} of cluster ${r.name} did not exit`);
+  rmSync(r.clusterDir, { recursive: true, force: true });
+  rmSync(path.join(r.workdir, `${r.kwokName}.config.yaml`), { force: true });
+  rmSync(r.kubeconfig, { force: true });
+  if (r.name !== DEFAULT_CLUSTER) rmSync(path.dirname(r.kubeconfig), { recursive: true, force: true });
+  return { stopped: before.exists || pids.length > 0 };
+}

@@ -1,0 +1,105 @@
+// Where the local control plane's build script, pinned versions, binary cache and per-cluster state live.
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const BINARIES = [
+  'kube-apiserver',
+  'kube-controller-manager',
+  'kube-scheduler',
+  'kubectl',
+  'etcd',
+  'kwok',
+  'kwokctl',
+] as const;
+
+export interface Versions {
+  kubernetes: string;
+  etcd: string;
+  kwok: string;
+}
+
+/** The folder holding hack/build-control-plane.sh: searched upwards from this module (works from src/ and dist/src/). */
+export function findProjectRoot(start: string = path.dirname(fileURLToPath(import.meta.url))): string {
+  let dir = start;
+  for (;;) {
+    if (existsSync(path.join(dir, 'hack', 'build-control-plane.sh'))) return dir;
+    const parent = path.dirname(dir);
+    if (parent === dir) {
+      throw new Error(`cannot find hack/build-control-plane.sh in ${start} or any parent folder`);
+    }
+    dir = parent;
+  }
+}
+
+/** Parses the KEY=VALUE lines of hack/versions.env. */
+export function parseVersionsEnv(text: string): Versions {
+  const values = new Map<string, string>();
+  for (const line of text.split('\n')) {
+    const m = /^\s*([A-Z_]+)=(\S+)\s*$/.exec(line);
+    if (m?.[1] !== undefined && m[2] !== undefined) values.set(m[1], m[2]);
+  }
+  const get = (key: string): string => {
+    const v = values.get(key);
+    if (v === undefined) throw new Error(`hack/versions.env lacks ${key}`);
+    return v;
+  };
+  return { kubernetes: get('KUBERNETES_VERSION'), etcd: get('ETCD_VERSION'), kwok: get('KWOK_VERSION') };
+}
+
+export function readVersions(root: string = findProjectRoot()): Versions {
+  return parseVersionsEnv(readFileSync(path.join(root, 'hack', 'versions.env'), 'utf8'));
+}
+
+/** Same rule as hack/build-control-plane.sh: $FLUX_OPERATOR_CACHE, else $XDG_CACHE_HOME/flux-operator, else ~/.cache/flux-operator. */
+export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.FLUX_OPERATOR_CACHE) return env.FLUX_OPERATOR_CACHE;
+  return path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'flux-operator');
+}
+
+export function binDir(versions: Versions, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(
+    cacheRoot(env),
+    'k8s',
+    `${versions.kubernetes}-etcd${versions.etcd}-kwok${versions.kwok}`,
+    'bin',
+  );
+}
+
+/**
+ * The state folder of local clusters: $FLUX_OPERATOR_CLUSTER_DIR, else `.cluster` in the project root
+ * (gitignored). kwokctl keeps its per-cluster work folders under `<stateDir>/kwok`.
+ */
+export function stateDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.FLUX_OPERATOR_CLUSTER_DIR || path.join(findProjectRoot(), '.cluster');
+}
+
+export const DEFAULT_CLUSTER = 'default';
+
+export function validateName(name: string): void {
+  if (!/^[a-z0-9]([-a-z0-9]{0,30}[a-z0-9])?$/.test(name) || name === 'kwok') {
+    throw new Error(
+      `invalid cluster name ${JSON.stringify(name)}: use 1-32 lower-case letters, digits and '-' (not "kwok")`,
+    );
+  }
+}
+
+/** `.cluster/kubeconfig` for the default cluster, `.cluster/<name>/kubeconfig` for the others. */
+export function kubeconfigPath(name: string, dir: string = stateDir()): string {
+  validateName(name);
+  return name === DEFAULT_CLUSTER ? path.join(dir, 'kubeconfig') : path.join(dir, name, 'kubeconfig');
+}
+
+export function kwokWorkdir(dir: string = stateDir()): string {
+  return path.join(dir, 'kwok');
+}
+
+/** kwokctl's name for our cluster (its kubeconfig context is `kwok-<that>`). */
+export function kwokClusterName(name: string): string {
+  return `flux-${name}`;
+}
+
+export function kwokClusterDir(name: string, dir: string = stateDir()): string {
+  return path.join(kwokWorkdir(dir), 'clusters', kwokClusterName(name));
+}

@@ -1,0 +1,150 @@
+// Integration-test helpers: the local cluster's clients, a namespace per test, and a poller.
+import type { TestContext } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  BatchV1Api,
+  CoordinationV1Api,
+  CoreV1Api,
+  DiscoveryV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  PatchStrategy,
+  setHeaderOptions,
+} from '@kubernetes/client-node';
+import { up } from '../../src/localcluster/index.ts';
+
+export interface Clients {
+  kubeconfig: string;
+  kc: KubeConfig;
+  core: CoreV1Api;
+  batch: BatchV1Api;
+  discovery: DiscoveryV1Api;
+  coordination: CoordinationV1Api;
+  objects: KubernetesObjectApi;
+}
+
+let connected: Promise<Clients> | undefined;
+
+/**
+ * Clients for the default local cluster. The global setup has normally brought it up already; `up` is
+ * idempotent, so a single test file run without the global setup starts it (and leaves it running).
+ */
+export function cluster(): Promise<Clients> {
+  connected ??= (async () => {
+    const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[localcluster] ${line}\n`) });
+    const kc = new KubeConfig();
+    kc.loadFromFile(kubeconfig);
+    return {
+      kubeconfig,
+      kc,
+      core: kc.makeApiClient(CoreV1Api),
+      batch: kc.makeApiClient(BatchV1Api),
+      discovery: kc.makeApiClient(DiscoveryV1Api),
+      coordination: kc.makeApiClient(CoordinationV1Api),
+      objects: KubernetesObjectApi.makeApiClient(kc),
+    };
+  })();
+  return connected;
+}
+
+export interface WaitOptions {
+  /** What is awaited, for the timeout message. */
+  what: string;
+  timeoutMs?: number;
+  intervalMs?: number;
+}
+
+/**
+ * Calls `fn` until it returns something other than undefined, null or false, and returns that. Errors
+ * thrown by `fn` count as "not yet"; on timeout the last one and the last value are in the message.
+ */
+export async function waitFor<T>(
+  fn: () => Promise<T | undefined | null | false> | T | undefined | null | false,
+  options: WaitOptions,
+): Promise<T> {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  let lastValue: unknown;
+  for (;;) {
+    try {
+      const v = await fn();
+      if (v !== undefined && v !== null && v !== false) return v;
+      lastValue = v;
+      lastError = undefined;
+    } catch (err) {
+      lastError = err;
+    }
+    if (Date.now() >= deadline) break;
+    await sleep(options.intervalMs ?? 200);
+  }
+  const why =
+    lastError !== undefined ? `; last error: ${describe(lastError)}` : `; last value: ${String(lastValue)}`;
+  throw new Error(`timed out after ${timeoutMs} ms waiting for ${options.what}${why}`);
+}
+
+function describe(err: unknown): string {
+  if (err instanceof Error) {
+    const body = (err as { body?: unknown }).body;
+    return body ? `${err.message} ${typeof body === 'string' ? body : JSON.stringify(body)}` : err.message;
+  }
+  return String(err);
+}
+
+/** The HTTP status of an ApiException, if it is one. */
+export function httpStatus(err: unknown): number | undefined {
+  const code = (err as { code?: unknown }).code;
+  return typeof code === 'number' ? code : undefined;
+}
+
+let counter = 0;
+
+/**
+ * Creates a namespace unique to this test (named after it), waits until pods can be created in it
+ * (its default ServiceAccount exists), and deletes it after the test, waiting until it is gone.
+ */
+export async function withNamespace(t: TestContext, prefix = 't'): Promise<string> {
+  const { core } = await cluster();
+  const slug = `${prefix}-${t.name}`
+    .toLowerCase()
+    .replace(/[^a-z0-9-]+/g, '-')
+    .slice(0, 40)
+    .replace(/-+$/, '');
+  const name = `${slug}-${process.pid.toString(36)}${(counter++).toString(36)}`;
+  await core.createNamespace({
+    body: { metadata: { name, labels: { 'flux-operator.test/owned': 'true' } } },
+  });
+  t.after(async () => {
+    if (process.env.FLUX_OPERATOR_KEEP_NAMESPACES === '1') return;
+    await core.deleteNamespace({ name });
+    await waitFor(
+      async () => {
+        try {
+          await core.readNamespace({ name });
+          return false;
+        } catch (err) {
+          if (httpStatus(err) === 404) return true;
+          throw err;
+        }
+      },
+      { what: `namespace ${name} to be deleted`, timeoutMs: 60_000 },
+    );
+  });
+  await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
+    what: `the default ServiceAccount in ${name}`,
+  });
+  return name;
+}
+
+/** Sets (merges) annotations on a pod. */
+export async function annotatePod(
+  core: CoreV1Api,
+  namespace: string,
+  name: string,
+  annotations: Record<string, string>,
+): Promise<void> {
+  await core.patchNamespacedPod(
+    { name, namespace, body: { metadata: { annotations } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}

@@ -1,0 +1,28 @@
+// node --test --test-global-setup=test/harness/global-setup.ts: brings the default local cluster up once
+// for the whole run (building the binaries on first use) unless it is already up, and stops it at the
+// end only if it started it here. FLUX_OPERATOR_KEEP_CLUSTER=1 keeps it running for the next run.
+import { down, status, up } from '../../src/localcluster/index.ts';
+
+let startedHere = false;
+
+export async function globalSetup(): Promise<void> {
+  const before = status();
+  const t0 = Date.now();
+  const res = await up();
+  startedHere = res.started;
+  process.stderr.write(
+    `[global-setup] local cluster ${before.running ? 'reused' : 'started'} in ` +
+      `${((Date.now() - t0) / 1000).toFixed(1)} s; KUBECONFIG=${res.kubeconfig}\n`,
+  );
+}
+
+export async function globalTeardown(): Promise<void> {
+  if (!startedHere) return;
+  if (process.env.FLUX_OPERATOR_KEEP_CLUSTER === '1') {
+    process.stderr.write(
+      '[global-teardown] FLUX_OPERATOR_KEEP_CLUSTER=1: leaving the local cluster running\n',
+    );
+    return;
+  }
+  await down();
+}

@@ -1,0 +1,72 @@
+// The operator as a real process (`flux-operator run`), for tests of what only a process shows:
+// being killed, restarting, two replicas electing a leader.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { fileURLToPath } from 'node:url';
+import { cluster, waitFor } from './cluster.ts';
+
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+
+export interface OperatorProcess {
+  readonly child: ChildProcess;
+  /** Every line the process printed (JSON logs). */
+  readonly lines: string[];
+  /** Resolves with the exit code (or the signal) once the process has ended. */
+  readonly exited: Promise<number | string>;
+  logged(message: string): boolean;
+  kill(signal: NodeJS.Signals): Promise<number | string>;
+}
+
+export async function spawnOperator(
+  namespace: string,
+  extraArgs: readonly string[] = [],
+): Promise<OperatorProcess> {
+  const { kubeconfig } = await cluster();
+  const child = spawn(
+    process.execPath,
+    [
+      MAIN,
+      'run',
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      namespace,
+      '--metrics-addr',
+      '127.0.0.1:0',
+      '--health-addr',
+      '127.0.0.1:0',
+      '--log-level',
+      'debug',
+      ...extraArgs,
+    ],
+    { stdio: ['ignore', 'pipe', 'pipe'] },
+  );
+  const lines: string[] = [];
+  let partial = '';
+  const collect = (chunk: Buffer) => {
+    const text = partial + chunk.toString('utf8');
+    const parts = text.split('\n');
+    partial = parts.pop() ?? '';
+    lines.push(...parts.filter((line) => line !== ''));
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  const exited = once(child, 'exit').then(([code, signal]) => (code ?? signal) as number | string);
+  const process_: OperatorProcess = {
+    child,
+    lines,
+    exited,
+    logged: (message) => lines.some((line) => line.includes(`"msg":"${message}"`)),
+    kill: async (signal) => {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+  await waitFor(() => process_.logged('caches started') || child.exitCode !== null, {
+    what: 'the operator process to start',
+    timeoutMs: 30_000,
+  });
+  if (child.exitCode !== null)
+    throw new Error(`the operator exited with ${child.exitCode}:\n${lines.join('\n')}`);
+  return process_;
+}

@@ -1,0 +1,181 @@
+// Integration-test helpers for the operator: the CRD installed once, an in-process manager watching
+// one test namespace, and small MiniCluster helpers.
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import { Writable } from 'node:stream';
+import {
+  CRD_NAME,
+  GROUP,
+  PLURAL,
+  VERSION,
+  miniClusterCrd,
+  type MiniClusterStatus,
+} from '../../src/api/index.ts';
+import { serverSideApply } from '../../src/controller/apply.ts';
+import { kubeClients, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { Manager } from '../../src/controller/manager.ts';
+import { binDir, readVersions } from '../../src/localcluster/index.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { cluster, waitFor } from './cluster.ts';
+
+const run = promisify(execFile);
+let crdInstalled: Promise<void> | undefined;
+
+/** Applies the MiniCluster CRD (once per process) and waits until it is served. */
+export function installCrd(): Promise<void> {
+  crdInstalled ??= (async () => {
+    const { objects, kc } = await cluster();
+    await serverSideApply(objects, miniClusterCrd() as never, 'flux-operator-tests');
+    const clients = kubeClients(kc);
+    await waitFor(
+      async () => {
+        const crd = (await objects.read({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'CustomResourceDefinition',
+          metadata: { name: CRD_NAME },
+        })) as { status?: { conditions?: { type: string; status: string }[] } };
+        if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
+          return false;
+        // Established can precede the storage being ready to list: list once to be sure.
+        await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
+        return true;
+      },
+      { what: 'the MiniCluster CRD to be established', timeoutMs: 30_000 },
+    );
+  })();
+  return crdInstalled;
+}
+
+export interface RunningOperator {
+  readonly manager: Manager;
+  readonly clients: KubeClients;
+  /** Every API write the operator made, as `verb:Kind`. */
+  readonly writes: string[];
+  /** Every log line the operator wrote (JSON). */
+  readonly logLines: string[];
+  stop(): Promise<void>;
+}
+
+/** An in-process operator watching only `namespace`, so test files do not see each other's objects. */
+export async function startOperator(namespace: string): Promise<RunningOperator> {
+  await installCrd();
+  const { kc } = await cluster();
+  const clients = kubeClients(kc);
+  const writes: string[] = [];
+  const logLines: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      logLines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
+      done();
+    },
+  });
+  const manager = new Manager({
+    clients,
+    log: createLogger({ level: 'debug', destination: sink }),
+    namespaces: [namespace],
+    concurrency: 2,
+    onWrite: (verb, kind) => writes.push(`${verb}:${kind}`),
+  });
+  await manager.start();
+  return { manager, clients, writes, logLines, stop: () => manager.stop() };
+}
+
+export async function applyMiniCluster(clients: KubeClients, object: Record<string, unknown>): Promise<void> {
+  await clients.objects.patch(
+    object as never,
+    undefined,
+    undefined,
+    'flux-operator-tests',
+    true,
+    PatchStrategy.ServerSideApply,
+  );
+}
+
+export function miniClusterObject(
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+): Record<string, unknown> {
+  return {
+    apiVersion: `${GROUP}/${VERSION}`,
+    kind: 'MiniCluster',
+    metadata: { name, namespace },
+    spec: {
+      containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', command: 'hostname' }],
+      ...spec,
+    },
+  };
+}
+
+export async function readStatus(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+): Promise<MiniClusterStatus> {
+  const object = (await clients.custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL,
+    name,
+  })) as {
+    status?: MiniClusterStatus;
+  };
+  return object.status ?? {};
+}
+
+export function conditionOf(status: MiniClusterStatus, type: string) {
+  return status.conditions?.find((condition) => condition.type === type);
+}
+
+/** Waits until the condition has the status, and returns the whole status. */
+export async function waitForCondition(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  type: string,
+  wanted: 'True' | 'False',
+  timeoutMs = 30_000,
+): Promise<MiniClusterStatus> {
+  return waitFor(
+    async () => {
+      const status = await readStatus(clients, namespace, name);
+      return conditionOf(status, type)?.status === wanted ? status : false;
+    },
+    { what: `${namespace}/${name} condition ${type}=${wanted}`, timeoutMs },
+  );
+}
+
+export async function podsOf(clients: KubeClients, namespace: string, name: string): Promise<V1Pod[]> {
+  const list = await clients.core.listNamespacedPod({
+    namespace,
+    labelSelector: `flux-framework.org/minicluster=${name}`,
+  });
+  return list.items;
+}
+
+export async function scaleMiniCluster(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  replicas: number,
+): Promise<void> {
+  await clients.custom.patchNamespacedCustomObjectScale(
+    { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: { spec: { replicas } } },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
+
+/** Runs the cluster's kubectl against the local control plane. */
+export async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string }> {
+  const { kubeconfig } = await cluster();
+  return run(`${binDir(readVersions())}/kubectl`, ['--kubeconfig', kubeconfig, ...args], {
+    encoding: 'utf8',
+  });
+}

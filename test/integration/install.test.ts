@@ -1,0 +1,182 @@
+// `flux-operator install` against the local control plane: the CRD becomes Established with its names,
+// the RBAC is exactly src/deploy's and grants the operator's ServiceAccount what it needs (and no more,
+// as the API server's own authorizer answers), a second run changes nothing, and the Deployment's pod
+// passes the "restricted" Pod Security admission of the operator namespace.
+// Cluster-scoped objects (the CRD, the ClusterRole and its binding) are shared and left in place.
+import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { ApiextensionsV1Api, AuthorizationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
+import type { V1ResourceAttributes } from '@kubernetes/client-node';
+import { CRD_NAME } from '../../src/api/index.ts';
+import { installCommand } from '../../src/cli/install-command.ts';
+import { InputError } from '../../src/cli/input-error.ts';
+import {
+  LEADER_ELECTION_ROLE_NAME,
+  OPERATOR_NAME,
+  clusterRole,
+  leaderElectionRole,
+  operatorSelectorLabels,
+} from '../../src/deploy/index.ts';
+import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
+
+const selector = Object.entries(operatorSelectorLabels())
+  .map(([key, value]) => `${key}=${value}`)
+  .join(',');
+
+test('install applies the CRD and RBAC, and a second run changes nothing', async (t) => {
+  const { kubeconfig, kc } = await cluster();
+  const namespace = await withNamespace(t, 'install');
+  const lines: string[] = [];
+  const first = await installCommand({ kubeconfig, namespace, log: (line) => lines.push(line) });
+
+  const outcome = (object: string, result = first) =>
+    result.applied.find((a) => a.object === object)?.outcome;
+  assert.equal(outcome(`namespace/${namespace}`), 'configured', 'the namespace existed; install labels it');
+  assert.equal(outcome('serviceaccount/flux-operator'), 'created');
+  assert.equal(outcome(`role.rbac.authorization.k8s.io/${LEADER_ELECTION_ROLE_NAME}`), 'created');
+  assert.equal(outcome(`rolebinding.rbac.authorization.k8s.io/${LEADER_ELECTION_ROLE_NAME}`), 'created');
+  assert.equal(first.applied.length, 7, 'no Deployment without withDeployment');
+  assert.deepEqual(lines, [
+    ...first.applied.map((a) => `${a.object} ${a.outcome}`),
+    `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`,
+  ]);
+
+  const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: CRD_NAME });
+  assert.equal(crd.status?.conditions?.find((c) => c.type === 'Established')?.status, 'True');
+  assert.deepEqual(JSON.parse(JSON.stringify(crd.status?.acceptedNames)), {
+    kind: 'MiniCluster',
+    listKind: 'MiniClusterList',
+    plural: 'miniclusters',
+    singular: 'minicluster',
+    shortNames: ['mc'],
+    categories: ['flux'],
+  });
+
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  const role = await rbac.readClusterRole({ name: OPERATOR_NAME });
+  assert.deepEqual(JSON.parse(JSON.stringify(role.rules)), clusterRole().rules);
+  const binding = await rbac.readClusterRoleBinding({ name: OPERATOR_NAME });
+  assert.deepEqual(
+    binding.subjects?.map((s) => `${s.kind}/${s.namespace}/${s.name}`),
+    [`ServiceAccount/${namespace}/${OPERATOR_NAME}`],
+  );
+  const leaseRole = await rbac.readNamespacedRole({ name: LEADER_ELECTION_ROLE_NAME, namespace });
+  assert.deepEqual(JSON.parse(JSON.stringify(leaseRole.rules)), leaderElectionRole(namespace).rules);
+
+  // What the API server's authorizer lets the operator's ServiceAccount do.
+  const authorization = kc.makeApiClient(AuthorizationV1Api);
+  const user = `system:serviceaccount:${namespace}:${OPERATOR_NAME}`;
+  const allowed = async (resourceAttributes: V1ResourceAttributes) => {
+    const review = await authorization.createSubjectAccessReview({
+      body: { spec: { user, groups: ['system:serviceaccounts'], resourceAttributes } },
+    });
+    return review.status?.allowed === true;
+  };
+  const elsewhere = 'some-user-namespace';
+  const expectations: [V1ResourceAttributes, boolean][] = [
+    [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'watch', namespace: elsewhere }, true],
+    [{ group: 'flux-framework.org', resource: 'miniclusters', subresource: 'status', verb: 'patch' }, true],
+    [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'create', namespace: elsewhere }, false],
+    [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'delete', namespace: elsewhere }, true],
+    [{ group: 'flux-framework.org', resource: 'miniclusters', subresource: 'scale', verb: 'update' }, false],
+    [{ group: 'batch', resource: 'jobs', verb: 'delete', namespace: elsewhere }, true],
+    [{ resource: 'secrets', verb: 'create', namespace: elsewhere }, true],
+    [{ resource: 'pods', subresource: 'exec', verb: 'create', namespace: elsewhere }, true],
+    [{ resource: 'pods', verb: 'delete', namespace: elsewhere }, false],
+    [{ group: 'events.k8s.io', resource: 'events', verb: 'create', namespace: elsewhere }, true],
+    [{ group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace }, true],
+    [{ group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace: elsewhere }, false],
+    [{ group: 'coordination.k8s.io', resource: 'leases', verb: 'delete', namespace }, false],
+    [{ resource: 'nodes', verb: 'list' }, false],
+    [{ group: 'apiextensions.k8s.io', resource: 'customresourcedefinitions', verb: 'update' }, false],
+  ];
+  for (const [attributes, expected] of expectations) {
+    assert.equal(
+      await allowed(attributes),
+      expected,
+      `${user} ${attributes.verb} ${JSON.stringify(attributes)}`,
+    );
+  }
+
+  // Idempotent: the same objects again, nothing to change (the shared CRD may have been re-applied by
+  // other tests' field managers in between, so it only must not be created again).
+  const second = await installCommand({ kubeconfig, namespace, log: () => {} });
+  for (const { object, outcome: result } of second.applied) {
+    if (object.startsWith('customresourcedefinition')) assert.notEqual(result, 'created', object);
+    else assert.equal(result, 'unchanged', object);
+  }
+});
+
+test('install --with-deployment runs a pod the restricted Pod Security profile admits', async (t) => {
+  const { kubeconfig, core } = await cluster();
+  const namespace = await withNamespace(t, 'install-deploy');
+  const result = await installCommand({
+    kubeconfig,
+    namespace,
+    withDeployment: true,
+    image: 'example.com/flux-operator:test',
+    log: () => {},
+  });
+  assert.equal(result.applied.at(-1)?.object, 'deployment.apps/flux-operator');
+  assert.equal(result.applied.at(-1)?.outcome, 'created');
+
+  const ns = await core.readNamespace({ name: namespace });
+  assert.equal(ns.metadata?.labels?.['pod-security.kubernetes.io/enforce'], 'restricted');
+  // The ReplicaSet controller creates the pod only if Pod Security admission accepts it.
+  const pod = await waitFor(
+    async () => (await core.listNamespacedPod({ namespace, labelSelector: selector })).items[0],
+    { what: `the operator pod in ${namespace}`, timeoutMs: 60_000 },
+  );
+  const container = pod.spec?.containers[0];
+  assert.equal(container?.image, 'example.com/flux-operator:test');
+  assert.equal(pod.spec?.serviceAccountName, OPERATOR_NAME);
+  assert.equal(container?.securityContext?.readOnlyRootFilesystem, true);
+});
+
+test('install by a user without rights fails with a message naming the context', async (t) => {
+  const { kc, core } = await cluster();
+  const namespace = await withNamespace(t, 'install-denied');
+  const token = await core.createNamespacedServiceAccountToken({
+    name: 'default',
+    namespace,
+    body: { spec: { expirationSeconds: 600 } },
+  });
+  const server = kc.getCurrentCluster()?.server;
+  const caFile = kc.getCurrentCluster()?.caFile;
+  const caData = kc.getCurrentCluster()?.caData;
+  const path = join(mkdtempSync(join(tmpdir(), 'flux-operator-install-')), 'kubeconfig');
+  writeFileSync(
+    path,
+    JSON.stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'local',
+          cluster: {
+            server,
+            ...(caData ? { 'certificate-authority-data': caData } : {}),
+            ...(caFile ? { 'certificate-authority': caFile } : {}),
+            ...(caData || caFile ? {} : { 'insecure-skip-tls-verify': true }),
+          },
+        },
+      ],
+      users: [{ name: 'nobody', user: { token: token.status?.token } }],
+      contexts: [{ name: 'nobody@local', context: { cluster: 'local', user: 'nobody' } }],
+      'current-context': 'nobody@local',
+    }),
+  );
+  await assert.rejects(installCommand({ kubeconfig: path, namespace, log: () => {} }), (error) => {
+    assert.ok(error instanceof InputError, String(error));
+    assert.match(
+      error.message,
+      /^applying namespace\/[a-z0-9-]+: forbidden for the user of context "nobody@local"/,
+    );
+    assert.match(error.message, new RegExp(`of kubeconfig ${path}`));
+    assert.match(error.message, /cluster-admin/);
+    return true;
+  });
+});

@@ -1,0 +1,31 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { containsDesired } from '../../../src/controller/desired-state.ts';
+
+describe('containsDesired', () => {
+  it('accepts a live object with extra, defaulted fields', () => {
+    const desired = { spec: { ports: [{ port: 8050 }], clusterIP: 'None' } };
+    const live = {
+      spec: { ports: [{ port: 8050, protocol: 'TCP' }], clusterIP: 'None', type: 'ClusterIP' },
+      status: {},
+    };
+    assert.equal(containsDesired(desired, live), true);
+  });
+
+  it('sees a changed value, a missing field and a list of another length', () => {
+    assert.equal(containsDesired({ a: { b: 1 } }, { a: { b: 2 } }), false);
+    assert.equal(containsDesired({ a: 'x' }, {}), false);
+    assert.equal(containsDesired({ list: [1, 2] }, { list: [1, 2, 3] }), false);
+    assert.equal(containsDesired({ list: [{ x: 1 }] }, { list: [{ x: 2 }] }), false);
+  });
+
+  it('treats desired zero values as matching fields the API omits', () => {
+    assert.equal(containsDesired({ readOnly: false, items: [], labels: {}, n: 0 }, {}), true);
+    assert.equal(containsDesired({ readOnly: true }, {}), false);
+  });
+
+  it('does not confuse a list with a map', () => {
+    assert.equal(containsDesired({ a: [1] }, { a: { 0: 1 } }), false);
+    assert.equal(containsDesired({ a: { b: 1 } }, { a: [1] }), false);
+  });
+});

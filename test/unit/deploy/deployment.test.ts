@@ -1,0 +1,86 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  DEFAULT_OPERATOR_IMAGE,
+  OPERATOR_NAME,
+  installObjects,
+  operatorDeployment,
+} from '../../../src/deploy/index.ts';
+import type { V1Deployment } from '@kubernetes/client-node';
+
+const deployment = operatorDeployment({ image: 'example.com/op:1', namespace: 'ops' });
+const pod = deployment.spec?.template.spec;
+const [container] = pod?.containers ?? [];
+assert.ok(pod && container, 'the Deployment has a pod template with one container');
+
+describe('operator Deployment', () => {
+  it('runs one leader-elected replica of `flux-operator run` with the given image', () => {
+    assert.equal(deployment.metadata.name, OPERATOR_NAME);
+    assert.equal(deployment.metadata.namespace, 'ops');
+    assert.equal(deployment.spec?.replicas, 1);
+    assert.equal(pod.containers.length, 1);
+    assert.equal(container.image, 'example.com/op:1');
+    assert.deepEqual(container.command, ['flux-operator']);
+    assert.deepEqual(container.args, ['run', '--leader-elect', '--metrics-addr=:8080', '--health-addr=:8081']);
+    assert.equal(pod.serviceAccountName, OPERATOR_NAME);
+    assert.equal(operatorDeployment({ image: 'x', namespace: 'ops', replicas: 3 }).spec?.replicas, 3);
+  });
+
+  it('selects its pods by labels the pod template carries', () => {
+    const selector = deployment.spec?.selector.matchLabels ?? {};
+    assert.deepEqual(selector, {
+      'app.kubernetes.io/name': 'flux-operator',
+      'app.kubernetes.io/component': 'controller',
+    });
+    for (const [key, value] of Object.entries(selector)) {
+      assert.equal(deployment.spec?.template.metadata?.labels?.[key], value);
+    }
+  });
+
+  it('is locked down: non-root, read-only root filesystem, no capabilities, RuntimeDefault seccomp', () => {
+    assert.equal(container.securityContext?.privileged, undefined);
+    assert.deepEqual(pod.securityContext, { runAsNonRoot: true, seccompProfile: { type: 'RuntimeDefault' } });
+    assert.deepEqual(container.securityContext, {
+      allowPrivilegeEscalation: false,
+      readOnlyRootFilesystem: true,
+      runAsNonRoot: true,
+      capabilities: { drop: ['ALL'] },
+      seccompProfile: { type: 'RuntimeDefault' },
+    });
+    // The only writable path is an emptyDir at /tmp.
+    assert.deepEqual(container.volumeMounts, [{ name: 'tmp', mountPath: '/tmp' }]);
+    assert.deepEqual(pod.volumes, [{ name: 'tmp', emptyDir: {} }]);
+    assert.equal(pod.hostNetwork, undefined);
+  });
+
+  it('serves metrics on 8080 and health on 8081, probed at /healthz and /readyz', () => {
+    assert.deepEqual(container.ports, [
+      { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
+      { name: 'health', containerPort: 8081, protocol: 'TCP' },
+    ]);
+    assert.deepEqual(container.livenessProbe?.httpGet, { path: '/healthz', port: 'health' });
+    assert.deepEqual(container.readinessProbe?.httpGet, { path: '/readyz', port: 'health' });
+  });
+
+  it('requests 50m CPU and 128Mi, and limits memory to 512Mi (no CPU limit)', () => {
+    assert.deepEqual(container.resources, {
+      requests: { cpu: '50m', memory: '128Mi' },
+      limits: { memory: '512Mi' },
+    });
+  });
+
+  it('tells the operator its pod name and namespace (leader-election identity and Lease namespace)', () => {
+    assert.deepEqual(container.env, [
+      { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
+      { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    ]);
+  });
+
+  it('defaults to the release image of this version in flux-operator-system', () => {
+    const objects = installObjects();
+    const installed = objects.find((object) => object.kind === 'Deployment') as V1Deployment | undefined;
+    assert.equal(installed?.spec?.template.spec?.containers[0]?.image, DEFAULT_OPERATOR_IMAGE);
+    assert.match(DEFAULT_OPERATOR_IMAGE, /^ghcr\.io\/flux-framework\/flux-operator-ts:\d+\.\d+\.\d+/);
+    assert.equal(installed?.metadata?.namespace, 'flux-operator-system');
+  });
+});

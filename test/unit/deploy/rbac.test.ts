@@ -1,0 +1,102 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import {
+  LEADER_ELECTION_ROLE_NAME,
+  LEADER_ELECTION_RULES,
+  OPERATOR_NAME,
+  OPERATOR_RULES,
+  clusterRole,
+  clusterRoleBinding,
+  leaderElectionRole,
+  leaderElectionRoleBinding,
+  policyRule,
+  rulesYaml,
+  serviceAccount,
+} from '../../../src/deploy/index.ts';
+import { parse } from 'yaml';
+
+/** `group/resource: verbs`, one string per rule, so a failure shows exactly which rule changed. */
+function summary(rules: readonly { apiGroups?: string[]; resources?: string[]; verbs?: string[] }[]): string[] {
+  return rules.map(
+    (rule) => `${(rule.apiGroups ?? []).join(',') || 'core'} ${(rule.resources ?? []).join(',')}: ${(rule.verbs ?? []).join(',')}`,
+  );
+}
+
+describe('ClusterRole', () => {
+  it('grants exactly the verbs the controller uses', () => {
+    assert.deepEqual(summary(clusterRole().rules ?? []), [
+      'flux-framework.org miniclusters: get,list,watch,update,patch,delete',
+      'flux-framework.org miniclusters/status: get,update,patch',
+      'flux-framework.org miniclusters/finalizers: update',
+      'batch jobs: get,list,watch,create,patch,update,delete',
+      'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
+      'core pods: get,list,watch',
+      'core pods/exec: create',
+      'events.k8s.io events: create,patch',
+      'core events: create,patch',
+    ]);
+  });
+
+  it('has no wildcard, no resourceNames, no non-resource URLs, and no lease access', () => {
+    const rules = clusterRole().rules ?? [];
+    for (const rule of rules) {
+      assert.deepEqual(Object.keys(rule).sort(), ['apiGroups', 'resources', 'verbs']);
+      for (const value of [...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...(rule.verbs ?? [])]) {
+        assert.ok(!value.includes('*'), `wildcard in ${JSON.stringify(rule)}`);
+      }
+      assert.ok(!rule.apiGroups?.includes('coordination.k8s.io'), 'leases belong in the namespaced Role');
+    }
+    assert.ok(!rules.some((rule) => rule.resources?.includes('pods') && rule.verbs.includes('delete')));
+  });
+
+  it('gives every rule a reason', () => {
+    for (const rule of [...OPERATOR_RULES, ...LEADER_ELECTION_RULES]) {
+      assert.ok(rule.why.length > 20, `rule ${JSON.stringify(policyRule(rule))} needs a reason`);
+    }
+  });
+
+  it('is bound cluster-wide to the ServiceAccount in the given namespace', () => {
+    const binding = clusterRoleBinding('ops');
+    assert.deepEqual(binding.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'ClusterRole',
+      name: OPERATOR_NAME,
+    });
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: 'ops' }]);
+    assert.equal(binding.metadata.namespace, undefined);
+    assert.deepEqual(serviceAccount('ops').metadata, {
+      name: OPERATOR_NAME,
+      namespace: 'ops',
+      labels: { 'app.kubernetes.io/name': 'flux-operator' },
+    });
+  });
+});
+
+describe('leader-election Role', () => {
+  it('lets the operator get, create and update Leases in its own namespace only', () => {
+    const role = leaderElectionRole('ops');
+    assert.equal(role.kind, 'Role');
+    assert.equal(role.metadata.namespace, 'ops');
+    assert.deepEqual(summary(role.rules ?? []), ['coordination.k8s.io leases: get,create,update']);
+    const binding = leaderElectionRoleBinding('ops');
+    assert.equal(binding.metadata.namespace, 'ops');
+    assert.deepEqual(binding.roleRef, {
+      apiGroup: 'rbac.authorization.k8s.io',
+      kind: 'Role',
+      name: LEADER_ELECTION_ROLE_NAME,
+    });
+    assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: 'ops' }]);
+  });
+});
+
+describe('rulesYaml', () => {
+  it('parses back to the rules, with each reason as a comment before its rule', () => {
+    const text = rulesYaml(OPERATOR_RULES);
+    assert.deepEqual(parse(text), OPERATOR_RULES.map(policyRule));
+    const comments = text.split('\n').filter((line) => line.startsWith('# '));
+    assert.deepEqual(
+      comments,
+      OPERATOR_RULES.map((rule) => `# ${rule.why}`),
+    );
+  });
+});
