@@ -243,6 +243,12 @@ componentsPatches:
   extraArgs:
   - key: controllers
     value: "*"
+  # The default client rate (20/s) makes the Job controller, not the code under test, the bottleneck
+  # when hundreds of pods start at once (benchmarks).
+  - key: kube-api-qps
+    value: "200"
+  - key: kube-api-burst
+    value: "400"
 ---
 ${STAGES_YAML}
 `;
