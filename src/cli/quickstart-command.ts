@@ -7,10 +7,10 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../api/index.ts';
-import { isNotFound } from '../controller/api-errors.ts';
+import type { MiniClusterStatus } from '../api/index.ts';
 import { serverSideApply } from '../controller/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../controller/kube-clients.ts';
+import { kubeClients, loadKubeConfig } from '../controller/kube-clients.ts';
+import { readMiniClusterStatus } from '../controller/minicluster-client.ts';
 import { Manager } from '../controller/manager.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { up } from '../localcluster/index.ts';
@@ -42,28 +42,6 @@ function progressLine(status: MiniClusterStatus, size: number): string {
   const ready = status.conditions?.find((condition) => condition.type === 'Ready');
   const state = ready ? `${ready.reason}: ${ready.message}` : 'waiting for the operator';
   return `pods running ${status.readyPods ?? 0}/${size} | ${status.summary ?? 'Pending'} | ${state}`;
-}
-
-async function readStatus(
-  clients: KubeClients,
-  namespace: string,
-  name: string,
-): Promise<MiniClusterStatus | undefined> {
-  try {
-    const object = (await clients.custom.getNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: PLURAL,
-      name,
-    })) as {
-      status?: MiniClusterStatus;
-    };
-    return object.status ?? {};
-  } catch (error) {
-    if (isNotFound(error)) return undefined;
-    throw error;
-  }
 }
 
 export async function quickstart(options: QuickstartOptions): Promise<number> {
@@ -104,7 +82,7 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
     const deadline = Date.now() + options.timeoutMs;
     let last = '';
     for (;;) {
-      const status = await readStatus(clients, namespace, name);
+      const status = await readMiniClusterStatus(clients, namespace, name);
       const line = status ? progressLine(status, miniCluster.spec.size) : 'waiting for the MiniCluster';
       if (line !== last) say(`  ${line}`);
       last = line;

@@ -14,6 +14,7 @@ import {
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/controller/apply.ts';
 import { kubeClients, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -113,21 +114,15 @@ export function miniClusterObject(
   };
 }
 
+/** The MiniCluster's status; throws when it does not exist. */
 export async function readStatus(
   clients: KubeClients,
   namespace: string,
   name: string,
 ): Promise<MiniClusterStatus> {
-  const object = (await clients.custom.getNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: PLURAL,
-    name,
-  })) as {
-    status?: MiniClusterStatus;
-  };
-  return object.status ?? {};
+  const status = await readMiniClusterStatus(clients, namespace, name);
+  if (status === undefined) throw new Error(`MiniCluster ${namespace}/${name} does not exist`);
+  return status;
 }
 
 export function conditionOf(status: MiniClusterStatus, type: string) {

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
+import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
 import { annotatePod, cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
@@ -185,17 +186,9 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     for (const pod of await podsOf(clients, namespace, 'tidy')) {
       await annotatePod(clients.core, namespace, pod.metadata?.name ?? '', { [EXIT_CODE_ANNOTATION]: '0' });
     }
-    await waitFor(
-      async () => {
-        try {
-          await readStatus(clients, namespace, 'tidy');
-          return false;
-        } catch (error) {
-          return httpStatus(error) === 404;
-        }
-      },
-      { what: 'the finished MiniCluster to be deleted' },
-    );
+    await waitFor(async () => (await readMiniClusterStatus(clients, namespace, 'tidy')) === undefined, {
+      what: 'the finished MiniCluster to be deleted',
+    });
   });
 
   it('restores a child deleted or changed by hand', async (t) => {

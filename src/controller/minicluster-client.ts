@@ -1,0 +1,24 @@
+import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../api/index.ts';
+import { isNotFound } from './api-errors.ts';
+import type { KubeClients } from './kube-clients.ts';
+
+/** A MiniCluster's status as the API server has it now; undefined when the MiniCluster does not exist. */
+export async function readMiniClusterStatus(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+): Promise<MiniClusterStatus | undefined> {
+  try {
+    const object = (await clients.custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      name,
+    })) as { status?: MiniClusterStatus };
+    return object.status ?? {};
+  } catch (error) {
+    if (isNotFound(error)) return undefined;
+    throw error;
+  }
+}
