@@ -69,9 +69,44 @@ export const BurstClusterSchema = Type.Object(
   { description: 'A cluster this MiniCluster may burst to.', additionalProperties: false },
 );
 
+/** Kubernetes' default NodePort range. */
+const NODE_PORT_MIN = 30000;
+const NODE_PORT_MAX = 32767;
+
+export const LeadBrokerExposureSchema = Type.Object(
+  {
+    type: withDefault(
+      stringEnum(
+        ['NodePort', 'LoadBalancer'],
+        'Service type that makes the lead broker reachable from burst clusters: NodePort (any node address) or LoadBalancer (the cloud load balancer).',
+      ),
+      'NodePort',
+    ),
+    nodePort: Type.Optional(
+      Type.Integer({
+        description: 'With NodePort: the node port to use. Unset: Kubernetes picks one.',
+        minimum: NODE_PORT_MIN,
+        maximum: NODE_PORT_MAX,
+      }),
+    ),
+  },
+  {
+    description:
+      'The Service exposing the lead broker (pod index 0, port 8050) to burst clusters; its address is written to status.leadBroker. Rendered when clusters are declared.',
+    additionalProperties: false,
+    ...celRules({
+      rule: "!has(self.nodePort) || !has(self.type) || self.type == 'NodePort'",
+      message: 'nodePort applies to type NodePort only; remove nodePort or set type: NodePort',
+      fieldPath: '.nodePort',
+      reason: 'FieldValueForbidden',
+    }),
+  },
+);
+
 export const BurstingSchema = Type.Object(
   {
     leadBroker: Type.Optional(LeadBrokerSchema),
+    expose: Type.Optional(LeadBrokerExposureSchema),
     clusters: Type.Optional(
       Type.Array(BurstClusterSchema, {
         description:

@@ -9,6 +9,7 @@ export {
   FluxSchema,
   BurstingSchema,
   LeadBrokerSchema,
+  LeadBrokerExposureSchema,
   BurstClusterSchema,
   QUEUE_POLICIES,
 } from './flux-schema.ts';

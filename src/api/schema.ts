@@ -10,7 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { API_VERSION, KIND } from './group.ts';
 import { ContainerSchema, VolumeSchema } from './container-schema.ts';
-import { BurstClusterSchema, FluxSchema, LeadBrokerSchema } from './flux-schema.ts';
+import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
@@ -288,6 +288,7 @@ export type ArchiveSpec = Static<typeof ArchiveSchema>;
 export type Volume = Static<typeof VolumeSchema>;
 export type BurstCluster = Static<typeof BurstClusterSchema>;
 export type LeadBroker = Static<typeof LeadBrokerSchema>;
+export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;
 
 /** The spec after `applyDefaults`: every field with a default (static or derived) is present. */
 export type DefaultedMiniClusterSpec = Defaulted<typeof MiniClusterSpecSchema>;

@@ -109,6 +109,30 @@ export const MiniClusterStatusSchema = Type.Object(
         maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
       }),
     ),
+    leadBroker: Type.Optional(
+      Type.Object(
+        {
+          service: Type.String({
+            description: 'The Service exposing the lead broker.',
+            maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+          }),
+          address: Type.Optional(
+            Type.String({
+              description: 'Host name or IP address burst clusters connect to; unset until known.',
+              maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+            }),
+          ),
+          port: Type.Optional(
+            Type.Integer({ description: 'Port burst clusters connect to.', minimum: 1, maximum: 65535 }),
+          ),
+        },
+        {
+          description:
+            "Where burst clusters reach this MiniCluster's lead broker (set when clusters are declared).",
+          additionalProperties: false,
+        },
+      ),
+    ),
     startTime: Type.Optional(timestamp('When the Job started.')),
     completionTime: Type.Optional(timestamp('When the Job finished (bounded runs only).')),
   },

@@ -9,6 +9,7 @@ import {
   type V1Job,
   type V1Pod,
   type V1Secret,
+  type V1Service,
 } from '@kubernetes/client-node';
 import {
   API_VERSION,
@@ -23,6 +24,7 @@ import {
   type MiniClusterStatus,
 } from '../api/index.ts';
 import {
+  exposesLeadBroker,
   miniClusterNames,
   renderMiniCluster,
   type KubeObject,
@@ -253,7 +255,14 @@ export class Reconciler {
         spec: { ...live.spec, maxSize: live.spec.maxSize ?? live.spec.size ?? 1, size: live.spec.size ?? 1 },
       } as DefaultedMiniCluster);
     const previous = live.status;
+    const leadBrokerService =
+      miniCluster && exposesLeadBroker(miniCluster)
+        ? (this.deps.cache.children
+            .get('Service')
+            ?.get(miniClusterNames(miniCluster).leadBrokerService, namespace) as V1Service | undefined)
+        : undefined;
     const next = computeStatus({
+      ...(leadBrokerService ? { leadBrokerService } : {}),
       miniCluster: subject,
       previous,
       job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,

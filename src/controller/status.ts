@@ -3,7 +3,7 @@
  * and any problem that stopped the pass. Each decision is a small function returning a condition,
  * so the reasons and messages are honest and testable (cert-manager style).
  */
-import type { V1Job, V1Pod } from '@kubernetes/client-node';
+import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   CONDITION_FAILED,
   CONDITION_READY,
@@ -30,6 +30,8 @@ export interface Observation {
   readonly job: V1Job | undefined;
   readonly pods: readonly V1Pod[];
   readonly problem?: BlockingProblem;
+  /** The Service exposing the lead broker, when this MiniCluster declares burst clusters. */
+  readonly leadBrokerService?: V1Service;
   readonly now: Date;
 }
 
@@ -154,6 +156,29 @@ function isoTime(value: Date | string | undefined): string | undefined {
   return new Date(value).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
+/**
+ * Where burst clusters reach the lead broker: a NodePort on the address of the node running the lead
+ * pod (any node would do; that one is known without reading Nodes), or the load balancer's address.
+ */
+export function leadBrokerAddress(
+  service: V1Service,
+  pods: readonly V1Pod[],
+): NonNullable<MiniClusterStatus['leadBroker']> {
+  const result: NonNullable<MiniClusterStatus['leadBroker']> = { service: service.metadata?.name ?? '' };
+  const port = service.spec?.ports?.[0];
+  if (service.spec?.type === 'LoadBalancer') {
+    const ingress = service.status?.loadBalancer?.ingress?.[0];
+    const address = ingress?.ip ?? ingress?.hostname;
+    if (address) result.address = address;
+    if (port?.port) result.port = port.port;
+    return result;
+  }
+  const lead = pods.find((pod) => podIndex(pod) === 0 && !pod.metadata?.deletionTimestamp);
+  if (lead?.status?.hostIP) result.address = lead.status.hostIP;
+  if (port?.nodePort) result.port = port.nodePort;
+  return result;
+}
+
 export function computeStatus(observation: Observation): MiniClusterStatus {
   const { miniCluster, previous, job, pods, now } = observation;
   const generation = miniCluster.metadata.generation;
@@ -178,10 +203,15 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   };
   if (generation !== undefined) status.observedGeneration = generation;
   if (job?.metadata?.name) status.jobName = job.metadata.name;
+  if (observation.leadBrokerService)
+    status.leadBroker = leadBrokerAddress(observation.leadBrokerService, pods);
   const startTime = isoTime(job?.status?.startTime);
   if (startTime) status.startTime = startTime;
+  // With a success policy the Job meets its criteria (the lead is done) before completionTime is set.
   const finishedAt =
-    isoTime(job?.status?.completionTime) ?? isoTime(jobCondition(job, 'Failed')?.lastTransitionTime);
+    isoTime(job?.status?.completionTime) ??
+    isoTime(jobCondition(job, 'SuccessCriteriaMet')?.lastTransitionTime) ??
+    isoTime(jobCondition(job, 'Failed')?.lastTransitionTime);
   if (finishedAt) status.completionTime = finishedAt;
   return status;
 }

@@ -8,3 +8,4 @@ export type { MiniClusterNames } from './names.ts';
 export { ownerReference } from './kube-object.ts';
 export type { KubeObject, Owner } from './kube-object.ts';
 export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } from './flux-inputs.ts';
+export { exposesLeadBroker } from './service.ts';

@@ -6,7 +6,7 @@ import type { MiniClusterKeys } from './keys.ts';
 import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
 import { miniClusterNames } from './names.ts';
 import { renderSecrets } from './secrets.ts';
-import { renderService } from './service.ts';
+import { exposesLeadBroker, renderLeadBrokerService, renderService } from './service.ts';
 
 export interface RenderOptions {
   /** Set when the MiniCluster exists in a cluster: every object gets a controller ownerReference. */
@@ -28,6 +28,7 @@ export function renderMiniCluster(
     renderConfigMap(miniCluster, names),
     ...renderSecrets(miniCluster, names, keys),
     renderService(miniCluster, names),
+    ...(exposesLeadBroker(miniCluster) ? [renderLeadBrokerService(miniCluster, names)] : []),
     renderJob(miniCluster, names, operatorWritesResourceSpec(miniCluster)),
   ];
   if (options.owner) {

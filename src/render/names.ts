@@ -24,6 +24,8 @@ export interface MiniClusterNames {
   /** The indexed Job; its pods' hostnames are `<job>-<index>`, which Flux matches against broker.toml. */
   readonly job: string;
   readonly service: string;
+  /** The Service exposing the lead broker to burst clusters (local side of bursting only). */
+  readonly leadBrokerService: string;
   readonly configMap: string;
   /** The Secret holding the curve certificate: the user's curveCertSecret or the generated one. */
   readonly curveCertSecret: string;
@@ -41,6 +43,7 @@ export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniCluster
     // The Job keeps the MiniCluster's name exactly: validation already keeps `<name>-<index>` a label.
     job: name,
     service: miniCluster.spec.network.headlessName,
+    leadBrokerService: dnsLabel([name, 'lead-broker']),
     configMap: dnsLabel([name, 'flux-config']),
     curveCertSecret: flux.curveCertSecret ?? dnsLabel([name, 'curve-cert']),
     mungeKeySecret: flux.mungeSecret ?? dnsLabel([name, 'munge-key']),

@@ -191,6 +191,39 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     });
   });
 
+  it('exposes the lead broker of a MiniCluster that declares burst clusters and reports its address', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'bursty', {
+        size: 2,
+        interactive: true,
+        flux: {
+          bursting: {
+            clusters: [{ name: 'burst-0', size: 2 }],
+            expose: { type: 'NodePort', nodePort: 31050 },
+          },
+        },
+      }),
+    );
+    const status = await waitFor(
+      async () => {
+        const current = await readStatus(clients, namespace, 'bursty');
+        return current.leadBroker?.address ? current : false;
+      },
+      { what: 'status.leadBroker.address' },
+    );
+    assert.deepEqual(status.leadBroker, { service: 'bursty-lead-broker', address: '127.0.0.1', port: 31050 });
+    const service = await clients.core.readNamespacedService({ name: 'bursty-lead-broker', namespace });
+    assert.equal(service.spec?.type, 'NodePort');
+    // Two hosts of burst-0 are listed but down, so 2 of 4 ranks up is Ready for this MiniCluster.
+    assert.equal(
+      conditionOf(await waitForCondition(clients, namespace, 'bursty', 'Ready', 'True'), 'Ready')?.message,
+      '2/2 brokers running',
+    );
+  });
+
   it('restores a child deleted or changed by hand', async (t) => {
     const { namespace, operator } = await operatorIn(t);
     const { clients } = operator;

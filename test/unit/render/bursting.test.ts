@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import type { V1Service } from '@kubernetes/client-node';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { decodeHostlist } from '../../../src/flux/index.ts';
@@ -54,6 +55,37 @@ describe('rendering for bursting', () => {
       execution: { nodelist: string[] };
     };
     assert.deepEqual(resourceSpec.execution.nodelist, ['burst-local-[0-1],burst-0-[0-3]']);
+  });
+
+  it('exposes the lead broker (pod index 0) to the burst clusters through a NodePort Service', () => {
+    const services = renderMiniCluster(local, KEYS).filter((object) => object.kind === 'Service');
+    assert.deepEqual(
+      services.map((service) => service.metadata.name),
+      ['burst-local', 'burst-local-lead-broker'],
+    );
+    const exposed = services[1] as V1Service;
+    assert.equal(exposed.spec?.type, 'NodePort');
+    assert.deepEqual(exposed.spec?.selector, {
+      'app.kubernetes.io/name': 'flux-minicluster',
+      'flux-framework.org/minicluster': 'burst-local',
+      'batch.kubernetes.io/job-completion-index': '0',
+    });
+    assert.deepEqual(exposed.spec?.ports, [
+      { name: 'flux-broker', port: 8050, targetPort: 8050, protocol: 'TCP' },
+    ]);
+    const balanced = defaulted(
+      {
+        ...local.spec,
+        flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }], expose: { type: 'LoadBalancer' } } },
+      },
+      'burst-local',
+    );
+    const lb = renderMiniCluster(balanced, KEYS).find(
+      (object) => object.metadata.name === 'burst-local-lead-broker',
+    ) as V1Service;
+    assert.equal(lb.spec?.type, 'LoadBalancer');
+    // The external side and plain MiniClusters expose nothing.
+    assert.equal(renderMiniCluster(external, KEYS).filter((object) => object.kind === 'Service').length, 1);
   });
 
   it('renders the external side with the lead under its external address and the same ranks', () => {

@@ -1,0 +1,253 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
+import {
+  computeStatus,
+  leadBrokerAddress,
+  statusChanged,
+  transitionEvents,
+  type Observation,
+} from '../../../src/controller/status.ts';
+import { defaulted } from '../render/fixtures.ts';
+
+const NOW = new Date('2026-03-01T12:00:00Z');
+const EARLIER = '2026-03-01T11:00:00Z';
+
+function pod(index: number, phase: string, extra: Partial<V1Pod['status']> = {}): V1Pod {
+  return {
+    metadata: {
+      name: `flux-sample-${index}-abcde`,
+      labels: { 'batch.kubernetes.io/job-completion-index': String(index) },
+    },
+    status: {
+      phase,
+      conditions: [{ type: 'Ready', status: phase === 'Running' ? 'True' : 'False' }],
+      ...extra,
+    },
+  };
+}
+
+function job(
+  conditions: {
+    type: string;
+    status: string;
+    reason?: string;
+    message?: string;
+    lastTransitionTime?: Date;
+  }[] = [],
+  extra: Partial<V1Job['status']> = {},
+): V1Job {
+  return {
+    metadata: { name: 'flux-sample' },
+    status: { startTime: new Date(EARLIER), conditions, ...extra },
+  };
+}
+
+function observe(overrides: Partial<Observation>): Observation {
+  const miniCluster = defaulted({ size: 3 });
+  miniCluster.metadata.generation = 2;
+  return { miniCluster, previous: undefined, job: job(), pods: [], now: NOW, ...overrides };
+}
+
+function condition(status: ReturnType<typeof computeStatus>, type: string) {
+  return status.conditions?.find((c) => c.type === type);
+}
+
+describe('computeStatus', () => {
+  it('is Ready when every broker runs, with the scale fields filled in', () => {
+    const status = computeStatus(
+      observe({ pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Running')] }),
+    );
+    assert.deepEqual(status, {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          reason: 'BrokersRunning',
+          message: '3/3 brokers running',
+          lastTransitionTime: '2026-03-01T12:00:00Z',
+          observedGeneration: 2,
+        },
+        {
+          type: 'Scaling',
+          status: 'False',
+          reason: 'AtSize',
+          message: '3 of 3 brokers',
+          lastTransitionTime: '2026-03-01T12:00:00Z',
+          observedGeneration: 2,
+        },
+      ],
+      summary: 'Ready',
+      size: 3,
+      readyPods: 3,
+      maximumSize: 3,
+      selector: 'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=flux-sample',
+      observedGeneration: 2,
+      jobName: 'flux-sample',
+      startTime: '2026-03-01T11:00:00Z',
+    });
+  });
+
+  it('says which pods it waits for, and why', () => {
+    const unschedulable = pod(2, 'Pending', {
+      conditions: [{ type: 'PodScheduled', status: 'False', reason: 'Unschedulable' }],
+    });
+    const status = computeStatus(observe({ pods: [pod(0, 'Running'), pod(1, 'Pending'), unschedulable] }));
+    assert.deepEqual(
+      [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
+      [
+        'PodsPending',
+        '1/3 brokers running; waiting for flux-sample-1-abcde Pending, flux-sample-2-abcde Pending (Unschedulable)',
+      ],
+    );
+    assert.equal(status.summary, 'Starting');
+  });
+
+  it('reports Succeeded as soon as the success policy is met, with its time as the completion time', () => {
+    const status = computeStatus(
+      observe({
+        job: job([
+          {
+            type: 'SuccessCriteriaMet',
+            status: 'True',
+            lastTransitionTime: new Date('2026-03-01T11:30:00Z'),
+          },
+        ]),
+      }),
+    );
+    assert.equal(status.summary, 'Succeeded');
+    assert.deepEqual(
+      [condition(status, 'Succeeded')?.status, condition(status, 'Ready')?.reason],
+      ['True', 'Succeeded'],
+    );
+    assert.equal(status.completionTime, '2026-03-01T11:30:00Z');
+  });
+
+  it("reports Failed with the Job's reason", () => {
+    const status = computeStatus(
+      observe({
+        job: job([
+          {
+            type: 'Failed',
+            status: 'True',
+            reason: 'BackoffLimitExceeded',
+            message: 'Job has reached the specified backoff limit',
+          },
+        ]),
+      }),
+    );
+    assert.equal(status.summary, 'Failed');
+    assert.deepEqual(
+      [condition(status, 'Failed')?.reason, condition(status, 'Failed')?.message],
+      ['BackoffLimitExceeded', 'Job has reached the specified backoff limit'],
+    );
+  });
+
+  it('puts a blocking problem in the Ready condition', () => {
+    const status = computeStatus(
+      observe({
+        job: undefined,
+        problem: { reason: 'SecretMissing', message: 'spec.flux.mungeSecret: missing' },
+      }),
+    );
+    assert.deepEqual(
+      [
+        condition(status, 'Ready')?.status,
+        condition(status, 'Ready')?.reason,
+        condition(status, 'Ready')?.message,
+      ],
+      ['False', 'SecretMissing', 'spec.flux.mungeSecret: missing'],
+    );
+    assert.equal(status.summary, 'Pending');
+  });
+
+  it('keeps lastTransitionTime while a condition keeps its status, and keeps the maximum size of creation', () => {
+    const first = computeStatus(observe({ pods: [pod(0, 'Running')] }));
+    const previous = { ...first, maximumSize: 6 };
+    const later = computeStatus(
+      observe({
+        previous,
+        pods: [pod(0, 'Running'), pod(1, 'Running')],
+        now: new Date('2026-03-01T13:00:00Z'),
+      }),
+    );
+    assert.equal(condition(later, 'Ready')?.lastTransitionTime, '2026-03-01T12:00:00Z');
+    assert.equal(later.maximumSize, 6);
+    const ready = computeStatus(
+      observe({
+        previous: later,
+        pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Running')],
+        now: new Date('2026-03-01T14:00:00Z'),
+      }),
+    );
+    assert.equal(condition(ready, 'Ready')?.lastTransitionTime, '2026-03-01T14:00:00Z');
+  });
+
+  it('tells Scaling while the pod count moves to the size', () => {
+    const status = computeStatus(observe({ pods: [pod(0, 'Running')] }));
+    assert.deepEqual(
+      [condition(status, 'Scaling')?.status, condition(status, 'Scaling')?.reason],
+      ['True', 'ScalingUp'],
+    );
+  });
+});
+
+describe('statusChanged and transitionEvents', () => {
+  it('sees no change in a status computed again from the same observation', () => {
+    const status = computeStatus(observe({ pods: [pod(0, 'Running')] }));
+    assert.equal(
+      statusChanged(status, computeStatus(observe({ previous: status, pods: [pod(0, 'Running')] }))),
+      false,
+    );
+    assert.equal(statusChanged(status, { ...status, readyPods: 2 }), true);
+    assert.equal(statusChanged(undefined, status), true);
+  });
+
+  it('emits each transition once', () => {
+    const pending = computeStatus(observe({ pods: [] }));
+    const ready = computeStatus(
+      observe({ previous: pending, pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Running')] }),
+    );
+    assert.deepEqual(transitionEvents(pending, ready), [
+      { type: 'Normal', reason: 'Ready', note: '3/3 brokers running' },
+    ]);
+    assert.deepEqual(transitionEvents(ready, ready), []);
+    const blocked = computeStatus(
+      observe({ previous: ready, problem: { reason: 'SecretMissing', message: 'no secret' } }),
+    );
+    assert.deepEqual(transitionEvents(ready, blocked), [
+      { type: 'Warning', reason: 'SecretMissing', note: 'no secret' },
+    ]);
+    assert.deepEqual(transitionEvents(blocked, blocked), []);
+  });
+});
+
+describe('leadBrokerAddress', () => {
+  const nodePort: V1Service = {
+    metadata: { name: 'flux-sample-lead-broker' },
+    spec: { type: 'NodePort', ports: [{ port: 8050, nodePort: 30093 }] },
+  };
+
+  it("is the lead pod's node address and the node port for a NodePort Service", () => {
+    const lead = pod(0, 'Running', { hostIP: '10.0.0.7' });
+    assert.deepEqual(leadBrokerAddress(nodePort, [pod(1, 'Running', { hostIP: '10.0.0.8' }), lead]), {
+      service: 'flux-sample-lead-broker',
+      address: '10.0.0.7',
+      port: 30093,
+    });
+    assert.deepEqual(leadBrokerAddress(nodePort, []), { service: 'flux-sample-lead-broker', port: 30093 });
+  });
+
+  it("is the load balancer's address and the broker port for a LoadBalancer Service", () => {
+    const balanced: V1Service = {
+      metadata: { name: 'lb' },
+      spec: { type: 'LoadBalancer', ports: [{ port: 8050 }] },
+      status: { loadBalancer: { ingress: [{ hostname: 'broker.example.com' }] } },
+    };
+    assert.deepEqual(leadBrokerAddress(balanced, []), {
+      service: 'lb',
+      address: 'broker.example.com',
+      port: 8050,
+    });
+  });
+});
