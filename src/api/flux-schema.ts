@@ -103,9 +103,72 @@ export const LeadBrokerExposureSchema = Type.Object(
   },
 );
 
+/** Most burst targets one MiniCluster may name. */
+const MAX_BURST_TARGETS = 16;
+const DEFAULT_IDLE_SECONDS = 600;
+
+export const BurstTargetRefSchema = Type.Object(
+  {
+    name: dns1035Label('Name of the burst target (where burst clusters are created).'),
+    costPerNodeHour: Type.Optional(
+      Type.Number({
+        description: 'Relative cost of a node-hour there; cheaper targets are tried first. Unset: 0.',
+        minimum: 0,
+      }),
+    ),
+    maxNodes: Type.Optional(
+      Type.Integer({
+        description: 'Most burst nodes on this target at once. Unset: no limit.',
+        minimum: 0,
+        maximum: MAX_BROKERS,
+      }),
+    ),
+  },
+  { description: 'A burst target this MiniCluster may use.', additionalProperties: false },
+);
+
+export const BurstPolicySchema = Type.Object(
+  {
+    maxBurstNodes: withDefault(
+      Type.Integer({
+        description: 'Most nodes in burst clusters at once, over all targets.',
+        minimum: 0,
+        maximum: MAX_BROKERS,
+      }),
+      MAX_BROKERS,
+    ),
+    idleSeconds: withDefault(
+      Type.Integer({
+        description: 'A burst cluster with no burstable work for this long is removed.',
+        minimum: 0,
+        maximum: 31_536_000,
+      }),
+      DEFAULT_IDLE_SECONDS,
+    ),
+    targets: Type.Optional(
+      Type.Array(BurstTargetRefSchema, {
+        description:
+          "Where to burst, tried by cost, then in this order. Unset: the MiniCluster's own cluster (in-cluster).",
+        maxItems: MAX_BURST_TARGETS,
+        ...celRules({
+          rule: 'self.all(target, self.filter(other, other.name == target.name).size() == 1)',
+          message: 'burst target names must be unique; remove the duplicates',
+          reason: 'FieldValueDuplicate',
+        }),
+      }),
+    ),
+  },
+  {
+    description:
+      'When and where to burst: jobs submitted with --setattr=burstable that wait for more nodes than are up make burst clusters in the declared slots.',
+    additionalProperties: false,
+  },
+);
+
 export const BurstingSchema = Type.Object(
   {
     leadBroker: Type.Optional(LeadBrokerSchema),
+    policy: Type.Optional(BurstPolicySchema),
     expose: Type.Optional(LeadBrokerExposureSchema),
     clusters: Type.Optional(
       Type.Array(BurstClusterSchema, {

@@ -294,6 +294,7 @@ export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;
 export type DefaultedMiniClusterSpec = Defaulted<typeof MiniClusterSpecSchema>;
 export type DefaultedContainer = DefaultedMiniClusterSpec['containers'][number];
 export type DefaultedFluxSpec = DefaultedMiniClusterSpec['flux'];
+export type DefaultedBurstPolicy = NonNullable<NonNullable<DefaultedFluxSpec['bursting']>['policy']>;
 /** A MiniCluster whose spec went through `applyDefaults`. */
 export type DefaultedMiniCluster = Omit<MiniCluster, 'spec'> & { spec: DefaultedMiniClusterSpec };
 

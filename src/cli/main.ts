@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { stringify } from 'yaml';
 import { miniClusterCrd } from '../api/index.ts';
 import { generateMiniClusterKeys } from '../render/index.ts';
 import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
+import { burstPlanCommand } from './burst-plan-command.ts';
 import { installCommand } from './install-command.ts';
 import { quickstart } from './quickstart-command.ts';
 import { renderFiles } from './render-command.ts';
@@ -129,6 +130,30 @@ export function buildProgram(): Command {
         timeoutMs: options.timeout * 1000,
         ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
       });
+    });
+
+  const burst = program.command('burst').description('bursting: plan and inspect burst clusters');
+  burst
+    .command('plan')
+    .description(
+      'print what the burst planner would do for a MiniCluster and a Flux queue snapshot (dry run)',
+    )
+    .requiredOption(
+      '-f, --file <file>',
+      'MiniCluster manifest (its spec.flux.bursting.clusters are the burst slots)',
+    )
+    .requiredOption('--queue <file>', 'queue snapshot JSON (see src/burst/queue-file.ts)')
+    .option('--policy <file>', 'burst policy JSON (default: the built-in policy)')
+    .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
+    .action(async (options: { file: string; queue: string; policy?: string; output: 'text' | 'json' }) => {
+      process.stdout.write(
+        await burstPlanCommand({
+          file: options.file,
+          queueFile: options.queue,
+          ...(options.policy !== undefined ? { policyFile: options.policy } : {}),
+          format: options.output,
+        }),
+      );
     });
 
   program

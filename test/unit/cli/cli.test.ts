@@ -169,3 +169,29 @@ describe('flux-operator keygen and crd', () => {
     assert.equal(cli('frobnicate').code, 2);
   });
 });
+
+describe('flux-operator burst plan', () => {
+  it('prints the plan for the example, and exits 2 on a bad queue file', () => {
+    const plan = cli(
+      'burst',
+      'plan',
+      '-f',
+      'examples/burst-local.yaml',
+      '--queue',
+      'test/fixtures/burst/queue.json',
+    );
+    assert.equal(plan.code, 0);
+    assert.match(plan.stdout, /^ {2}create {2}burst-0 {2}in-cluster {2}4 {5}BurstNeeded$/m);
+    const bad = cli(
+      'burst',
+      'plan',
+      '-f',
+      'examples/burst-local.yaml',
+      '--queue',
+      tempFile('queue.json', '{"jobs": 3}'),
+    );
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stdout, '');
+    assert.match(bad.stderr, /queue\.json/);
+  });
+});
