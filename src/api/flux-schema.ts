@@ -168,6 +168,11 @@ export const BurstPolicySchema = Type.Object(
 export const BurstingSchema = Type.Object(
   {
     leadBroker: Type.Optional(LeadBrokerSchema),
+    slot: Type.Optional(
+      dns1035Label(
+        "With leadBroker: the lead MiniCluster's burst slot this MiniCluster fills; its pods are `<slot>-<index>`, the host names the lead lists. Default: this MiniCluster's name.",
+      ),
+    ),
     policy: Type.Optional(BurstPolicySchema),
     expose: Type.Optional(LeadBrokerExposureSchema),
     clusters: Type.Optional(
@@ -192,12 +197,20 @@ export const BurstingSchema = Type.Object(
   {
     description: 'Bursting: growing the Flux instance onto other clusters.',
     additionalProperties: false,
-    ...celRules({
-      rule: '!has(self.hostlist) || !has(self.clusters) || self.clusters.size() == 0',
-      message: 'hostlist replaces the hosts generated from clusters; set only one of hostlist and clusters',
-      fieldPath: '.hostlist',
-      reason: 'FieldValueForbidden',
-    }),
+    ...celRules(
+      {
+        rule: '!has(self.hostlist) || !has(self.clusters) || self.clusters.size() == 0',
+        message: 'hostlist replaces the hosts generated from clusters; set only one of hostlist and clusters',
+        fieldPath: '.hostlist',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: '!has(self.slot) || has(self.leadBroker)',
+        message: "slot names the lead MiniCluster's slot this one fills: it needs leadBroker",
+        fieldPath: '.slot',
+        reason: 'FieldValueForbidden',
+      },
+    ),
   },
 );
 

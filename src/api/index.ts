@@ -21,3 +21,12 @@ export { formatProblem } from './problems.ts';
 export type { Problem } from './problems.ts';
 export { miniClusterCrd, toStructuralSchema, PRINTER_COLUMNS, SCALE_SUBRESOURCE } from './crd.ts';
 export type { CustomResourceDefinition, JsonSchemaProps, PrinterColumn } from './crd.ts';
+export * from './burst-target-schema.ts';
+export { burstTargetCrd, BURST_TARGET_PRINTER_COLUMNS } from './burst-target-crd.ts';
+export type { BurstTargetCustomResourceDefinition } from './burst-target-crd.ts';
+export {
+  applyBurstTargetDefaults,
+  defaultBurstTarget,
+  validateBurstTarget,
+} from './burst-target-validate.ts';
+export type { BurstTargetValidationResult } from './burst-target-validate.ts';

@@ -375,6 +375,12 @@ const burstClusters: SemanticRule = {
     // collide. On the external side (leadBroker set) the cluster named like this MiniCluster is its
     // own slot in the shared list; only the lead's name is taken there.
     const takenPrefixes = bursting.leadBroker === undefined ? [name] : [bursting.leadBroker.name];
+    if (bursting.slot !== undefined && bursting.leadBroker === undefined) {
+      problems.push({
+        path: 'spec.flux.bursting.slot',
+        message: "needs leadBroker: it names the lead MiniCluster's slot this one fills",
+      });
+    }
     clusters.forEach((cluster, index) => {
       const path = `spec.flux.bursting.clusters[${index}].name`;
       if (!dns1035Label.test(cluster.name)) {

@@ -8,9 +8,13 @@ export const FLUX_JOB_STATES = ['NEW', 'DEPEND', 'PRIORITY', 'SCHED', 'RUN', 'CL
 export type FluxJobState = (typeof FLUX_JOB_STATES)[number];
 
 export interface FluxJob {
-  /** Flux job id as `flux jobs` prints it (f58 or decimal), opaque to the operator. */
+  /** Flux job id in F58 with a plain `f` prefix (`fXPqVWUVP`), opaque to the operator. */
   readonly id: string;
   readonly state: FluxJobState;
+  /**
+   * Counts of the request. Flux leaves some unset until resources are allocated (a `-N4` job has no
+   * ncores, a `-n8` job no nnodes): 0 means unknown here, and the planner treats it so.
+   */
   readonly nnodes: number;
   readonly ntasks: number;
   readonly ncores: number;

@@ -246,7 +246,7 @@ export class Reconciler {
   ): Promise<void> {
     const namespace = live.metadata.namespace ?? 'default';
     const name = live.metadata.name;
-    const job = this.deps.cache.jobs.get(name, namespace);
+    const job = this.deps.cache.jobs.get(miniCluster ? miniClusterNames(miniCluster).job : name, namespace);
     const subject: DefaultedMiniCluster =
       miniCluster ??
       // An invalid spec still gets a status; defaults that cannot be computed fall back to the raw spec.

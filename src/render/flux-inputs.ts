@@ -69,17 +69,18 @@ export function brokerHostEntries(miniCluster: DefaultedMiniCluster): BrokerHost
   const slots = (bursting?.clusters ?? []).map((cluster) => ({ name: cluster.name, size: cluster.size }));
   const lead = bursting?.leadBroker;
   if (lead) {
-    // The external side: this MiniCluster fills the slot named like it (its pods are `<name>-<i>`).
-    const ownSlots = slots.some((slot) => slot.name === metadata.name)
+    // The external side: this MiniCluster fills its slot (named, or named like it): pods `<slot>-<i>`.
+    const ownSlot = bursting.slot ?? metadata.name;
+    const ownSlots = slots.some((slot) => slot.name === ownSlot)
       ? slots
-      : [...slots, { name: metadata.name, size: spec.maxSize }];
+      : [...slots, { name: ownSlot, size: spec.maxSize }];
     return burstClusterHostEntries({
       lead: { name: lead.name, maxSize: lead.size },
       leadAlias: `${lead.name}-0`,
       leadAddress: lead.address,
       leadPort: lead.port,
       burstSlots: ownSlots,
-      ownSlot: metadata.name,
+      ownSlot,
     });
   }
   if (spec.flux.bootServer !== undefined && spec.flux.bootServerSize !== undefined) {

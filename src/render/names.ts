@@ -36,12 +36,19 @@ export interface MiniClusterNames {
   readonly generatesMungeKeySecret: boolean;
 }
 
+/** The lead's slot a burst cluster fills, when it names one. */
+export function burstSlotOf(miniCluster: DefaultedMiniCluster): string | undefined {
+  const bursting = miniCluster.spec.flux.bursting;
+  return bursting?.leadBroker !== undefined ? bursting.slot : undefined;
+}
+
 export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniClusterNames {
   const { name } = miniCluster.metadata;
   const { flux } = miniCluster.spec;
   return {
-    // The Job keeps the MiniCluster's name exactly: validation already keeps `<name>-<index>` a label.
-    job: name,
+    // The Job keeps the MiniCluster's name exactly (validation keeps `<name>-<index>` a label), except
+    // on a burst cluster filling a named slot: its pods must carry the host names the lead lists.
+    job: burstSlotOf(miniCluster) ?? name,
     service: miniCluster.spec.network.headlessName,
     leadBrokerService: dnsLabel([name, 'lead-broker']),
     configMap: dnsLabel([name, 'flux-config']),

@@ -1,0 +1,135 @@
+/**
+ * The BurstTarget CustomResourceDefinition (apiextensions.k8s.io/v1), built from its schema with
+ * the same structural conversion as the MiniCluster CRD (crd.ts `toStructuralSchema`).
+ */
+import { CATEGORIES, GROUP, VERSION } from './group.ts';
+import {
+  BURST_TARGET_CRD_NAME,
+  BURST_TARGET_KIND,
+  BURST_TARGET_LIST_KIND,
+  BURST_TARGET_PLURAL,
+  BURST_TARGET_SHORT_NAMES,
+  BURST_TARGET_SINGULAR,
+  BurstTargetSchema,
+  BurstTargetSpecSchema,
+  BurstTargetStatusSchema,
+  CONDITION_CONNECTED,
+} from './burst-target-schema.ts';
+import { toStructuralSchema } from './crd.ts';
+import type { JsonSchemaProps, PrinterColumn } from './crd.ts';
+import type { CelRule } from './schema-helpers.ts';
+
+/** The BurstTarget CRD: namespaced, status subresource, no scale subresource. */
+export interface BurstTargetCustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string };
+  spec: {
+    group: string;
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames: string[];
+      categories: string[];
+    };
+    scope: 'Namespaced';
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: JsonSchemaProps };
+      subresources: { status: Record<string, never> };
+      additionalPrinterColumns: PrinterColumn[];
+    }[];
+  };
+}
+
+/** Columns of `kubectl get bursttargets` (priority 1: only with `-o wide`). */
+export const BURST_TARGET_PRINTER_COLUMNS: PrinterColumn[] = [
+  {
+    name: 'Provider',
+    type: 'string',
+    jsonPath: '.spec.provider',
+    description: 'kubeconfig, gke or eks.',
+  },
+  {
+    name: 'Connected',
+    type: 'string',
+    jsonPath: `.status.conditions[?(@.type=="${CONDITION_CONNECTED}")].status`,
+    description: 'Whether the target answered the last check.',
+  },
+  {
+    name: 'Reason',
+    type: 'string',
+    jsonPath: `.status.conditions[?(@.type=="${CONDITION_CONNECTED}")].reason`,
+    description: 'Why the target is (not) connected.',
+    priority: 1,
+  },
+  {
+    name: 'Server',
+    type: 'string',
+    jsonPath: '.status.server',
+    description: "The target's API server.",
+    priority: 1,
+  },
+  {
+    name: 'Version',
+    type: 'string',
+    jsonPath: '.status.kubernetesVersion',
+    description: "The target's Kubernetes version.",
+    priority: 1,
+  },
+  { name: 'Age', type: 'date', jsonPath: '.metadata.creationTimestamp', description: 'Time since creation.' },
+];
+
+function rootSchema(): JsonSchemaProps {
+  const rootRules = BurstTargetSchema['x-kubernetes-validations'] as CelRule[] | undefined;
+  const properties = BurstTargetSchema.properties;
+  const root: JsonSchemaProps = {
+    description: BurstTargetSchema.description,
+    type: 'object',
+    required: ['spec'],
+    properties: {
+      apiVersion: { description: properties.apiVersion.description, type: 'string' },
+      kind: { description: properties.kind.description, type: 'string' },
+      metadata: { type: 'object' },
+      spec: toStructuralSchema(BurstTargetSpecSchema, 'spec'),
+      status: toStructuralSchema(BurstTargetStatusSchema, 'status'),
+    },
+  };
+  if (rootRules) root['x-kubernetes-validations'] = structuredClone(rootRules);
+  return root;
+}
+
+/** The BurstTarget CRD. Pure: the same object on every call. */
+export function burstTargetCrd(): BurstTargetCustomResourceDefinition {
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: BURST_TARGET_CRD_NAME },
+    spec: {
+      group: GROUP,
+      names: {
+        kind: BURST_TARGET_KIND,
+        listKind: BURST_TARGET_LIST_KIND,
+        plural: BURST_TARGET_PLURAL,
+        singular: BURST_TARGET_SINGULAR,
+        shortNames: [...BURST_TARGET_SHORT_NAMES],
+        categories: [...CATEGORIES],
+      },
+      scope: 'Namespaced',
+      versions: [
+        {
+          name: VERSION,
+          served: true,
+          storage: true,
+          schema: { openAPIV3Schema: rootSchema() },
+          subresources: { status: {} },
+          additionalPrinterColumns: BURST_TARGET_PRINTER_COLUMNS.map((column) => ({ ...column })),
+        },
+      ],
+    },
+  };
+}
