@@ -1,0 +1,189 @@
+/**
+ * The MiniCluster (and the Secrets it mounts) that fills one burst slot of a local MiniCluster on a
+ * burst target. Pure: from the local MiniCluster, the slot, the size and where its lead broker is
+ * reachable. Its brokers join the local instance: same host list order, same certificate, same
+ * munge key (copied as Secrets, never inline), the lead broker under its external address.
+ */
+import { createHash } from 'node:crypto';
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  API_VERSION,
+  KIND,
+  LABEL_MANAGED_BY,
+  MANAGED_BY,
+  type DefaultedContainer,
+  type DefaultedMiniCluster,
+  type MiniCluster,
+} from '../api/index.ts';
+import { brokerConfigText } from '../render/config-map.ts';
+import { dnsLabel, miniClusterNames } from '../render/names.ts';
+import { validateMiniCluster } from '../api/index.ts';
+
+/** The MiniCluster (by uid) a remote object was made for; the orphan collector reads it. */
+export const LABEL_BURST_ORIGIN_UID = 'flux-framework.org/burst-origin-uid';
+/** The slot of the local MiniCluster a burst cluster fills. */
+export const LABEL_BURST_SLOT = 'flux-framework.org/burst-slot';
+/** Hash of the burst cluster's broker config: what defines it. */
+export const LABEL_BURST_CONFIG_HASH = 'flux-framework.org/burst-config-hash';
+/** `<namespace>/<name>` of the local MiniCluster, for people (label values cannot hold a slash). */
+export const ANNOTATION_BURST_ORIGIN = 'flux-framework.org/burst-origin';
+
+const HASH_LENGTH = 10;
+/** Room for `-<index>` of the pods, which validation keeps inside a DNS label. */
+const POD_INDEX_RESERVE = 6;
+
+export interface ExternalMiniClusterRequest {
+  readonly local: DefaultedMiniCluster;
+  /** One of the local spec.flux.bursting.clusters. */
+  readonly slot: string;
+  /** Brokers to start there (at most the slot's size). */
+  readonly size: number;
+  /** Where brokers outside the local cluster reach the lead broker (status.leadBroker). */
+  readonly leadBroker: { readonly address: string; readonly port: number };
+  /** Namespace on the burst target. */
+  readonly namespace: string;
+}
+
+export interface ExternalMiniCluster {
+  readonly name: string;
+  readonly configHash: string;
+  readonly miniCluster: MiniCluster;
+  /** Names of the Secrets the burst MiniCluster mounts; `secretsFor` fills them. */
+  readonly secretNames: { readonly curveCert: string; readonly mungeKey: string };
+}
+
+/** What a burst broker needs of the local container; local-only references (volumes, pull secrets) stay behind. */
+function burstContainer(container: DefaultedContainer): MiniCluster['spec']['containers'][number] {
+  const copy: MiniCluster['spec']['containers'][number] = {
+    name: container.name,
+    image: container.image,
+    runFlux: container.runFlux,
+    fluxUser: { ...container.fluxUser },
+    pullAlways: container.pullAlways,
+    commands: { ...container.commands },
+  };
+  if (container.workingDir !== undefined) copy.workingDir = container.workingDir;
+  if (container.environment !== undefined) copy.environment = { ...container.environment };
+  if (container.resources !== undefined) copy.resources = structuredClone(container.resources);
+  if (container.cores !== undefined) copy.cores = container.cores;
+  if (container.securityContext !== undefined)
+    copy.securityContext = structuredClone(container.securityContext);
+  return copy;
+}
+
+function hashOf(text: string): string {
+  return createHash('sha256').update(text).digest('hex').slice(0, HASH_LENGTH);
+}
+
+export function externalMiniCluster(request: ExternalMiniClusterRequest): ExternalMiniCluster {
+  const { local, slot, size } = request;
+  const bursting = local.spec.flux.bursting;
+  const slots = bursting?.clusters ?? [];
+  const declared = slots.find((candidate) => candidate.name === slot);
+  if (!declared)
+    throw new Error(`slot ${slot} is not declared in spec.flux.bursting.clusters of ${local.metadata.name}`);
+  if (!Number.isInteger(size) || size < 1 || size > declared.size) {
+    throw new Error(`a burst cluster for slot ${slot} holds 1 to ${declared.size} brokers, not ${size}`);
+  }
+  const localNames = miniClusterNames(local);
+  const secretNames = {
+    curveCert: dnsLabel([local.metadata.name, 'curve-cert']),
+    mungeKey: dnsLabel([local.metadata.name, 'munge-key']),
+  };
+  const flux = local.spec.flux;
+  const spec: MiniCluster['spec'] = {
+    size,
+    maxSize: declared.size,
+    interactive: true,
+    deadlineSeconds: local.spec.deadlineSeconds,
+    containers: local.spec.containers.filter((container) => container.runFlux).map(burstContainer),
+    logging: { ...local.spec.logging },
+    // Named after the slot, like its pods: independent of the (hashed) MiniCluster name.
+    network: { headlessName: slot },
+    flux: {
+      logLevel: flux.logLevel,
+      connectTimeout: flux.connectTimeout,
+      installRoot: flux.installRoot,
+      curveCertSecret: secretNames.curveCert,
+      mungeSecret: secretNames.mungeKey,
+      bursting: {
+        leadBroker: {
+          address: request.leadBroker.address,
+          name: localNames.job,
+          size: local.spec.maxSize,
+          port: request.leadBroker.port,
+        },
+        slot,
+        clusters: slots.map((candidate) => ({ name: candidate.name, size: candidate.size })),
+      },
+    },
+  };
+  if (flux.optionFlags !== undefined) spec.flux = { ...spec.flux, optionFlags: flux.optionFlags };
+  if (flux.topology !== undefined) spec.flux = { ...spec.flux, topology: flux.topology };
+
+  // The name comes from the broker config, which does not depend on the name: the same request gives
+  // the same MiniCluster, a changed one (other address, other slots) a new one.
+  const draft: MiniCluster = {
+    apiVersion: API_VERSION,
+    kind: KIND,
+    metadata: { name: 'draft', namespace: request.namespace },
+    spec,
+  };
+  const validated = validateMiniCluster(draft);
+  if (!validated.ok) {
+    throw new Error(
+      `the burst MiniCluster for slot ${slot} is invalid: ${validated.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    );
+  }
+  const configHash = hashOf(brokerConfigText(validated.value, miniClusterNames(validated.value)));
+  const name = dnsLabel([local.metadata.name, slot, configHash], POD_INDEX_RESERVE);
+  return {
+    name,
+    configHash,
+    secretNames,
+    miniCluster: {
+      ...draft,
+      metadata: {
+        name,
+        namespace: request.namespace,
+        labels: {
+          [LABEL_MANAGED_BY]: MANAGED_BY,
+          [LABEL_BURST_ORIGIN_UID]: local.metadata.uid ?? '',
+          [LABEL_BURST_SLOT]: slot,
+          [LABEL_BURST_CONFIG_HASH]: configHash,
+        },
+        annotations: {
+          [ANNOTATION_BURST_ORIGIN]: `${local.metadata.namespace ?? 'default'}/${local.metadata.name}`,
+        },
+      },
+    },
+  };
+}
+
+/** Copies of the local key Secrets' data for the burst target, labelled with their origin. */
+export function burstSecrets(
+  external: ExternalMiniCluster,
+  local: DefaultedMiniCluster,
+  data: { readonly curveCert: string; readonly mungeKey: string },
+): (V1Secret & { metadata: { name: string } })[] {
+  const labels = {
+    [LABEL_MANAGED_BY]: MANAGED_BY,
+    [LABEL_BURST_ORIGIN_UID]: local.metadata.uid ?? '',
+  };
+  const annotations = {
+    [ANNOTATION_BURST_ORIGIN]: `${local.metadata.namespace ?? 'default'}/${local.metadata.name}`,
+  };
+  const namespace = external.miniCluster.metadata.namespace ?? 'default';
+  return [
+    { name: external.secretNames.curveCert, key: 'curve.cert', value: data.curveCert },
+    { name: external.secretNames.mungeKey, key: 'munge.key', value: data.mungeKey },
+  ].map(({ name, key, value }) => ({
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: { name, namespace, labels, annotations },
+    type: 'Opaque',
+    immutable: true,
+    // base64 already: copied as read from the local Secret, never decoded on the way.
+    data: { [key]: value },
+  }));
+}
