@@ -56,9 +56,13 @@ export function joinsAnotherInstance(miniCluster: DefaultedMiniCluster): boolean
   return flux.bursting?.leadBroker !== undefined || flux.bootServer !== undefined;
 }
 
+/**
+ * The instance has brokers in more than one MiniCluster. Every broker of an instance must compute
+ * the same tree, so both sides (lead and burst, first and connected) choose the flat one.
+ */
 function spansClusters(miniCluster: DefaultedMiniCluster): boolean {
   const bursting = miniCluster.spec.flux.bursting;
-  return bursting?.leadBroker !== undefined || (bursting?.clusters?.length ?? 0) > 0;
+  return joinsAnotherInstance(miniCluster) || (bursting?.clusters?.length ?? 0) > 0;
 }
 
 /** The rank-ordered `[[bootstrap.hosts]]` entries, identical (but for rank 0's alias) on every side. */

@@ -6,7 +6,7 @@ import type { MiniClusterKeys } from './keys.ts';
 import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
 import { miniClusterNames } from './names.ts';
 import { renderSecrets } from './secrets.ts';
-import { exposesLeadBroker, renderLeadBrokerService, renderService } from './service.ts';
+import { exposesLeadBroker, renderLeadBrokerService, renderService, usesSharedService } from './service.ts';
 
 export interface RenderOptions {
   /** Set when the MiniCluster exists in a cluster: every object gets a controller ownerReference. */
@@ -27,7 +27,8 @@ export function renderMiniCluster(
   const objects: KubeObject[] = [
     renderConfigMap(miniCluster, names),
     ...renderSecrets(miniCluster, names, keys),
-    renderService(miniCluster, names),
+    // A MiniCluster connecting to another through a shared selector uses the first one's Service.
+    ...(usesSharedService(miniCluster) ? [] : [renderService(miniCluster, names)]),
     ...(exposesLeadBroker(miniCluster) ? [renderLeadBrokerService(miniCluster, names)] : []),
     renderJob(miniCluster, names, operatorWritesResourceSpec(miniCluster)),
   ];

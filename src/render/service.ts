@@ -85,3 +85,11 @@ export function renderLeadBrokerService(
     },
   };
 }
+
+/** A MiniCluster that joins another through a shared selector: that one renders the one Service. */
+export function usesSharedService(miniCluster: DefaultedMiniCluster): boolean {
+  const shared = miniCluster.spec.network.sharedSelector;
+  return (
+    miniCluster.spec.flux.bootServer !== undefined && shared !== undefined && Object.keys(shared).length > 0
+  );
+}

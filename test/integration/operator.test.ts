@@ -224,6 +224,56 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     );
   });
 
+  it('connects two MiniClusters into one host list behind one shared Service', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    const network = { headlessName: 'connected', sharedSelector: { 'flux-framework.org/connected': 'pair' } };
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'first', {
+        size: 2,
+        interactive: true,
+        network,
+        flux: { bursting: { clusters: [{ name: 'second', size: 2 }] } },
+      }),
+    );
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'second', {
+        size: 2,
+        interactive: true,
+        network,
+        flux: { bootServer: 'first', bootServerSize: 2 },
+      }),
+    );
+    await waitForCondition(clients, namespace, 'first', 'Ready', 'True');
+    await waitForCondition(clients, namespace, 'second', 'Ready', 'True');
+    const hosts = async (name: string) => {
+      const toml =
+        (await clients.core.readNamespacedConfigMap({ name: `${name}-flux-config`, namespace })).data?.[
+          'broker.toml'
+        ] ?? '';
+      return [...toml.matchAll(/host = "([^"]+)"/g)].map((match) => match[1]);
+    };
+    assert.deepEqual(await hosts('first'), ['first-[0-1]', 'second-[0-1]']);
+    assert.deepEqual(await hosts('second'), ['first-[0-1]', 'second-[0-1]']);
+    const endpoints = await waitFor(
+      async () => {
+        const { discovery } = await cluster();
+        const slices = await discovery.listNamespacedEndpointSlice({
+          namespace,
+          labelSelector: 'kubernetes.io/service-name=connected',
+        });
+        const names = slices.items
+          .flatMap((slice) => (slice.endpoints ?? []).map((endpoint) => endpoint.hostname ?? ''))
+          .sort();
+        return names.length === 4 ? names : false;
+      },
+      { what: 'four endpoints behind the shared Service' },
+    );
+    assert.deepEqual(endpoints, ['first-0', 'first-1', 'second-0', 'second-1']);
+  });
+
   it('restores a child deleted or changed by hand', async (t) => {
     const { namespace, operator } = await operatorIn(t);
     const { clients } = operator;

@@ -130,8 +130,28 @@ describe('rendering for bursting', () => {
     );
     assert.deepEqual(brokerHosts(second), brokerHosts(first));
     assert.deepEqual(brokerHosts(first), ['first-0', 'first-1', 'second-0', 'second-1']);
-    const service = find.service(renderMiniCluster(second, KEYS));
+    // One Service for both (two controllers cannot own one object): the first's, selecting both.
+    const service = renderMiniCluster(first, KEYS).find((object) => object.metadata.name === 'shared') as V1Service;
+    assert.equal(service.kind, 'Service');
     assert.deepEqual(service.spec?.selector, { 'flux-framework.org/connected': 'pair' });
+    assert.equal(
+      renderMiniCluster(second, KEYS).filter(
+        (object) => object.kind === 'Service' && object.metadata.name === 'shared',
+      ).length,
+      0,
+    );
+    assert.equal(find.job(renderMiniCluster(second, KEYS)).spec?.template.spec?.subdomain, 'shared');
+    // Both sides compute the same (flat) tree, and the second's pods are all workers.
+    for (const side of [first, second]) {
+      assert.match(
+        find.configMap(renderMiniCluster(side, KEYS)).data?.['entrypoint.sh'] ?? '',
+        /-Stbon\.topo=kary:0\b/,
+      );
+    }
+    assert.match(
+      find.configMap(renderMiniCluster(second, KEYS)).data?.['entrypoint.sh'] ?? '',
+      /^role=worker$/m,
+    );
     assert.equal(
       find.job(renderMiniCluster(second, KEYS)).spec?.template.metadata?.labels?.[
         'flux-framework.org/connected'
