@@ -201,15 +201,12 @@ function timestamp(description: string) {
 export const BurstTargetStatusSchema = Type.Object(
   {
     conditions: Type.Optional(
-      Type.Array(
-        CloneType(ConditionSchema, { description: "One aspect of the BurstTarget's state." }),
-        {
-          description: 'Latest observations of the target, one per type (Connected).',
-          maxItems: 32,
-          'x-kubernetes-list-type': 'map',
-          'x-kubernetes-list-map-keys': ['type'],
-        },
-      ),
+      Type.Array(CloneType(ConditionSchema, { description: "One aspect of the BurstTarget's state." }), {
+        description: 'Latest observations of the target, one per type (Connected).',
+        maxItems: 32,
+        'x-kubernetes-list-type': 'map',
+        'x-kubernetes-list-map-keys': ['type'],
+      }),
     ),
     observedGeneration: Type.Optional(
       Type.Integer({ description: 'metadata.generation the status was computed from.', minimum: 0 }),

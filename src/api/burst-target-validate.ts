@@ -32,8 +32,7 @@ import { schemaProblems } from './schema-errors.ts';
 import { DNS_1035_LABEL_PATTERN } from './schema-helpers.ts';
 
 export type BurstTargetValidationResult =
-  | { ok: true; value: DefaultedBurstTarget }
-  | { ok: false; problems: Problem[] };
+  { ok: true; value: DefaultedBurstTarget } | { ok: false; problems: Problem[] };
 
 /** What the BurstTarget patterns mean, for the messages (schema-errors.ts knows only the common ones). */
 const PATTERN_MEANINGS: Record<string, string> = {

@@ -20,6 +20,8 @@ export const CONDITION_SUCCEEDED = 'Succeeded';
 export const CONDITION_FAILED = 'Failed';
 /** True while the pod count moves towards spec.size. */
 export const CONDITION_SCALING = 'Scaling';
+/** With burst slots: whether the operator can read the queue and burst, and what it last did. */
+export const CONDITION_BURSTING = 'Bursting';
 
 /** Values of `status.summary`, the Status column of `kubectl get`. */
 export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Succeeded', 'Failed'] as const;
@@ -130,6 +132,29 @@ export const MiniClusterStatusSchema = Type.Object(
           description:
             "Where burst clusters reach this MiniCluster's lead broker (set when clusters are declared).",
           additionalProperties: false,
+        },
+      ),
+    ),
+    bursts: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            slot: Type.String({ description: 'The burst slot it fills (spec.flux.bursting.clusters).', maxLength: 63 }),
+            target: Type.String({ description: 'The burst target it runs on.', maxLength: 63 }),
+            name: Type.String({ description: 'Name of the burst MiniCluster on the target.', maxLength: 63 }),
+            namespace: Type.String({ description: 'Its namespace on the target.', maxLength: 63 }),
+            size: count('Brokers it runs.', MAX_BROKERS),
+            state: stringEnum(['Pending', 'Ready'], 'Pending until its brokers run, then Ready.'),
+            createdAt: timestamp('When it was created.'),
+            lastBusyAt: Type.Optional(timestamp('Last time burstable work needed it.')),
+          },
+          { description: 'A burst cluster of this MiniCluster.', additionalProperties: false },
+        ),
+        {
+          description: 'Burst clusters this MiniCluster created on burst targets.',
+          maxItems: 32,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['slot'],
         },
       ),
     ),

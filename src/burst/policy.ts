@@ -1,8 +1,9 @@
 /**
- * The burst policy: how far and where a MiniCluster may burst. Shaped to become
- * `spec.flux.bursting.policy` (same field names, same defaults); until then the CLI reads it from a
- * JSON file. Pure: parsing returns problems naming the field, it never throws.
+ * The burst policy: how far and where a MiniCluster may burst, from `spec.flux.bursting.policy`
+ * (policyOfSpec) or a JSON file for `burst plan --policy`. Pure: parsing returns problems naming the
+ * field, it never throws.
  */
+import type { DefaultedBurstPolicy } from '../api/index.ts';
 import { MAX_BROKERS } from '../api/limits.ts';
 
 export interface BurstTarget {
@@ -124,5 +125,15 @@ export function parseBurstPolicy(value: unknown, source: string): ParseResult<Bu
       idleSeconds: idleSeconds ?? defaultBurstPolicy.idleSeconds,
       targets,
     },
+  };
+}
+
+/** The policy a MiniCluster declares (spec.flux.bursting.policy), completed with the defaults. */
+export function policyOfSpec(spec: DefaultedBurstPolicy | undefined): BurstPolicy {
+  if (spec === undefined) return defaultBurstPolicy;
+  return {
+    maxBurstNodes: spec.maxBurstNodes,
+    idleSeconds: spec.idleSeconds,
+    targets: spec.targets?.map((target) => ({ ...target })) ?? defaultBurstPolicy.targets,
   };
 }

@@ -4,10 +4,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import { planBursts, type BurstPlan, type BurstSlot } from '../burst/planner.ts';
-import { defaultBurstPolicy, parseBurstPolicy, targetsByCost, type BurstPolicy } from '../burst/policy.ts';
+import { parseBurstPolicy, policyOfSpec, targetsByCost, type BurstPolicy } from '../burst/policy.ts';
 import { parseQueueSnapshot } from '../burst/queue-file.ts';
 import type { QueueSnapshot } from '../burst/queue.ts';
-import type { DefaultedBurstPolicy } from '../api/index.ts';
 import { InputError } from './input-error.ts';
 import { loadMiniClusters } from './render-command.ts';
 
@@ -152,14 +151,4 @@ export async function burstPlanCommand(options: BurstPlanCommandOptions): Promis
     { name: qualified, localSize, slots, queue, queueFile: options.queueFile, policy },
     plan,
   );
-}
-
-/** The policy a MiniCluster declares (spec.flux.bursting.policy), completed with the defaults. */
-export function policyOfSpec(spec: DefaultedBurstPolicy | undefined): BurstPolicy {
-  if (spec === undefined) return defaultBurstPolicy;
-  return {
-    maxBurstNodes: spec.maxBurstNodes,
-    idleSeconds: spec.idleSeconds,
-    targets: spec.targets?.map((target) => ({ ...target })) ?? defaultBurstPolicy.targets,
-  };
 }

@@ -9,7 +9,10 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUSTER } from '../api/index.ts';
 import type { KubeObject } from '../render/index.ts';
+import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
+import { fluxContainer } from '../render/index.ts';
 import { describeApiError } from './api-errors.ts';
+import type { BurstEnvironment } from './burst-step.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
 import type { KubeClients } from './kube-clients.ts';
@@ -46,6 +49,10 @@ export interface ManagerOptions {
   readonly onReconcile?: (result: 'success' | 'error' | 'requeue_after', seconds: number) => void;
   readonly onLeadershipChange?: (leading: boolean) => void;
   readonly onQueueDepth?: (depth: number) => void;
+  /** Burst targets other than this cluster (BurstTargets), once connected. */
+  readonly burstTargets?: BurstEnvironment['target'];
+  /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
+  readonly queueReader?: BurstEnvironment['queueReader'];
 }
 
 function ownerKey(object: KubernetesObject): string | undefined {
@@ -139,12 +146,37 @@ export class Manager {
       onError: (error) => log.warn({ error: describeApiError(error) }, 'could not record an event'),
       onWrite: () => onWrite('event', 'Event'),
     });
+    const burst: BurstEnvironment = {
+      localClients: clients,
+      target: options.burstTargets ?? (() => undefined),
+      queueReader:
+        options.queueReader ??
+        ((miniCluster, leadPod) =>
+          new ExecFluxQueueReader({
+            kubeConfig: clients.config,
+            namespace: leadPod.metadata?.namespace ?? 'default',
+            podName: leadPod.metadata?.name ?? '',
+            container: fluxContainer(miniCluster).name,
+          })),
+      readSecret: async (name, namespace) => {
+        const cached = secrets.get(name, namespace);
+        if (cached) return cached;
+        try {
+          return await clients.core.readNamespacedSecret({ name, namespace });
+        } catch {
+          return undefined;
+        }
+      },
+      countWrite: (verb, kind) => onWrite(verb, kind),
+      now: () => new Date(),
+    };
     this.reconciler = new Reconciler({
       clients,
       cache: this.cache,
       recorder,
       countWrite: onWrite,
       now: () => new Date(),
+      burst,
     });
     this.queue = new WorkQueue((key) => this.handle(key), {
       concurrency: options.concurrency,

@@ -38,7 +38,20 @@ import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
 import type { KubeClients } from './kube-clients.ts';
 import { resolveKeys } from './keys.ts';
-import { computeStatus, statusChanged, transitionEvents, type BlockingProblem } from './status.ts';
+import {
+  computeStatus,
+  statusChanged,
+  transitionEvents,
+  type BlockingProblem,
+  type TransitionEvent,
+} from './status.ts';
+import {
+  BURST_FINALIZER,
+  burstStep,
+  removeAllBursts,
+  type BurstEnvironment,
+  type BurstOutcome,
+} from './burst-step.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
@@ -66,6 +79,8 @@ export interface ReconcilerDeps {
   readonly recorder: EventRecorder;
   readonly countWrite: WriteCounter;
   readonly now: () => Date;
+  /** Set when the operator bursts: how to reach targets and read queues. */
+  readonly burst?: BurstEnvironment;
 }
 
 export interface ReconcileResult {
@@ -107,13 +122,16 @@ export class Reconciler {
   async reconcile(key: string, log: ReconcileLog): Promise<ReconcileResult> {
     const { namespace, name } = splitKey(key);
     const live = this.deps.cache.miniClusters.get(name, namespace);
-    // Deleted: its children go with it through their ownerReferences.
-    if (!live || live.metadata.deletionTimestamp) return { applied: [] };
+    if (!live) return { applied: [] };
+    // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
+    // are removed here, before the finalizer lets the deletion finish.
+    if (live.metadata.deletionTimestamp) return this.finalize(live, log);
 
     const applied: string[] = [];
     let problem: BlockingProblem | undefined;
     let requeueAfterMs: number | undefined;
     let miniCluster: DefaultedMiniCluster | undefined;
+    let burst: BurstOutcome | undefined;
     try {
       miniCluster = this.validated(live);
       const names = miniClusterNames(miniCluster);
@@ -124,13 +142,15 @@ export class Reconciler {
       });
       applied.push(...(await this.applyChanged(objects)));
       if (applied.length > 0) log.info({ applied }, 'applied');
+      burst = await this.burst(live, miniCluster);
+      if (burst) requeueAfterMs = burst.requeueAfterMs;
     } catch (error) {
       if (!(error instanceof Blocked)) throw error;
       problem = error.problem;
       requeueAfterMs = error.requeueAfterMs;
       log.warn({ reason: problem.reason, detail: problem.message }, 'waiting');
     }
-    await this.updateStatus(live, miniCluster, problem, log);
+    await this.updateStatus(live, miniCluster, problem, log, burst);
     return requeueAfterMs === undefined ? { applied } : { applied, requeueAfterMs };
   }
 
@@ -243,6 +263,7 @@ export class Reconciler {
     miniCluster: DefaultedMiniCluster | undefined,
     problem: BlockingProblem | undefined,
     log: ReconcileLog,
+    burst?: BurstOutcome,
   ): Promise<void> {
     const namespace = live.metadata.namespace ?? 'default';
     const name = live.metadata.name;
@@ -263,6 +284,7 @@ export class Reconciler {
         : undefined;
     const next = computeStatus({
       ...(leadBrokerService ? { leadBrokerService } : {}),
+      ...(burst ? { burst: { bursts: burst.bursts, condition: burst.condition } } : {}),
       miniCluster: subject,
       previous,
       job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,
@@ -273,10 +295,17 @@ export class Reconciler {
     if (!statusChanged(previous, next)) return;
     this.deps.countWrite('status', KIND);
     await this.deps.clients.custom.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: { status: next } },
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+        body: { status: statusPatch(previous, next) },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
-    await this.emitTransitions(live, previous, next);
+    await this.emitTransitions(live, previous, next, burst?.events ?? []);
     if (miniCluster?.spec.cleanup && (next.summary === 'Succeeded' || next.summary === 'Failed')) {
       this.deps.countWrite('delete', KIND);
       await this.deps.clients.custom.deleteNamespacedCustomObject({
@@ -296,6 +325,7 @@ export class Reconciler {
     live: LiveMiniCluster,
     previous: MiniClusterStatus | undefined,
     next: MiniClusterStatus,
+    extra: readonly TransitionEvent[],
   ): Promise<void> {
     const target = {
       apiVersion: API_VERSION,
@@ -304,8 +334,91 @@ export class Reconciler {
       namespace: live.metadata.namespace ?? 'default',
       ...(live.metadata.uid ? { uid: live.metadata.uid } : {}),
     };
-    for (const event of transitionEvents(previous, next)) {
+    for (const event of [...transitionEvents(previous, next), ...extra]) {
       await this.deps.recorder.record(target, { ...event, action: 'Reconcile' });
     }
   }
+
+  /** The bursting step, for a MiniCluster that declares burst slots (and a finalizer while it has bursts). */
+  private async burst(
+    live: LiveMiniCluster,
+    miniCluster: DefaultedMiniCluster,
+  ): Promise<BurstOutcome | undefined> {
+    const environment = this.deps.burst;
+    if (!environment || !exposesLeadBroker(miniCluster)) return undefined;
+    const namespace = miniCluster.metadata.namespace ?? 'default';
+    const name = miniCluster.metadata.name;
+    const service = this.deps.cache.children
+      .get('Service')
+      ?.get(miniClusterNames(miniCluster).leadBrokerService, namespace) as V1Service | undefined;
+    const outcome = await burstStep(
+      miniCluster,
+      live.status,
+      this.deps.cache.podsOf(namespace, name),
+      service,
+      environment,
+    );
+    const finalizers = live.metadata.finalizers ?? [];
+    if (outcome.bursts.length > 0 && !finalizers.includes(BURST_FINALIZER)) {
+      await this.setFinalizers(live, [...finalizers, BURST_FINALIZER]);
+    }
+    return outcome;
+  }
+
+  private async setFinalizers(live: LiveMiniCluster, finalizers: string[]): Promise<void> {
+    this.deps.countWrite('apply', KIND);
+    await this.deps.clients.custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: live.metadata.namespace ?? 'default',
+        plural: PLURAL,
+        name: live.metadata.name,
+        // resourceVersion makes this fail rather than drop a finalizer another writer added meanwhile.
+        body: { metadata: { finalizers, resourceVersion: live.metadata.resourceVersion } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  /** A MiniCluster being deleted: remove its burst clusters, then let the deletion finish. */
+  private async finalize(live: LiveMiniCluster, log: ReconcileLog): Promise<ReconcileResult> {
+    const finalizers = live.metadata.finalizers ?? [];
+    if (!finalizers.includes(BURST_FINALIZER)) return { applied: [] };
+    const environment = this.deps.burst;
+    const validated = validateMiniCluster({
+      ...live,
+      metadata: { ...live.metadata, deletionTimestamp: undefined },
+    });
+    if (environment && validated.ok) {
+      const unreachable = await removeAllBursts(environment, validated.value, live.status?.bursts ?? []);
+      if (unreachable.length > 0) {
+        log.warn({ targets: unreachable }, 'cannot reach burst targets to remove burst clusters; retrying');
+        return { applied: [], requeueAfterMs: 10_000 };
+      }
+    }
+    // Without a burst environment (or a valid spec) nothing can be removed: the escape hatch is to
+    // remove the finalizer by hand, which this also does rather than block deletion forever.
+    await this.setFinalizers(
+      live,
+      finalizers.filter((finalizer) => finalizer !== BURST_FINALIZER),
+    );
+    log.info({}, 'removed burst clusters; deletion can finish');
+    return { applied: [] };
+  }
+}
+
+/**
+ * A JSON merge patch from one status to the next: fields the next status no longer has are set to
+ * null, since a merge patch leaves absent fields as they were.
+ */
+export function statusPatch(
+  previous: MiniClusterStatus | undefined,
+  next: MiniClusterStatus,
+): Record<string, unknown> {
+  const patch: Record<string, unknown> = { ...next };
+  for (const key of Object.keys(previous ?? {})) {
+    if (!(key in next)) patch[key] = null;
+  }
+  return patch;
 }

@@ -32,6 +32,11 @@ export interface Observation {
   readonly problem?: BlockingProblem;
   /** The Service exposing the lead broker, when this MiniCluster declares burst clusters. */
   readonly leadBrokerService?: V1Service;
+  /** What the bursting step found and did this pass (MiniClusters with burst slots). */
+  readonly burst?: {
+    readonly bursts: NonNullable<MiniClusterStatus['bursts']>;
+    readonly condition: DesiredCondition;
+  };
   readonly now: Date;
 }
 
@@ -191,6 +196,7 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
     readyCondition(observation, readyPods),
     scalingCondition(observation, activePods),
     ...outcomeConditions(job),
+    ...(observation.burst ? [observation.burst.condition] : []),
   ];
   const status: MiniClusterStatus = {
     conditions: withTransitionTimes(desired, previous?.conditions, generation, now),
@@ -203,6 +209,8 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   };
   if (generation !== undefined) status.observedGeneration = generation;
   if (job?.metadata?.name) status.jobName = job.metadata.name;
+  const bursts = observation.burst?.bursts ?? previous?.bursts;
+  if (bursts && bursts.length > 0) status.bursts = bursts;
   if (observation.leadBrokerService)
     status.leadBroker = leadBrokerAddress(observation.leadBrokerService, pods);
   const startTime = isoTime(job?.status?.startTime);

@@ -251,3 +251,15 @@ describe('leadBrokerAddress', () => {
     });
   });
 });
+
+describe('statusPatch', () => {
+  it('nulls the fields the next status drops, so a merge patch removes them', async () => {
+    const { statusPatch } = await import('../../../src/controller/reconciler.ts');
+    assert.deepEqual(statusPatch({ size: 2, bursts: [], completionTime: 'x' }, { size: 3 }), {
+      size: 3,
+      bursts: null,
+      completionTime: null,
+    });
+    assert.deepEqual(statusPatch(undefined, { size: 3 }), { size: 3 });
+  });
+});

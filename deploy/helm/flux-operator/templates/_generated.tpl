@@ -32,6 +32,24 @@ Named templates the chart's hand-written templates include.
     - miniclusters/finalizers
   verbs:
     - update
+# Watch BurstTargets (where MiniClusters may burst to); the operator never changes their spec.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - bursttargets
+  verbs:
+    - get
+    - list
+    - watch
+# Write BurstTarget status (the Connected condition, server, version) through the status subresource only.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - bursttargets/status
+  verbs:
+    - get
+    - update
+    - patch
 # The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.
 - apiGroups:
     - batch
@@ -45,7 +63,7 @@ Named templates the chart's hand-written templates include.
     - patch
     - update
     - delete
-# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets.
+# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.
 - apiGroups:
     - ""
   resources:

@@ -1,0 +1,304 @@
+/**
+ * The bursting step of a reconcile pass, for a MiniCluster that declares burst slots: read its Flux
+ * queue, plan (src/burst/planner.ts), and create or remove burst MiniClusters on burst targets. It
+ * returns what status should say; the reconciler writes it with the rest of the status.
+ */
+import type { V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
+import {
+  GROUP,
+  PLURAL,
+  VERSION,
+  type Condition,
+  type DefaultedMiniCluster,
+  type MiniClusterStatus,
+} from '../api/index.ts';
+import { burstSecrets, externalMiniCluster } from '../burst/external-minicluster.ts';
+import { FluxQueueReadError } from '../burst/flux-queue-exec.ts';
+import { planBursts, type BurstCluster } from '../burst/planner.ts';
+import { policyOfSpec } from '../burst/policy.ts';
+import type { FluxQueueReader } from '../burst/queue.ts';
+import { FIELD_MANAGER } from '../deploy/index.ts';
+import { miniClusterNames } from '../render/index.ts';
+import { describeApiError, isNotFound } from './api-errors.ts';
+import { serverSideApply } from './apply.ts';
+import type { KubeClients } from './kube-clients.ts';
+import { readMiniClusterStatus } from './minicluster-client.ts';
+import { leadBrokerAddress, type TransitionEvent } from './status.ts';
+
+/** How often a bursting MiniCluster's queue is read. */
+export const BURST_POLL_MS = 10_000;
+/** The target every MiniCluster may use without a BurstTarget: its own cluster and namespace. */
+export const IN_CLUSTER_TARGET = 'in-cluster';
+export const BURST_FINALIZER = 'flux-framework.org/burst-cleanup';
+
+export type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];
+type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+
+/** Where a burst target puts burst MiniClusters, once connected. */
+export interface ConnectedTarget {
+  readonly clients: KubeClients;
+  readonly namespace: string;
+}
+
+export interface BurstEnvironment {
+  readonly localClients: KubeClients;
+  /** A connected burst target named in the policy, or undefined while it is not (or does not exist). */
+  target(miniClusterNamespace: string, name: string): ConnectedTarget | undefined;
+  /** How to read the queue of the lead broker running in `leadPod`. */
+  queueReader(miniCluster: DefaultedMiniCluster, leadPod: V1Pod): FluxQueueReader;
+  readSecret(name: string, namespace: string): Promise<V1Secret | undefined>;
+  countWrite(verb: 'apply' | 'delete', kind: string): void;
+  now(): Date;
+}
+
+export interface BurstOutcome {
+  readonly bursts: BurstRecord[];
+  readonly condition: DesiredCondition;
+  readonly events: TransitionEvent[];
+  readonly requeueAfterMs: number;
+}
+
+function iso(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+function waiting(reason: string, message: string, bursts: BurstRecord[]): BurstOutcome {
+  return {
+    bursts,
+    condition: { type: 'Bursting', status: 'False', reason, message },
+    events: [],
+    requeueAfterMs: BURST_POLL_MS,
+  };
+}
+
+export function resolveTarget(
+  environment: BurstEnvironment,
+  miniCluster: DefaultedMiniCluster,
+  name: string,
+): ConnectedTarget | undefined {
+  const namespace = miniCluster.metadata.namespace ?? 'default';
+  if (name === IN_CLUSTER_TARGET) return { clients: environment.localClients, namespace };
+  return environment.target(namespace, name);
+}
+
+/** Removes a burst MiniCluster (its copied Secrets stay for the others on that target; see removeAll). */
+async function deleteRemote(
+  environment: BurstEnvironment,
+  target: ConnectedTarget,
+  name: string,
+): Promise<void> {
+  try {
+    environment.countWrite('delete', 'MiniCluster');
+    await target.clients.custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace: target.namespace,
+      plural: PLURAL,
+      name,
+      propagationPolicy: 'Background',
+    });
+  } catch (error) {
+    if (!isNotFound(error)) throw error;
+  }
+}
+
+/** Deletes every burst MiniCluster and copied Secret of a MiniCluster (on its deletion). */
+export async function removeAllBursts(
+  environment: BurstEnvironment,
+  miniCluster: DefaultedMiniCluster,
+  bursts: readonly BurstRecord[],
+): Promise<string[]> {
+  const unreachable: string[] = [];
+  const names = miniClusterNames(miniCluster);
+  for (const burst of bursts) {
+    const target = resolveTarget(environment, miniCluster, burst.target);
+    if (!target) {
+      unreachable.push(burst.target);
+      continue;
+    }
+    await deleteRemote(environment, target, burst.name);
+    if (burst.target === IN_CLUSTER_TARGET) continue; // the Secrets there are the MiniCluster's own
+    for (const secret of [names.curveCertSecret, names.mungeKeySecret]) {
+      try {
+        environment.countWrite('delete', 'Secret');
+        await target.clients.core.deleteNamespacedSecret({ name: secret, namespace: target.namespace });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+    }
+  }
+  return unreachable;
+}
+
+export async function burstStep(
+  miniCluster: DefaultedMiniCluster,
+  previous: MiniClusterStatus | undefined,
+  pods: readonly V1Pod[],
+  leadBrokerService: V1Service | undefined,
+  environment: BurstEnvironment,
+): Promise<BurstOutcome> {
+  const now = environment.now();
+  const namespace = miniCluster.metadata.namespace ?? 'default';
+  let bursts: BurstRecord[] = [...(previous?.bursts ?? [])];
+  const exposure = leadBrokerService ? leadBrokerAddress(leadBrokerService, pods) : undefined;
+  if (!exposure?.address || !exposure.port) {
+    return waiting(
+      'LeadBrokerAddressUnknown',
+      'waiting for the lead broker Service to get an address',
+      bursts,
+    );
+  }
+  const leadPod = pods.find(
+    (pod) =>
+      pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0' &&
+      pod.status?.phase === 'Running' &&
+      !pod.metadata.deletionTimestamp,
+  );
+  if (!leadPod) return waiting('LeadBrokerNotRunning', 'waiting for the lead broker pod to run', bursts);
+
+  let queue;
+  try {
+    queue = await environment.queueReader(miniCluster, leadPod).snapshot();
+  } catch (error) {
+    if (error instanceof FluxQueueReadError)
+      return waiting(error.reason, `reading the Flux queue: ${error.message}`, bursts);
+    throw error;
+  }
+
+  // What exists: a burst MiniCluster deleted by someone else is forgotten (the plan may make it again).
+  const clusters: BurstCluster[] = [];
+  const kept: BurstRecord[] = [];
+  for (const burst of bursts) {
+    const target = resolveTarget(environment, miniCluster, burst.target);
+    let state = burst.state;
+    if (target) {
+      const remote = await readMiniClusterStatus(target.clients, target.namespace, burst.name);
+      if (remote === undefined) continue;
+      if (remote.summary === 'Ready') state = 'Ready';
+    }
+    kept.push({ ...burst, state });
+    clusters.push({
+      slot: burst.slot,
+      target: burst.target,
+      size: burst.size,
+      state,
+      createdAt: new Date(burst.createdAt),
+      ...(burst.lastBusyAt ? { lastBusyAt: new Date(burst.lastBusyAt) } : {}),
+    });
+  }
+  bursts = kept;
+
+  const slots = (miniCluster.spec.flux.bursting?.clusters ?? []).map((slot) => ({
+    name: slot.name,
+    size: slot.size,
+  }));
+  const plan = planBursts({
+    queue,
+    localSize: miniCluster.spec.size,
+    slots,
+    clusters,
+    policy: policyOfSpec(miniCluster.spec.flux.bursting?.policy),
+    now,
+  });
+
+  const events: TransitionEvent[] = [];
+  const names = miniClusterNames(miniCluster);
+  for (const action of plan.actions) {
+    if (action.kind === 'keep') {
+      if (action.busy)
+        bursts = bursts.map((b) => (b.slot === action.slot ? { ...b, lastBusyAt: iso(now) } : b));
+      continue;
+    }
+    const target = resolveTarget(environment, miniCluster, action.target);
+    if (!target) {
+      return {
+        ...waiting(
+          'TargetUnavailable',
+          `burst target ${action.target} is not connected; see its Connected condition`,
+          bursts,
+        ),
+        events,
+      };
+    }
+    if (action.kind === 'delete') {
+      const record = bursts.find((b) => b.slot === action.slot && b.target === action.target);
+      if (record) await deleteRemote(environment, target, record.name);
+      bursts = bursts.filter((b) => b !== record);
+      events.push({ type: 'Normal', reason: 'BurstRemoved', note: action.message });
+      continue;
+    }
+    const external = externalMiniCluster({
+      local: miniCluster,
+      slot: action.slot,
+      size: action.size,
+      leadBroker: { address: exposure.address, port: exposure.port },
+      namespace: target.namespace,
+    });
+    try {
+      if (action.target !== IN_CLUSTER_TARGET) {
+        const curve = await environment.readSecret(names.curveCertSecret, namespace);
+        const munge = await environment.readSecret(names.mungeKeySecret, namespace);
+        const curveData = curve?.data?.['curve.cert'];
+        const mungeData = munge?.data?.['munge.key'];
+        if (!curveData || !mungeData) {
+          return {
+            ...waiting('KeysMissing', "the MiniCluster's key Secrets are not there yet", bursts),
+            events,
+          };
+        }
+        for (const secret of burstSecrets(external, miniCluster, {
+          curveCert: curveData,
+          mungeKey: mungeData,
+        })) {
+          environment.countWrite('apply', 'Secret');
+          await serverSideApply(target.clients.objects, secret, FIELD_MANAGER);
+        }
+      }
+      const miniClusterObject =
+        action.target === IN_CLUSTER_TARGET ? sameClusterKeys(external, names) : external.miniCluster;
+      environment.countWrite('apply', 'MiniCluster');
+      await serverSideApply(target.clients.objects, miniClusterObject as never, FIELD_MANAGER);
+    } catch (error) {
+      return {
+        ...waiting(
+          'BurstFailed',
+          `creating ${external.name} on ${action.target}: ${describeApiError(error)}`,
+          bursts,
+        ),
+        events,
+      };
+    }
+    bursts.push({
+      slot: action.slot,
+      target: action.target,
+      name: external.name,
+      namespace: target.namespace,
+      size: action.size,
+      state: 'Pending',
+      createdAt: iso(now),
+    });
+    events.push({ type: 'Normal', reason: 'BurstCreated', note: action.message });
+  }
+  for (const job of plan.unsatisfiable)
+    events.push({ type: 'Warning', reason: 'JobCannotFit', note: job.message });
+
+  const active = bursts.map((b) => `${b.slot} (${b.size} on ${b.target}, ${b.state})`).join(', ');
+  const condition: DesiredCondition =
+    bursts.length > 0
+      ? { type: 'Bursting', status: 'True', reason: 'Bursting', message: `burst clusters: ${active}` }
+      : { type: 'Bursting', status: 'False', reason: 'Idle', message: 'no burstable work needs more nodes' };
+  return { bursts, condition, events, requeueAfterMs: BURST_POLL_MS };
+}
+
+/** In the same namespace the burst MiniCluster mounts the local MiniCluster's own key Secrets. */
+function sameClusterKeys(
+  external: ReturnType<typeof externalMiniCluster>,
+  names: ReturnType<typeof miniClusterNames>,
+): typeof external.miniCluster {
+  const object = structuredClone(external.miniCluster);
+  if (object.spec.flux) {
+    object.spec.flux.curveCertSecret = names.curveCertSecret;
+    object.spec.flux.mungeSecret = names.mungeKeySecret;
+  }
+  return object;
+}

@@ -1,0 +1,248 @@
+// Bursting end to end on the local control plane, through the real exec path: the lead pod's queue is
+// a scripted one (kwok runs the snapshot script locally with a fake `flux` first on PATH), the target
+// is this cluster ("in-cluster"), so the burst MiniCluster appears next to the local one.
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it, type TestContext } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
+import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
+import {
+  applyMiniCluster,
+  kubectl,
+  miniClusterObject,
+  podsOf,
+  readStatus,
+  startOperator,
+} from '../harness/operator.ts';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/flux-queue/', import.meta.url));
+/** The fixture's burstable job asking for 4 nodes, and its jobspec. */
+const JOB = {
+  id: 67108864000002,
+  jobid: 'ƒXPqVWUVP',
+  state: 'SCHED',
+  nnodes: 4,
+  ntasks: 4,
+  name: 'burst-job',
+  t_submit: 1767229600.0,
+};
+
+interface Queue {
+  dir: string;
+  /** A job waiting for 4 nodes while 2 are up. */
+  waiting(): void;
+  /** Nothing queued. */
+  empty(): void;
+}
+
+function scriptedQueue(t: TestContext): Queue {
+  const dir = mkdtempSync(join(tmpdir(), 'burst-queue-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  mkdirSync(join(dir, 'jobspec'));
+  cpSync(join(FIXTURES, 'queue/jobspec/fXPqVWUVP.out'), join(dir, 'jobspec/fXPqVWUVP.out'));
+  writeFileSync(join(dir, 'resources.txt'), 'up 2 0-1\nallocated 0 \n');
+  return {
+    dir,
+    waiting: () => {
+      writeFileSync(join(dir, 'jobs.out'), `${JSON.stringify({ jobs: [JOB] })}\n`);
+      writeFileSync(join(dir, 'ids.txt'), 'fXPqVWUVP\n');
+    },
+    empty: () => {
+      writeFileSync(join(dir, 'jobs.out'), '{"jobs": []}\n');
+      writeFileSync(join(dir, 'ids.txt'), '');
+    },
+  };
+}
+
+/** Makes `exec` into the lead pod run the snapshot script here, against the scripted queue. */
+async function serveQueue(namespace: string, pod: string, container: string, queue: Queue): Promise<void> {
+  const { objects } = await cluster();
+  await objects.create({
+    apiVersion: 'kwok.x-k8s.io/v1alpha1',
+    kind: 'Exec',
+    metadata: { name: pod, namespace },
+    spec: {
+      execs: [
+        {
+          containers: [container],
+          local: {
+            workDir: queue.dir,
+            envs: [
+              { name: 'PATH', value: `${join(FIXTURES, 'bin')}:/usr/local/bin:/usr/bin:/bin` },
+              { name: 'FAKE_FLUX_DIR', value: queue.dir },
+            ],
+          },
+        },
+      ],
+    },
+  } as never);
+}
+
+async function burstMiniClusters(namespace: string): Promise<string[]> {
+  const { kc } = await cluster();
+  const { kubeClients } = await import('../../src/controller/kube-clients.ts');
+  const list = (await kubeClients(kc).custom.listNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: PLURAL,
+    labelSelector: 'flux-framework.org/burst-slot',
+  })) as { items: { metadata: { name: string } }[] };
+  return list.items.map((item) => item.metadata.name);
+}
+
+describe('bursting to this cluster', () => {
+  it('creates a burst MiniCluster for a waiting burstable job, and removes it when idle', async (t) => {
+    const namespace = await withNamespace(t, 'burst');
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    const queue = scriptedQueue(t);
+    queue.waiting();
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'burst-local', {
+        size: 2,
+        interactive: true,
+        containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
+        flux: {
+          bursting: {
+            clusters: [{ name: 'burst-0', size: 4 }],
+            policy: { idleSeconds: 3 },
+          },
+        },
+      }),
+    );
+    const lead = await waitFor(
+      async () =>
+        (await podsOf(clients, namespace, 'burst-local')).find(
+          (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
+        ),
+      { what: 'the lead pod running' },
+    );
+    await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+
+    // The job needs 4 nodes, 2 are up: a burst cluster of 2 brokers fills slot burst-0 (pods burst-0-<i>).
+    const [name] = await waitFor(
+      async () => {
+        const names = await burstMiniClusters(namespace);
+        return names.length === 1 ? names : false;
+      },
+      { what: 'a burst MiniCluster', timeoutMs: 60_000 },
+    );
+    assert.match(name ?? '', /^burst-local-burst-0-[0-9a-f]{10}$/);
+    const burstStatus = await waitFor(
+      async () => {
+        const status = await readMiniClusterStatus(clients, namespace, name ?? '');
+        return status?.summary === 'Ready' ? status : false;
+      },
+      { what: 'the burst MiniCluster Ready' },
+    );
+    assert.equal(burstStatus.readyPods, 2);
+    const burstPods = await clients.core.listNamespacedPod({
+      namespace,
+      labelSelector: `flux-framework.org/minicluster=${name}`,
+    });
+    assert.deepEqual(burstPods.items.map((pod) => pod.spec?.hostname).sort(), ['burst-0-0', 'burst-0-1']);
+    const burstConfig = await clients.core.readNamespacedConfigMap({
+      name: `${name}-flux-config`,
+      namespace,
+    });
+    assert.match(
+      burstConfig.data?.['broker.toml'] ?? '',
+      /host = "burst-local-0"\nconnect = "tcp:\/\/127\.0\.0\.1:\d+"/,
+    );
+
+    const local = await waitFor(
+      async () => {
+        const status = await readStatus(clients, namespace, 'burst-local');
+        return status.bursts?.[0]?.state === 'Ready' ? status : false;
+      },
+      { what: 'status.bursts Ready' },
+    );
+    assert.deepEqual(
+      local.bursts?.map((burst) => [burst.slot, burst.target, burst.name, burst.size]),
+      [['burst-0', 'in-cluster', name, 2]],
+    );
+    assert.equal(local.conditions?.find((condition) => condition.type === 'Bursting')?.status, 'True');
+    const { stdout } = await kubectl(
+      'get',
+      'mc',
+      'burst-local',
+      '-n',
+      namespace,
+      '-o',
+      'jsonpath={.metadata.finalizers}',
+    );
+    assert.match(stdout, /flux-framework\.org\/burst-cleanup/);
+
+    // The work is done: after idleSeconds the burst cluster goes.
+    queue.empty();
+    await waitFor(async () => (await burstMiniClusters(namespace)).length === 0, {
+      what: 'the idle burst MiniCluster to be removed',
+      timeoutMs: 60_000,
+    });
+    const idle = await waitFor(
+      async () => {
+        const status = await readStatus(clients, namespace, 'burst-local');
+        return (status.bursts ?? []).length === 0 ? status : false;
+      },
+      { what: 'status.bursts empty' },
+    );
+    assert.equal(idle.conditions?.find((condition) => condition.type === 'Bursting')?.reason, 'Idle');
+    const events = await clients.events.listNamespacedEvent({ namespace });
+    assert.ok(events.items.some((event) => event.reason === 'BurstCreated'));
+    assert.ok(events.items.some((event) => event.reason === 'BurstRemoved'));
+  });
+
+  it('removes burst clusters when the local MiniCluster is deleted', async (t) => {
+    const namespace = await withNamespace(t, 'burstdel');
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    const queue = scriptedQueue(t);
+    queue.waiting();
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'burst-local', {
+        size: 2,
+        interactive: true,
+        flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }] } },
+      }),
+    );
+    const lead = await waitFor(
+      async () =>
+        (await podsOf(clients, namespace, 'burst-local')).find(
+          (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
+        ),
+      { what: 'the lead pod running' },
+    );
+    await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+    await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
+      what: 'a burst MiniCluster',
+      timeoutMs: 60_000,
+    });
+    await waitFor(
+      async () => ((await readStatus(clients, namespace, 'burst-local')).bursts ?? []).length === 1,
+      {
+        what: 'the burst recorded in status',
+      },
+    );
+    await kubectl('delete', 'mc', 'burst-local', '-n', namespace, '--wait=false');
+    await waitFor(async () => (await burstMiniClusters(namespace)).length === 0, {
+      what: 'the burst MiniCluster removed',
+      timeoutMs: 60_000,
+    });
+    await waitFor(
+      async () => (await readMiniClusterStatus(clients, namespace, 'burst-local')) === undefined,
+      {
+        what: 'the local MiniCluster deleted (finalizer released)',
+        timeoutMs: 60_000,
+      },
+    );
+  });
+});
