@@ -194,9 +194,16 @@ describe('bursting to this cluster', () => {
       { what: 'status.bursts empty' },
     );
     assert.equal(idle.conditions?.find((condition) => condition.type === 'Bursting')?.reason, 'Idle');
-    const events = await clients.events.listNamespacedEvent({ namespace });
-    assert.ok(events.items.some((event) => event.reason === 'BurstCreated'));
-    assert.ok(events.items.some((event) => event.reason === 'BurstRemoved'));
+    await waitFor(
+      async () => {
+        const events = (await clients.events.listNamespacedEvent({ namespace })).items;
+        return (
+          events.some((event) => event.reason === 'BurstCreated') &&
+          events.some((event) => event.reason === 'BurstRemoved')
+        );
+      },
+      { what: 'the BurstCreated and BurstRemoved events' },
+    );
   });
 
   it('removes burst clusters when the local MiniCluster is deleted', async (t) => {

@@ -62,8 +62,13 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     await core.readNamespacedSecret({ name: 'hello-curve-cert', namespace });
     await core.readNamespacedSecret({ name: 'hello-munge-key', namespace });
 
-    const events = await clients.events.listNamespacedEvent({ namespace });
-    assert.ok(events.items.some((event) => event.reason === 'Ready' && event.regarding?.name === 'hello'));
+    await waitFor(
+      async () =>
+        (await clients.events.listNamespacedEvent({ namespace })).items.some(
+          (event) => event.reason === 'Ready' && event.regarding?.name === 'hello',
+        ),
+      { what: 'the Ready event' },
+    );
   });
 
   it('shows size, ready pods and status in `kubectl get mc`', async (t) => {
@@ -173,9 +178,17 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     await annotatePod(clients.core, namespace, lead?.metadata?.name ?? '', { [EXIT_CODE_ANNOTATION]: '3' });
     const bad = await waitForCondition(clients, namespace, 'bad', 'Failed', 'True');
     assert.equal(bad.summary, 'Failed');
-    const events = await clients.events.listNamespacedEvent({ namespace });
-    assert.ok(events.items.some((event) => event.reason === 'Failed' && event.regarding?.name === 'bad'));
-    assert.ok(events.items.some((event) => event.reason === 'Succeeded' && event.regarding?.name === 'good'));
+    // Events follow the status write that announces them.
+    await waitFor(
+      async () => {
+        const events = (await clients.events.listNamespacedEvent({ namespace })).items;
+        return (
+          events.some((event) => event.reason === 'Failed' && event.regarding?.name === 'bad') &&
+          events.some((event) => event.reason === 'Succeeded' && event.regarding?.name === 'good')
+        );
+      },
+      { what: 'the Failed and Succeeded events' },
+    );
   });
 
   it('deletes a MiniCluster with cleanup: true once its lead broker finished', async (t) => {
