@@ -147,6 +147,13 @@ export const MiniClusterStatusSchema = Type.Object(
             state: stringEnum(['Pending', 'Ready'], 'Pending until its brokers run, then Ready.'),
             createdAt: timestamp('When it was created.'),
             lastBusyAt: Type.Optional(timestamp('Last time burstable work needed it.')),
+            jobs: Type.Optional(
+              Type.Array(Type.String({ description: 'A Flux job id.', maxLength: 32 }), {
+                description: 'The burstable jobs it was created for.',
+                maxItems: 32,
+                'x-kubernetes-list-type': 'atomic',
+              }),
+            ),
           },
           { description: 'A burst cluster of this MiniCluster.', additionalProperties: false },
         ),

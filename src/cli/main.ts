@@ -5,6 +5,7 @@ import { miniClusterCrd } from '../api/index.ts';
 import { generateMiniClusterKeys } from '../render/index.ts';
 import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
 import { burstPlanCommand } from './burst-plan-command.ts';
+import { burstStatusCommand } from './burst-status-command.ts';
 import { installCommand } from './install-command.ts';
 import { quickstart } from './quickstart-command.ts';
 import { renderFiles } from './render-command.ts';
@@ -152,6 +153,20 @@ export function buildProgram(): Command {
           queueFile: options.queue,
           ...(options.policy !== undefined ? { policyFile: options.policy } : {}),
           format: options.output,
+        }),
+      );
+    });
+
+  burst
+    .command('status')
+    .description('show MiniClusters with burst slots, their burst clusters and jobs, and the burst targets')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
+    .option('-n, --namespace <namespace>', 'only this namespace (default: all)')
+    .action(async (options: { kubeconfig?: string; namespace?: string }) => {
+      process.stdout.write(
+        await burstStatusCommand({
+          ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
         }),
       );
     });

@@ -276,6 +276,7 @@ export async function burstStep(
       size: action.size,
       state: 'Pending',
       createdAt: iso(now),
+      jobs: action.jobs.slice(0, 32),
     });
     events.push({ type: 'Normal', reason: 'BurstCreated', note: action.message });
   }

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { burstStatusCommand } from '../../src/cli/burst-status-command.ts';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
@@ -169,6 +170,8 @@ describe('bursting to this cluster', () => {
       [['burst-0', 'in-cluster', name, 2]],
     );
     assert.equal(local.conditions?.find((condition) => condition.type === 'Bursting')?.status, 'True');
+    const report = await burstStatusCommand({ kubeconfig: (await cluster()).kubeconfig, namespace });
+    assert.match(report, new RegExp(`burst-0 +in-cluster +${namespace}/${name ?? ''} +2 +Ready +fXPqVWUVP`));
     const { stdout } = await kubectl(
       'get',
       'mc',
