@@ -5,6 +5,7 @@
  * other templates (deploy/helm/flux-operator/templates/*.yaml) are hand-written and include these.
  */
 import { stringify } from 'yaml';
+import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
 import { miniClusterCrd } from '../src/api/crd.ts';
 import { LABEL_APP_COMPONENT } from '../src/api/labels.ts';
 import {
@@ -35,6 +36,7 @@ import { generatedHeader } from './generated-header.ts';
 export const INSTALL_YAML_PATH = 'deploy/install.yaml';
 export const CHART_PATH = 'deploy/helm/flux-operator';
 export const CHART_CRD_PATH = `${CHART_PATH}/crds/minicluster.yaml`;
+export const CHART_BURST_TARGET_CRD_PATH = `${CHART_PATH}/crds/burst-target.yaml`;
 export const CHART_GENERATED_TEMPLATE_PATH = `${CHART_PATH}/templates/_generated.tpl`;
 
 /** Named templates of the chart's _generated.tpl: name -> YAML body. */
@@ -122,6 +124,11 @@ export function deployFiles(): { path: string; content: () => string }[] {
       path: CHART_CRD_PATH,
       content: () =>
         `${generatedHeader('src/api/schema.ts')}\n${stringify(miniClusterCrd(), { lineWidth: 0 })}`,
+    },
+    {
+      path: CHART_BURST_TARGET_CRD_PATH,
+      content: () =>
+        `${generatedHeader('src/api/burst-target-schema.ts')}\n${stringify(burstTargetCrd(), { lineWidth: 0 })}`,
     },
     { path: CHART_GENERATED_TEMPLATE_PATH, content: generatedTemplate },
     { path: `${CHART_PATH}/Chart.yaml`, content: chartYaml },

@@ -1,5 +1,6 @@
 /**
- * Writes the files generated from the source: deploy/crd.yaml from src/api, the golden
+ * Writes the files generated from the source: deploy/crd.yaml and deploy/burst-target-crd.yaml
+ * from src/api, the golden
  * renders of examples/ under test/golden/, and deploy/install.yaml and the generated parts of the
  * Helm chart from src/deploy.
  *
@@ -13,6 +14,7 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
+import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
 import { miniClusterCrd } from '../src/api/crd.ts';
 import { deployFiles } from './deploy-files.ts';
 import { GENERATE_COMMAND, generatedHeader } from './generated-header.ts';
@@ -34,6 +36,10 @@ export function generatedYaml(source: string, document: unknown): string {
 
 export const GENERATED_FILES: GeneratedFile[] = [
   { path: 'deploy/crd.yaml', content: () => generatedYaml('src/api/schema.ts', miniClusterCrd()) },
+  {
+    path: 'deploy/burst-target-crd.yaml',
+    content: () => generatedYaml('src/api/burst-target-schema.ts', burstTargetCrd()),
+  },
   ...goldenRenders(REPOSITORY_ROOT),
   ...deployFiles(),
 ];

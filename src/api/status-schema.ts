@@ -139,7 +139,10 @@ export const MiniClusterStatusSchema = Type.Object(
       Type.Array(
         Type.Object(
           {
-            slot: Type.String({ description: 'The burst slot it fills (spec.flux.bursting.clusters).', maxLength: 63 }),
+            slot: Type.String({
+              description: 'The burst slot it fills (spec.flux.bursting.clusters).',
+              maxLength: 63,
+            }),
             target: Type.String({ description: 'The burst target it runs on.', maxLength: 63 }),
             name: Type.String({ description: 'Name of the burst MiniCluster on the target.', maxLength: 63 }),
             namespace: Type.String({ description: 'Its namespace on the target.', maxLength: 63 }),

@@ -192,21 +192,18 @@ export async function burstStep(
     name: slot.name,
     size: slot.size,
   }));
-  const plan = planBursts({
-    queue,
-    localSize: miniCluster.spec.size,
-    slots,
-    clusters,
-    policy: policyOfSpec(miniCluster.spec.flux.bursting?.policy),
-    now,
-  });
+  const policy = policyOfSpec(miniCluster.spec.flux.bursting?.policy);
+  const plan = planBursts({ queue, localSize: miniCluster.spec.size, slots, clusters, policy, now });
 
   const events: TransitionEvent[] = [];
   const names = miniClusterNames(miniCluster);
   for (const action of plan.actions) {
     if (action.kind === 'keep') {
-      if (action.busy)
-        bursts = bursts.map((b) => (b.slot === action.slot ? { ...b, lastBusyAt: iso(now) } : b));
+      if (action.busy) {
+        bursts = bursts.map((b) =>
+          b.slot === action.slot && busyMarkStale(b, policy, now) ? { ...b, lastBusyAt: iso(now) } : b,
+        );
+      }
       continue;
     }
     const target = resolveTarget(environment, miniCluster, action.target);
@@ -289,6 +286,17 @@ export async function burstStep(
       ? { type: 'Bursting', status: 'True', reason: 'Bursting', message: `burst clusters: ${active}` }
       : { type: 'Bursting', status: 'False', reason: 'Idle', message: 'no burstable work needs more nodes' };
   return { bursts, condition, events, requeueAfterMs: BURST_POLL_MS };
+}
+
+/**
+ * Whether lastBusyAt is old enough to be worth a status write: refreshed at a quarter of the idle
+ * time (at most every minute), so a busy burst costs about one write a minute, not one per poll,
+ * and is removed at most that much later than idleSeconds after its work ended.
+ */
+export function busyMarkStale(burst: BurstRecord, policy: { idleSeconds: number }, now: Date): boolean {
+  if (!burst.lastBusyAt) return true;
+  const refreshMs = Math.max(1000, Math.min(60_000, (policy.idleSeconds * 1000) / 4));
+  return now.getTime() - new Date(burst.lastBusyAt).getTime() >= refreshMs;
 }
 
 /** In the same namespace the burst MiniCluster mounts the local MiniCluster's own key Secrets. */

@@ -1,6 +1,6 @@
 /** Every object of the operator's install, in apply order. Pure: built from constants and options. */
 import type { V1Namespace } from '@kubernetes/client-node';
-import { miniClusterCrd } from '../api/index.ts';
+import { burstTargetCrd, miniClusterCrd } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
 import { operatorDeployment } from './deployment.ts';
@@ -43,7 +43,7 @@ export function operatorNamespace(name: string): Rendered<V1Namespace> {
 }
 
 /**
- * Everything but the Deployment: the Namespace, the CRD, the RBAC and the ServiceAccount. Enough for
+ * Everything but the Deployment: the Namespace, the CRDs (MiniCluster, BurstTarget), the RBAC and the ServiceAccount. Enough for
  * an operator run from outside the cluster (`flux-operator run --kubeconfig ...`) by a user bound to
  * the ClusterRole, and the base of a full install.
  */
@@ -52,6 +52,7 @@ export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespac
   return [
     operatorNamespace(namespace),
     miniClusterCrd() as unknown as InstallObject,
+    burstTargetCrd() as unknown as InstallObject,
     clusterRole(),
     serviceAccount(namespace),
     clusterRoleBinding(namespace),

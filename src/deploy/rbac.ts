@@ -10,7 +10,7 @@ import type {
   V1RoleBinding,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
-import { GROUP, PLURAL } from '../api/index.ts';
+import { BURST_TARGET_PLURAL, GROUP, PLURAL } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
 import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, operatorLabels } from './constants.ts';
 
@@ -46,6 +46,18 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     why: 'Set ownerReferences with blockOwnerDeletion on children (and the bursting finalizer).',
   },
   {
+    apiGroups: [GROUP],
+    resources: [BURST_TARGET_PLURAL],
+    verbs: ['get', 'list', 'watch'],
+    why: 'Watch BurstTargets (where MiniClusters may burst to); the operator never changes their spec.',
+  },
+  {
+    apiGroups: [GROUP],
+    resources: [`${BURST_TARGET_PLURAL}/status`],
+    verbs: ['get', 'update', 'patch'],
+    why: 'Write BurstTarget status (the Connected condition, server, version) through the status subresource only.',
+  },
+  {
     apiGroups: ['batch'],
     resources: ['jobs'],
     verbs: [...MANAGE],
@@ -55,7 +67,7 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['services', 'configmaps', 'secrets'],
     verbs: [...MANAGE],
-    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets.',
+    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.',
   },
   {
     apiGroups: [''],

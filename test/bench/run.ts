@@ -6,6 +6,7 @@
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
  *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
  *   operator_rss_mib / operator_peak_rss_mib: memory of the operator process.
+ * `--burst` measures bursting instead (see burst.ts).
  */
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -20,6 +21,7 @@ import { FIELD_MANAGER } from '../../src/deploy/index.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
+import { burstBench } from './burst.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const PODS_PER_NODE = 110;
@@ -254,4 +256,5 @@ async function startedOn(output: () => string): Promise<number> {
   throw new Error(`the operator did not start:\n${output()}`);
 }
 
-await main();
+if (process.argv.includes('--burst')) await burstBench(process.argv.slice(2));
+else await main();

@@ -263,3 +263,26 @@ describe('statusPatch', () => {
     assert.deepEqual(statusPatch(undefined, { size: 3 }), { size: 3 });
   });
 });
+
+describe('busyMarkStale', () => {
+  it('refreshes lastBusyAt at a quarter of the idle time, between one second and one minute', async () => {
+    const { busyMarkStale } = await import('../../../src/controller/burst-step.ts');
+    const burst = {
+      slot: 's',
+      target: 't',
+      name: 'n',
+      namespace: 'ns',
+      size: 1,
+      state: 'Ready' as const,
+      createdAt: EARLIER,
+    };
+    assert.equal(busyMarkStale(burst, { idleSeconds: 600 }, NOW), true);
+    const marked = { ...burst, lastBusyAt: '2026-03-01T11:59:30Z' };
+    assert.equal(busyMarkStale(marked, { idleSeconds: 600 }, NOW), false);
+    assert.equal(busyMarkStale(marked, { idleSeconds: 60 }, NOW), true);
+    assert.equal(
+      busyMarkStale({ ...burst, lastBusyAt: '2026-03-01T11:59:59.500Z' }, { idleSeconds: 0 }, NOW),
+      false,
+    );
+  });
+});

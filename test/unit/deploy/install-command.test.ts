@@ -83,6 +83,7 @@ describe('objectRef', () => {
     assert.deepEqual(installObjects().map(objectRef), [
       'namespace/flux-operator-system',
       'customresourcedefinition.apiextensions.k8s.io/miniclusters.flux-framework.org',
+      'customresourcedefinition.apiextensions.k8s.io/bursttargets.flux-framework.org',
       'clusterrole.rbac.authorization.k8s.io/flux-operator',
       'serviceaccount/flux-operator',
       'clusterrolebinding.rbac.authorization.k8s.io/flux-operator',

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { miniClusterCrd } from '../../../src/api/index.ts';
+import { burstTargetCrd, miniClusterCrd } from '../../../src/api/index.ts';
 import {
   OPERATOR_NAMESPACE,
   OPERATOR_VERSION,
@@ -23,6 +23,7 @@ describe('installObjects', () => {
     assert.deepEqual(kindsAndNames(installObjects({ namespace: 'ops' })), [
       'Namespace/ops',
       'CustomResourceDefinition/miniclusters.flux-framework.org',
+      'CustomResourceDefinition/bursttargets.flux-framework.org',
       'ClusterRole/flux-operator',
       'ServiceAccount/ops/flux-operator',
       'ClusterRoleBinding/flux-operator',
@@ -37,8 +38,9 @@ describe('installObjects', () => {
     assert.equal(crdAndRbacObjects()[0]?.metadata.name, OPERATOR_NAMESPACE);
   });
 
-  it('carries the CRD from src/api unchanged', () => {
+  it('carries the CRDs from src/api unchanged', () => {
     assert.deepEqual(installObjects()[1], miniClusterCrd());
+    assert.deepEqual(installObjects()[2], burstTargetCrd());
   });
 
   it('labels the namespace for the restricted Pod Security profile the operator pod meets', () => {
@@ -75,12 +77,13 @@ describe('deploy/install.yaml', () => {
     for (const document of documents) assert.deepEqual(document.errors, []);
   });
 
-  it('holds each kind once, equal to installObjects()', () => {
+  it('holds each object of installObjects() once (two CRDs)', () => {
     const objects = documents.map((document) => document.toJS() as { kind: string });
     const kinds = objects.map((object) => object.kind);
     assert.deepEqual([...kinds].sort(), [
       'ClusterRole',
       'ClusterRoleBinding',
+      'CustomResourceDefinition',
       'CustomResourceDefinition',
       'Deployment',
       'Namespace',

@@ -28,6 +28,8 @@ describe('ClusterRole', () => {
       'flux-framework.org miniclusters: get,list,watch,update,patch,delete',
       'flux-framework.org miniclusters/status: get,update,patch',
       'flux-framework.org miniclusters/finalizers: update',
+      'flux-framework.org bursttargets: get,list,watch',
+      'flux-framework.org bursttargets/status: get,update,patch',
       'batch jobs: get,list,watch,create,patch,update,delete',
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
       'core pods: get,list,watch',

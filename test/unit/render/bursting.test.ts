@@ -131,7 +131,9 @@ describe('rendering for bursting', () => {
     assert.deepEqual(brokerHosts(second), brokerHosts(first));
     assert.deepEqual(brokerHosts(first), ['first-0', 'first-1', 'second-0', 'second-1']);
     // One Service for both (two controllers cannot own one object): the first's, selecting both.
-    const service = renderMiniCluster(first, KEYS).find((object) => object.metadata.name === 'shared') as V1Service;
+    const service = renderMiniCluster(first, KEYS).find(
+      (object) => object.metadata.name === 'shared',
+    ) as V1Service;
     assert.equal(service.kind, 'Service');
     assert.deepEqual(service.spec?.selector, { 'flux-framework.org/connected': 'pair' });
     assert.equal(

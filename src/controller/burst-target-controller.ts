@@ -1,0 +1,330 @@
+/**
+ * The BurstTarget controller: watches BurstTargets, connects to each (src/burst/target-connection.ts),
+ * keeps its Connected condition, and checks it again every minute while connected, or with
+ * exponential backoff (5 s ... 5 min) while it fails, so a fixed Secret or a recovered server is
+ * noticed without any change to the BurstTarget. The burst controller gets the clients of connected
+ * targets from `clientsFor`.
+ *
+ * Usable on its own: `new BurstTargetController({ clients, log, namespaces })`, `start()`, `stop()`.
+ */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type KubernetesListObject,
+  type KubernetesObject,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  BURST_TARGET_API_VERSION,
+  BURST_TARGET_KIND,
+  BURST_TARGET_PLURAL,
+  GROUP,
+  VERSION,
+  formatProblem,
+  validateBurstTarget,
+  type BurstTarget,
+} from '../api/index.ts';
+import {
+  connectTarget,
+  DEFAULT_CONNECT_TIMEOUT_MS,
+  type ProviderConnector,
+  type TargetConnected,
+} from '../burst/target-connection.ts';
+import {
+  DEFAULT_RETRY_SCHEDULE,
+  burstTargetStatus,
+  nextCheckDelayMs,
+  targetStatusChanged,
+  targetTransitionEvents,
+  type CheckOutcome,
+  type RetrySchedule,
+} from '../burst/target-status.ts';
+import { reconcileLogger } from '../observability/logger.ts';
+import { describeApiError, isNotFound } from './api-errors.ts';
+import { EventRecorder } from './events.ts';
+import { ResilientInformer, type WatchedKind } from './informers.ts';
+import type { KubeClients } from './kube-clients.ts';
+import type { WriteCounter } from './reconciler.ts';
+import { WorkQueue } from './work-queue.ts';
+
+export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
+const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
+
+/** A BurstTarget as the API returns it. */
+export type LiveBurstTarget = BurstTarget &
+  KubernetesObject & {
+    metadata: BurstTarget['metadata'] & { resourceVersion?: string; deletionTimestamp?: Date | string };
+  };
+
+export interface BurstTargetControllerOptions {
+  readonly clients: KubeClients;
+  readonly log: Logger;
+  /** Namespaces to watch; empty for all. */
+  readonly namespaces: readonly string[];
+  /** Targets checked in parallel (default 4). */
+  readonly concurrency?: number;
+  /** Re-check and backoff intervals (default: 1 min; 5 s doubling up to 5 min). */
+  readonly schedule?: Partial<RetrySchedule>;
+  /** How long a target has to answer each request (default 10 s). */
+  readonly connectTimeoutMs?: number;
+  /** Connectors of the GKE and EKS providers; without one, such targets are UnsupportedProvider. */
+  readonly providers?: Partial<Record<'gke' | 'eks', ProviderConnector>>;
+  /** Identity in events (reportingInstance); host, pid and a random suffix by default. */
+  readonly identity?: string;
+  readonly onWrite?: WriteCounter;
+  /** Called when a target becomes connected or stops being connected. */
+  readonly onConnectionChange?: (namespace: string, name: string, connected: boolean) => void;
+  readonly now?: () => Date;
+}
+
+/** What the controller knows of a connected target. */
+export type TargetConnectionInfo = Omit<TargetConnected, 'ok'>;
+
+function targetKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+function splitTargetKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}
+
+/** How to list and watch BurstTargets. */
+export function burstTargetKind(clients: KubeClients): WatchedKind<LiveBurstTarget> {
+  const { custom } = clients;
+  return {
+    name: BURST_TARGET_KIND,
+    path: (namespace) =>
+      namespace === undefined
+        ? `/apis/${GROUP}/${VERSION}/${BURST_TARGET_PLURAL}`
+        : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${BURST_TARGET_PLURAL}`,
+    list: async (namespace, labelSelector) =>
+      (namespace === undefined
+        ? await custom.listClusterCustomObject({
+            group: GROUP,
+            version: VERSION,
+            plural: BURST_TARGET_PLURAL,
+            labelSelector,
+          })
+        : await custom.listNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace,
+            plural: BURST_TARGET_PLURAL,
+            labelSelector,
+          })) as KubernetesListObject<LiveBurstTarget>,
+  };
+}
+
+export class BurstTargetController {
+  private readonly options: BurstTargetControllerOptions;
+  private readonly schedule: RetrySchedule;
+  private readonly informer: ResilientInformer<LiveBurstTarget>;
+  private readonly queue: WorkQueue;
+  private readonly recorder: EventRecorder;
+  private readonly connections = new Map<string, TargetConnectionInfo>();
+  private readonly failures = new Map<string, number>();
+  private readonly seenGenerations = new Map<string, number | undefined>();
+  private readonly now: () => Date;
+
+  constructor(options: BurstTargetControllerOptions) {
+    this.options = options;
+    this.schedule = { ...DEFAULT_RETRY_SCHEDULE, ...options.schedule };
+    this.now = options.now ?? (() => new Date());
+    const { clients, log } = options;
+    const onWrite = options.onWrite ?? (() => undefined);
+    this.recorder = new EventRecorder({
+      api: clients.events,
+      controller: REPORTING_CONTROLLER,
+      instance: options.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+      onError: (error) => log.warn({ error: describeApiError(error) }, 'could not record an event'),
+      onWrite: () => onWrite('event', 'Event'),
+    });
+    this.informer = new ResilientInformer<LiveBurstTarget>({
+      config: clients.config,
+      kind: burstTargetKind(clients),
+      namespaces: options.namespaces,
+      handlers: {
+        onAdd: (target) => this.onTarget(target),
+        onUpdate: (target) => this.onTarget(target),
+        onDelete: (target) => this.onDeleted(target),
+      },
+      onError: (kind, error, retryInMs) =>
+        log.warn({ kind, retryInMs, error: describeApiError(error) }, 'watch failed; restarting it'),
+    });
+    this.queue = new WorkQueue((key) => this.check(key), {
+      concurrency: options.concurrency ?? 4,
+      baseDelayMs: this.schedule.initialBackoffMs,
+      maxDelayMs: this.schedule.maxBackoffMs,
+      onError: (key, error, attempt) => {
+        const { namespace, name } = splitTargetKey(key);
+        log.error(
+          { namespace, name, attempt, error: describeApiError(error) },
+          'BurstTarget check failed; retrying',
+        );
+      },
+    });
+  }
+
+  /** True once the BurstTarget cache has listed once. */
+  get synced(): boolean {
+    return this.informer.hasSynced;
+  }
+
+  async start(): Promise<void> {
+    await this.informer.start();
+  }
+
+  async stop(): Promise<void> {
+    this.queue.stop();
+    await this.informer.stop();
+    this.connections.clear();
+  }
+
+  /** Resolves when no check is queued or running (tests). Delayed re-checks count as pending. */
+  async idle(): Promise<void> {
+    await this.queue.idle();
+  }
+
+  /** Clients of the target cluster while the BurstTarget is connected; undefined otherwise. */
+  clientsFor(namespace: string, targetName: string): KubeClients | undefined {
+    return this.connections.get(targetKey(namespace, targetName))?.clients;
+  }
+
+  /** Clients, server, version and target namespace of a connected BurstTarget. */
+  connectionFor(namespace: string, targetName: string): TargetConnectionInfo | undefined {
+    return this.connections.get(targetKey(namespace, targetName));
+  }
+
+  /** Checks the target again now (e.g. after a request to it failed). */
+  recheck(namespace: string, targetName: string): void {
+    this.queue.add(targetKey(namespace, targetName));
+  }
+
+  /** A spec change (generation) or first sight triggers a check; our own status writes do not. */
+  private onTarget(target: LiveBurstTarget): void {
+    const key = targetKey(target.metadata.namespace ?? 'default', target.metadata.name);
+    const generation = target.metadata.generation;
+    const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
+    this.seenGenerations.set(key, generation);
+    if (seen !== generation) {
+      this.failures.delete(key);
+      this.queue.add(key);
+    }
+  }
+
+  private onDeleted(target: LiveBurstTarget): void {
+    const namespace = target.metadata.namespace ?? 'default';
+    const key = targetKey(namespace, target.metadata.name);
+    this.seenGenerations.delete(key);
+    this.failures.delete(key);
+    this.queue.forget(key);
+    this.forgetConnection(namespace, target.metadata.name);
+  }
+
+  private forgetConnection(namespace: string, name: string): void {
+    if (this.connections.delete(targetKey(namespace, name))) {
+      this.options.onConnectionChange?.(namespace, name, false);
+    }
+  }
+
+  private async readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
+    try {
+      return await this.options.clients.core.readNamespacedSecret({ namespace, name });
+    } catch (error) {
+      if (isNotFound(error)) return undefined;
+      throw error;
+    }
+  }
+
+  /** One check of one target: connect, write status, record events, schedule the next check. */
+  private async check(key: string): Promise<void> {
+    const { namespace, name } = splitTargetKey(key);
+    const live = this.informer.get(name, namespace);
+    if (!live || live.metadata.deletionTimestamp) {
+      this.forgetConnection(namespace, name);
+      return;
+    }
+    const log = reconcileLogger(this.options.log, {
+      namespace,
+      name,
+      controller: BURST_TARGET_CONTROLLER_NAME,
+    });
+    const outcome = await this.connect(live);
+    if (outcome.ok) {
+      const wasConnected = this.connections.has(key);
+      this.connections.set(key, {
+        clients: outcome.clients,
+        server: outcome.server,
+        version: outcome.version,
+        namespace: outcome.namespace,
+      });
+      this.failures.delete(key);
+      if (!wasConnected) this.options.onConnectionChange?.(namespace, name, true);
+    } else {
+      this.forgetConnection(namespace, name);
+      this.failures.set(key, (this.failures.get(key) ?? 0) + 1);
+      log.warn({ reason: outcome.reason, detail: outcome.message }, 'burst target not connected');
+    }
+
+    const previous = live.status;
+    const next = burstTargetStatus({
+      generation: live.metadata.generation,
+      previous,
+      outcome: outcome.ok
+        ? { ok: true, server: outcome.server, version: outcome.version, namespace: outcome.namespace }
+        : outcome,
+      now: this.now(),
+    });
+    if (targetStatusChanged(previous, next)) {
+      this.options.onWrite?.('status', BURST_TARGET_KIND);
+      await this.options.clients.custom.patchNamespacedCustomObjectStatus(
+        {
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: BURST_TARGET_PLURAL,
+          name,
+          body: { status: next },
+        },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      // Events only after the status write succeeded, so they never announce what status does not show.
+      for (const event of targetTransitionEvents(previous, next)) {
+        await this.recorder.record(
+          {
+            apiVersion: BURST_TARGET_API_VERSION,
+            kind: BURST_TARGET_KIND,
+            name,
+            namespace,
+            ...(live.metadata.uid ? { uid: live.metadata.uid } : {}),
+          },
+          { ...event, action: 'Connect' },
+        );
+      }
+    }
+    this.queue.addAfter(key, nextCheckDelayMs(this.failures.get(key) ?? 0, this.schedule));
+  }
+
+  private async connect(
+    live: LiveBurstTarget,
+  ): Promise<(TargetConnected & { ok: true }) | Exclude<CheckOutcome, { ok: true }>> {
+    const validated = validateBurstTarget(live);
+    if (!validated.ok) {
+      return {
+        ok: false,
+        reason: 'InvalidSpec',
+        message: validated.problems.slice(0, 5).map(formatProblem).join('; '),
+      };
+    }
+    return connectTarget({
+      target: validated.value,
+      readSecret: (namespace, name) => this.readSecret(namespace, name),
+      timeoutMs: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
+      ...(this.options.providers ? { providers: this.options.providers } : {}),
+    });
+  }
+}
