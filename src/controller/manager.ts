@@ -13,6 +13,7 @@ import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
 import { describeApiError } from './api-errors.ts';
 import type { BurstEnvironment } from './burst-step.ts';
+import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
 import type { KubeClients } from './kube-clients.ts';
@@ -49,8 +50,10 @@ export interface ManagerOptions {
   readonly onReconcile?: (result: 'success' | 'error' | 'requeue_after', seconds: number) => void;
   readonly onLeadershipChange?: (leading: boolean) => void;
   readonly onQueueDepth?: (depth: number) => void;
-  /** Burst targets other than this cluster (BurstTargets), once connected. */
-  readonly burstTargets?: BurstEnvironment['target'];
+  /** Connectors of the GKE and EKS providers for BurstTargets of those kinds. */
+  readonly providers?: BurstTargetControllerOptions['providers'];
+  /** How often BurstTargets are checked (tests shorten it). */
+  readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
 }
@@ -70,6 +73,7 @@ export class Manager {
   private readonly podIndex = new Map<string, Map<string, V1Pod>>();
   private readonly seenGenerations = new Map<string, number | undefined>();
   private readonly elector: LeaderElector | undefined;
+  private readonly targets: BurstTargetController;
   private leading = false;
   private stopping = false;
   readonly identity: string;
@@ -139,6 +143,20 @@ export class Manager {
     };
 
     const onWrite = options.onWrite ?? (() => undefined);
+    this.targets = new BurstTargetController({
+      clients,
+      log,
+      namespaces: options.namespaces,
+      onWrite,
+      ...(options.providers ? { providers: options.providers } : {}),
+      ...(options.targetSchedule ? { schedule: options.targetSchedule } : {}),
+      // A target that connects (or drops) changes what the MiniClusters of its namespace can do.
+      onConnectionChange: (namespace) => {
+        for (const mc of this.cache.miniClusters.list(namespace)) {
+          this.enqueue(miniClusterKey(namespace, mc.metadata.name));
+        }
+      },
+    });
     const recorder = new EventRecorder({
       api: clients.events,
       controller: REPORTING_CONTROLLER,
@@ -148,7 +166,10 @@ export class Manager {
     });
     const burst: BurstEnvironment = {
       localClients: clients,
-      target: options.burstTargets ?? (() => undefined),
+      target: (namespace, name) => {
+        const connection = this.targets.connectionFor(namespace, name);
+        return connection ? { clients: connection.clients, namespace: connection.namespace } : undefined;
+      },
       queueReader:
         options.queueReader ??
         ((miniCluster, leadPod) =>
@@ -222,6 +243,7 @@ export class Manager {
   async stop(): Promise<void> {
     this.stopping = true;
     this.queue.stop();
+    await this.targets.stop();
     await this.elector?.stop();
     await Promise.all(this.informers.map((informer) => informer.stop()));
   }
@@ -234,6 +256,8 @@ export class Manager {
   private startLeading(): void {
     if (this.leading || this.stopping) return;
     this.leading = true;
+    // BurstTargets get status writes too: only the leader checks them.
+    void this.targets.start();
     this.options.onLeadershipChange?.(true);
     this.options.log.info({ identity: this.identity }, 'leading: reconciling MiniClusters');
     for (const mc of this.cache.miniClusters.list()) {

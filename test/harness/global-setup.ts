@@ -4,9 +4,13 @@
 import { down, status, up } from '../../src/localcluster/index.ts';
 
 let startedHere = false;
+/** Tests of bursting to another cluster bring up this one on demand; the run stops it if it did. */
+const SECOND_CLUSTER = 'second';
+let secondRunningBefore = false;
 
 export async function globalSetup(): Promise<void> {
   const before = status();
+  secondRunningBefore = status({ name: SECOND_CLUSTER }).running;
   const t0 = Date.now();
   const res = await up();
   startedHere = res.started;
@@ -17,6 +21,13 @@ export async function globalSetup(): Promise<void> {
 }
 
 export async function globalTeardown(): Promise<void> {
+  if (
+    process.env.FLUX_OPERATOR_KEEP_CLUSTER !== '1' &&
+    !secondRunningBefore &&
+    status({ name: SECOND_CLUSTER }).exists
+  ) {
+    await down({ name: SECOND_CLUSTER });
+  }
   if (!startedHere) return;
   if (process.env.FLUX_OPERATOR_KEEP_CLUSTER === '1') {
     process.stderr.write(

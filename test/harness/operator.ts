@@ -18,6 +18,7 @@ import { readMiniClusterStatus } from '../../src/controller/minicluster-client.t
 import { Manager } from '../../src/controller/manager.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { installBurstTargetCrd } from './burst-target.ts';
 import { cluster, waitFor } from './cluster.ts';
 
 const run = promisify(execFile);
@@ -44,6 +45,8 @@ export function installCrd(): Promise<void> {
       },
       { what: 'the MiniCluster CRD to be established', timeoutMs: 30_000 },
     );
+    // The operator also watches BurstTargets.
+    await installBurstTargetCrd(clients);
   })();
   return crdInstalled;
 }

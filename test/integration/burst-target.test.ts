@@ -2,115 +2,23 @@
 // to the second cluster through a kubeconfig Secret, and reports bad credentials and a missing Secret
 // with clear conditions, then reconnects once the Secret appears.
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { KubeConfig, VersionApi } from '@kubernetes/client-node';
-import { stringify } from 'yaml';
-import {
-  BURST_TARGET_CRD_NAME,
-  BURST_TARGET_PLURAL,
-  GROUP,
-  VERSION,
-  burstTargetCrd,
-  type BurstTargetStatus,
-} from '../../src/api/index.ts';
-import { serverSideApply } from '../../src/controller/apply.ts';
+import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../../src/api/index.ts';
 import { BurstTargetController } from '../../src/controller/burst-target-controller.ts';
 import { kubeClients, type KubeClients } from '../../src/controller/kube-clients.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
+import {
+  createSecret,
+  createTarget,
+  inlineKubeconfig,
+  installBurstTargetCrd,
+} from '../harness/burst-target.ts';
 
-const MANAGER = 'flux-operator-tests';
 const BOGUS_TOKEN = 'bogus-token-0123456789';
-
-async function installBurstTargetCrd(clients: KubeClients): Promise<void> {
-  await serverSideApply(clients.objects, burstTargetCrd() as never, MANAGER);
-  await waitFor(
-    async () => {
-      const crd = (await clients.objects.read({
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: BURST_TARGET_CRD_NAME },
-      })) as { status?: { conditions?: { type: string; status: string }[] } };
-      if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return false;
-      await clients.custom.listClusterCustomObject({
-        group: GROUP,
-        version: VERSION,
-        plural: BURST_TARGET_PLURAL,
-      });
-      return true;
-    },
-    { what: 'the BurstTarget CRD to be established' },
-  );
-}
-
-/** The second cluster's kubeconfig with everything inline (as a Secret must hold it), and a user. */
-function inlineKubeconfig(
-  file: string,
-  user: Record<string, string> | 'files',
-): { text: string; server: string } {
-  const kc = new KubeConfig();
-  kc.loadFromFile(file);
-  const current = kc.getCurrentCluster();
-  const currentUser = kc.getCurrentUser();
-  assert.ok(current?.caFile && currentUser?.certFile && currentUser.keyFile, 'kwokctl writes file paths');
-  const base64 = (path: string) => readFileSync(path).toString('base64');
-  const credentials =
-    user === 'files'
-      ? {
-          'client-certificate-data': base64(currentUser.certFile),
-          'client-key-data': base64(currentUser.keyFile),
-        }
-      : user;
-  const text = stringify({
-    apiVersion: 'v1',
-    kind: 'Config',
-    'current-context': 'second',
-    clusters: [
-      {
-        name: 'second',
-        cluster: { server: current.server, 'certificate-authority-data': base64(current.caFile) },
-      },
-    ],
-    contexts: [{ name: 'second', context: { cluster: 'second', user: 'burst' } }],
-    users: [{ name: 'burst', user: credentials }],
-  });
-  return { text, server: current.server };
-}
-
-async function createSecret(
-  clients: KubeClients,
-  namespace: string,
-  name: string,
-  text: string,
-): Promise<void> {
-  await clients.core.createNamespacedSecret({
-    namespace,
-    body: { metadata: { name, namespace }, stringData: { kubeconfig: text } },
-  });
-}
-
-async function createTarget(
-  clients: KubeClients,
-  namespace: string,
-  name: string,
-  secretName: string,
-): Promise<void> {
-  await clients.custom.createNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: BURST_TARGET_PLURAL,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'BurstTarget',
-      metadata: { name, namespace },
-      spec: { provider: 'kubeconfig', kubeconfig: { secretName } },
-    },
-  });
-}
 
 async function statusOf(clients: KubeClients, namespace: string, name: string): Promise<BurstTargetStatus> {
   const object = (await clients.custom.getNamespacedCustomObject({

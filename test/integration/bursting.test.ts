@@ -7,7 +7,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { GROUP, PLURAL, VERSION, miniClusterCrd } from '../../src/api/index.ts';
+import { serverSideApply } from '../../src/controller/apply.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { Manager } from '../../src/controller/manager.ts';
+import { up } from '../../src/localcluster/index.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import {
+  createSecret,
+  createTarget,
+  inlineKubeconfig,
+  installBurstTargetCrd,
+} from '../harness/burst-target.ts';
 import { burstStatusCommand } from '../../src/cli/burst-status-command.ts';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -85,7 +96,6 @@ async function serveQueue(namespace: string, pod: string, container: string, que
 
 async function burstMiniClusters(namespace: string): Promise<string[]> {
   const { kc } = await cluster();
-  const { kubeClients } = await import('../../src/controller/kube-clients.ts');
   const list = (await kubeClients(kc).custom.listNamespacedCustomObject({
     group: GROUP,
     version: VERSION,
@@ -254,5 +264,135 @@ describe('bursting to this cluster', () => {
         timeoutMs: 60_000,
       },
     );
+  });
+});
+
+/** The MiniCluster CRD on another cluster, served. */
+async function installMiniClusterCrd(clients: KubeClients): Promise<void> {
+  await serverSideApply(clients.objects, miniClusterCrd() as never, 'flux-operator-tests');
+  await waitFor(
+    async () => {
+      await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
+      return true;
+    },
+    { what: 'the MiniCluster CRD served on the second cluster' },
+  );
+}
+
+describe('bursting to a second cluster', () => {
+  it('bursts through a kubeconfig BurstTarget with the same ranks and copied keys, and removes it when idle', async (t) => {
+    const namespace = await withNamespace(t, 'burst2');
+    const second = await up({
+      name: 'second',
+      progress: (line) => process.stderr.write(`[second] ${line}\n`),
+    });
+    const remote = kubeClients(loadKubeConfig(second.kubeconfig));
+    await installMiniClusterCrd(remote);
+    await installBurstTargetCrd(remote);
+    await remote.core.createNamespace({ body: { metadata: { name: namespace } } });
+    t.after(() => remote.core.deleteNamespace({ name: namespace }).then(() => undefined));
+    // The operator of the second cluster renders what lands there.
+    const remoteOperator = new Manager({
+      clients: remote,
+      log: createLogger({ level: 'warn' }),
+      namespaces: [namespace],
+      concurrency: 2,
+    });
+    await remoteOperator.start();
+    t.after(() => remoteOperator.stop());
+
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    await createSecret(
+      clients,
+      namespace,
+      'second-kubeconfig',
+      inlineKubeconfig(second.kubeconfig, 'files').text,
+    );
+    await createTarget(clients, namespace, 'second', 'second-kubeconfig');
+    const queue = scriptedQueue(t);
+    queue.waiting();
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'burst-local', {
+        size: 2,
+        interactive: true,
+        containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
+        flux: {
+          bursting: {
+            clusters: [{ name: 'burst-0', size: 4 }],
+            policy: { idleSeconds: 3, targets: [{ name: 'second' }] },
+          },
+        },
+      }),
+    );
+    const lead = await waitFor(
+      async () =>
+        (await podsOf(clients, namespace, 'burst-local')).find(
+          (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
+        ),
+      { what: 'the lead pod running' },
+    );
+    await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+
+    const remoteNames = async () =>
+      (
+        (await remote.custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: PLURAL,
+          labelSelector: 'flux-framework.org/burst-slot=burst-0',
+        })) as { items: { metadata: { name: string } }[] }
+      ).items.map((item) => item.metadata.name);
+    const [name] = await waitFor(async () => ((await remoteNames()).length === 1 ? remoteNames() : false), {
+      what: 'the burst MiniCluster on the second cluster',
+      timeoutMs: 60_000,
+    });
+    assert.match(name ?? '', /^burst-local-burst-0-[0-9a-f]{10}$/);
+
+    // Keys copied as they are.
+    for (const secret of ['burst-local-curve-cert', 'burst-local-munge-key']) {
+      const local = await clients.core.readNamespacedSecret({ name: secret, namespace });
+      const copy = await remote.core.readNamespacedSecret({ name: secret, namespace });
+      assert.deepEqual(copy.data, local.data, `${secret} differs on the second cluster`);
+    }
+    // Same ranks, the lead under its exposed address.
+    const leadBroker = (await readStatus(clients, namespace, 'burst-local')).leadBroker;
+    const config = await waitFor(
+      async () =>
+        (await remote.core.readNamespacedConfigMap({ name: `${name}-flux-config`, namespace })).data?.[
+          'broker.toml'
+        ],
+      { what: 'the burst MiniCluster rendered on the second cluster' },
+    );
+    assert.deepEqual(
+      [...config.matchAll(/host = "([^"]+)"(?:\nconnect = "([^"]+)")?/g)].map((match) => [
+        match[1],
+        match[2],
+      ]),
+      [
+        ['burst-local-0', `tcp://${leadBroker?.address}:${leadBroker?.port}`],
+        ['burst-local-1', undefined],
+        ['burst-0-[0-3]', undefined],
+      ],
+    );
+    await waitFor(
+      async () =>
+        (await readStatus(clients, namespace, 'burst-local')).bursts?.[0]?.state === 'Ready' ? true : false,
+      { what: 'the burst Ready on the second cluster', timeoutMs: 60_000 },
+    );
+    const remotePods = await remote.core.listNamespacedPod({
+      namespace,
+      labelSelector: `flux-framework.org/minicluster=${name}`,
+    });
+    assert.deepEqual(remotePods.items.map((pod) => pod.spec?.hostname).sort(), ['burst-0-0', 'burst-0-1']);
+
+    queue.empty();
+    await waitFor(async () => (await remoteNames()).length === 0, {
+      what: 'the idle burst removed from the second cluster',
+      timeoutMs: 60_000,
+    });
   });
 });

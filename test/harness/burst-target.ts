@@ -1,0 +1,105 @@
+// Helpers for tests that burst to a second local control plane: its kubeconfig inlined into a
+// Secret, BurstTargets, and the CRDs on any cluster.
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import { stringify } from 'yaml';
+import {
+  BURST_TARGET_CRD_NAME,
+  BURST_TARGET_PLURAL,
+  GROUP,
+  VERSION,
+  burstTargetCrd,
+} from '../../src/api/index.ts';
+import { serverSideApply } from '../../src/controller/apply.ts';
+import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import { waitFor } from './cluster.ts';
+
+const MANAGER = 'flux-operator-tests';
+
+export async function installBurstTargetCrd(clients: KubeClients): Promise<void> {
+  await serverSideApply(clients.objects, burstTargetCrd() as never, MANAGER);
+  await waitFor(
+    async () => {
+      const crd = (await clients.objects.read({
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: BURST_TARGET_CRD_NAME },
+      })) as { status?: { conditions?: { type: string; status: string }[] } };
+      if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return false;
+      await clients.custom.listClusterCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: BURST_TARGET_PLURAL,
+      });
+      return true;
+    },
+    { what: 'the BurstTarget CRD to be established' },
+  );
+}
+
+/** The second cluster's kubeconfig with everything inline (as a Secret must hold it), and a user. */
+export function inlineKubeconfig(
+  file: string,
+  user: Record<string, string> | 'files',
+): { text: string; server: string } {
+  const kc = new KubeConfig();
+  kc.loadFromFile(file);
+  const current = kc.getCurrentCluster();
+  const currentUser = kc.getCurrentUser();
+  assert.ok(current?.caFile && currentUser?.certFile && currentUser.keyFile, 'kwokctl writes file paths');
+  const base64 = (path: string) => readFileSync(path).toString('base64');
+  const credentials =
+    user === 'files'
+      ? {
+          'client-certificate-data': base64(currentUser.certFile),
+          'client-key-data': base64(currentUser.keyFile),
+        }
+      : user;
+  const text = stringify({
+    apiVersion: 'v1',
+    kind: 'Config',
+    'current-context': 'second',
+    clusters: [
+      {
+        name: 'second',
+        cluster: { server: current.server, 'certificate-authority-data': base64(current.caFile) },
+      },
+    ],
+    contexts: [{ name: 'second', context: { cluster: 'second', user: 'burst' } }],
+    users: [{ name: 'burst', user: credentials }],
+  });
+  return { text, server: current.server };
+}
+
+export async function createSecret(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  text: string,
+): Promise<void> {
+  await clients.core.createNamespacedSecret({
+    namespace,
+    body: { metadata: { name, namespace }, stringData: { kubeconfig: text } },
+  });
+}
+
+export async function createTarget(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  secretName: string,
+): Promise<void> {
+  await clients.custom.createNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: BURST_TARGET_PLURAL,
+    body: {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'BurstTarget',
+      metadata: { name, namespace },
+      spec: { provider: 'kubeconfig', kubeconfig: { secretName } },
+    },
+  });
+}
