@@ -60,6 +60,13 @@ export const EKS_CLUSTER_NAME_PATTERN = '^[0-9A-Za-z][-_0-9A-Za-z]*$';
 export const IAM_ROLE_ARN_PATTERN = '^arn:aws[-a-z]*:iam::[0-9]{12}:role/[-+=,.@_/0-9A-Za-z]+$';
 /** A VPC subnet id. */
 export const SUBNET_ID_PATTERN = '^subnet-[0-9a-f]{8,17}$';
+/** An EKS Kubernetes version: `major.minor`, e.g. `1.33`. */
+export const EKS_VERSION_PATTERN = '^1\\.[0-9]{1,3}$';
+
+/** Nodes of a created cluster's node pool when `nodeCount` is unset. */
+export const DEFAULT_NODE_COUNT = 1;
+/** Upper bound of `nodeCount` (GKE's per-zone node pool limit; EKS's default node group quota). */
+export const MAX_NODE_COUNT = 1000;
 
 export const KubeconfigSourceSchema = Type.Object(
   {
@@ -91,6 +98,10 @@ function patterned(description: string, pattern: string, maxLength: number) {
   return Type.String({ description, minLength: 1, maxLength, pattern });
 }
 
+function nodeCount(description: string) {
+  return withDefault(Type.Integer({ description, minimum: 1, maximum: MAX_NODE_COUNT }), DEFAULT_NODE_COUNT);
+}
+
 export const GkeTargetSchema = Type.Object(
   {
     project: patterned('GCP project id the cluster is created in.', GCP_PROJECT_PATTERN, 30),
@@ -104,6 +115,9 @@ export const GkeTargetSchema = Type.Object(
       'Machine type of the nodes, e.g. e2-standard-8.',
       MACHINE_TYPE_PATTERN,
       DNS_LABEL_MAX_LENGTH,
+    ),
+    nodeCount: nodeCount(
+      'Nodes of the node pool; for a regional cluster (location is a region), per zone of the region.',
     ),
     credentialsSecret: credentialsSecret('key credentials.json: a service account key'),
   },
@@ -119,8 +133,13 @@ export const EksTargetSchema = Type.Object(
   {
     region: patterned('AWS region, e.g. us-east-1.', AWS_REGION_PATTERN, DNS_LABEL_MAX_LENGTH),
     clusterName: patterned('Name of the EKS cluster to create.', EKS_CLUSTER_NAME_PATTERN, 100),
+    roleArn: patterned(
+      'ARN of the IAM role the EKS control plane assumes (trusted by eks.amazonaws.com, policy AmazonEKSClusterPolicy).',
+      IAM_ROLE_ARN_PATTERN,
+      SHORT_STRING_MAX_LENGTH,
+    ),
     nodeRoleArn: patterned(
-      "ARN of the IAM role of the cluster's nodes.",
+      "ARN of the IAM role of the cluster's nodes (trusted by ec2.amazonaws.com; policies AmazonEKSWorkerNodePolicy, AmazonEKS_CNI_Policy, AmazonEC2ContainerRegistryReadOnly).",
       IAM_ROLE_ARN_PATTERN,
       SHORT_STRING_MAX_LENGTH,
     ),
@@ -131,6 +150,14 @@ export const EksTargetSchema = Type.Object(
       'x-kubernetes-list-type': 'set',
     }),
     instanceType: patterned('EC2 instance type of the nodes, e.g. c5.4xlarge.', MACHINE_TYPE_PATTERN, 64),
+    nodeCount: nodeCount('Nodes of the managed node group.'),
+    kubernetesVersion: Type.Optional(
+      patterned(
+        "Kubernetes version of the control plane (major.minor, e.g. 1.33). Unset: EKS's default version.",
+        EKS_VERSION_PATTERN,
+        16,
+      ),
+    ),
     credentialsSecret: credentialsSecret('keys AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN'),
   },
   {
@@ -181,7 +208,7 @@ export const BurstTargetSpecSchema = Type.Object(
       ...providerBlockRules(
         'eks',
         'eks',
-        'give the region, clusterName, nodeRoleArn, subnetIds and instanceType',
+        'give the region, clusterName, roleArn, nodeRoleArn, subnetIds and instanceType',
       ),
       {
         // A cloud cluster created for one provider cannot be managed by another: recreate instead.

@@ -10,6 +10,7 @@ import {
   BurstTargetSchema,
   BurstTargetSpecSchema,
   EKS_CLUSTER_NAME_PATTERN,
+  EKS_VERSION_PATTERN,
   GCP_LOCATION_PATTERN,
   GCP_PROJECT_PATTERN,
   GKE_CLUSTER_NAME_PATTERN,
@@ -48,6 +49,7 @@ const PATTERN_MEANINGS: Record<string, string> = {
     'must be an EKS cluster name: letters, digits, "-" and "_", starting with a letter or digit',
   [IAM_ROLE_ARN_PATTERN]: 'must be an IAM role ARN such as arn:aws:iam::123456789012:role/eks-nodes',
   [SUBNET_ID_PATTERN]: 'must be a subnet id such as subnet-0123456789abcdef0',
+  [EKS_VERSION_PATTERN]: 'must be a Kubernetes version major.minor such as 1.33',
 };
 
 function explained(problem: Problem): Problem {
@@ -63,7 +65,10 @@ function explained(problem: Problem): Problem {
 const PROVIDER_BLOCKS: Record<BurstProvider, { field: 'kubeconfig' | 'gke' | 'eks'; what: string }> = {
   kubeconfig: { field: 'kubeconfig', what: 'name the Secret holding the kubeconfig' },
   gke: { field: 'gke', what: 'give the project, location, clusterName and machineType' },
-  eks: { field: 'eks', what: 'give the region, clusterName, nodeRoleArn, subnetIds and instanceType' },
+  eks: {
+    field: 'eks',
+    what: 'give the region, clusterName, roleArn, nodeRoleArn, subnetIds and instanceType',
+  },
 };
 
 /** The CEL rules of the spec and the root, as problems (the same messages the API server gives). */

@@ -14,6 +14,14 @@ export const TARGET_FAILURE_REASONS = [
   'Unreachable',
   'Forbidden',
   'UnsupportedProvider',
+  /** A GKE/EKS cluster is being created (or deleted before being created again): checked again. */
+  'Provisioning',
+  /** The cloud reports the cluster failed, or refused a request for a reason the user must fix. */
+  'ProvisionFailed',
+  /** The cloud credentials in the Secret are malformed (never quoted in the message). */
+  'InvalidCredentials',
+  /** The operator could not be installed on the provisioned cluster. */
+  'InstallFailed',
 ] as const;
 
 export type TargetFailureReason = (typeof TARGET_FAILURE_REASONS)[number];

@@ -3,6 +3,8 @@
  * election) to metrics, health endpoints and logs, and stops cleanly on SIGTERM.
  */
 import { CONTROLLER_NAME, Manager } from '../controller/manager.ts';
+import { providerConnectors } from '../burst/providers/connectors.ts';
+import { isNotFound } from '../controller/api-errors.ts';
 import { kubeClients, loadKubeConfig } from '../controller/kube-clients.ts';
 import {
   createLogger,
@@ -68,9 +70,21 @@ export async function runOperator(options: RunOptions): Promise<number> {
     };
   });
 
+  // GKE and EKS BurstTargets: the operator provisions the cluster, installs itself there, connects.
+  const providers = providerConnectors({
+    readSecret: async (namespace, name) => {
+      try {
+        return await clients.core.readNamespacedSecret({ namespace, name });
+      } catch (error) {
+        if (isNotFound(error)) return undefined;
+        throw error;
+      }
+    },
+  });
   const manager = new Manager({
     clients,
     log,
+    providers,
     namespaces: options.namespaces,
     concurrency: options.concurrency,
     ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),

@@ -83,11 +83,16 @@ describe('burstTargetCrd', () => {
     assert.deepEqual(nodeAt('.spec.eks').required, [
       'region',
       'clusterName',
+      'roleArn',
       'nodeRoleArn',
       'subnetIds',
       'instanceType',
     ]);
     assert.equal(nodeAt('.spec.eks.subnetIds').minItems, 2);
+    assert.equal(nodeAt('.spec.eks.nodeCount').default, 1);
+    assert.equal(nodeAt('.spec.eks.nodeCount').minimum, 1);
+    assert.equal(nodeAt('.spec.gke.nodeCount').default, 1);
+    assert.equal(nodeAt('.spec.eks.kubernetesVersion').pattern, '^1\\.[0-9]{1,3}$');
     assert.deepEqual(nodeAt('.spec.gke').required, ['project', 'location', 'clusterName', 'machineType']);
     assert.equal(nodeAt('.status.lastConnectedTime').format, 'date-time');
     assert.deepEqual(nodeAt('.status.conditions')['x-kubernetes-list-map-keys'], ['type']);

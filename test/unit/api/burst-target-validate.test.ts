@@ -22,10 +22,13 @@ const gke = {
 const eks = {
   region: 'us-east-1',
   clusterName: 'burst',
+  roleArn: 'arn:aws:iam::123456789012:role/eks-cluster',
   nodeRoleArn: 'arn:aws:iam::123456789012:role/eks-nodes',
   subnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'],
   instanceType: 'c5.4xlarge',
 };
+
+const { roleArn: _roleArn, ...withoutRoleArn } = eks;
 
 function problemsOf(input: unknown, previous?: BurstTarget): [string, string][] {
   const result = validateBurstTarget(input, previous);
@@ -61,6 +64,18 @@ describe('validateBurstTarget', () => {
       validateBurstTarget(target({ provider: 'eks', eks: { ...eks, credentialsSecret: 'aws-creds' } })).ok,
       true,
     );
+  });
+
+  it('defaults nodeCount to 1 and keeps a given nodeCount and kubernetesVersion', () => {
+    const gkeResult = validateBurstTarget(target({ provider: 'gke', gke }));
+    assert.ok(gkeResult.ok);
+    assert.equal(gkeResult.value.spec.gke?.nodeCount, 1);
+    const eksResult = validateBurstTarget(
+      target({ provider: 'eks', eks: { ...eks, nodeCount: 5, kubernetesVersion: '1.33' } }),
+    );
+    assert.ok(eksResult.ok);
+    assert.equal(eksResult.value.spec.eks?.nodeCount, 5);
+    assert.equal(eksResult.value.spec.eks?.kubernetesVersion, '1.33');
   });
 
   const cases: { name: string; input: unknown; problems: [string, RegExp][] }[] = [
@@ -110,6 +125,23 @@ describe('validateBurstTarget', () => {
         ['spec.eks.nodeRoleArn', /must be an IAM role ARN/],
         ['spec.eks.subnetIds', /must have at least 2 item/],
       ],
+    },
+    {
+      name: 'EKS without its cluster role, with zero nodes and a patch version',
+      input: target({
+        provider: 'eks',
+        eks: { ...withoutRoleArn, nodeCount: 0, kubernetesVersion: '1.33.2' },
+      }),
+      problems: [
+        ['spec.eks.roleArn', /required/],
+        ['spec.eks.nodeCount', /1/],
+        ['spec.eks.kubernetesVersion', /must be a Kubernetes version major\.minor such as 1\.33/],
+      ],
+    },
+    {
+      name: 'GKE with a fractional node count',
+      input: target({ provider: 'gke', gke: { ...gke, nodeCount: 1.5 } }),
+      problems: [['spec.gke.nodeCount', /integer/]],
     },
     {
       name: 'GKE with a bad project and zone',

@@ -1,0 +1,431 @@
+/**
+ * Connectors of `provider: gke` and `provider: eks` BurstTargets (`connectTarget`'s `providers`):
+ * from a BurstTarget to a kubeconfig of the cloud cluster it names, creating the cluster when it is
+ * absent and installing the operator there once it is ready.
+ *
+ * - Credentials: from `credentialsSecret` when set (GKE: key `credentials.json`, a service-account
+ *   key; EKS: `AWS_ACCESS_KEY_ID`, `AWS_SECRET_ACCESS_KEY`, optional `AWS_SESSION_TOKEN`), else the
+ *   provider's default chain (workload identity). They stay in this process: messages name the
+ *   Secret and key, never a value, and every message is scrubbed.
+ * - Never waits for the cloud: while the cluster is created the result is a `Provisioning` failure,
+ *   so the BurstTarget controller checks again with its backoff (5 s doubling to 5 min).
+ * - Ready: the provider's kubeconfig (bearer token, no exec plugin), checked like a kubeconfig
+ *   Secret, then the operator's install (CRDs, RBAC, Deployment) applied there with server-side
+ *   apply, once per target generation and API server (re-applied after an operator restart).
+ * - `deleteProvisioned` is one step of deleting the cloud cluster of a BurstTarget, for a finalizer.
+ */
+import {
+  KubernetesObjectApi,
+  type KubeConfig,
+  type KubernetesObject,
+  type V1Secret,
+} from '@kubernetes/client-node';
+import type { DefaultedBurstTarget } from '../../api/index.ts';
+import { apiErrorCode, describeApiError } from '../../controller/api-errors.ts';
+import { serverSideApply } from '../../controller/apply.ts';
+import {
+  DEFAULT_OPERATOR_IMAGE,
+  FIELD_MANAGER,
+  OPERATOR_NAMESPACE,
+  installObjects,
+} from '../../deploy/index.ts';
+import type { ProviderConnector, ProviderKubeConfig, ReadSecret } from '../target-connection.ts';
+import { failure, type TargetFailure, type TargetFailureReason } from '../target-errors.ts';
+import { checkKubeconfig } from '../target-kubeconfig.ts';
+import {
+  ProviderError,
+  errorText,
+  scrub,
+  type ClusterProvider,
+  type ProviderKind,
+  type ProvisionState,
+} from './cluster-provider.ts';
+import { EksProvider, type EksClusterSpec, type EksProviderOptions } from './eks-provider.ts';
+import { GkeProvider, type GkeClusterSpec, type GkeProviderOptions } from './gke-provider.ts';
+
+/** Key of the service-account key JSON in a GKE `credentialsSecret`. */
+export const GKE_CREDENTIALS_KEY = 'credentials.json';
+export const AWS_ACCESS_KEY_ID_KEY = 'AWS_ACCESS_KEY_ID';
+export const AWS_SECRET_ACCESS_KEY_KEY = 'AWS_SECRET_ACCESS_KEY';
+export const AWS_SESSION_TOKEN_KEY = 'AWS_SESSION_TOKEN';
+
+/** Installs the operator on a provisioned cluster; throws when it cannot. */
+export type InstallOperator = (config: KubeConfig, target: DefaultedBurstTarget) => Promise<void>;
+
+export interface InstallOperatorOptions {
+  /** Operator image; DEFAULT_OPERATOR_IMAGE (this version's release) when absent. */
+  readonly image?: string;
+  /** Namespace of the operator there; OPERATOR_NAMESPACE when absent. */
+  readonly namespace?: string;
+}
+
+/**
+ * Applies the operator's full install (`installObjects`: Namespace, CRDs, RBAC, Deployment) to the
+ * cluster of `config` with server-side apply (field manager `flux-operator`), in order.
+ */
+export async function installOperatorObjects(
+  config: KubeConfig,
+  options: InstallOperatorOptions = {},
+): Promise<void> {
+  const api = KubernetesObjectApi.makeApiClient(config);
+  const objects = installObjects({
+    image: options.image ?? DEFAULT_OPERATOR_IMAGE,
+    namespace: options.namespace ?? OPERATOR_NAMESPACE,
+  });
+  for (const object of objects) {
+    await serverSideApply(api, object as unknown as KubernetesObject, FIELD_MANAGER);
+  }
+}
+
+export interface ProviderConnectorsOptions {
+  readonly readSecret: ReadSecret;
+  /** SDK options of the providers (transport seams, clocks); credentials come from the target. */
+  readonly providerOptions?: {
+    readonly gke?: Omit<GkeProviderOptions, 'serviceAccountJson'>;
+    readonly eks?: Omit<EksProviderOptions, 'credentials'>;
+  };
+  /** Default: `installOperatorObjects` with `operatorImage` and `operatorNamespace`. */
+  readonly installOperator?: InstallOperator;
+  readonly operatorImage?: string;
+  readonly operatorNamespace?: string;
+}
+
+/** One step of deleting a BurstTarget's cloud cluster: `done` once the cloud says it is gone. */
+export type DeleteProvisionedOutcome =
+  { readonly ok: true; readonly done: boolean; readonly message: string } | TargetFailure;
+
+export interface ProviderConnectors {
+  readonly gke: ProviderConnector;
+  readonly eks: ProviderConnector;
+  /**
+   * Starts (or continues) deleting the cloud cluster of a gke/eks BurstTarget; call again (with
+   * backoff) until `done`, then remove the finalizer. A kubeconfig target is `done` at once.
+   */
+  readonly deleteProvisioned: (target: DefaultedBurstTarget) => Promise<DeleteProvisionedOutcome>;
+}
+
+/** A provider bound to one target's spec and credentials, and what its messages must not show. */
+interface Bound<Spec> {
+  readonly kind: ProviderKind;
+  readonly provider: ClusterProvider<Spec> & { close(): Promise<void> };
+  readonly spec: Spec;
+  /** `GKE cluster p/l/name`, `EKS cluster region/name`. */
+  readonly source: string;
+  readonly secrets: readonly string[];
+}
+
+type BindResult<Spec> = { readonly ok: true; readonly bound: Bound<Spec> } | TargetFailure;
+
+/** Error codes (GKE) and names (EKS) the cloud gives for bad or expired credentials. */
+const UNAUTHORIZED_CODES = new Set([
+  'UNAUTHENTICATED',
+  'UnrecognizedClientException',
+  'InvalidSignatureException',
+  'ExpiredTokenException',
+  'InvalidClientTokenId',
+  'CredentialsProviderError',
+]);
+/** ... and for credentials that may not do what was asked. */
+const FORBIDDEN_CODES = new Set(['PERMISSION_DENIED', 'AccessDeniedException', 'AccessDenied']);
+
+function secretText(secret: V1Secret, key: string): string | undefined {
+  const encoded = secret.data?.[key];
+  return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
+}
+
+type SecretValues =
+  { readonly ok: true; readonly values: Record<string, string | undefined> } | TargetFailure;
+
+/**
+ * Reads `keys` (and `optionalKeys`) of the credentials Secret. Messages name the Secret, the field
+ * and the keys, never a value.
+ */
+async function readCredentials(
+  target: DefaultedBurstTarget,
+  field: string,
+  secretName: string,
+  keys: readonly string[],
+  optionalKeys: readonly string[],
+  readSecret: ReadSecret,
+  example: string,
+): Promise<SecretValues> {
+  const namespace = target.metadata.namespace ?? 'default';
+  const where = `Secret ${namespace}/${secretName}`;
+  let secret: V1Secret | undefined;
+  try {
+    secret = await readSecret(namespace, secretName);
+  } catch (error) {
+    if (apiErrorCode(error) !== 403) throw error;
+    return failure(
+      'Forbidden',
+      `the operator may not read ${where} (${describeApiError(error)}); grant its ServiceAccount get on secrets in ${namespace}`,
+    );
+  }
+  if (!secret) {
+    return failure(
+      'SecretMissing',
+      `${where} (${field}) does not exist; create it with the cloud credentials under ${keys.join(', ')}, e.g. kubectl create secret generic ${secretName} -n ${namespace} ${example}`,
+    );
+  }
+  const values: Record<string, string | undefined> = {};
+  for (const key of [...keys, ...optionalKeys]) {
+    const text = secretText(secret, key)?.trim();
+    values[key] = text === '' ? undefined : text;
+  }
+  const missing = keys.filter((key) => values[key] === undefined);
+  if (missing.length > 0) {
+    const present = Object.keys(secret.data ?? {}).sort();
+    return failure(
+      'KeyMissing',
+      `${where} (${field}) has no (or an empty) key ${missing.join(', ')}${present.length > 0 ? `; it has ${present.join(', ')}` : ''}; add it`,
+    );
+  }
+  return { ok: true, values };
+}
+
+/** The failure for an error of a provider call, its message scrubbed again with `secrets`. */
+function providerFailure(
+  source: string,
+  what: string,
+  error: unknown,
+  secrets: readonly string[],
+): TargetFailure {
+  const code = error instanceof ProviderError ? error.code : undefined;
+  const text = scrub(`${source}: ${what} failed: ${errorText(error)}`, secrets);
+  let reason: TargetFailureReason = 'ProvisionFailed';
+  let hint = 'fix the spec or the cloud project/account and it is checked again';
+  if (code !== undefined && UNAUTHORIZED_CODES.has(code)) {
+    reason = 'Unauthorized';
+    hint =
+      'the cloud rejected the credentials: update the credentials Secret (or the workload identity binding)';
+  } else if (code !== undefined && FORBIDDEN_CODES.has(code)) {
+    reason = 'Forbidden';
+    hint =
+      'grant the credentials the permissions listed in src/burst/providers/README.md (GKE: roles/container.admin; EKS: eks:* on the cluster and iam:PassRole on its roles)';
+  }
+  return failure(reason, `${text}; ${hint}`);
+}
+
+/** The failure while a cluster is not Ready: Provisioning (checked again) or ProvisionFailed. */
+function notReady(source: string, state: ProvisionState, secrets: readonly string[]): TargetFailure {
+  const message = scrub(state.message, secrets);
+  switch (state.phase) {
+    case 'Error':
+      return failure(
+        'ProvisionFailed',
+        `${source} failed: ${message}; fix the cause in the cloud console, then delete the cluster there and the operator creates it again`,
+      );
+    case 'Deleting':
+      return failure(
+        'Provisioning',
+        `${source} is being deleted (${message}); it is created again once it is gone`,
+      );
+    default:
+      return failure('Provisioning', `${source} is being created (${message}); checked again shortly`);
+  }
+}
+
+function bindGke(target: DefaultedBurstTarget, options: ProviderConnectorsOptions) {
+  return async (): Promise<BindResult<GkeClusterSpec>> => {
+    const gke = target.spec.gke;
+    if (!gke) return failure('ProvisionFailed', 'spec.gke is required when provider is gke');
+    let serviceAccountJson: string | undefined;
+    if (gke.credentialsSecret !== undefined) {
+      const read = await readCredentials(
+        target,
+        'spec.gke.credentialsSecret',
+        gke.credentialsSecret,
+        [GKE_CREDENTIALS_KEY],
+        [],
+        options.readSecret,
+        `--from-file=${GKE_CREDENTIALS_KEY}=<service-account-key.json>`,
+      );
+      if (!read.ok) return read;
+      serviceAccountJson = read.values[GKE_CREDENTIALS_KEY];
+    }
+    const secrets = serviceAccountJson === undefined ? [] : [serviceAccountJson];
+    const where = `Secret ${target.metadata.namespace ?? 'default'}/${gke.credentialsSecret ?? ''} key ${GKE_CREDENTIALS_KEY}`;
+    let provider: GkeProvider;
+    try {
+      provider = new GkeProvider({
+        ...options.providerOptions?.gke,
+        ...(serviceAccountJson === undefined ? {} : { serviceAccountJson }),
+      });
+    } catch (error) {
+      return failure(
+        'InvalidCredentials',
+        scrub(
+          `${where}: ${errorText(error)}; put a service account key there (gcloud iam service-accounts keys create)`,
+          secrets,
+        ),
+      );
+    }
+    return {
+      ok: true,
+      bound: {
+        kind: 'gke',
+        provider,
+        spec: {
+          project: gke.project,
+          location: gke.location,
+          clusterName: gke.clusterName,
+          machineType: gke.machineType,
+          nodeCount: gke.nodeCount,
+        },
+        source: `GKE cluster ${gke.project}/${gke.location}/${gke.clusterName}`,
+        secrets,
+      },
+    };
+  };
+}
+
+function bindEks(target: DefaultedBurstTarget, options: ProviderConnectorsOptions) {
+  return async (): Promise<BindResult<EksClusterSpec>> => {
+    const eks = target.spec.eks;
+    if (!eks) return failure('ProvisionFailed', 'spec.eks is required when provider is eks');
+    let credentials: EksProviderOptions['credentials'];
+    if (eks.credentialsSecret !== undefined) {
+      const read = await readCredentials(
+        target,
+        'spec.eks.credentialsSecret',
+        eks.credentialsSecret,
+        [AWS_ACCESS_KEY_ID_KEY, AWS_SECRET_ACCESS_KEY_KEY],
+        [AWS_SESSION_TOKEN_KEY],
+        options.readSecret,
+        `--from-literal=${AWS_ACCESS_KEY_ID_KEY}=... --from-literal=${AWS_SECRET_ACCESS_KEY_KEY}=...`,
+      );
+      if (!read.ok) return read;
+      const sessionToken = read.values[AWS_SESSION_TOKEN_KEY];
+      credentials = {
+        accessKeyId: read.values[AWS_ACCESS_KEY_ID_KEY] ?? '',
+        secretAccessKey: read.values[AWS_SECRET_ACCESS_KEY_KEY] ?? '',
+        ...(sessionToken === undefined ? {} : { sessionToken }),
+      };
+    }
+    const secrets = credentials
+      ? [credentials.secretAccessKey, credentials.accessKeyId, credentials.sessionToken ?? '']
+      : [];
+    const provider = new EksProvider({
+      ...options.providerOptions?.eks,
+      ...(credentials ? { credentials } : {}),
+    });
+    return {
+      ok: true,
+      bound: {
+        kind: 'eks',
+        provider,
+        spec: {
+          region: eks.region,
+          clusterName: eks.clusterName,
+          roleArn: eks.roleArn,
+          nodeRoleArn: eks.nodeRoleArn,
+          subnetIds: [...eks.subnetIds],
+          instanceTypes: [eks.instanceType],
+          nodeCount: eks.nodeCount,
+          ...(eks.kubernetesVersion === undefined ? {} : { kubernetesVersion: eks.kubernetesVersion }),
+        },
+        source: `EKS cluster ${eks.region}/${eks.clusterName}`,
+        secrets,
+      },
+    };
+  };
+}
+
+function targetKey(target: DefaultedBurstTarget): string {
+  return `${target.metadata.namespace ?? 'default'}/${target.metadata.name}`;
+}
+
+/** Connectors of the GKE and EKS providers for `connectTarget` (and the Manager's `providers`). */
+export function providerConnectors(options: ProviderConnectorsOptions): ProviderConnectors {
+  const install: InstallOperator =
+    options.installOperator ??
+    ((config) =>
+      installOperatorObjects(config, {
+        ...(options.operatorImage === undefined ? {} : { image: options.operatorImage }),
+        ...(options.operatorNamespace === undefined ? {} : { namespace: options.operatorNamespace }),
+      }));
+  /** Target key -> `uid/generation/server` of the last successful install. */
+  const installed = new Map<string, string>();
+
+  async function connect<Spec>(
+    target: DefaultedBurstTarget,
+    bind: () => Promise<BindResult<Spec>>,
+  ): Promise<ProviderKubeConfig> {
+    const bindResult = await bind();
+    if (!bindResult.ok) return bindResult;
+    const { provider, spec, source } = bindResult.bound;
+    const secrets = [...bindResult.bound.secrets];
+    try {
+      let state: ProvisionState;
+      try {
+        state = await provider.ensureCluster(spec);
+      } catch (error) {
+        return providerFailure(source, 'ensuring the cluster', error, secrets);
+      }
+      if (state.phase !== 'Ready') return notReady(source, state, secrets);
+      let text: string;
+      try {
+        text = await provider.kubeconfig(spec);
+      } catch (error) {
+        return providerFailure(source, 'getting a kubeconfig', error, secrets);
+      }
+      const checked = checkKubeconfig(text, `the kubeconfig of ${source}`);
+      if (!checked.ok) return failure('InvalidKubeconfig', scrub(checked.message, secrets));
+      const token = checked.config.getCurrentUser()?.token;
+      if (token) secrets.push(token);
+      const server = checked.config.getCurrentCluster()?.server ?? '';
+      const key = targetKey(target);
+      const stamp = `${target.metadata.uid ?? ''}/${target.metadata.generation ?? ''}/${server}`;
+      if (installed.get(key) !== stamp) {
+        try {
+          await install(checked.config, target);
+        } catch (error) {
+          installed.delete(key);
+          const detail = apiErrorCode(error) === undefined ? errorText(error) : describeApiError(error);
+          return failure(
+            'InstallFailed',
+            scrub(
+              `installing the operator on ${source} (${server}) failed: ${detail}; it is tried again at the next check`,
+              secrets,
+            ),
+          );
+        }
+        installed.set(key, stamp);
+      }
+      return { ok: true, config: checked.config, source, user: checked.user };
+    } finally {
+      await provider.close().catch(() => undefined);
+    }
+  }
+
+  async function deleteProvisioned(target: DefaultedBurstTarget): Promise<DeleteProvisionedOutcome> {
+    const provider = target.spec.provider;
+    installed.delete(targetKey(target));
+    if (provider === 'kubeconfig') return { ok: true, done: true, message: 'nothing was provisioned' };
+    const bind: () => Promise<BindResult<GkeClusterSpec> | BindResult<EksClusterSpec>> =
+      provider === 'gke' ? bindGke(target, options) : bindEks(target, options);
+    const bindResult = await bind();
+    if (!bindResult.ok) return bindResult;
+    const bound = bindResult.bound as Bound<unknown>;
+    try {
+      const state = await bound.provider.describe(bound.spec);
+      if (state.phase === 'Absent') return { ok: true, done: true, message: `${bound.source} is deleted` };
+      await bound.provider.deleteCluster(bound.spec);
+      return {
+        ok: true,
+        done: false,
+        message: scrub(`deleting ${bound.source} (${state.message})`, bound.secrets),
+      };
+    } catch (error) {
+      return providerFailure(bound.source, 'deleting the cluster', error, bound.secrets);
+    } finally {
+      await bound.provider.close().catch(() => undefined);
+    }
+  }
+
+  return {
+    gke: (target) => connect(target, bindGke(target, options)),
+    eks: (target) => connect(target, bindEks(target, options)),
+    deleteProvisioned,
+  };
+}

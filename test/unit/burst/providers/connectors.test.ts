@@ -1,0 +1,731 @@
+/**
+ * The GKE and EKS connectors: credentials from the target's Secret, create-then-poll through the
+ * real providers, the kubeconfig loaded and the operator installed once the cluster is ready. The
+ * providers run their real SDKs through the same seams as their own tests (GKE: the auth client's
+ * `fetch`; EKS: the `requestHandler`), and nothing reaches a network (diagnostics-channel watch).
+ */
+import assert from 'node:assert/strict';
+import { generateKeyPairSync } from 'node:crypto';
+import { afterEach, beforeEach, describe, it } from 'node:test';
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import {
+  BURST_TARGET_API_VERSION,
+  validateBurstTarget,
+  type DefaultedBurstTarget,
+} from '../../../../src/api/index.ts';
+import {
+  providerConnectors,
+  type InstallOperator,
+  type ProviderConnectorsOptions,
+} from '../../../../src/burst/providers/connectors.ts';
+import type { EksProviderOptions } from '../../../../src/burst/providers/eks-provider.ts';
+import { connectTarget, type ProviderKubeConfig } from '../../../../src/burst/target-connection.ts';
+import { burstTargetStatus } from '../../../../src/burst/target-status.ts';
+import { watchNetwork, type NetworkWatch } from './no-network.ts';
+
+// ---- credentials (every value below must never show in a message) -----------------------------
+
+const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+const PRIVATE_KEY_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+const PRIVATE_KEY_ID = 'key-id-0123456789abcdef';
+const SA_JSON = JSON.stringify({
+  type: 'service_account',
+  project_id: 'proj-1',
+  private_key_id: PRIVATE_KEY_ID,
+  private_key: PRIVATE_KEY_PEM,
+  client_email: 'burst@proj-1.iam.gserviceaccount.com',
+  token_uri: 'https://oauth2.googleapis.com/token',
+});
+const ACCESS_TOKEN = 'ya29.a0AfB_connector-token';
+const AWS_KEY_ID = 'AKIAIOSFODNN7EXAMPLE';
+const AWS_SECRET = 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY';
+const AWS_SESSION = 'FwoGZXIvYXdzEXAMPLESESSIONTOKENvalue';
+/** Fragments that identify each credential. */
+const SECRET_VALUES = [
+  PRIVATE_KEY_PEM.split('\n')[1] ?? 'unreachable',
+  PRIVATE_KEY_ID,
+  ACCESS_TOKEN,
+  AWS_KEY_ID,
+  AWS_SECRET,
+  AWS_SESSION,
+];
+
+/** Every failure message any test saw; checked for credentials after each test. */
+const messages: string[] = [];
+
+function record(result: ProviderKubeConfig | { ok: boolean; message?: string }): void {
+  if (!result.ok && 'message' in result && result.message !== undefined) messages.push(result.message);
+}
+
+// ---- the local Secrets ---------------------------------------------------------------------------
+
+function secret(name: string, data: Record<string, string>): V1Secret {
+  return {
+    metadata: { name, namespace: 'team-a' },
+    data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, Buffer.from(v).toString('base64')])),
+  };
+}
+
+function secrets(...list: V1Secret[]): ProviderConnectorsOptions['readSecret'] {
+  return (namespace, name) =>
+    Promise.resolve(list.find((s) => s.metadata?.name === name && namespace === 'team-a'));
+}
+
+// ---- targets ---------------------------------------------------------------------------------------
+
+function target(spec: Record<string, unknown>): DefaultedBurstTarget {
+  const result = validateBurstTarget({
+    apiVersion: BURST_TARGET_API_VERSION,
+    kind: 'BurstTarget',
+    metadata: { name: 'cloud', namespace: 'team-a', uid: 'uid-1', generation: 1 },
+    spec,
+  });
+  assert.ok(result.ok, JSON.stringify(result));
+  return result.value;
+}
+
+const GKE = {
+  project: 'proj-1',
+  location: 'us-central1',
+  clusterName: 'burst-a1',
+  machineType: 'e2-standard-8',
+};
+const gkeTarget = (extra: Record<string, unknown> = {}) =>
+  target({ provider: 'gke', gke: { ...GKE, credentialsSecret: 'gcp', ...extra } });
+
+const EKS = {
+  region: 'us-east-1',
+  clusterName: 'burst-a1',
+  roleArn: 'arn:aws:iam::111122223333:role/flux-burst-cluster',
+  nodeRoleArn: 'arn:aws:iam::111122223333:role/flux-burst-nodes',
+  subnetIds: ['subnet-0123456789abcdef0', 'subnet-0fedcba9876543210'],
+  instanceType: 'c6i.2xlarge',
+  nodeCount: 4,
+  kubernetesVersion: '1.33',
+};
+const eksTarget = (extra: Record<string, unknown> = {}) =>
+  target({ provider: 'eks', eks: { ...EKS, credentialsSecret: 'aws', ...extra } });
+
+const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
+
+// ---- GKE: a recording fetch (the auth client's transporter) ---------------------------------------
+
+const GAPI = 'https://container.googleapis.com/v1';
+const QUERY = '?$alt=json%3Benum-encoding=int';
+const GKE_CLUSTER_URL = `${GAPI}/projects/proj-1/locations/us-central1/clusters/burst-a1${QUERY}`;
+const GKE_CREATE_URL = `${GAPI}/projects/proj-1/locations/us-central1/clusters${QUERY}`;
+const TOKEN_URL = 'https://oauth2.googleapis.com/token';
+
+interface GReply {
+  readonly method: string;
+  readonly url: string;
+  readonly status: number;
+  readonly json: unknown;
+}
+
+function fakeGoogle(replies: readonly GReply[]) {
+  const calls: { method: string; url: string; body: unknown }[] = [];
+  const queue = [...replies];
+  const fake = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const url = input instanceof Request ? input.url : String(input);
+    const method = (init?.method ?? 'GET').toUpperCase();
+    const text = typeof init?.body === 'string' ? init.body : undefined;
+    let body: unknown = text;
+    try {
+      body = text === undefined ? undefined : JSON.parse(text);
+    } catch {
+      // a form body (the token exchange)
+    }
+    calls.push({ method, url, body });
+    const next = queue.shift();
+    if (!next || next.method !== method || next.url !== url) {
+      const error = { code: 400, message: `unexpected ${method} ${url}`, status: 'INVALID_ARGUMENT' };
+      return Promise.resolve(Response.json({ error }, { status: 400 }));
+    }
+    return Promise.resolve(Response.json(next.json, { status: next.status }));
+  };
+  return { calls, fetch: fake as typeof fetch, left: () => queue.length };
+}
+
+const gkeAbsent: GReply = {
+  method: 'GET',
+  url: GKE_CLUSTER_URL,
+  status: 404,
+  json: { error: { code: 404, message: 'Not found: burst-a1.', status: 'NOT_FOUND' } },
+};
+const gkeCreated: GReply = {
+  method: 'POST',
+  url: GKE_CREATE_URL,
+  status: 200,
+  json: { name: 'operation-1', status: 'RUNNING' },
+};
+function gkeCluster(status: string, extra: Record<string, unknown> = {}): GReply {
+  return {
+    method: 'GET',
+    url: GKE_CLUSTER_URL,
+    status: 200,
+    json: {
+      name: 'burst-a1',
+      status,
+      endpoint: '34.1.2.3',
+      masterAuth: { clusterCaCertificate: CA },
+      ...extra,
+    },
+  };
+}
+const gkeToken: GReply = {
+  method: 'POST',
+  url: TOKEN_URL,
+  status: 200,
+  json: { access_token: ACCESS_TOKEN, expires_in: 3599, token_type: 'Bearer' },
+};
+
+// ---- EKS: a recording requestHandler ---------------------------------------------------------------
+
+const EKS_CLUSTER_PATH = '/clusters/burst-a1';
+const EKS_NODEGROUP_PATH = '/clusters/burst-a1/node-groups/flux-nodes';
+const EKS_ENDPOINT = 'https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com';
+
+interface AReply {
+  readonly method: string;
+  readonly path: string;
+  readonly status: number;
+  readonly json: unknown;
+  readonly errorType?: string;
+}
+
+interface SmithyRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: unknown;
+}
+
+function fakeAws(replies: readonly AReply[]) {
+  const calls: { method: string; path: string; body: unknown; authorization: string | undefined }[] = [];
+  const queue = [...replies];
+  const handler = {
+    handle(request: SmithyRequest) {
+      const body =
+        request.body === undefined
+          ? undefined
+          : (JSON.parse(new TextDecoder().decode(request.body as Uint8Array)) as unknown);
+      calls.push({
+        method: request.method,
+        path: request.path,
+        body,
+        authorization: request.headers.authorization,
+      });
+      const next = queue.shift();
+      const reply: AReply =
+        next !== undefined && next.method === request.method && next.path === request.path
+          ? next
+          : {
+              method: '',
+              path: '',
+              status: 400,
+              json: { message: `unexpected ${request.method} ${request.path}` },
+              errorType: 'InvalidRequestException',
+            };
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (reply.errorType) headers['x-amzn-errortype'] = reply.errorType;
+      return Promise.resolve({
+        response: {
+          statusCode: reply.status,
+          headers,
+          body: new TextEncoder().encode(JSON.stringify(reply.json)),
+        },
+      });
+    },
+  };
+  return { calls, handler: handler as EksProviderOptions['requestHandler'], left: () => queue.length };
+}
+
+const awsNotFound = (path: string): AReply => ({
+  method: 'GET',
+  path,
+  status: 404,
+  json: { message: 'not found' },
+  errorType: 'ResourceNotFoundException',
+});
+function eksCluster(status: string): AReply {
+  return {
+    method: 'GET',
+    path: EKS_CLUSTER_PATH,
+    status: 200,
+    json: {
+      cluster: {
+        name: 'burst-a1',
+        status,
+        ...(status === 'CREATING' ? {} : { endpoint: EKS_ENDPOINT, certificateAuthority: { data: CA } }),
+      },
+    },
+  };
+}
+function eksNodegroup(status: string): AReply {
+  return {
+    method: 'GET',
+    path: EKS_NODEGROUP_PATH,
+    status: 200,
+    json: { nodegroup: { nodegroupName: 'flux-nodes', clusterName: 'burst-a1', status } },
+  };
+}
+
+// ---- the connectors under test ----------------------------------------------------------------------
+
+interface Installed {
+  readonly server: string | undefined;
+  readonly token: string | undefined;
+  readonly target: string;
+}
+
+function recordingInstall(): { installs: Installed[]; install: InstallOperator } {
+  const installs: Installed[] = [];
+  return {
+    installs,
+    install: (config: KubeConfig, t: DefaultedBurstTarget) => {
+      installs.push({
+        server: config.getCurrentCluster()?.server,
+        token: config.getCurrentUser()?.token,
+        target: `${t.metadata.namespace}/${t.metadata.name}`,
+      });
+      return Promise.resolve();
+    },
+  };
+}
+
+const gcp = secret('gcp', { 'credentials.json': SA_JSON });
+const aws = secret('aws', {
+  AWS_ACCESS_KEY_ID: AWS_KEY_ID,
+  AWS_SECRET_ACCESS_KEY: AWS_SECRET,
+  AWS_SESSION_TOKEN: AWS_SESSION,
+});
+
+function gkeConnectors(replies: readonly GReply[], readSecret = secrets(gcp)) {
+  const google = fakeGoogle(replies);
+  const { installs, install } = recordingInstall();
+  const connectors = providerConnectors({
+    readSecret,
+    providerOptions: { gke: { fetch: google.fetch } },
+    installOperator: install,
+  });
+  return { connectors, google, installs };
+}
+
+function eksConnectors(replies: readonly AReply[], readSecret = secrets(aws)) {
+  const fake = fakeAws(replies);
+  const { installs, install } = recordingInstall();
+  let n = 0;
+  const connectors = providerConnectors({
+    readSecret,
+    providerOptions: {
+      eks: {
+        requestHandler: fake.handler,
+        now: () => new Date('2024-01-15T12:00:00Z'),
+        clientRequestToken: () => `token-${++n}`,
+      },
+    },
+    installOperator: install,
+  });
+  return { connectors, aws: fake, installs };
+}
+
+let watch: NetworkWatch;
+
+beforeEach(() => {
+  watch = watchNetwork();
+  messages.length = 0;
+});
+
+afterEach(() => {
+  watch.stop();
+  assert.deepEqual(watch.events, [], 'no socket, http request or fetch may be made');
+  for (const message of messages) {
+    for (const value of SECRET_VALUES) {
+      assert.ok(!message.includes(value), `a credential shows in: ${message}`);
+    }
+  }
+});
+
+async function connect(
+  connector: (t: DefaultedBurstTarget) => Promise<ProviderKubeConfig>,
+  t: DefaultedBurstTarget,
+) {
+  const result = await connector(t);
+  record(result);
+  return result;
+}
+
+describe('GKE connector', () => {
+  it('creates an absent cluster (default nodeCount 1) and reports Provisioning without installing', async () => {
+    const { connectors, google, installs } = gkeConnectors([gkeAbsent, gkeCreated]);
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.equal(result.ok, false);
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'Provisioning');
+    assert.match(
+      result.message,
+      /^GKE cluster proj-1\/us-central1\/burst-a1 is being created \(creating cluster burst-a1/,
+    );
+    assert.deepEqual(
+      google.calls.map((c) => `${c.method} ${c.url}`),
+      [`GET ${GKE_CLUSTER_URL}`, `POST ${GKE_CREATE_URL}`],
+    );
+    const created = google.calls[1]?.body as {
+      cluster: { nodePools: { initialNodeCount: number; config: { machineType: string } }[] };
+    };
+    assert.equal(created.cluster.nodePools[0]?.initialNodeCount, 1);
+    assert.equal(created.cluster.nodePools[0]?.config.machineType, 'e2-standard-8');
+    assert.equal(installs.length, 0);
+    assert.equal(google.left(), 0);
+  });
+
+  it('passes a given nodeCount to the node pool', async () => {
+    const { connectors, google } = gkeConnectors([gkeAbsent, gkeCreated]);
+    await connect(connectors.gke, gkeTarget({ nodeCount: 3 }));
+    const created = google.calls[1]?.body as { cluster: { nodePools: { initialNodeCount: number }[] } };
+    assert.equal(created.cluster.nodePools[0]?.initialNodeCount, 3);
+  });
+
+  it('keeps reporting Provisioning while the cluster is PROVISIONING (no create)', async () => {
+    const { connectors, google } = gkeConnectors([gkeCluster('PROVISIONING')]);
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'Provisioning');
+    assert.equal(google.calls.length, 1);
+  });
+
+  it('when RUNNING: loads the kubeconfig, installs the operator there once, and connects', async () => {
+    const { connectors, google, installs } = gkeConnectors([
+      gkeCluster('RUNNING'),
+      gkeCluster('RUNNING'),
+      gkeToken,
+      gkeCluster('RUNNING'),
+      gkeCluster('RUNNING'),
+      gkeToken,
+    ]);
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(result.ok, JSON.stringify(result));
+    assert.equal(result.source, 'GKE cluster proj-1/us-central1/burst-a1');
+    assert.equal(result.user, 'gke_proj-1_us-central1_burst-a1');
+    assert.equal(result.config.getCurrentCluster()?.server, 'https://34.1.2.3');
+    assert.equal(result.config.getCurrentCluster()?.caData, CA);
+    assert.equal(result.config.getCurrentUser()?.token, ACCESS_TOKEN);
+    assert.deepEqual(installs, [{ server: 'https://34.1.2.3', token: ACCESS_TOKEN, target: 'team-a/cloud' }]);
+    // The next check gets a fresh kubeconfig but does not install again (same generation and server).
+    const again = await connect(connectors.gke, gkeTarget());
+    assert.ok(again.ok);
+    assert.equal(installs.length, 1);
+    assert.equal(google.left(), 0);
+  });
+
+  it('installs again after a spec change (new generation)', async () => {
+    const { connectors, installs } = gkeConnectors([
+      gkeCluster('RUNNING'),
+      gkeCluster('RUNNING'),
+      gkeToken,
+      gkeCluster('RUNNING'),
+      gkeCluster('RUNNING'),
+      gkeToken,
+    ]);
+    await connect(connectors.gke, gkeTarget());
+    const changed = gkeTarget();
+    changed.metadata.generation = 2;
+    await connect(connectors.gke, changed);
+    assert.equal(installs.length, 2);
+  });
+
+  it('reports a failed install as InstallFailed, scrubbed, and tries again at the next check', async () => {
+    const google = fakeGoogle([
+      gkeCluster('RUNNING'),
+      gkeCluster('RUNNING'),
+      gkeToken,
+      gkeCluster('RUNNING'),
+      gkeCluster('RUNNING'),
+      gkeToken,
+    ]);
+    let attempts = 0;
+    const connectors = providerConnectors({
+      readSecret: secrets(gcp),
+      providerOptions: { gke: { fetch: google.fetch } },
+      installOperator: (config) => {
+        attempts++;
+        if (attempts === 1) {
+          return Promise.reject(
+            new Error(`request with Bearer ${config.getCurrentUser()?.token ?? ''} refused`),
+          );
+        }
+        return Promise.resolve();
+      },
+    });
+    const first = await connect(connectors.gke, gkeTarget());
+    assert.ok(!first.ok);
+    assert.equal(first.reason, 'InstallFailed');
+    assert.match(
+      first.message,
+      /installing the operator on GKE cluster proj-1\/us-central1\/burst-a1 \(https:\/\/34\.1\.2\.3\) failed/,
+    );
+    assert.match(first.message, /\[REDACTED\]/);
+    const second = await connect(connectors.gke, gkeTarget());
+    assert.ok(second.ok);
+    assert.equal(attempts, 2);
+  });
+
+  it('reports a cluster in ERROR as ProvisionFailed with the cloud message', async () => {
+    const { connectors } = gkeConnectors([gkeCluster('ERROR', { statusMessage: 'quota CPUS exceeded' })]);
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'ProvisionFailed');
+    assert.match(result.message, /failed: cluster ERROR: quota CPUS exceeded/);
+  });
+
+  it('reports PERMISSION_DENIED as Forbidden', async () => {
+    const { connectors } = gkeConnectors([
+      {
+        method: 'GET',
+        url: GKE_CLUSTER_URL,
+        status: 403,
+        json: {
+          error: {
+            code: 403,
+            message: 'Permission denied on container.clusters.get',
+            status: 'PERMISSION_DENIED',
+          },
+        },
+      },
+    ]);
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'Forbidden');
+    assert.match(result.message, /Permission denied on container\.clusters\.get/);
+    assert.match(result.message, /roles\/container\.admin/);
+  });
+
+  it('reports a missing credentials Secret as SecretMissing, before any cloud call', async () => {
+    const { connectors, google } = gkeConnectors([], secrets());
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'SecretMissing');
+    assert.match(result.message, /^Secret team-a\/gcp \(spec\.gke\.credentialsSecret\) does not exist/);
+    assert.match(result.message, /credentials\.json/);
+    assert.equal(google.calls.length, 0);
+  });
+
+  it('reports a Secret without credentials.json as KeyMissing, naming the keys it has', async () => {
+    const { connectors, google } = gkeConnectors([], secrets(secret('gcp', { 'key.json': SA_JSON })));
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'KeyMissing');
+    assert.match(
+      result.message,
+      /Secret team-a\/gcp \(spec\.gke\.credentialsSecret\) has no \(or an empty\) key credentials\.json; it has key\.json/,
+    );
+    assert.equal(google.calls.length, 0);
+  });
+
+  it('reports a key that is not a service account key as InvalidCredentials without quoting it', async () => {
+    const bad = JSON.stringify({ type: 'authorized_user', refresh_token: AWS_SESSION });
+    const { connectors } = gkeConnectors([], secrets(secret('gcp', { 'credentials.json': bad })));
+    const result = await connect(connectors.gke, gkeTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'InvalidCredentials');
+    assert.match(
+      result.message,
+      /Secret team-a\/gcp key credentials\.json: gke: serviceAccountJson must be a service account key/,
+    );
+  });
+
+  it('reports Provisioning through connectTarget, with the reason the status code accepts', async () => {
+    const { connectors } = gkeConnectors([gkeAbsent, gkeCreated]);
+    const result = await connectTarget({
+      target: gkeTarget(),
+      readSecret: secrets(gcp),
+      providers: connectors,
+    });
+    assert.ok(!result.ok);
+    record(result);
+    assert.equal(result.reason, 'Provisioning');
+    const status = burstTargetStatus({
+      generation: 1,
+      previous: undefined,
+      outcome: result,
+      now: new Date('2024-01-15T12:00:00Z'),
+    });
+    assert.equal(status.conditions?.[0]?.reason, 'Provisioning');
+    assert.equal(status.conditions?.[0]?.status, 'False');
+  });
+});
+
+describe('EKS connector', () => {
+  it('creates the control plane, then the node group, then connects and installs', async () => {
+    const {
+      connectors,
+      aws: fake,
+      installs,
+    } = eksConnectors([
+      // check 1: no cluster -> create the control plane
+      awsNotFound(EKS_CLUSTER_PATH),
+      {
+        method: 'POST',
+        path: '/clusters',
+        status: 200,
+        json: { cluster: { name: 'burst-a1', status: 'CREATING' } },
+      },
+      // check 2: still creating
+      eksCluster('CREATING'),
+      // check 3: active, no node group -> create it
+      eksCluster('ACTIVE'),
+      awsNotFound(EKS_NODEGROUP_PATH),
+      { method: 'POST', path: '/clusters/burst-a1/node-groups', status: 200, json: {} },
+      // check 4: both active -> kubeconfig (describe again) and install
+      eksCluster('ACTIVE'),
+      eksNodegroup('ACTIVE'),
+      eksCluster('ACTIVE'),
+      eksNodegroup('ACTIVE'),
+    ]);
+    const t = eksTarget();
+    const first = await connect(connectors.eks, t);
+    assert.ok(!first.ok);
+    assert.equal(first.reason, 'Provisioning');
+    assert.match(
+      first.message,
+      /^EKS cluster us-east-1\/burst-a1 is being created \(creating cluster burst-a1\)/,
+    );
+    assert.deepEqual(fake.calls[1]?.body, {
+      name: 'burst-a1',
+      roleArn: EKS.roleArn,
+      version: '1.33',
+      resourcesVpcConfig: { subnetIds: EKS.subnetIds, endpointPublicAccess: true },
+      accessConfig: {
+        authenticationMode: 'API_AND_CONFIG_MAP',
+        bootstrapClusterCreatorAdminPermissions: true,
+      },
+      tags: { 'managed-by': 'flux-operator' },
+      clientRequestToken: 'token-1',
+    });
+    assert.match(fake.calls[0]?.authorization ?? '', new RegExp(`Credential=${AWS_KEY_ID}/`));
+
+    const second = await connect(connectors.eks, t);
+    assert.ok(!second.ok);
+    assert.equal(second.reason, 'Provisioning');
+
+    const third = await connect(connectors.eks, t);
+    assert.ok(!third.ok);
+    assert.equal(third.reason, 'Provisioning');
+    assert.match(third.message, /creating node group flux-nodes/);
+    const nodegroup = fake.calls[5]?.body as Record<string, unknown>;
+    assert.deepEqual(nodegroup.instanceTypes, ['c6i.2xlarge']);
+    assert.deepEqual(nodegroup.scalingConfig, { minSize: 4, maxSize: 4, desiredSize: 4 });
+    assert.equal(nodegroup.nodeRole, EKS.nodeRoleArn);
+    assert.equal(installs.length, 0);
+
+    const fourth = await connect(connectors.eks, t);
+    assert.ok(fourth.ok, JSON.stringify(fourth));
+    assert.equal(fourth.source, 'EKS cluster us-east-1/burst-a1');
+    assert.equal(fourth.config.getCurrentCluster()?.server, EKS_ENDPOINT);
+    assert.match(fourth.config.getCurrentUser()?.token ?? '', /^k8s-aws-v1\./);
+    assert.equal(installs.length, 1);
+    assert.equal(installs[0]?.server, EKS_ENDPOINT);
+    assert.equal(installs[0]?.token, fourth.config.getCurrentUser()?.token);
+    assert.equal(fake.left(), 0);
+  });
+
+  it('reports a node group that failed as ProvisionFailed', async () => {
+    const { connectors } = eksConnectors([eksCluster('ACTIVE'), eksNodegroup('CREATE_FAILED')]);
+    const result = await connect(connectors.eks, eksTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'ProvisionFailed');
+    assert.match(result.message, /node group CREATE_FAILED/);
+  });
+
+  it('reports AccessDenied as Forbidden and an unknown key as Unauthorized, never quoting the keys', async () => {
+    const denied = eksConnectors([
+      {
+        method: 'GET',
+        path: EKS_CLUSTER_PATH,
+        status: 403,
+        json: { message: `User ${AWS_KEY_ID} is not authorized to perform eks:DescribeCluster` },
+        errorType: 'AccessDeniedException',
+      },
+    ]);
+    const forbidden = await connect(denied.connectors.eks, eksTarget());
+    assert.ok(!forbidden.ok);
+    assert.equal(forbidden.reason, 'Forbidden');
+    assert.match(forbidden.message, /not authorized to perform eks:DescribeCluster/);
+    const unknown = eksConnectors([
+      {
+        method: 'GET',
+        path: EKS_CLUSTER_PATH,
+        status: 403,
+        json: { message: `The security token included in the request is invalid: ${AWS_SECRET}` },
+        errorType: 'UnrecognizedClientException',
+      },
+    ]);
+    const unauthorized = await connect(unknown.connectors.eks, eksTarget());
+    assert.ok(!unauthorized.ok);
+    assert.equal(unauthorized.reason, 'Unauthorized');
+    assert.match(unauthorized.message, /security token included in the request is invalid/);
+  });
+
+  it('reports a Secret without the secret key as KeyMissing, naming keys only', async () => {
+    const partial = secret('aws', { AWS_ACCESS_KEY_ID: AWS_KEY_ID });
+    const { connectors, aws: fake } = eksConnectors([], secrets(partial));
+    const result = await connect(connectors.eks, eksTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'KeyMissing');
+    assert.equal(
+      result.message,
+      'Secret team-a/aws (spec.eks.credentialsSecret) has no (or an empty) key AWS_SECRET_ACCESS_KEY; it has AWS_ACCESS_KEY_ID; add it',
+    );
+    assert.equal(fake.calls.length, 0);
+  });
+
+  it('reports a missing Secret as SecretMissing', async () => {
+    const { connectors } = eksConnectors([], secrets());
+    const result = await connect(connectors.eks, eksTarget());
+    assert.ok(!result.ok);
+    assert.equal(result.reason, 'SecretMissing');
+    assert.match(result.message, /Secret team-a\/aws \(spec\.eks\.credentialsSecret\) does not exist/);
+    assert.match(result.message, /AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY/);
+  });
+});
+
+describe('deleteProvisioned', () => {
+  it('deletes the EKS node group, then the control plane, then reports done', async () => {
+    const { connectors, aws: fake } = eksConnectors([
+      eksCluster('ACTIVE'),
+      eksNodegroup('ACTIVE'),
+      eksCluster('ACTIVE'),
+      eksNodegroup('ACTIVE'),
+      { method: 'DELETE', path: EKS_NODEGROUP_PATH, status: 200, json: {} },
+      eksCluster('ACTIVE'),
+      awsNotFound(EKS_NODEGROUP_PATH),
+      eksCluster('ACTIVE'),
+      awsNotFound(EKS_NODEGROUP_PATH),
+      { method: 'DELETE', path: EKS_CLUSTER_PATH, status: 200, json: {} },
+      awsNotFound(EKS_CLUSTER_PATH),
+    ]);
+    const t = eksTarget();
+    const first = await connectors.deleteProvisioned(t);
+    record(first);
+    assert.deepEqual(first.ok && first.done, false);
+    const second = await connectors.deleteProvisioned(t);
+    assert.deepEqual(second.ok && second.done, false);
+    const third = await connectors.deleteProvisioned(t);
+    assert.ok(third.ok);
+    assert.equal(third.done, true);
+    assert.deepEqual(
+      fake.calls.filter((c) => c.method === 'DELETE').map((c) => c.path),
+      [EKS_NODEGROUP_PATH, EKS_CLUSTER_PATH],
+    );
+    assert.equal(fake.left(), 0);
+  });
+
+  it('is done at once for a kubeconfig target', async () => {
+    const { connectors } = eksConnectors([]);
+    const result = await connectors.deleteProvisioned(
+      target({ provider: 'kubeconfig', kubeconfig: { secretName: 'kc' } }),
+    );
+    assert.deepEqual(result, { ok: true, done: true, message: 'nothing was provisioned' });
+  });
+});
