@@ -23,6 +23,8 @@ import { validateMiniCluster } from '../api/index.ts';
 export const LABEL_BURST_ORIGIN_UID = 'flux-framework.org/burst-origin-uid';
 /** The slot of the local MiniCluster a burst cluster fills. */
 export const LABEL_BURST_SLOT = 'flux-framework.org/burst-slot';
+/** The cluster of the local MiniCluster (its kube-system namespace's uid): orphans are judged per origin cluster. */
+export const LABEL_BURST_ORIGIN_CLUSTER = 'flux-framework.org/burst-origin-cluster';
 /** Hash of the burst cluster's broker config: what defines it. */
 export const LABEL_BURST_CONFIG_HASH = 'flux-framework.org/burst-config-hash';
 /** `<namespace>/<name>` of the local MiniCluster, for people (label values cannot hold a slash). */
@@ -42,6 +44,8 @@ export interface ExternalMiniClusterRequest {
   readonly leadBroker: { readonly address: string; readonly port: number };
   /** Namespace on the burst target. */
   readonly namespace: string;
+  /** Identity of the local cluster (kube-system's uid), if known. */
+  readonly originCluster?: string;
 }
 
 export interface ExternalMiniCluster {
@@ -149,6 +153,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
         labels: {
           [LABEL_MANAGED_BY]: MANAGED_BY,
           [LABEL_BURST_ORIGIN_UID]: local.metadata.uid ?? '',
+          ...(request.originCluster ? { [LABEL_BURST_ORIGIN_CLUSTER]: request.originCluster } : {}),
           [LABEL_BURST_SLOT]: slot,
           [LABEL_BURST_CONFIG_HASH]: configHash,
         },
@@ -166,9 +171,11 @@ export function burstSecrets(
   local: DefaultedMiniCluster,
   data: { readonly curveCert: string; readonly mungeKey: string },
 ): (V1Secret & { metadata: { name: string } })[] {
+  const originCluster = external.miniCluster.metadata.labels?.[LABEL_BURST_ORIGIN_CLUSTER];
   const labels = {
     [LABEL_MANAGED_BY]: MANAGED_BY,
     [LABEL_BURST_ORIGIN_UID]: local.metadata.uid ?? '',
+    ...(originCluster ? { [LABEL_BURST_ORIGIN_CLUSTER]: originCluster } : {}),
   };
   const annotations = {
     [ANNOTATION_BURST_ORIGIN]: `${local.metadata.namespace ?? 'default'}/${local.metadata.name}`,

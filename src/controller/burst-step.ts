@@ -49,6 +49,8 @@ export interface BurstEnvironment {
   readSecret(name: string, namespace: string): Promise<V1Secret | undefined>;
   countWrite(verb: 'apply' | 'delete', kind: string): void;
   now(): Date;
+  /** This cluster's identity (kube-system's uid), once known. */
+  clusterId(): string | undefined;
 }
 
 export interface BurstOutcome {
@@ -230,6 +232,7 @@ export async function burstStep(
       size: action.size,
       leadBroker: { address: exposure.address, port: exposure.port },
       namespace: target.namespace,
+      ...(environment.clusterId() ? { originCluster: environment.clusterId() } : {}),
     });
     try {
       if (action.target !== IN_CLUSTER_TARGET) {

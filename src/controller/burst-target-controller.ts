@@ -195,6 +195,11 @@ export class BurstTargetController {
   }
 
   /** Clients, server, version and target namespace of a connected BurstTarget. */
+  /** Every target connected now. */
+  connectedTargets(): TargetConnectionInfo[] {
+    return [...this.connections.values()];
+  }
+
   connectionFor(namespace: string, targetName: string): TargetConnectionInfo | undefined {
     return this.connections.get(targetKey(namespace, targetName));
   }

@@ -13,6 +13,7 @@ import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
 import { describeApiError } from './api-errors.ts';
 import type { BurstEnvironment } from './burst-step.ts';
+import { collectOrphans, type OrphanSweep } from './orphans.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
@@ -30,6 +31,20 @@ import { watchedKinds, type LiveMiniCluster } from './watched-kinds.ts';
 import { WorkQueue } from './work-queue.ts';
 
 export const CONTROLLER_NAME = 'minicluster';
+const ORPHAN_SWEEP_MS = 5 * 60_000;
+
+/** This cluster's identity: the uid of its kube-system namespace (stable for the cluster's life). */
+async function readClusterId(clients: KubeClients, log: Logger): Promise<string | undefined> {
+  try {
+    return (await clients.core.readNamespace({ name: 'kube-system' })).metadata?.uid;
+  } catch (error) {
+    log.warn(
+      { error: describeApiError(error) },
+      'cannot read the kube-system namespace: burst orphans will not be collected',
+    );
+    return undefined;
+  }
+}
 const POD_EVENT_DELAY_MS = 500;
 export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 
@@ -74,6 +89,8 @@ export class Manager {
   private readonly seenGenerations = new Map<string, number | undefined>();
   private readonly elector: LeaderElector | undefined;
   private readonly targets: BurstTargetController;
+  private clusterId: string | undefined;
+  private orphanTimer: NodeJS.Timeout | undefined;
   private leading = false;
   private stopping = false;
   readonly identity: string;
@@ -190,6 +207,7 @@ export class Manager {
       },
       countWrite: (verb, kind) => onWrite(verb, kind),
       now: () => new Date(),
+      clusterId: () => this.clusterId,
     };
     this.reconciler = new Reconciler({
       clients,
@@ -234,6 +252,7 @@ export class Manager {
   }
 
   async start(): Promise<void> {
+    this.clusterId = await readClusterId(this.options.clients, this.options.log);
     await Promise.all(this.informers.map((informer) => informer.start()));
     this.options.log.info({ identity: this.identity, synced: this.synced }, 'caches started');
     if (this.elector) this.elector.start();
@@ -243,6 +262,7 @@ export class Manager {
   async stop(): Promise<void> {
     this.stopping = true;
     this.queue.stop();
+    if (this.orphanTimer) clearInterval(this.orphanTimer);
     await this.targets.stop();
     await this.elector?.stop();
     await Promise.all(this.informers.map((informer) => informer.stop()));
@@ -253,11 +273,47 @@ export class Manager {
     await this.queue.idle();
   }
 
+  /**
+   * Removes burst MiniClusters and copied Secrets this cluster made whose MiniCluster is gone, in this
+   * cluster and on every connected BurstTarget. Runs every few minutes while leading; tests call it.
+   */
+  async collectOrphans(): Promise<OrphanSweep[]> {
+    const clusterId = this.clusterId;
+    if (!this.leading || !clusterId || !this.synced) return [];
+    const living = new Set(
+      this.cache.miniClusters.list().flatMap((mc) => (mc.metadata.uid ? [mc.metadata.uid] : [])),
+    );
+    const local = this.options.namespaces.length > 0 ? [...this.options.namespaces] : [undefined];
+    const targets = [
+      ...local.map((namespace) => ({ clients: this.options.clients, namespace })),
+      ...this.targets
+        .connectedTargets()
+        .map((target) => ({ clients: target.clients, namespace: target.namespace })),
+    ];
+    const sweeps: OrphanSweep[] = [];
+    for (const target of targets) {
+      const sweep = await collectOrphans(target, clusterId, living, (verb, kind) =>
+        this.options.onWrite?.(verb, kind),
+      );
+      if (sweep.miniClusters.length + sweep.secrets.length > 0) {
+        this.options.log.info({ ...sweep }, 'removed orphaned burst objects');
+      }
+      sweeps.push(sweep);
+    }
+    return sweeps;
+  }
+
   private startLeading(): void {
     if (this.leading || this.stopping) return;
     this.leading = true;
     // BurstTargets get status writes too: only the leader checks them.
     void this.targets.start();
+    this.orphanTimer = setInterval(() => {
+      this.collectOrphans().catch((error: unknown) =>
+        this.options.log.warn({ error: describeApiError(error) }, 'orphan collection failed'),
+      );
+    }, ORPHAN_SWEEP_MS);
+    this.orphanTimer.unref();
     this.options.onLeadershipChange?.(true);
     this.options.log.info({ identity: this.identity }, 'leading: reconciling MiniClusters');
     for (const mc of this.cache.miniClusters.list()) {

@@ -18,6 +18,8 @@ import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, operatorLabels } from './cons
 export interface DocumentedRule {
   readonly apiGroups: readonly string[];
   readonly resources: readonly string[];
+  /** Only these objects (a rule narrower than the whole resource). */
+  readonly resourceNames?: readonly string[];
   readonly verbs: readonly string[];
   readonly why: string;
 }
@@ -82,6 +84,13 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     why: 'The burst queue reader runs `flux jobs` in the lead broker pod.',
   },
   {
+    apiGroups: [''],
+    resources: ['namespaces'],
+    resourceNames: ['kube-system'],
+    verbs: ['get'],
+    why: "Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.",
+  },
+  {
     apiGroups: ['events.k8s.io'],
     resources: ['events'],
     verbs: ['create', 'patch'],
@@ -107,7 +116,9 @@ export const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
 
 /** The Kubernetes form of a documented rule (without the reason). */
 export function policyRule(rule: DocumentedRule): V1PolicyRule {
-  return { apiGroups: [...rule.apiGroups], resources: [...rule.resources], verbs: [...rule.verbs] };
+  const result: V1PolicyRule = { apiGroups: [...rule.apiGroups], resources: [...rule.resources], verbs: [...rule.verbs] };
+  if (rule.resourceNames) result.resourceNames = [...rule.resourceNames];
+  return result;
 }
 
 export function serviceAccount(namespace: string): Rendered<V1ServiceAccount> {

@@ -396,3 +396,57 @@ describe('bursting to a second cluster', () => {
     });
   });
 });
+
+describe('the orphan collector', () => {
+  it('removes burst objects of this cluster whose MiniCluster is gone, and nothing else', async (t) => {
+    const namespace = await withNamespace(t, 'orphans');
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    const clusterId = (await clients.core.readNamespace({ name: 'kube-system' })).metadata?.uid ?? '';
+    assert.ok(clusterId);
+    const burstObject = (name: string, originCluster: string) => ({
+      ...miniClusterObject(namespace, name, { size: 1, interactive: true }),
+      metadata: {
+        name,
+        namespace,
+        labels: {
+          'flux-framework.org/burst-origin-uid': 'uid-of-a-deleted-minicluster',
+          'flux-framework.org/burst-origin-cluster': originCluster,
+        },
+      },
+    });
+    await applyMiniCluster(clients, burstObject('orphan', clusterId));
+    await applyMiniCluster(clients, burstObject('foreign', 'another-cluster'));
+    await clients.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: {
+          name: 'orphan-key',
+          labels: {
+            'flux-framework.org/burst-origin-uid': 'uid-of-a-deleted-minicluster',
+            'flux-framework.org/burst-origin-cluster': clusterId,
+          },
+        },
+        data: { 'munge.key': 'a2V5' },
+      },
+    });
+    await waitFor(async () => (await readMiniClusterStatus(clients, namespace, 'foreign')) !== undefined, {
+      what: 'the objects seen',
+    });
+    const sweeps = await waitFor(
+      async () => {
+        const result = await operator.manager.collectOrphans();
+        return result.length > 0 ? result : false;
+      },
+      { what: 'a sweep (the operator leads and its caches synced)' },
+    );
+    assert.deepEqual(sweeps, [
+      { miniClusters: [`${namespace}/orphan`], secrets: [`${namespace}/orphan-key`] },
+    ]);
+    await waitFor(async () => (await readMiniClusterStatus(clients, namespace, 'orphan')) === undefined, {
+      what: 'the orphan gone',
+    });
+    assert.notEqual(await readMiniClusterStatus(clients, namespace, 'foreign'), undefined);
+  });
+});

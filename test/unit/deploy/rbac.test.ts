@@ -34,15 +34,20 @@ describe('ClusterRole', () => {
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
       'core pods: get,list,watch',
       'core pods/exec: create',
+      'core namespaces: get',
       'events.k8s.io events: create,patch',
       'core events: create,patch',
     ]);
   });
 
-  it('has no wildcard, no resourceNames, no non-resource URLs, and no lease access', () => {
+  it('has no wildcard, no non-resource URLs, no lease access, and names only kube-system among namespaces', () => {
     const rules = clusterRole().rules ?? [];
     for (const rule of rules) {
-      assert.deepEqual(Object.keys(rule).sort(), ['apiGroups', 'resources', 'verbs']);
+      const keys = rule.resources?.includes('namespaces')
+        ? ['apiGroups', 'resourceNames', 'resources', 'verbs']
+        : ['apiGroups', 'resources', 'verbs'];
+      assert.deepEqual(Object.keys(rule).sort(), keys);
+      if (rule.resources?.includes('namespaces')) assert.deepEqual(rule.resourceNames, ['kube-system']);
       for (const value of [...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...(rule.verbs ?? [])]) {
         assert.ok(!value.includes('*'), `wildcard in ${JSON.stringify(rule)}`);
       }

@@ -94,6 +94,15 @@ Named templates the chart's hand-written templates include.
     - pods/exec
   verbs:
     - create
+# Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  verbs:
+    - get
+  resourceNames:
+    - kube-system
 # Record events on MiniClusters (events.k8s.io/v1).
 - apiGroups:
     - events.k8s.io
