@@ -11,7 +11,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { up } from '../../src/localcluster/index.ts';
+import { EXIT_CODE_ANNOTATION, up } from '../../src/localcluster/index.ts';
 
 export interface Clients {
   kubeconfig: string;
@@ -147,4 +147,31 @@ export async function annotatePod(
     { name, namespace, body: { metadata: { annotations } } },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
+}
+
+/**
+ * Makes every pod of a MiniCluster's Job exit with `code`: the workers first, then the lead broker
+ * (index 0), whose success ends the Job and deletes the pods not yet finished.
+ */
+export async function finishPods(
+  core: CoreV1Api,
+  namespace: string,
+  miniCluster: string,
+  code: number,
+): Promise<void> {
+  const pods = (
+    await core.listNamespacedPod({
+      namespace,
+      labelSelector: `flux-framework.org/minicluster=${miniCluster}`,
+    })
+  ).items;
+  const index = (pod: (typeof pods)[number]) =>
+    Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? 0);
+  for (const pod of pods.sort((a, b) => index(b) - index(a))) {
+    try {
+      await annotatePod(core, namespace, pod.metadata?.name ?? '', { [EXIT_CODE_ANNOTATION]: String(code) });
+    } catch (error) {
+      if (httpStatus(error) !== 404) throw error;
+    }
+  }
 }

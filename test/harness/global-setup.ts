@@ -14,6 +14,8 @@ export async function globalSetup(): Promise<void> {
   const t0 = Date.now();
   const res = await up();
   startedHere = res.started;
+  // Started here, before the tests load the machine, rather than on demand by the bursting tests.
+  await up({ name: SECOND_CLUSTER });
   process.stderr.write(
     `[global-setup] local cluster ${before.running ? 'reused' : 'started'} in ` +
       `${((Date.now() - t0) / 1000).toFixed(1)} s; KUBECONFIG=${res.kubeconfig}\n`,

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it, type TestContext } from 'node:test';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
-import { annotatePod, cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
+import { annotatePod, cluster, finishPods, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
   applyMiniCluster,
   conditionOf,
@@ -164,9 +164,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     await waitForCondition(clients, namespace, 'good', 'Ready', 'True');
     await waitForCondition(clients, namespace, 'bad', 'Ready', 'True');
 
-    for (const pod of await podsOf(clients, namespace, 'good')) {
-      await annotatePod(clients.core, namespace, pod.metadata?.name ?? '', { [EXIT_CODE_ANNOTATION]: '0' });
-    }
+    await finishPods(clients.core, namespace, 'good', 0);
     const good = await waitForCondition(clients, namespace, 'good', 'Succeeded', 'True');
     assert.equal(good.summary, 'Succeeded');
     assert.equal(conditionOf(good, 'Ready')?.status, 'False');
@@ -196,9 +194,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     const { clients } = operator;
     await applyMiniCluster(clients, miniClusterObject(namespace, 'tidy', { size: 2, cleanup: true }));
     await waitForCondition(clients, namespace, 'tidy', 'Ready', 'True');
-    for (const pod of await podsOf(clients, namespace, 'tidy')) {
-      await annotatePod(clients.core, namespace, pod.metadata?.name ?? '', { [EXIT_CODE_ANNOTATION]: '0' });
-    }
+    await finishPods(clients.core, namespace, 'tidy', 0);
     await waitFor(async () => (await readMiniClusterStatus(clients, namespace, 'tidy')) === undefined, {
       what: 'the finished MiniCluster to be deleted',
     });
