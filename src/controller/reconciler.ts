@@ -227,35 +227,47 @@ export class Reconciler {
   }
 
   /** Server-side applies each rendered object the live state does not already match. */
+  /**
+   * Server-side applies each rendered object the live state does not already match. What the pods
+   * mount or resolve (ConfigMap, Secrets, Services) goes first, together; the Job last, so its pods
+   * never start without them.
+   */
   private async applyChanged(objects: readonly KubeObject[]): Promise<string[]> {
-    const applied: string[] = [];
-    for (const object of objects) {
+    const changed = objects.filter((object) => {
       const informer = this.deps.cache.children.get(object.kind);
       const live = informer?.get(object.metadata.name, object.metadata.namespace ?? 'default');
-      if (live && containsDesired(object, live)) continue;
-      const id = `${object.kind}/${object.metadata.name}`;
-      try {
-        this.deps.countWrite('apply', object.kind);
-        await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER);
-      } catch (error) {
-        const message = describeApiError(error);
-        // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
-        const reason =
-          object.kind === 'Job' && /field is immutable/.test(message)
-            ? 'SpecChangeNeedsRecreate'
-            : 'ApplyFailed';
-        const fix =
-          reason === 'SpecChangeNeedsRecreate'
-            ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
-            : '';
-        throw new Blocked(
-          { reason, message: `applying ${id}: ${message}${fix}` },
-          reason === 'ApplyFailed' ? 5_000 : undefined,
-        );
-      }
-      applied.push(id);
+      return !(live && containsDesired(object, live));
+    });
+    const before = changed.filter((object) => object.kind !== 'Job');
+    const jobs = changed.filter((object) => object.kind === 'Job');
+    const results = await Promise.allSettled(before.map((object) => this.applyOne(object)));
+    const failure = results.find((result) => result.status === 'rejected');
+    if (failure) throw failure.reason;
+    for (const job of jobs) await this.applyOne(job);
+    return changed.map((object) => `${object.kind}/${object.metadata.name}`);
+  }
+
+  private async applyOne(object: KubeObject): Promise<void> {
+    const id = `${object.kind}/${object.metadata.name}`;
+    try {
+      this.deps.countWrite('apply', object.kind);
+      await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER);
+    } catch (error) {
+      const message = describeApiError(error);
+      // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
+      const reason =
+        object.kind === 'Job' && /field is immutable/.test(message)
+          ? 'SpecChangeNeedsRecreate'
+          : 'ApplyFailed';
+      const fix =
+        reason === 'SpecChangeNeedsRecreate'
+          ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
+          : '';
+      throw new Blocked(
+        { reason, message: `applying ${id}: ${message}${fix}` },
+        reason === 'ApplyFailed' ? 5_000 : undefined,
+      );
     }
-    return applied;
   }
 
   private async updateStatus(
