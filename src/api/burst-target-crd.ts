@@ -15,9 +15,8 @@ import {
   BurstTargetStatusSchema,
   CONDITION_CONNECTED,
 } from './burst-target-schema.ts';
-import { toStructuralSchema } from './crd.ts';
+import { rootSchemaOf } from './crd.ts';
 import type { JsonSchemaProps, PrinterColumn } from './crd.ts';
-import type { CelRule } from './schema-helpers.ts';
 
 /** The BurstTarget CRD: namespaced, status subresource, no scale subresource. */
 export interface BurstTargetCustomResourceDefinition {
@@ -85,22 +84,7 @@ export const BURST_TARGET_PRINTER_COLUMNS: PrinterColumn[] = [
 ];
 
 function rootSchema(): JsonSchemaProps {
-  const rootRules = BurstTargetSchema['x-kubernetes-validations'] as CelRule[] | undefined;
-  const properties = BurstTargetSchema.properties;
-  const root: JsonSchemaProps = {
-    description: BurstTargetSchema.description,
-    type: 'object',
-    required: ['spec'],
-    properties: {
-      apiVersion: { description: properties.apiVersion.description, type: 'string' },
-      kind: { description: properties.kind.description, type: 'string' },
-      metadata: { type: 'object' },
-      spec: toStructuralSchema(BurstTargetSpecSchema, 'spec'),
-      status: toStructuralSchema(BurstTargetStatusSchema, 'status'),
-    },
-  };
-  if (rootRules) root['x-kubernetes-validations'] = structuredClone(rootRules);
-  return root;
+  return rootSchemaOf(BurstTargetSchema, BurstTargetSpecSchema, BurstTargetStatusSchema);
 }
 
 /** The BurstTarget CRD. Pure: the same object on every call. */

@@ -23,6 +23,7 @@ import {
   VERSION,
 } from './group.ts';
 import { MiniClusterSchema, MiniClusterSpecSchema } from './schema.ts';
+import type { TSchema } from '@sinclair/typebox';
 import type { CelRule } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
 
@@ -262,23 +263,35 @@ export const SCALE_SUBRESOURCE = {
   labelSelectorPath: '.status.selector',
 };
 
-function rootSchema(): JsonSchemaProps {
-  const rootRules = MiniClusterSchema['x-kubernetes-validations'] as CelRule[] | undefined;
-  const properties = MiniClusterSchema.properties;
+/** The structural openAPIV3Schema of a custom resource: its spec and status schemas and root CEL rules. */
+export function rootSchemaOf(
+  resource: {
+    description?: string;
+    properties: { apiVersion: { description?: string }; kind: { description?: string } };
+  },
+  spec: TSchema,
+  status: TSchema,
+): JsonSchemaProps {
+  const rootRules = (resource as Record<string, unknown>)['x-kubernetes-validations'] as
+    CelRule[] | undefined;
   const root: JsonSchemaProps = {
-    description: MiniClusterSchema.description,
+    ...(resource.description !== undefined ? { description: resource.description } : {}),
     type: 'object',
     required: ['spec'],
     properties: {
-      apiVersion: { description: properties.apiVersion.description, type: 'string' },
-      kind: { description: properties.kind.description, type: 'string' },
+      apiVersion: { description: resource.properties.apiVersion.description, type: 'string' },
+      kind: { description: resource.properties.kind.description, type: 'string' },
       metadata: { type: 'object' },
-      spec: toStructuralSchema(MiniClusterSpecSchema, 'spec'),
-      status: toStructuralSchema(MiniClusterStatusSchema, 'status'),
+      spec: toStructuralSchema(spec, 'spec'),
+      status: toStructuralSchema(status, 'status'),
     },
   };
   if (rootRules) root['x-kubernetes-validations'] = structuredClone(rootRules);
   return root;
+}
+
+function rootSchema(): JsonSchemaProps {
+  return rootSchemaOf(MiniClusterSchema, MiniClusterSpecSchema, MiniClusterStatusSchema);
 }
 
 /** The MiniCluster CRD. Pure: the same object on every call. */
