@@ -94,6 +94,18 @@ async function serveQueue(namespace: string, pod: string, container: string, que
   } as never);
 }
 
+/** Waits for the lead pod of `burst-local` and serves the scripted queue to exec into it. */
+async function serveQueueOnLead(clients: KubeClients, namespace: string, queue: Queue): Promise<void> {
+  const lead = await waitFor(
+    async () =>
+      (await podsOf(clients, namespace, 'burst-local')).find(
+        (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
+      ),
+    { what: 'the lead pod running' },
+  );
+  await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+}
+
 async function burstMiniClusters(namespace: string): Promise<string[]> {
   const { kc } = await cluster();
   const list = (await kubeClients(kc).custom.listNamespacedCustomObject({
@@ -128,14 +140,7 @@ describe('bursting to this cluster', () => {
         },
       }),
     );
-    const lead = await waitFor(
-      async () =>
-        (await podsOf(clients, namespace, 'burst-local')).find(
-          (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
-        ),
-      { what: 'the lead pod running' },
-    );
-    await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+    await serveQueueOnLead(clients, namespace, queue);
 
     // The job needs 4 nodes, 2 are up: a burst cluster of 2 brokers fills slot burst-0 (pods burst-0-<i>).
     const [name] = await waitFor(
@@ -234,14 +239,7 @@ describe('bursting to this cluster', () => {
         flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }] } },
       }),
     );
-    const lead = await waitFor(
-      async () =>
-        (await podsOf(clients, namespace, 'burst-local')).find(
-          (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
-        ),
-      { what: 'the lead pod running' },
-    );
-    await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+    await serveQueueOnLead(clients, namespace, queue);
     await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
       what: 'a burst MiniCluster',
       timeoutMs: 60_000,
@@ -327,14 +325,7 @@ describe('bursting to a second cluster', () => {
         },
       }),
     );
-    const lead = await waitFor(
-      async () =>
-        (await podsOf(clients, namespace, 'burst-local')).find(
-          (pod) => pod.spec?.hostname === 'burst-local-0' && pod.status?.phase === 'Running',
-        ),
-      { what: 'the lead pod running' },
-    );
-    await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
+    await serveQueueOnLead(clients, namespace, queue);
 
     const remoteNames = async () =>
       (
