@@ -84,7 +84,8 @@ export async function runOperator(options: RunOptions): Promise<number> {
   const manager = new Manager({
     clients,
     log,
-    providers,
+    providers: { gke: providers.gke, eks: providers.eks },
+    deleteProvisioned: providers.deleteProvisioned,
     namespaces: options.namespaces,
     concurrency: options.concurrency,
     ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),

@@ -26,6 +26,7 @@ import {
   formatProblem,
   validateBurstTarget,
   type BurstTarget,
+  type DefaultedBurstTarget,
 } from '../api/index.ts';
 import {
   connectTarget,
@@ -51,12 +52,18 @@ import type { WriteCounter } from './reconciler.ts';
 import { WorkQueue } from './work-queue.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
+/** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */
+export const PROVISIONED_CLUSTER_FINALIZER = 'flux-framework.org/provisioned-cluster';
 const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 
 /** A BurstTarget as the API returns it. */
 export type LiveBurstTarget = BurstTarget &
   KubernetesObject & {
-    metadata: BurstTarget['metadata'] & { resourceVersion?: string; deletionTimestamp?: Date | string };
+    metadata: BurstTarget['metadata'] & {
+      resourceVersion?: string;
+      deletionTimestamp?: Date | string;
+      finalizers?: string[];
+    };
   };
 
 export interface BurstTargetControllerOptions {
@@ -75,6 +82,16 @@ export interface BurstTargetControllerOptions {
   /** Identity in events (reportingInstance); host, pid and a random suffix by default. */
   readonly identity?: string;
   readonly onWrite?: WriteCounter;
+  /**
+   * One step of deleting the cloud cluster of a gke/eks BurstTarget (the providers' deleteProvisioned);
+   * with it, such targets get a finalizer that holds their deletion until the cluster is gone.
+   */
+  readonly deleteProvisioned?: (
+    target: DefaultedBurstTarget,
+  ) => Promise<
+    | { readonly ok: true; readonly done: boolean; readonly message: string }
+    | { readonly ok: false; readonly reason: string; readonly message: string }
+  >;
   /** Called when a target becomes connected or stops being connected. */
   readonly onConnectionChange?: (namespace: string, name: string, connected: boolean) => void;
   readonly now?: () => Date;
@@ -215,7 +232,7 @@ export class BurstTargetController {
     const generation = target.metadata.generation;
     const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
     this.seenGenerations.set(key, generation);
-    if (seen !== generation) {
+    if (seen !== generation || target.metadata.deletionTimestamp) {
       this.failures.delete(key);
       this.queue.add(key);
     }
@@ -246,12 +263,73 @@ export class BurstTargetController {
   }
 
   /** One check of one target: connect, write status, record events, schedule the next check. */
+  /** A gke/eks target whose cluster this operator creates, so must delete. */
+  private provisions(target: LiveBurstTarget): boolean {
+    return (
+      this.options.deleteProvisioned !== undefined &&
+      (target.spec.provider === 'gke' || target.spec.provider === 'eks')
+    );
+  }
+
+  private async setFinalizers(target: LiveBurstTarget, finalizers: string[]): Promise<void> {
+    this.options.onWrite?.('apply', BURST_TARGET_KIND);
+    await this.options.clients.custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: target.metadata.namespace ?? 'default',
+        plural: BURST_TARGET_PLURAL,
+        name: target.metadata.name,
+        body: { metadata: { finalizers, resourceVersion: target.metadata.resourceVersion } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+  }
+
+  /** A deleted gke/eks target: delete its cloud cluster step by step, then release the finalizer. */
+  private async deleteProvisionedCluster(key: string, live: LiveBurstTarget): Promise<void> {
+    const finalizers = live.metadata.finalizers ?? [];
+    if (!finalizers.includes(PROVISIONED_CLUSTER_FINALIZER)) return;
+    const deleteProvisioned = this.options.deleteProvisioned;
+    const validated = validateBurstTarget({
+      ...live,
+      metadata: { ...live.metadata, deletionTimestamp: undefined },
+    });
+    if (deleteProvisioned && validated.ok) {
+      const outcome = await deleteProvisioned(validated.value);
+      if (!outcome.ok || !outcome.done) {
+        const failures = (this.failures.get(key) ?? 0) + 1;
+        this.failures.set(key, failures);
+        this.options.log.info(
+          { namespace: live.metadata.namespace, name: live.metadata.name, detail: outcome.message },
+          'deleting the cluster of a deleted BurstTarget',
+        );
+        this.queue.addAfter(key, nextCheckDelayMs(outcome.ok ? 1 : failures, this.schedule));
+        return;
+      }
+    }
+    // Deleted, or nothing this operator can delete (the escape hatch: it never blocks deletion for good).
+    await this.setFinalizers(
+      live,
+      finalizers.filter((finalizer) => finalizer !== PROVISIONED_CLUSTER_FINALIZER),
+    );
+  }
+
   private async check(key: string): Promise<void> {
     const { namespace, name } = splitTargetKey(key);
     const live = this.informer.get(name, namespace);
-    if (!live || live.metadata.deletionTimestamp) {
+    if (!live) {
       this.forgetConnection(namespace, name);
       return;
+    }
+    if (live.metadata.deletionTimestamp) {
+      this.forgetConnection(namespace, name);
+      await this.deleteProvisionedCluster(key, live);
+      return;
+    }
+    if (this.provisions(live) && !(live.metadata.finalizers ?? []).includes(PROVISIONED_CLUSTER_FINALIZER)) {
+      await this.setFinalizers(live, [...(live.metadata.finalizers ?? []), PROVISIONED_CLUSTER_FINALIZER]);
+      return; // the update comes back through the watch
     }
     const log = reconcileLogger(this.options.log, {
       namespace,

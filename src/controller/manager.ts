@@ -67,6 +67,8 @@ export interface ManagerOptions {
   readonly onQueueDepth?: (depth: number) => void;
   /** Connectors of the GKE and EKS providers for BurstTargets of those kinds. */
   readonly providers?: BurstTargetControllerOptions['providers'];
+  /** Deletes the cloud cluster of a deleted gke/eks BurstTarget, one step per call. */
+  readonly deleteProvisioned?: BurstTargetControllerOptions['deleteProvisioned'];
   /** How often BurstTargets are checked (tests shorten it). */
   readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
@@ -166,6 +168,7 @@ export class Manager {
       namespaces: options.namespaces,
       onWrite,
       ...(options.providers ? { providers: options.providers } : {}),
+      ...(options.deleteProvisioned ? { deleteProvisioned: options.deleteProvisioned } : {}),
       ...(options.targetSchedule ? { schedule: options.targetSchedule } : {}),
       // A target that connects (or drops) changes what the MiniClusters of its namespace can do.
       onConnectionChange: (namespace) => {

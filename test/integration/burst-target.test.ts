@@ -191,3 +191,93 @@ describe('BurstTarget on two local control planes', () => {
     assert.ok(!logLines.join('').includes(BOGUS_TOKEN), 'the token never reaches the logs');
   });
 });
+
+describe('a GKE BurstTarget the operator provisions', () => {
+  it('holds its deletion with a finalizer until the cloud cluster is deleted', async (t) => {
+    const { kc } = await cluster();
+    const clients = kubeClients(kc);
+    await installBurstTargetCrd(clients);
+    const namespace = await withNamespace(t, 'provisioned');
+    // The cloud cannot exist here: a double of the provider connector's interface stands for it (the
+    // real connector is tested against recorded SDK requests in test/unit/burst/providers).
+    const deletions: string[] = [];
+    const controller = new BurstTargetController({
+      clients,
+      log: createLogger({ level: 'warn' }),
+      namespaces: [namespace],
+      schedule: { recheckMs: 5_000, initialBackoffMs: 200, maxBackoffMs: 500 },
+      providers: {
+        gke: async () => ({
+          ok: false,
+          reason: 'Provisioning',
+          message: 'GKE cluster my-project-1/us-central1-a/burst is PROVISIONING',
+        }),
+      },
+      deleteProvisioned: async (target) => {
+        deletions.push(target.metadata.name);
+        return {
+          ok: true,
+          done: deletions.length >= 2,
+          message: deletions.length >= 2 ? 'deleted' : 'deleting',
+        };
+      },
+    });
+    await controller.start();
+    t.after(() => controller.stop());
+    await clients.custom.createNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: BURST_TARGET_PLURAL,
+      body: {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'BurstTarget',
+        metadata: { name: 'cloud' },
+        spec: {
+          provider: 'gke',
+          gke: {
+            project: 'my-project-1',
+            location: 'us-central1-a',
+            clusterName: 'burst',
+            machineType: 'e2-standard-8',
+          },
+        },
+      },
+    });
+    const read = async () =>
+      (await clients.custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: BURST_TARGET_PLURAL,
+        name: 'cloud',
+      })) as {
+        metadata: { finalizers?: string[] };
+      };
+    await waitFor(
+      async () => (await read()).metadata.finalizers?.includes('flux-framework.org/provisioned-cluster'),
+      {
+        what: 'the provisioned-cluster finalizer',
+      },
+    );
+    await clients.custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: BURST_TARGET_PLURAL,
+      name: 'cloud',
+    });
+    await waitFor(
+      async () => {
+        try {
+          await read();
+          return false;
+        } catch (error) {
+          return httpStatus(error) === 404;
+        }
+      },
+      { what: 'the BurstTarget gone once its cluster is deleted' },
+    );
+    assert.deepEqual(deletions, ['cloud', 'cloud']);
+  });
+});
