@@ -101,6 +101,17 @@ async function deleteNamespace(clients: KubeClients, name: string): Promise<void
   }
 }
 
+async function waitGone(clients: KubeClients, name: string): Promise<void> {
+  for (;;) {
+    try {
+      await clients.core.readNamespace({ name });
+    } catch {
+      return;
+    }
+    await sleep(1000);
+  }
+}
+
 /** Enough simulated nodes for every pod of both phases (kwok manages every node it sees). */
 async function ensureCapacity(clients: KubeClients, pods: number): Promise<string[]> {
   const existing = (await clients.core.listNode()).items.length;
@@ -174,7 +185,9 @@ async function main(): Promise<void> {
   try {
     process.stderr.write(`[bench] direct apply of ${options.count} x ${options.size}\n`);
     const directSeconds = await direct(clients, directNamespace, options);
+    // The operator phase gets the machine to itself: the direct phase's pods are gone first.
     await deleteNamespace(clients, directNamespace);
+    await waitGone(clients, directNamespace);
 
     const child = spawn(
       process.execPath,
