@@ -16,34 +16,12 @@ import {
   CONDITION_CONNECTED,
 } from './burst-target-schema.ts';
 import { rootSchemaOf } from './crd.ts';
-import type { JsonSchemaProps, PrinterColumn } from './crd.ts';
+import type { CustomResourceDefinitionOf, JsonSchemaProps, PrinterColumn } from './crd.ts';
 
 /** The BurstTarget CRD: namespaced, status subresource, no scale subresource. */
-export interface BurstTargetCustomResourceDefinition {
-  apiVersion: 'apiextensions.k8s.io/v1';
-  kind: 'CustomResourceDefinition';
-  metadata: { name: string };
-  spec: {
-    group: string;
-    names: {
-      kind: string;
-      listKind: string;
-      plural: string;
-      singular: string;
-      shortNames: string[];
-      categories: string[];
-    };
-    scope: 'Namespaced';
-    versions: {
-      name: string;
-      served: boolean;
-      storage: boolean;
-      schema: { openAPIV3Schema: JsonSchemaProps };
-      subresources: { status: Record<string, never> };
-      additionalPrinterColumns: PrinterColumn[];
-    }[];
-  };
-}
+export type BurstTargetCustomResourceDefinition = CustomResourceDefinitionOf<{
+  status: Record<string, never>;
+}>;
 
 /** Columns of `kubectl get bursttargets` (priority 1: only with `-o wide`). */
 export const BURST_TARGET_PRINTER_COLUMNS: PrinterColumn[] = [

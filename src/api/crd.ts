@@ -63,7 +63,8 @@ export interface PrinterColumn {
   priority?: number;
 }
 
-export interface CustomResourceDefinition {
+/** A namespaced CRD of this API group with one version; `Subresources` is what that version serves. */
+export interface CustomResourceDefinitionOf<Subresources> {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
   metadata: { name: string };
@@ -83,14 +84,17 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       schema: { openAPIV3Schema: JsonSchemaProps };
-      subresources: {
-        status: Record<string, never>;
-        scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
-      };
+      subresources: Subresources;
       additionalPrinterColumns: PrinterColumn[];
     }[];
   };
 }
+
+/** The MiniCluster CRD: status and scale subresources. */
+export type CustomResourceDefinition = CustomResourceDefinitionOf<{
+  status: Record<string, never>;
+  scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
+}>;
 
 /** Keywords copied as they are, in the order they are written (descriptions first reads best). */
 const COPIED_KEYWORDS = [
