@@ -23,6 +23,19 @@ export const CONDITION_SCALING = 'Scaling';
 /** With burst slots: whether the operator can read the queue and burst, and what it last did. */
 export const CONDITION_BURSTING = 'Bursting';
 
+/** Why a waiting burstable job is not served (status.burstJobs[].reason); the planner's verdicts. */
+export const BURST_JOB_REASONS = [
+  'NodeCountUnknown',
+  'NoBurstSlots',
+  'ExceedsDeclaredHosts',
+  'ExceedsMaxBurstNodes',
+  'NoBurstTarget',
+  'ExceedsTargetCapacity',
+  'NoFreeCapacity',
+] as const;
+/** Most jobs status.burstJobs lists. */
+export const MAX_LISTED_BURST_JOBS = 32;
+
 /** Values of `status.summary`, the Status column of `kubectl get`. */
 export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Succeeded', 'Failed'] as const;
 
@@ -165,6 +178,31 @@ export const MiniClusterStatusSchema = Type.Object(
           maxItems: 32,
           'x-kubernetes-list-type': 'map',
           'x-kubernetes-list-map-keys': ['slot'],
+        },
+      ),
+    ),
+    burstJobs: Type.Optional(
+      Type.Array(
+        Type.Object(
+          {
+            id: Type.String({ description: 'The Flux job id.', maxLength: 32 }),
+            reason: stringEnum(
+              [...BURST_JOB_REASONS],
+              'NoFreeCapacity: it could run, but not with the slots, budget and targets free now; any other: it can never run with this spec and policy (a JobCannotFit event says so once).',
+            ),
+            message: Type.String({
+              description: 'Why, and what would let it run.',
+              maxLength: CONDITION_MESSAGE_MAX_LENGTH,
+            }),
+          },
+          { description: 'A burstable job no burst cluster serves.', additionalProperties: false },
+        ),
+        {
+          description:
+            'Burstable jobs waiting in the Flux queue that no burst cluster serves, and why (at most 32, by id).',
+          maxItems: MAX_LISTED_BURST_JOBS,
+          'x-kubernetes-list-type': 'map',
+          'x-kubernetes-list-map-keys': ['id'],
         },
       ),
     ),

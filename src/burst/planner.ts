@@ -128,7 +128,8 @@ interface Chunk {
   readonly size: number;
 }
 
-function compareIds(a: string, b: string): number {
+/** Order of job ids and slot names: plain code-unit order, the same on every run. */
+export function compareIds(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 

@@ -80,6 +80,11 @@ export function formatBurstStatus(
       }
       lines.push(...table(rows).map((line) => `  ${line}`));
     }
+    const unserved = status.burstJobs ?? [];
+    if (unserved.length > 0) {
+      lines.push('  waiting burstable jobs no burst cluster serves:');
+      for (const job of unserved) lines.push(`    ${job.id} ${job.reason}: ${job.message}`);
+    }
   }
   lines.push('');
   if (targets === undefined)

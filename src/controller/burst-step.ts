@@ -20,6 +20,7 @@ import type { FluxQueueReader } from '../burst/queue.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { miniClusterNames } from '../render/index.ts';
 import { describeApiError, isNotFound } from './api-errors.ts';
+import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
 import { serverSideApply } from './apply.ts';
 import type { KubeClients } from './kube-clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
@@ -55,6 +56,8 @@ export interface BurstEnvironment {
 
 export interface BurstOutcome {
   readonly bursts: BurstRecord[];
+  /** Burstable jobs no burst cluster serves (status.burstJobs); the previous list while the queue is unread. */
+  readonly jobs: BurstJobRecord[];
   readonly condition: DesiredCondition;
   readonly events: TransitionEvent[];
   readonly requeueAfterMs: number;
@@ -64,9 +67,15 @@ function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function waiting(reason: string, message: string, bursts: BurstRecord[]): BurstOutcome {
+function waiting(
+  reason: string,
+  message: string,
+  bursts: BurstRecord[],
+  jobs: BurstJobRecord[],
+): BurstOutcome {
   return {
     bursts,
+    jobs,
     condition: { type: 'Bursting', status: 'False', reason, message },
     events: [],
     requeueAfterMs: BURST_POLL_MS,
@@ -142,12 +151,14 @@ export async function burstStep(
   const now = environment.now();
   const namespace = miniCluster.metadata.namespace ?? 'default';
   let bursts: BurstRecord[] = [...(previous?.bursts ?? [])];
+  const previousJobs = [...(previous?.burstJobs ?? [])];
   const exposure = leadBrokerService ? leadBrokerAddress(leadBrokerService, pods) : undefined;
   if (!exposure?.address || !exposure.port) {
     return waiting(
       'LeadBrokerAddressUnknown',
       'waiting for the lead broker Service to get an address',
       bursts,
+      previousJobs,
     );
   }
   const leadPod = pods.find(
@@ -156,14 +167,15 @@ export async function burstStep(
       pod.status?.phase === 'Running' &&
       !pod.metadata.deletionTimestamp,
   );
-  if (!leadPod) return waiting('LeadBrokerNotRunning', 'waiting for the lead broker pod to run', bursts);
+  if (!leadPod)
+    return waiting('LeadBrokerNotRunning', 'waiting for the lead broker pod to run', bursts, previousJobs);
 
   let queue;
   try {
     queue = await environment.queueReader(miniCluster, leadPod).snapshot();
   } catch (error) {
     if (error instanceof FluxQueueReadError)
-      return waiting(error.reason, `reading the Flux queue: ${error.message}`, bursts);
+      return waiting(error.reason, `reading the Flux queue: ${error.message}`, bursts, previousJobs);
     throw error;
   }
 
@@ -197,7 +209,8 @@ export async function burstStep(
   const policy = policyOfSpec(miniCluster.spec.flux.bursting?.policy);
   const plan = planBursts({ queue, localSize: miniCluster.spec.size, slots, clusters, policy, now });
 
-  const events: TransitionEvent[] = [];
+  const jobs = unservedJobs(plan);
+  const events: TransitionEvent[] = cannotFitEvents(previous?.burstJobs, jobs);
   const names = miniClusterNames(miniCluster);
   for (const action of plan.actions) {
     if (action.kind === 'keep') {
@@ -215,6 +228,7 @@ export async function burstStep(
           'TargetUnavailable',
           `burst target ${action.target} is not connected; see its Connected condition`,
           bursts,
+          jobs,
         ),
         events,
       };
@@ -242,7 +256,7 @@ export async function burstStep(
         const mungeData = munge?.data?.['munge.key'];
         if (!curveData || !mungeData) {
           return {
-            ...waiting('KeysMissing', "the MiniCluster's key Secrets are not there yet", bursts),
+            ...waiting('KeysMissing', "the MiniCluster's key Secrets are not there yet", bursts, jobs),
             events,
           };
         }
@@ -264,6 +278,7 @@ export async function burstStep(
           'BurstFailed',
           `creating ${external.name} on ${action.target}: ${describeApiError(error)}`,
           bursts,
+          jobs,
         ),
         events,
       };
@@ -280,15 +295,8 @@ export async function burstStep(
     });
     events.push({ type: 'Normal', reason: 'BurstCreated', note: action.message });
   }
-  for (const job of plan.unsatisfiable)
-    events.push({ type: 'Warning', reason: 'JobCannotFit', note: job.message });
 
-  const active = bursts.map((b) => `${b.slot} (${b.size} on ${b.target}, ${b.state})`).join(', ');
-  const condition: DesiredCondition =
-    bursts.length > 0
-      ? { type: 'Bursting', status: 'True', reason: 'Bursting', message: `burst clusters: ${active}` }
-      : { type: 'Bursting', status: 'False', reason: 'Idle', message: 'no burstable work needs more nodes' };
-  return { bursts, condition, events, requeueAfterMs: BURST_POLL_MS };
+  return { bursts, jobs, condition: burstingCondition(bursts, jobs), events, requeueAfterMs: BURST_POLL_MS };
 }
 
 /**

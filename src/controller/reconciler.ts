@@ -296,7 +296,7 @@ export class Reconciler {
         : undefined;
     const next = computeStatus({
       ...(leadBrokerService ? { leadBrokerService } : {}),
-      ...(burst ? { burst: { bursts: burst.bursts, condition: burst.condition } } : {}),
+      ...(burst ? { burst: { bursts: burst.bursts, jobs: burst.jobs, condition: burst.condition } } : {}),
       miniCluster: subject,
       previous,
       job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,

@@ -35,6 +35,7 @@ export interface Observation {
   /** What the bursting step found and did this pass (MiniClusters with burst slots). */
   readonly burst?: {
     readonly bursts: NonNullable<MiniClusterStatus['bursts']>;
+    readonly jobs: NonNullable<MiniClusterStatus['burstJobs']>;
     readonly condition: DesiredCondition;
   };
   readonly now: Date;
@@ -211,6 +212,8 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   if (job?.metadata?.name) status.jobName = job.metadata.name;
   const bursts = observation.burst?.bursts ?? previous?.bursts;
   if (bursts && bursts.length > 0) status.bursts = bursts;
+  const burstJobs = observation.burst?.jobs ?? previous?.burstJobs;
+  if (burstJobs && burstJobs.length > 0) status.burstJobs = burstJobs;
   if (observation.leadBrokerService)
     status.leadBroker = leadBrokerAddress(observation.leadBrokerService, pods);
   const startTime = isoTime(job?.status?.startTime);

@@ -42,11 +42,21 @@ const JOB = {
   name: 'burst-job',
   t_submit: 1767229600.0,
 };
+/** The fixture's burstable mpi-app job, asking for more nodes than the MiniCluster lists (2 + 4). */
+const TOO_BIG = {
+  id: 11744051200000005,
+  jobid: 'ƒ2ahuK1vwXS',
+  state: 'SCHED',
+  nnodes: 9,
+  ntasks: 9,
+  name: 'mpi-app',
+  t_submit: 1767925600.0,
+};
 
 interface Queue {
   dir: string;
-  /** A job waiting for 4 nodes while 2 are up. */
-  waiting(): void;
+  /** A job waiting for 4 nodes while 2 are up (and any other jobs given). */
+  waiting(...others: (typeof TOO_BIG)[]): void;
   /** Nothing queued. */
   empty(): void;
 }
@@ -55,13 +65,15 @@ function scriptedQueue(t: TestContext): Queue {
   const dir = mkdtempSync(join(tmpdir(), 'burst-queue-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   mkdirSync(join(dir, 'jobspec'));
-  cpSync(join(FIXTURES, 'queue/jobspec/fXPqVWUVP.out'), join(dir, 'jobspec/fXPqVWUVP.out'));
+  for (const id of ['fXPqVWUVP', 'f2ahuK1vwXS'])
+    cpSync(join(FIXTURES, `queue/jobspec/${id}.out`), join(dir, `jobspec/${id}.out`));
   writeFileSync(join(dir, 'resources.txt'), 'up 2 0-1\nallocated 0 \n');
   return {
     dir,
-    waiting: () => {
-      writeFileSync(join(dir, 'jobs.out'), `${JSON.stringify({ jobs: [JOB] })}\n`);
-      writeFileSync(join(dir, 'ids.txt'), 'fXPqVWUVP\n');
+    waiting: (...others) => {
+      const jobs = [JOB, ...others];
+      writeFileSync(join(dir, 'jobs.out'), `${JSON.stringify({ jobs })}\n`);
+      writeFileSync(join(dir, 'ids.txt'), jobs.map((job) => `${job.jobid.replace('ƒ', 'f')}\n`).join(''));
     },
     empty: () => {
       writeFileSync(join(dir, 'jobs.out'), '{"jobs": []}\n');
@@ -125,7 +137,7 @@ describe('bursting to this cluster', () => {
     t.after(() => operator.stop());
     const { clients } = operator;
     const queue = scriptedQueue(t);
-    queue.waiting();
+    queue.waiting(TOO_BIG);
     await applyMiniCluster(
       clients,
       miniClusterObject(namespace, 'burst-local', {
@@ -185,6 +197,19 @@ describe('bursting to this cluster', () => {
       [['burst-0', 'in-cluster', name, 2]],
     );
     assert.equal(local.conditions?.find((condition) => condition.type === 'Bursting')?.status, 'True');
+    // The 9-node job can never fit: listed in status, and one warning however many passes saw it.
+    assert.deepEqual(
+      local.burstJobs?.map((job) => [job.id, job.reason]),
+      [['f2ahuK1vwXS', 'ExceedsDeclaredHosts']],
+    );
+    const cannotFit = (await clients.events.listNamespacedEvent({ namespace })).items.filter(
+      (event) => event.reason === 'JobCannotFit',
+    );
+    assert.equal(cannotFit.length, 1, JSON.stringify(cannotFit.map((event) => event.note)));
+    assert.match(
+      cannotFit[0]?.note ?? '',
+      /^job f2ahuK1vwXS needs 9 nodes; this MiniCluster lists 2 local \+ 4 burst hosts/,
+    );
     const report = await burstStatusCommand({ kubeconfig: (await cluster()).kubeconfig, namespace });
     assert.match(report, new RegExp(`burst-0 +in-cluster +${namespace}/${name ?? ''} +2 +Ready +fXPqVWUVP`));
     const { stdout } = await kubectl(
@@ -385,6 +410,37 @@ describe('bursting to a second cluster', () => {
       what: 'the idle burst removed from the second cluster',
       timeoutMs: 60_000,
     });
+
+    // Work again, then the local MiniCluster is deleted: its finalizer removes what it made there.
+    const copiedKeys = async () =>
+      (
+        await remote.core.listNamespacedSecret({
+          namespace,
+          labelSelector: 'flux-framework.org/burst-origin-uid',
+        })
+      ).items.map((secret) => secret.metadata?.name);
+    queue.waiting();
+    await waitFor(async () => (await remoteNames()).length === 1, {
+      what: 'a burst on the second cluster again',
+      timeoutMs: 60_000,
+    });
+    await waitFor(
+      async () => ((await readStatus(clients, namespace, 'burst-local')).bursts ?? []).length === 1,
+      { what: 'the new burst recorded in status' },
+    );
+    assert.deepEqual((await copiedKeys()).sort(), ['burst-local-curve-cert', 'burst-local-munge-key']);
+    await kubectl('delete', 'mc', 'burst-local', '-n', namespace, '--wait=false');
+    await waitFor(async () => (await remoteNames()).length === 0, {
+      what: 'the burst MiniCluster removed from the second cluster',
+      timeoutMs: 60_000,
+    });
+    await waitFor(async () => (await copiedKeys()).length === 0, {
+      what: 'the copied key Secrets removed from the second cluster',
+    });
+    await waitFor(
+      async () => (await readMiniClusterStatus(clients, namespace, 'burst-local')) === undefined,
+      { what: 'the local MiniCluster deleted (finalizer released)', timeoutMs: 60_000 },
+    );
   });
 });
 

@@ -34,6 +34,13 @@ const bursting = {
         jobs: ['fXPqVWUVP'],
       },
     ],
+    burstJobs: [
+      {
+        id: 'fYbL4Tm2',
+        reason: 'ExceedsDeclaredHosts' as const,
+        message: 'job fYbL4Tm2 needs 9 nodes; this MiniCluster lists 2 local + 4 burst hosts',
+      },
+    ],
   },
 };
 
@@ -62,6 +69,8 @@ describe('formatBurstStatus', () => {
         '  Bursting: True Bursting: burst clusters: burst-0 (2 on in-cluster, Ready)',
         '  SLOT     TARGET      NAME                                SIZE  STATE  JOBS',
         '  burst-0  in-cluster  hpc/burst-local-burst-0-0123456789  2     Ready  fXPqVWUVP',
+        '  waiting burstable jobs no burst cluster serves:',
+        '    fYbL4Tm2 ExceedsDeclaredHosts: job fYbL4Tm2 needs 9 nodes; this MiniCluster lists 2 local + 4 burst hosts',
         '',
         'Burst targets:',
         '  TARGET   PROVIDER  CONNECTED  REASON',
