@@ -82,6 +82,13 @@ export const KubeconfigSourceSchema = Type.Object(
       }),
       DEFAULT_KUBECONFIG_KEY,
     ),
+    installOperator: withDefault(
+      Type.Boolean({
+        description:
+          'When the target does not serve MiniClusters, install the operator there (CRDs, RBAC, Deployment), as for gke and eks targets; the kubeconfig then needs rights to create those. Off: the Connected condition says OperatorMissing and how to install it.',
+      }),
+      false,
+    ),
   },
   { description: 'A Kubernetes cluster given by a kubeconfig in a Secret.', additionalProperties: false },
 );

@@ -106,6 +106,7 @@ export const LeadBrokerExposureSchema = Type.Object(
 /** Most burst targets one MiniCluster may name. */
 const MAX_BURST_TARGETS = 16;
 const DEFAULT_IDLE_SECONDS = 600;
+const DEFAULT_POLL_SECONDS = 10;
 
 export const BurstTargetRefSchema = Type.Object(
   {
@@ -144,6 +145,15 @@ export const BurstPolicySchema = Type.Object(
         maximum: 31_536_000,
       }),
       DEFAULT_IDLE_SECONDS,
+    ),
+    pollSeconds: withDefault(
+      Type.Integer({
+        description:
+          'How often the operator reads the Flux queue of the lead broker (one exec into it): the delay between a burstable job waiting and its burst cluster being created.',
+        minimum: 1,
+        maximum: 3600,
+      }),
+      DEFAULT_POLL_SECONDS,
     ),
     targets: Type.Optional(
       Type.Array(BurstTargetRefSchema, {

@@ -79,9 +79,11 @@ function integerField(
  */
 export function parseBurstPolicy(value: unknown, source: string): ParseResult<BurstPolicy> {
   if (!isRecord(value)) return { ok: false, problems: [`${source}: the policy must be a JSON object`] };
-  const problems = unknownFields(value, ['maxBurstNodes', 'idleSeconds', 'targets'], source);
+  const problems = unknownFields(value, ['maxBurstNodes', 'idleSeconds', 'pollSeconds', 'targets'], source);
   const maxBurstNodes = integerField(value, 'maxBurstNodes', source, 0, problems);
   const idleSeconds = integerField(value, 'idleSeconds', source, 0, problems);
+  // Accepted so a policy copied from a MiniCluster is valid; how often the queue is read is no part of a plan.
+  integerField(value, 'pollSeconds', source, 1, problems);
   let targets: BurstTarget[] = [...defaultBurstPolicy.targets];
   if (value.targets !== undefined) {
     if (!Array.isArray(value.targets)) {

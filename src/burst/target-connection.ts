@@ -8,7 +8,7 @@
  * (SelfSubjectAccessReviews: a wrong Role shows now, not at the first burst). GKE and EKS targets
  * are connected by their providers, passed in as `providers`.
  */
-import { AuthorizationV1Api, VersionApi } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CustomObjectsApi, VersionApi } from '@kubernetes/client-node';
 import type {
   ConfigurationOptions,
   KubeConfig,
@@ -21,12 +21,14 @@ import {
   DEFAULT_KUBECONFIG_KEY,
   GROUP,
   PLURAL,
+  VERSION,
   defaultBurstTarget,
   type BurstTarget,
   type DefaultedBurstTarget,
 } from '../api/index.ts';
 import { apiErrorCode, describeApiError } from '../controller/api-errors.ts';
 import { kubeClients, type KubeClients } from '../controller/kube-clients.ts';
+import { installOperatorObjects, type InstallOperator } from './install-operator.ts';
 import { classifyProbeError, failure, type ProbeContext, type TargetFailure } from './target-errors.ts';
 import { checkKubeconfig } from './target-kubeconfig.ts';
 
@@ -57,6 +59,8 @@ export interface ConnectTargetOptions {
   readonly timeoutMs?: number;
   /** Connectors of the cloud providers; a target whose provider has none is UnsupportedProvider. */
   readonly providers?: Partial<Record<'gke' | 'eks', ProviderConnector>>;
+  /** How a kubeconfig target with installOperator gets the operator; `installOperatorObjects` by default. */
+  readonly installOperator?: InstallOperator;
 }
 
 export interface TargetConnected {
@@ -215,10 +219,66 @@ export async function connectTarget(options: ConnectTargetOptions): Promise<Targ
   }
   if (!source.ok) return source;
   const server = source.config.getCurrentCluster()?.server ?? '';
-  return probeTarget(source.config, target.spec.namespace, {
-    server,
-    source: source.source,
-    user: source.user,
-    timeoutMs,
-  });
+  const context = { server, source: source.source, user: source.user, timeoutMs };
+  const probed = await probeTarget(source.config, target.spec.namespace, context);
+  if (!probed.ok) return probed;
+  return checkOperator(source.config, target, probed, context, options.installOperator);
+}
+
+/** Whether the cluster serves the MiniCluster resource (discovery, which every user may read). */
+export async function servesMiniClusters(config: KubeConfig, timeoutMs: number): Promise<boolean> {
+  try {
+    const list = await config
+      .makeApiClient(CustomObjectsApi)
+      .getAPIResources({ group: GROUP, version: VERSION }, timeoutOptions(timeoutMs));
+    return list.resources.some((resource) => resource.name === PLURAL);
+  } catch (error) {
+    if (apiErrorCode(error) === 404) return false;
+    throw error;
+  }
+}
+
+/**
+ * Burst MiniClusters only run where an operator renders them: a target that does not serve
+ * MiniClusters is not connected. A kubeconfig target with installOperator gets the operator here;
+ * gke and eks connectors installed it already, so there it is only on its way.
+ */
+async function checkOperator(
+  config: KubeConfig,
+  target: DefaultedBurstTarget,
+  connected: TargetConnected,
+  context: ProbeContext,
+  install: InstallOperator = (config) => installOperatorObjects(config),
+): Promise<TargetConnection> {
+  try {
+    if (await servesMiniClusters(config, context.timeoutMs)) return connected;
+  } catch (error) {
+    return classifyProbeError(error, context);
+  }
+  const served = `${GROUP}/${VERSION} ${PLURAL}`;
+  if (target.spec.provider !== 'kubeconfig') {
+    return failure(
+      'OperatorInstalling',
+      `the operator is installed on ${context.server}; waiting for it to serve ${served}`,
+    );
+  }
+  if (!target.spec.kubeconfig?.installOperator) {
+    return failure(
+      'OperatorMissing',
+      `${context.server} does not serve ${served}, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
+    );
+  }
+  try {
+    await install(config, target);
+  } catch (error) {
+    const detail = apiErrorCode(error) === undefined ? (error as Error).message : describeApiError(error);
+    return failure(
+      'InstallFailed',
+      `installing the operator on ${context.server} with the credentials of ${context.source} failed: ${detail}; they need rights to create CRDs, ClusterRoles and a Deployment there (or install it yourself and unset installOperator); it is tried again at the next check`,
+    );
+  }
+  return failure(
+    'OperatorInstalling',
+    `installed the operator on ${context.server}; waiting for it to serve ${served}`,
+  );
 }

@@ -22,6 +22,10 @@ export const TARGET_FAILURE_REASONS = [
   'InvalidCredentials',
   /** The operator could not be installed on the provisioned cluster. */
   'InstallFailed',
+  /** The target does not serve MiniClusters: no operator there to render burst MiniClusters. */
+  'OperatorMissing',
+  /** The operator was just installed there; its MiniCluster resource is not served yet. */
+  'OperatorInstalling',
 ] as const;
 
 export type TargetFailureReason = (typeof TARGET_FAILURE_REASONS)[number];

@@ -43,11 +43,13 @@ export function cannotFitEvents(
 
 /**
  * The Bursting condition after a pass that read the queue and acted: True while burst clusters
- * exist; otherwise False, Idle, or Unserved when burstable jobs wait that no burst can serve.
+ * exist (NotReconciled when some have no status a minute after creation: no operator there
+ * renders them); otherwise False, Idle, or Unserved when burstable jobs wait that no burst serves.
  */
 export function burstingCondition(
   bursts: readonly BurstRecord[],
   jobs: readonly BurstJobRecord[],
+  unanswered: readonly Pick<BurstRecord, 'slot' | 'target'>[] = [],
 ): DesiredCondition {
   const unserved =
     jobs.length === 0
@@ -55,12 +57,17 @@ export function burstingCondition(
       : `; ${jobs.length === 1 ? '1 burstable job waits' : `${jobs.length} burstable jobs wait`} that no burst cluster serves (status.burstJobs says why)`;
   if (bursts.length > 0) {
     const active = bursts.map((b) => `${b.slot} (${b.size} on ${b.target}, ${b.state})`).join(', ');
-    return {
-      type: 'Bursting',
-      status: 'True',
-      reason: 'Bursting',
-      message: `burst clusters: ${active}${unserved}`,
-    };
+    const message = `burst clusters: ${active}${unserved}`;
+    if (unanswered.length > 0) {
+      const where = unanswered.map((b) => `${b.slot} on ${b.target}`).join(', ');
+      return {
+        type: 'Bursting',
+        status: 'True',
+        reason: 'NotReconciled',
+        message: `${where}: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install) or set installOperator on its BurstTarget; ${message}`,
+      };
+    }
+    return { type: 'Bursting', status: 'True', reason: 'Bursting', message };
   }
   if (jobs.length > 0) {
     return { type: 'Bursting', status: 'False', reason: 'Unserved', message: `no burst clusters${unserved}` };

@@ -26,11 +26,19 @@ import type { KubeClients } from './kube-clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { leadBrokerAddress, type TransitionEvent } from './status.ts';
 
-/** How often a bursting MiniCluster's queue is read. */
+/** How often a bursting MiniCluster's queue is read when its policy does not say (pollSeconds). */
 export const BURST_POLL_MS = 10_000;
+
+/** The queue poll interval of a MiniCluster: spec.flux.bursting.policy.pollSeconds. */
+export function burstPollMs(miniCluster: DefaultedMiniCluster): number {
+  const seconds = miniCluster.spec.flux.bursting?.policy?.pollSeconds;
+  return seconds === undefined ? BURST_POLL_MS : seconds * 1000;
+}
 /** The target every MiniCluster may use without a BurstTarget: its own cluster and namespace. */
 export const IN_CLUSTER_TARGET = 'in-cluster';
 export const BURST_FINALIZER = 'flux-framework.org/burst-cleanup';
+/** A burst MiniCluster without any status this long after its creation has no operator rendering it. */
+export const UNANSWERED_MS = 60_000;
 
 export type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];
 type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
@@ -72,13 +80,14 @@ function waiting(
   message: string,
   bursts: BurstRecord[],
   jobs: BurstJobRecord[],
+  requeueAfterMs: number,
 ): BurstOutcome {
   return {
     bursts,
     jobs,
     condition: { type: 'Bursting', status: 'False', reason, message },
     events: [],
-    requeueAfterMs: BURST_POLL_MS,
+    requeueAfterMs,
   };
 }
 
@@ -152,6 +161,7 @@ export async function burstStep(
   const namespace = miniCluster.metadata.namespace ?? 'default';
   let bursts: BurstRecord[] = [...(previous?.bursts ?? [])];
   const previousJobs = [...(previous?.burstJobs ?? [])];
+  const pollMs = burstPollMs(miniCluster);
   const exposure = leadBrokerService ? leadBrokerAddress(leadBrokerService, pods) : undefined;
   if (!exposure?.address || !exposure.port) {
     return waiting(
@@ -159,6 +169,7 @@ export async function burstStep(
       'waiting for the lead broker Service to get an address',
       bursts,
       previousJobs,
+      pollMs,
     );
   }
   const leadPod = pods.find(
@@ -168,20 +179,27 @@ export async function burstStep(
       !pod.metadata.deletionTimestamp,
   );
   if (!leadPod)
-    return waiting('LeadBrokerNotRunning', 'waiting for the lead broker pod to run', bursts, previousJobs);
+    return waiting(
+      'LeadBrokerNotRunning',
+      'waiting for the lead broker pod to run',
+      bursts,
+      previousJobs,
+      pollMs,
+    );
 
   let queue;
   try {
     queue = await environment.queueReader(miniCluster, leadPod).snapshot();
   } catch (error) {
     if (error instanceof FluxQueueReadError)
-      return waiting(error.reason, `reading the Flux queue: ${error.message}`, bursts, previousJobs);
+      return waiting(error.reason, `reading the Flux queue: ${error.message}`, bursts, previousJobs, pollMs);
     throw error;
   }
 
   // What exists: a burst MiniCluster deleted by someone else is forgotten (the plan may make it again).
   const clusters: BurstCluster[] = [];
   const kept: BurstRecord[] = [];
+  const unanswered: BurstRecord[] = [];
   for (const burst of bursts) {
     const target = resolveTarget(environment, miniCluster, burst.target);
     let state = burst.state;
@@ -189,6 +207,11 @@ export async function burstStep(
       const remote = await readMiniClusterStatus(target.clients, target.namespace, burst.name);
       if (remote === undefined) continue;
       if (remote.summary === 'Ready') state = 'Ready';
+      if (
+        remote.observedGeneration === undefined &&
+        now.getTime() - Date.parse(burst.createdAt) >= UNANSWERED_MS
+      )
+        unanswered.push(burst);
     }
     kept.push({ ...burst, state });
     clusters.push({
@@ -229,6 +252,7 @@ export async function burstStep(
           `burst target ${action.target} is not connected; see its Connected condition`,
           bursts,
           jobs,
+          pollMs,
         ),
         events,
       };
@@ -256,7 +280,13 @@ export async function burstStep(
         const mungeData = munge?.data?.['munge.key'];
         if (!curveData || !mungeData) {
           return {
-            ...waiting('KeysMissing', "the MiniCluster's key Secrets are not there yet", bursts, jobs),
+            ...waiting(
+              'KeysMissing',
+              "the MiniCluster's key Secrets are not there yet",
+              bursts,
+              jobs,
+              pollMs,
+            ),
             events,
           };
         }
@@ -279,6 +309,7 @@ export async function burstStep(
           `creating ${external.name} on ${action.target}: ${describeApiError(error)}`,
           bursts,
           jobs,
+          pollMs,
         ),
         events,
       };
@@ -296,7 +327,13 @@ export async function burstStep(
     events.push({ type: 'Normal', reason: 'BurstCreated', note: action.message });
   }
 
-  return { bursts, jobs, condition: burstingCondition(bursts, jobs), events, requeueAfterMs: BURST_POLL_MS };
+  return {
+    bursts,
+    jobs,
+    condition: burstingCondition(bursts, jobs, unanswered),
+    events,
+    requeueAfterMs: pollMs,
+  };
 }
 
 /**

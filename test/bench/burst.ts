@@ -1,7 +1,9 @@
 /**
  * `npm run bench -- --burst`: how long from a burstable job appearing in a MiniCluster's queue to its
  * burst MiniCluster's pods Running (in-cluster target, local control plane), and the API writes per
- * burst poll cycle once everything is steady (should be 0). One JSON line.
+ * burst poll cycle once everything is steady (a busy burst refreshes lastBusyAt once a minute, so
+ * about poll/60). `--poll-seconds N` sets the policy's pollSeconds (default 10), `--cycles N` (3).
+ * One JSON line.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,8 +30,13 @@ const JOB = {
   t_submit: 1767229600.0,
 };
 
+const STEADY_IDLE_SECONDS = 600;
+
 export async function burstBench(argv: readonly string[]): Promise<void> {
-  const cycles = Number(argv[argv.indexOf('--cycles') + 1]) || 3;
+  const option = (name: string, fallback: number) =>
+    argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) || fallback : fallback;
+  const cycles = option('--cycles', 3);
+  const pollMs = option('--poll-seconds', BURST_POLL_MS / 1000) * 1000;
   const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[bench] ${line}\n`) });
   await installCommand({ kubeconfig, log: () => undefined });
   const clients = kubeClients(loadKubeConfig(kubeconfig));
@@ -45,7 +52,7 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
   let writes = 0;
   const manager = new Manager({
     clients,
-    log: createLogger({ level: 'warn' }),
+    log: createLogger({ level: 'warn', destination: process.stderr }),
     namespaces: [namespace],
     concurrency: 4,
     onWrite: () => (writes += 1),
@@ -60,21 +67,29 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
         await sleep(100);
       }
     }
-    await serverSideApply(
-      clients.objects,
-      {
-        apiVersion: API_VERSION,
-        kind: KIND,
-        metadata: { name: 'burst-local', namespace },
-        spec: {
-          size: 2,
-          interactive: true,
-          containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
-          flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }], policy: { idleSeconds: 2 } } },
-        },
-      } as never,
-      'bench',
-    );
+    // A realistic idle time while steady (lastBusyAt refreshed once a minute); 1 s to remove the burst.
+    const applyMiniCluster = (idleSeconds: number) =>
+      serverSideApply(
+        clients.objects,
+        {
+          apiVersion: API_VERSION,
+          kind: KIND,
+          metadata: { name: 'burst-local', namespace },
+          spec: {
+            size: 2,
+            interactive: true,
+            containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
+            flux: {
+              bursting: {
+                clusters: [{ name: 'burst-0', size: 4 }],
+                policy: { idleSeconds, pollSeconds: pollMs / 1000 },
+              },
+            },
+          },
+        } as never,
+        'bench',
+      );
+    await applyMiniCluster(STEADY_IDLE_SECONDS);
     let lead: string | undefined;
     while (!lead) {
       const pods = await clients.core.listNamespacedPod({
@@ -105,7 +120,7 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
         ],
       },
     } as never);
-    await sleep(BURST_POLL_MS); // the first polls see an empty queue: the steady state before bursting
+    await sleep(pollMs); // the first polls see an empty queue: the steady state before bursting
 
     const burstSeconds: number[] = [];
     let steadyWrites = 0;
@@ -114,39 +129,36 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
       writeFileSync(join(queueDir, 'jobs.out'), `${JSON.stringify({ jobs: [JOB] })}\n`);
       writeFileSync(join(queueDir, 'ids.txt'), 'fXPqVWUVP\n');
       for (;;) {
-        const pods = await clients.core.listNamespacedPod({
-          namespace,
-          labelSelector: 'flux-framework.org/burst-slot',
-        });
-        const burstPods = await clients.core.listNamespacedPod({ namespace });
-        const running = burstPods.items.filter(
+        const pods = await clients.core.listNamespacedPod({ namespace });
+        const running = pods.items.filter(
           (pod) => pod.spec?.hostname?.startsWith('burst-0-') && pod.status?.phase === 'Running',
         );
-        void pods;
         if (running.length === 4) break;
         await sleep(50);
       }
       burstSeconds.push((performance.now() - started) / 1000);
       // Steady: the burst runs, the queue does not change; count writes over three poll cycles.
-      await sleep(BURST_POLL_MS);
+      await sleep(pollMs);
       const before = writes;
-      await sleep(3 * BURST_POLL_MS);
+      await sleep(3 * pollMs);
       steadyWrites += writes - before;
       // Done: empty queue, wait for the burst to be removed before the next cycle.
       writeFileSync(join(queueDir, 'jobs.out'), '{"jobs": []}\n');
       writeFileSync(join(queueDir, 'ids.txt'), '');
+      await applyMiniCluster(1);
       for (;;) {
         const pods = await clients.core.listNamespacedPod({ namespace });
         if (!pods.items.some((pod) => pod.spec?.hostname?.startsWith('burst-0-'))) break;
         await sleep(200);
       }
+      await applyMiniCluster(STEADY_IDLE_SECONDS);
     }
     const sorted = [...burstSeconds].sort((a, b) => a - b);
     process.stdout.write(
       `${JSON.stringify({
         mode: 'burst',
         cycles,
-        poll_seconds: BURST_POLL_MS / 1000,
+        poll_seconds: pollMs / 1000,
         job_to_burst_pods_running_seconds: sorted.map((value) => Math.round(value * 100) / 100),
         median_seconds: Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 100) / 100,
         steady_state_writes_per_poll_cycle: Math.round((steadyWrites / (3 * cycles)) * 100) / 100,

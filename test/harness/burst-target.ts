@@ -8,8 +8,10 @@ import {
   BURST_TARGET_CRD_NAME,
   BURST_TARGET_PLURAL,
   GROUP,
+  PLURAL,
   VERSION,
   burstTargetCrd,
+  miniClusterCrd,
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/controller/apply.ts';
 import type { KubeClients } from '../../src/controller/kube-clients.ts';
@@ -35,6 +37,18 @@ export async function installBurstTargetCrd(clients: KubeClients): Promise<void>
       return true;
     },
     { what: 'the BurstTarget CRD to be established' },
+  );
+}
+
+/** The MiniCluster CRD on another cluster, served. */
+export async function installMiniClusterCrd(clients: KubeClients): Promise<void> {
+  await serverSideApply(clients.objects, miniClusterCrd() as never, MANAGER);
+  await waitFor(
+    async () => {
+      await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
+      return true;
+    },
+    { what: 'the MiniCluster CRD served' },
   );
 }
 

@@ -4,11 +4,19 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { KubeConfig, VersionApi } from '@kubernetes/client-node';
+import {
+  KubeConfig,
+  PatchStrategy,
+  VersionApi,
+  setHeaderOptions,
+  type V1Deployment,
+} from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../../src/api/index.ts';
+import { servesMiniClusters } from '../../src/burst/target-connection.ts';
+import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
 import { BurstTargetController } from '../../src/controller/burst-target-controller.ts';
-import { kubeClients, type KubeClients } from '../../src/controller/kube-clients.ts';
-import { up } from '../../src/localcluster/index.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { down, up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
@@ -16,6 +24,7 @@ import {
   createTarget,
   inlineKubeconfig,
   installBurstTargetCrd,
+  installMiniClusterCrd,
 } from '../harness/burst-target.ts';
 
 const BOGUS_TOKEN = 'bogus-token-0123456789';
@@ -59,6 +68,8 @@ describe('BurstTarget on two local control planes', () => {
     });
     const clients = kubeClients(first.kc);
     await installBurstTargetCrd(clients);
+    // The operator's resource is served there (else the target is OperatorMissing; see below).
+    await installMiniClusterCrd(kubeClients(loadKubeConfig(second.kubeconfig)));
     const namespace = await withNamespace(t, 'bt');
 
     const good = inlineKubeconfig(second.kubeconfig, 'files');
@@ -189,6 +200,64 @@ describe('BurstTarget on two local control planes', () => {
     // One warning for a target failing the same way at every retry.
     assert.equal(events.filter((event) => event === 'bad:Warning:Unauthorized').length, 1);
     assert.ok(!logLines.join('').includes(BOGUS_TOKEN), 'the token never reaches the logs');
+  });
+});
+
+describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
+  it('is OperatorMissing with the fix, and with installOperator installs it there and connects', async (t) => {
+    const { kc } = await cluster();
+    const clients = kubeClients(kc);
+    await installBurstTargetCrd(clients);
+    const namespace = await withNamespace(t, 'bare');
+    // A cluster of its own: once installed, the MiniCluster CRD stays, and `second` has it for bursting.
+    const bare = await up({ name: 'bare', progress: (line) => process.stderr.write(`[bare] ${line}\n`) });
+    t.after(() => down({ name: 'bare' }).then(() => undefined));
+    const bareConfig = loadKubeConfig(bare.kubeconfig);
+    assert.equal(await servesMiniClusters(bareConfig, 5_000), false);
+
+    const controller = new BurstTargetController({
+      clients,
+      log: createLogger({ level: 'warn' }),
+      namespaces: [namespace],
+      schedule: { recheckMs: 5_000, initialBackoffMs: 500, maxBackoffMs: 2_000 },
+      connectTimeoutMs: 5_000,
+    });
+    await controller.start();
+    t.after(() => controller.stop());
+    const kubeconfig = inlineKubeconfig(bare.kubeconfig, 'files');
+    await createSecret(clients, namespace, 'bare-kubeconfig', kubeconfig.text);
+    await createTarget(clients, namespace, 'bare', 'bare-kubeconfig');
+
+    const missing = await waitConnected(clients, namespace, 'bare', {
+      status: 'False',
+      reason: 'OperatorMissing',
+    });
+    assert.equal(
+      missing.condition.message,
+      `${kubeconfig.server} does not serve flux-framework.org/${VERSION} miniclusters, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
+    );
+    assert.equal(controller.clientsFor(namespace, 'bare'), undefined);
+
+    await clients.custom.patchNamespacedCustomObject(
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: BURST_TARGET_PLURAL,
+        name: 'bare',
+        body: { spec: { kubeconfig: { installOperator: true } } },
+      },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await waitConnected(clients, namespace, 'bare', { status: 'True', reason: 'Connected' }, 60_000);
+    assert.equal(await servesMiniClusters(bareConfig, 5_000), true);
+    const deployment = (await kubeClients(bareConfig).objects.read({
+      apiVersion: 'apps/v1',
+      kind: 'Deployment',
+      metadata: { name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE },
+    })) as V1Deployment;
+    assert.equal(deployment.spec?.template.spec?.serviceAccountName, OPERATOR_NAME);
+    assert.ok(controller.clientsFor(namespace, 'bare'));
   });
 });
 

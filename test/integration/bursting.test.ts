@@ -7,8 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { GROUP, PLURAL, VERSION, miniClusterCrd } from '../../src/api/index.ts';
-import { serverSideApply } from '../../src/controller/apply.ts';
+import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
@@ -18,6 +17,7 @@ import {
   createTarget,
   inlineKubeconfig,
   installBurstTargetCrd,
+  installMiniClusterCrd,
 } from '../harness/burst-target.ts';
 import { burstStatusCommand } from '../../src/cli/burst-status-command.ts';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
@@ -147,7 +147,7 @@ describe('bursting to this cluster', () => {
         flux: {
           bursting: {
             clusters: [{ name: 'burst-0', size: 4 }],
-            policy: { idleSeconds: 3 },
+            policy: { idleSeconds: 3, pollSeconds: 2 },
           },
         },
       }),
@@ -290,18 +290,6 @@ describe('bursting to this cluster', () => {
   });
 });
 
-/** The MiniCluster CRD on another cluster, served. */
-async function installMiniClusterCrd(clients: KubeClients): Promise<void> {
-  await serverSideApply(clients.objects, miniClusterCrd() as never, 'flux-operator-tests');
-  await waitFor(
-    async () => {
-      await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
-      return true;
-    },
-    { what: 'the MiniCluster CRD served on the second cluster' },
-  );
-}
-
 describe('bursting to a second cluster', () => {
   it('bursts through a kubeconfig BurstTarget with the same ranks and copied keys, and removes it when idle', async (t) => {
     const namespace = await withNamespace(t, 'burst2');
@@ -345,7 +333,7 @@ describe('bursting to a second cluster', () => {
         flux: {
           bursting: {
             clusters: [{ name: 'burst-0', size: 4 }],
-            policy: { idleSeconds: 3, targets: [{ name: 'second' }] },
+            policy: { idleSeconds: 3, pollSeconds: 2, targets: [{ name: 'second' }] },
           },
         },
       }),

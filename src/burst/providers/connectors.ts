@@ -14,21 +14,10 @@
  *   apply, once per target generation and API server (re-applied after an operator restart).
  * - `deleteProvisioned` is one step of deleting the cloud cluster of a BurstTarget, for a finalizer.
  */
-import {
-  KubernetesObjectApi,
-  type KubeConfig,
-  type KubernetesObject,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import type { V1Secret } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../../api/index.ts';
 import { apiErrorCode, describeApiError } from '../../controller/api-errors.ts';
-import { serverSideApply } from '../../controller/apply.ts';
-import {
-  DEFAULT_OPERATOR_IMAGE,
-  FIELD_MANAGER,
-  OPERATOR_NAMESPACE,
-  installObjects,
-} from '../../deploy/index.ts';
+import { installOperatorObjects, type InstallOperator } from '../install-operator.ts';
 import type { ProviderConnector, ProviderKubeConfig, ReadSecret } from '../target-connection.ts';
 import { failure, type TargetFailure, type TargetFailureReason } from '../target-errors.ts';
 import { checkKubeconfig } from '../target-kubeconfig.ts';
@@ -48,34 +37,6 @@ export const GKE_CREDENTIALS_KEY = 'credentials.json';
 export const AWS_ACCESS_KEY_ID_KEY = 'AWS_ACCESS_KEY_ID';
 export const AWS_SECRET_ACCESS_KEY_KEY = 'AWS_SECRET_ACCESS_KEY';
 export const AWS_SESSION_TOKEN_KEY = 'AWS_SESSION_TOKEN';
-
-/** Installs the operator on a provisioned cluster; throws when it cannot. */
-export type InstallOperator = (config: KubeConfig, target: DefaultedBurstTarget) => Promise<void>;
-
-export interface InstallOperatorOptions {
-  /** Operator image; DEFAULT_OPERATOR_IMAGE (this version's release) when absent. */
-  readonly image?: string;
-  /** Namespace of the operator there; OPERATOR_NAMESPACE when absent. */
-  readonly namespace?: string;
-}
-
-/**
- * Applies the operator's full install (`installObjects`: Namespace, CRDs, RBAC, Deployment) to the
- * cluster of `config` with server-side apply (field manager `flux-operator`), in order.
- */
-export async function installOperatorObjects(
-  config: KubeConfig,
-  options: InstallOperatorOptions = {},
-): Promise<void> {
-  const api = KubernetesObjectApi.makeApiClient(config);
-  const objects = installObjects({
-    image: options.image ?? DEFAULT_OPERATOR_IMAGE,
-    namespace: options.namespace ?? OPERATOR_NAMESPACE,
-  });
-  for (const object of objects) {
-    await serverSideApply(api, object as unknown as KubernetesObject, FIELD_MANAGER);
-  }
-}
 
 export interface ProviderConnectorsOptions {
   readonly readSecret: ReadSecret;

@@ -58,13 +58,18 @@ describe('burst policy', () => {
     });
     assert.deepEqual(
       parseBurstPolicy(
-        { idleSeconds: -1, targets: [{ name: 'gke', zone: 'x', maxNodes: '4' }, { name: 'gke' }, 'eks'] },
+        {
+          idleSeconds: -1,
+          pollSeconds: 0,
+          targets: [{ name: 'gke', zone: 'x', maxNodes: '4' }, { name: 'gke' }, 'eks'],
+        },
         'p.json',
       ),
       {
         ok: false,
         problems: [
           'p.json.idleSeconds: must be an integer >= 0, got -1',
+          'p.json.pollSeconds: must be an integer >= 1, got 0',
           'p.json.targets[0].zone: unknown field; known fields are name, costPerNodeHour, maxNodes',
           'p.json.targets[0].maxNodes: must be an integer >= 0, got "4"',
           'p.json.targets[1].name: target gke is listed twice',

@@ -150,4 +150,14 @@ describe('burstingCondition', () => {
       },
     );
   });
+
+  it('is NotReconciled when a burst has no status a minute after creation', () => {
+    const condition = burstingCondition([READY_BURST], [], [READY_BURST]);
+    assert.equal(condition.status, 'True');
+    assert.equal(condition.reason, 'NotReconciled');
+    assert.equal(
+      condition.message,
+      'burst-0 on in-cluster: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install) or set installOperator on its BurstTarget; burst clusters: burst-0 (2 on in-cluster, Ready)',
+    );
+  });
 });

@@ -13,9 +13,9 @@ import {
   validateBurstTarget,
   type DefaultedBurstTarget,
 } from '../../../../src/api/index.ts';
+import type { InstallOperator } from '../../../../src/burst/install-operator.ts';
 import {
   providerConnectors,
-  type InstallOperator,
   type ProviderConnectorsOptions,
 } from '../../../../src/burst/providers/connectors.ts';
 import type { EksProviderOptions } from '../../../../src/burst/providers/eks-provider.ts';
