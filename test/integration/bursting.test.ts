@@ -44,7 +44,8 @@ const JOB = {
 };
 /** The fixture's burstable mpi-app job, asking for more nodes than the MiniCluster lists (2 + 4). */
 const TOO_BIG = {
-  id: 11744051200000005,
+  // The fixture's id ends in ...0005, beyond 2^53: as JSON numbers do, it arrives rounded; jobid is exact.
+  id: 11744051200000004,
   jobid: 'ƒ2ahuK1vwXS',
   state: 'SCHED',
   nnodes: 9,
