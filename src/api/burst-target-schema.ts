@@ -286,6 +286,6 @@ export type BurstTarget = Static<typeof BurstTargetSchema>;
 export type KubeconfigSource = Static<typeof KubeconfigSourceSchema>;
 export type GkeTarget = Static<typeof GkeTargetSchema>;
 export type EksTarget = Static<typeof EksTargetSchema>;
-/** The spec after `applyBurstTargetDefaults`: `namespace` and `kubeconfig.key` are present. */
+/** The spec after `applyBurstTargetDefaults`: `namespace`, `kubeconfig.key` and `kubeconfig.installOperator` are present. */
 export type DefaultedBurstTargetSpec = Defaulted<typeof BurstTargetSpecSchema>;
 export type DefaultedBurstTarget = Omit<BurstTarget, 'spec'> & { spec: DefaultedBurstTargetSpec };

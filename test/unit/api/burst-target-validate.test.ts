@@ -37,14 +37,14 @@ function problemsOf(input: unknown, previous?: BurstTarget): [string, string][] 
 }
 
 describe('validateBurstTarget', () => {
-  it('defaults the kubeconfig key and the target namespace (the local namespace name)', () => {
+  it('defaults the kubeconfig key, installOperator off and the target namespace (the local namespace name)', () => {
     const result = validateBurstTarget(
       target({ provider: 'kubeconfig', kubeconfig: { secretName: 'remote-kc' } }),
     );
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     assert.deepEqual(result.value.spec, {
       provider: 'kubeconfig',
-      kubeconfig: { secretName: 'remote-kc', key: 'kubeconfig' },
+      kubeconfig: { secretName: 'remote-kc', key: 'kubeconfig', installOperator: false },
       namespace: 'team-a',
     });
   });

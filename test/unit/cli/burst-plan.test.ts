@@ -209,7 +209,7 @@ describe('burstPlanCommand', () => {
         `${queue}: jobs[0].nnodes: must be an integer >= 0, got nothing`,
         `${queue}: jobs[0].ntasks: must be an integer >= 0, got nothing`,
         `${queue}: jobs[0].ncores: must be an integer >= 0, got nothing`,
-        `${policy}.idleSecs: unknown field; known fields are maxBurstNodes, idleSeconds, targets`,
+        `${policy}.idleSecs: unknown field; known fields are maxBurstNodes, idleSeconds, pollSeconds, targets`,
         `${policy}.maxBurstNodes: must be an integer >= 0, got 2.5`,
         `${policy}.targets[0].name: must be a DNS label (lower case, digits, '-'), got "GKE"`,
         `${policy}.targets[1].costPerNodeHour: must be a number >= 0, got -1`,

@@ -18,10 +18,10 @@ import {
   providerConnectors,
   type ProviderConnectorsOptions,
 } from '../../../../src/burst/providers/connectors.ts';
-import type { EksProviderOptions } from '../../../../src/burst/providers/eks-provider.ts';
 import { connectTarget, type ProviderKubeConfig } from '../../../../src/burst/target-connection.ts';
 import { burstTargetStatus } from '../../../../src/burst/target-status.ts';
 import { watchNetwork, type NetworkWatch } from './no-network.ts';
+import { fakeAws, fakeGoogle, type AwsReply, type GoogleReply } from './recorders.ts';
 
 // ---- credentials (every value below must never show in a message) -----------------------------
 
@@ -116,50 +116,19 @@ const GKE_CLUSTER_URL = `${GAPI}/projects/proj-1/locations/us-central1/clusters/
 const GKE_CREATE_URL = `${GAPI}/projects/proj-1/locations/us-central1/clusters${QUERY}`;
 const TOKEN_URL = 'https://oauth2.googleapis.com/token';
 
-interface GReply {
-  readonly method: string;
-  readonly url: string;
-  readonly status: number;
-  readonly json: unknown;
-}
-
-function fakeGoogle(replies: readonly GReply[]) {
-  const calls: { method: string; url: string; body: unknown }[] = [];
-  const queue = [...replies];
-  const fake = (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = input instanceof Request ? input.url : String(input);
-    const method = (init?.method ?? 'GET').toUpperCase();
-    const text = typeof init?.body === 'string' ? init.body : undefined;
-    let body: unknown = text;
-    try {
-      body = text === undefined ? undefined : JSON.parse(text);
-    } catch {
-      // a form body (the token exchange)
-    }
-    calls.push({ method, url, body });
-    const next = queue.shift();
-    if (!next || next.method !== method || next.url !== url) {
-      const error = { code: 400, message: `unexpected ${method} ${url}`, status: 'INVALID_ARGUMENT' };
-      return Promise.resolve(Response.json({ error }, { status: 400 }));
-    }
-    return Promise.resolve(Response.json(next.json, { status: next.status }));
-  };
-  return { calls, fetch: fake as typeof fetch, left: () => queue.length };
-}
-
-const gkeAbsent: GReply = {
+const gkeAbsent: GoogleReply = {
   method: 'GET',
   url: GKE_CLUSTER_URL,
   status: 404,
   json: { error: { code: 404, message: 'Not found: burst-a1.', status: 'NOT_FOUND' } },
 };
-const gkeCreated: GReply = {
+const gkeCreated: GoogleReply = {
   method: 'POST',
   url: GKE_CREATE_URL,
   status: 200,
   json: { name: 'operation-1', status: 'RUNNING' },
 };
-function gkeCluster(status: string, extra: Record<string, unknown> = {}): GReply {
+function gkeCluster(status: string, extra: Record<string, unknown> = {}): GoogleReply {
   return {
     method: 'GET',
     url: GKE_CLUSTER_URL,
@@ -173,7 +142,7 @@ function gkeCluster(status: string, extra: Record<string, unknown> = {}): GReply
     },
   };
 }
-const gkeToken: GReply = {
+const gkeToken: GoogleReply = {
   method: 'POST',
   url: TOKEN_URL,
   status: 200,
@@ -186,69 +155,14 @@ const EKS_CLUSTER_PATH = '/clusters/burst-a1';
 const EKS_NODEGROUP_PATH = '/clusters/burst-a1/node-groups/flux-nodes';
 const EKS_ENDPOINT = 'https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com';
 
-interface AReply {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly json: unknown;
-  readonly errorType?: string;
-}
-
-interface SmithyRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers: Record<string, string>;
-  readonly body?: unknown;
-}
-
-function fakeAws(replies: readonly AReply[]) {
-  const calls: { method: string; path: string; body: unknown; authorization: string | undefined }[] = [];
-  const queue = [...replies];
-  const handler = {
-    handle(request: SmithyRequest) {
-      const body =
-        request.body === undefined
-          ? undefined
-          : (JSON.parse(new TextDecoder().decode(request.body as Uint8Array)) as unknown);
-      calls.push({
-        method: request.method,
-        path: request.path,
-        body,
-        authorization: request.headers.authorization,
-      });
-      const next = queue.shift();
-      const reply: AReply =
-        next !== undefined && next.method === request.method && next.path === request.path
-          ? next
-          : {
-              method: '',
-              path: '',
-              status: 400,
-              json: { message: `unexpected ${request.method} ${request.path}` },
-              errorType: 'InvalidRequestException',
-            };
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (reply.errorType) headers['x-amzn-errortype'] = reply.errorType;
-      return Promise.resolve({
-        response: {
-          statusCode: reply.status,
-          headers,
-          body: new TextEncoder().encode(JSON.stringify(reply.json)),
-        },
-      });
-    },
-  };
-  return { calls, handler: handler as EksProviderOptions['requestHandler'], left: () => queue.length };
-}
-
-const awsNotFound = (path: string): AReply => ({
+const awsNotFound = (path: string): AwsReply => ({
   method: 'GET',
   path,
   status: 404,
   json: { message: 'not found' },
   errorType: 'ResourceNotFoundException',
 });
-function eksCluster(status: string): AReply {
+function eksCluster(status: string): AwsReply {
   return {
     method: 'GET',
     path: EKS_CLUSTER_PATH,
@@ -262,7 +176,7 @@ function eksCluster(status: string): AReply {
     },
   };
 }
-function eksNodegroup(status: string): AReply {
+function eksNodegroup(status: string): AwsReply {
   return {
     method: 'GET',
     path: EKS_NODEGROUP_PATH,
@@ -301,7 +215,7 @@ const aws = secret('aws', {
   AWS_SESSION_TOKEN: AWS_SESSION,
 });
 
-function gkeConnectors(replies: readonly GReply[], readSecret = secrets(gcp)) {
+function gkeConnectors(replies: readonly GoogleReply[], readSecret = secrets(gcp)) {
   const google = fakeGoogle(replies);
   const { installs, install } = recordingInstall();
   const connectors = providerConnectors({
@@ -312,7 +226,7 @@ function gkeConnectors(replies: readonly GReply[], readSecret = secrets(gcp)) {
   return { connectors, google, installs };
 }
 
-function eksConnectors(replies: readonly AReply[], readSecret = secrets(aws)) {
+function eksConnectors(replies: readonly AwsReply[], readSecret = secrets(aws)) {
   const fake = fakeAws(replies);
   const { installs, install } = recordingInstall();
   let n = 0;

@@ -18,6 +18,7 @@ import {
   type EksProviderOptions,
 } from '../../../../src/burst/providers/eks-provider.ts';
 import { watchNetwork, type NetworkWatch } from './no-network.ts';
+import { fakeAws, type AwsCall, type AwsReply } from './recorders.ts';
 
 const CREDENTIALS: EksCredentials = {
   accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
@@ -38,78 +39,7 @@ const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-
 const CLUSTER_PATH = '/clusters/burst-a1';
 const NODEGROUP_PATH = '/clusters/burst-a1/node-groups/flux-nodes';
 
-interface Reply {
-  readonly method: string;
-  readonly path: string;
-  readonly status: number;
-  readonly json: unknown;
-  readonly errorType?: string;
-}
-
-interface Call {
-  readonly method: string;
-  readonly host: string;
-  readonly path: string;
-  readonly query: Record<string, unknown>;
-  readonly body: unknown;
-  readonly contentType: string | undefined;
-  readonly authorization: string | undefined;
-}
-
-interface SmithyRequest {
-  readonly method: string;
-  readonly hostname: string;
-  readonly path: string;
-  readonly query?: Record<string, unknown>;
-  readonly headers: Record<string, string>;
-  readonly body?: unknown;
-}
-
-/** A requestHandler that records every request and answers from `replies`, strictly in order. */
-function fakeAws(replies: readonly Reply[]) {
-  const calls: Call[] = [];
-  const queue = [...replies];
-  const handler = {
-    handle(request: SmithyRequest) {
-      const body =
-        request.body === undefined
-          ? undefined
-          : JSON.parse(new TextDecoder().decode(request.body as Uint8Array));
-      calls.push({
-        method: request.method,
-        host: request.hostname,
-        path: request.path,
-        query: { ...request.query },
-        body,
-        contentType: request.headers['content-type'],
-        authorization: request.headers.authorization,
-      });
-      const next = queue.shift();
-      const ok = next !== undefined && next.method === request.method && next.path === request.path;
-      const reply: Reply = ok
-        ? next
-        : {
-            method: '',
-            path: '',
-            status: 400,
-            json: { message: `unexpected ${request.method} ${request.path}` },
-            errorType: 'InvalidRequestException',
-          };
-      const headers: Record<string, string> = { 'content-type': 'application/json' };
-      if (reply.errorType) headers['x-amzn-errortype'] = reply.errorType;
-      return Promise.resolve({
-        response: {
-          statusCode: reply.status,
-          headers,
-          body: new TextEncoder().encode(JSON.stringify(reply.json)),
-        },
-      });
-    },
-  };
-  return { calls, handler, left: () => queue.length };
-}
-
-const notFound = (method: string, path: string): Reply => ({
+const notFound = (method: string, path: string): AwsReply => ({
   method,
   path,
   status: 404,
@@ -117,7 +47,7 @@ const notFound = (method: string, path: string): Reply => ({
   errorType: 'ResourceNotFoundException',
 });
 
-function cluster(status: string): Reply {
+function cluster(status: string): AwsReply {
   return {
     method: 'GET',
     path: CLUSTER_PATH,
@@ -133,7 +63,7 @@ function cluster(status: string): Reply {
   };
 }
 
-function nodegroup(status: string, issues: unknown[] = []): Reply {
+function nodegroup(status: string, issues: unknown[] = []): AwsReply {
   return {
     method: 'GET',
     path: NODEGROUP_PATH,
@@ -145,7 +75,7 @@ function nodegroup(status: string, issues: unknown[] = []): Reply {
 let watch: NetworkWatch;
 const providers: EksProvider[] = [];
 
-function provider(replies: readonly Reply[], options: Partial<EksProviderOptions> = {}) {
+function provider(replies: readonly AwsReply[], options: Partial<EksProviderOptions> = {}) {
   const aws = fakeAws(replies);
   let n = 0;
   const p = new EksProvider({
@@ -159,7 +89,7 @@ function provider(replies: readonly Reply[], options: Partial<EksProviderOptions
   return { p, aws };
 }
 
-const route = (calls: readonly Call[]): string[] => calls.map((c) => `${c.method} ${c.path}`);
+const route = (calls: readonly AwsCall[]): string[] => calls.map((c) => `${c.method} ${c.path}`);
 
 beforeEach(() => {
   watch = watchNetwork();

@@ -15,6 +15,7 @@ import { parse } from 'yaml';
 import { ProviderError } from '../../../../src/burst/providers/cluster-provider.ts';
 import { GkeProvider, type GkeClusterSpec } from '../../../../src/burst/providers/gke-provider.ts';
 import { closedPort, watchNetwork, type NetworkWatch } from './no-network.ts';
+import { fakeGoogle, type GoogleCall, type GoogleReply } from './recorders.ts';
 
 const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
 const PRIVATE_KEY_PEM = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
@@ -45,21 +46,7 @@ const TOKEN_URL = 'https://oauth2.googleapis.com/token';
 const CA = Buffer.from('-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n').toString('base64');
 const ACCESS_TOKEN = 'ya29.a0AfB_recorded-token';
 
-interface Reply {
-  readonly method: string;
-  readonly url: string;
-  readonly status: number;
-  readonly json: unknown;
-}
-
-interface Call {
-  readonly method: string;
-  readonly url: string;
-  readonly body: unknown;
-  readonly authorization: string | null;
-}
-
-function notFound(): Reply {
+function notFound(): GoogleReply {
   return {
     method: 'GET',
     url: CLUSTER_URL,
@@ -74,7 +61,7 @@ function notFound(): Reply {
   };
 }
 
-function cluster(status: string | number, extra: Record<string, unknown> = {}): Reply {
+function cluster(status: string | number, extra: Record<string, unknown> = {}): GoogleReply {
   return {
     method: 'GET',
     url: CLUSTER_URL,
@@ -89,43 +76,13 @@ function cluster(status: string | number, extra: Record<string, unknown> = {}): 
   };
 }
 
-function tokenReply(): Reply {
+function tokenReply(): GoogleReply {
   return {
     method: 'POST',
     url: TOKEN_URL,
     status: 200,
     json: { access_token: ACCESS_TOKEN, expires_in: 3599, token_type: 'Bearer' },
   };
-}
-
-/** A fetch that records every request and answers from `replies`, in order and strictly. */
-function fakeGoogle(replies: readonly Reply[]): { calls: Call[]; fetch: typeof fetch; left: () => number } {
-  const calls: Call[] = [];
-  const queue = [...replies];
-  const fake = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
-    const url = input instanceof Request ? input.url : String(input);
-    const method = (init?.method ?? 'GET').toUpperCase();
-    const headers = new Headers(init?.headers);
-    calls.push({ method, url, body: decodeBody(init?.body), authorization: headers.get('authorization') });
-    const next = queue.shift();
-    if (!next || next.method !== method || next.url !== url) {
-      const error = { code: 400, message: `unexpected ${method} ${url}`, status: 'INVALID_ARGUMENT' };
-      return Response.json({ error }, { status: 400 });
-    }
-    return Response.json(next.json, { status: next.status });
-  };
-  return { calls, fetch: fake as typeof fetch, left: () => queue.length };
-}
-
-function decodeBody(body: unknown): unknown {
-  if (body === undefined || body === null) return undefined;
-  if (body instanceof URLSearchParams) return Object.fromEntries(body);
-  const text = typeof body === 'string' ? body : Buffer.from(body as Uint8Array).toString('utf8');
-  try {
-    return JSON.parse(text);
-  } catch {
-    return Object.fromEntries(new URLSearchParams(text));
-  }
 }
 
 /** Verifies an RS256 JWT against `key` and returns its claims. */
@@ -137,14 +94,14 @@ function verifyJwt(jwt: string, key: KeyObject): Record<string, unknown> {
   return JSON.parse(Buffer.from(payload, 'base64url').toString('utf8')) as Record<string, unknown>;
 }
 
-function apiCalls(calls: readonly Call[]): { method: string; url: string; body: unknown }[] {
+function apiCalls(calls: readonly GoogleCall[]): { method: string; url: string; body: unknown }[] {
   return calls.filter((c) => c.url.startsWith(API)).map(({ method, url, body }) => ({ method, url, body }));
 }
 
 let watch: NetworkWatch;
 const providers: GkeProvider[] = [];
 
-function provider(replies: readonly Reply[], serviceAccountJson: string | undefined = SA_JSON) {
+function provider(replies: readonly GoogleReply[], serviceAccountJson: string | undefined = SA_JSON) {
   const google = fakeGoogle(replies);
   const p = new GkeProvider({
     fetch: google.fetch,
