@@ -150,6 +150,41 @@ export async function removeAllBursts(
   return unreachable;
 }
 
+/**
+ * The bursts of a MiniCluster that no longer declares burst slots (spec.flux.bursting.clusters
+ * emptied): their hosts are gone from its config, so every one is removed, with its copied keys.
+ */
+export async function removeUndeclaredBursts(
+  environment: BurstEnvironment,
+  miniCluster: DefaultedMiniCluster,
+  bursts: readonly BurstRecord[],
+): Promise<BurstOutcome> {
+  const unreachable = await removeAllBursts(environment, miniCluster, bursts);
+  const left = bursts.filter((burst) => unreachable.includes(burst.target));
+  const events: TransitionEvent[] = bursts
+    .filter((burst) => !left.includes(burst))
+    .map((burst) => ({
+      type: 'Normal',
+      reason: 'BurstRemoved',
+      note: `slot ${burst.slot} on ${burst.target}: spec.flux.bursting.clusters no longer declares burst slots`,
+    }));
+  const condition: DesiredCondition =
+    left.length > 0
+      ? {
+          type: 'Bursting',
+          status: 'True',
+          reason: 'TargetUnavailable',
+          message: `burst slots are no longer declared; burst targets ${[...new Set(left.map((b) => b.target))].join(', ')} cannot be reached to remove ${left.map((b) => b.name).join(', ')}; retrying`,
+        }
+      : {
+          type: 'Bursting',
+          status: 'False',
+          reason: 'NotDeclared',
+          message: 'no burst slots are declared; every burst cluster was removed',
+        };
+  return { bursts: left, jobs: [], condition, events, requeueAfterMs: BURST_POLL_MS };
+}
+
 export async function burstStep(
   miniCluster: DefaultedMiniCluster,
   previous: MiniClusterStatus | undefined,

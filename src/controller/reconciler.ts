@@ -48,6 +48,7 @@ import {
 import {
   BURST_FINALIZER,
   burstStep,
+  removeUndeclaredBursts,
   removeAllBursts,
   type BurstEnvironment,
   type BurstOutcome,
@@ -357,7 +358,11 @@ export class Reconciler {
     miniCluster: DefaultedMiniCluster,
   ): Promise<BurstOutcome | undefined> {
     const environment = this.deps.burst;
-    if (!environment || !exposesLeadBroker(miniCluster)) return undefined;
+    if (!environment) return undefined;
+    if (!exposesLeadBroker(miniCluster)) {
+      const bursts = live.status?.bursts ?? [];
+      return bursts.length > 0 ? removeUndeclaredBursts(environment, miniCluster, bursts) : undefined;
+    }
     const namespace = miniCluster.metadata.namespace ?? 'default';
     const name = miniCluster.metadata.name;
     const service = this.deps.cache.children

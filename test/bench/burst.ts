@@ -2,15 +2,16 @@
  * `npm run bench -- --burst`: how long from a burstable job appearing in a MiniCluster's queue to its
  * burst MiniCluster's pods Running (in-cluster target, local control plane), and the API writes per
  * burst poll cycle once everything is steady (a busy burst refreshes lastBusyAt once a minute, so
- * about poll/60). `--poll-seconds N` sets the policy's pollSeconds (default 10), `--cycles N` (3).
+ * about poll/60). `--poll-seconds N` sets the policy's pollSeconds (default 10), `--cycles N` (3),
+ * `--second` bursts to the second local cluster through a kubeconfig BurstTarget instead.
  * One JSON line.
  */
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { API_VERSION, KIND } from '../../src/api/index.ts';
+import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { serverSideApply } from '../../src/controller/apply.ts';
 import { BURST_POLL_MS } from '../../src/controller/burst-step.ts';
@@ -18,6 +19,7 @@ import { kubeClients, loadKubeConfig } from '../../src/controller/kube-clients.t
 import { Manager } from '../../src/controller/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { createSecret, createTarget, inlineKubeconfig } from '../harness/burst-target.ts';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/flux-queue/', import.meta.url));
 const JOB = {
@@ -32,22 +34,67 @@ const JOB = {
 
 const STEADY_IDLE_SECONDS = 600;
 
+/**
+ * The second local cluster as a burst target: the operator's install there (CRDs, RBAC) and an
+ * operator (in-process) rendering what lands in `namespace`, counting its writes.
+ */
+async function secondCluster(namespace: string, progress: (line: string) => void) {
+  const second = await up({ name: 'second', progress });
+  await installCommand({ kubeconfig: second.kubeconfig, log: () => undefined });
+  const clients = kubeClients(loadKubeConfig(second.kubeconfig));
+  await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+  let writes = 0;
+  const manager = new Manager({
+    clients,
+    log: createLogger({ level: 'warn', destination: process.stderr }),
+    namespaces: [namespace],
+    concurrency: 4,
+    onWrite: () => (writes += 1),
+  });
+  await manager.start();
+  return {
+    clients,
+    kubeconfig: second.kubeconfig,
+    writes: () => writes,
+    stop: async () => {
+      await manager.stop();
+      await clients.core.deleteNamespace({ name: namespace }).catch(() => undefined);
+    },
+  };
+}
+
 export async function burstBench(argv: readonly string[]): Promise<void> {
   const option = (name: string, fallback: number) =>
     argv.includes(name) ? Number(argv[argv.indexOf(name) + 1]) || fallback : fallback;
   const cycles = option('--cycles', 3);
   const pollMs = option('--poll-seconds', BURST_POLL_MS / 1000) * 1000;
-  const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[bench] ${line}\n`) });
+  const toSecond = argv.includes('--second');
+  const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
+  const { kubeconfig } = await up({ progress });
   await installCommand({ kubeconfig, log: () => undefined });
   const clients = kubeClients(loadKubeConfig(kubeconfig));
   const namespace = `bench-burst-${Date.now().toString(36)}`;
   await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+  const remote = toSecond ? await secondCluster(namespace, progress) : undefined;
+  /** Where the burst pods run: the second cluster, or this one (in-cluster target). */
+  const targetClients = remote?.clients ?? clients;
   const queueDir = mkdtempSync(join(tmpdir(), 'bench-queue-'));
   mkdirSync(join(queueDir, 'jobspec'));
   cpSync(join(FIXTURES, 'queue/jobspec/fXPqVWUVP.out'), join(queueDir, 'jobspec/fXPqVWUVP.out'));
   writeFileSync(join(queueDir, 'resources.txt'), 'up 2 0-1\nallocated 0 \n');
   writeFileSync(join(queueDir, 'jobs.out'), '{"jobs": []}\n');
   writeFileSync(join(queueDir, 'ids.txt'), '');
+  // One line per flux call in the lead pod: a queue snapshot is the line running `flux jobs ... --json`.
+  const fluxLog = join(queueDir, 'flux.log');
+  writeFileSync(fluxLog, '');
+  const snapshots = () =>
+    readFileSync(fluxLog, 'utf8')
+      .split('\n')
+      .filter((line) => / jobs .*--json/.test(line)).length;
+  const nextSnapshot = async (after: number) => {
+    while (snapshots() <= after) await sleep(20);
+    return performance.now();
+  };
 
   let writes = 0;
   const manager = new Manager({
@@ -59,6 +106,15 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
   });
   await manager.start();
   try {
+    if (remote) {
+      await createSecret(
+        clients,
+        namespace,
+        'second-kubeconfig',
+        inlineKubeconfig(remote.kubeconfig, 'files').text,
+      );
+      await createTarget(clients, namespace, 'second', 'second-kubeconfig');
+    }
     for (;;) {
       try {
         await clients.core.readNamespacedServiceAccount({ name: 'default', namespace });
@@ -82,7 +138,11 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
             flux: {
               bursting: {
                 clusters: [{ name: 'burst-0', size: 4 }],
-                policy: { idleSeconds, pollSeconds: pollMs / 1000 },
+                policy: {
+                  idleSeconds,
+                  pollSeconds: pollMs / 1000,
+                  ...(remote ? { targets: [{ name: 'second' }] } : {}),
+                },
               },
             },
           },
@@ -114,6 +174,7 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
               envs: [
                 { name: 'PATH', value: `${join(FIXTURES, 'bin')}:/usr/local/bin:/usr/bin:/bin` },
                 { name: 'FAKE_FLUX_DIR', value: queueDir },
+                { name: 'FAKE_FLUX_LOG', value: fluxLog },
               ],
             },
           },
@@ -122,51 +183,97 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
     } as never);
     await sleep(pollMs); // the first polls see an empty queue: the steady state before bursting
 
-    const burstSeconds: number[] = [];
+    const total: number[] = [];
+    const pollWait: number[] = [];
+    const readToCreated: number[] = [];
+    const createdToRunning: number[] = [];
     let steadyWrites = 0;
+    let remoteSteadyWrites = 0;
+    let steadySnapshots = 0;
+    const burstExists = async () =>
+      (
+        (await targetClients.custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural: PLURAL,
+          labelSelector: 'flux-framework.org/burst-slot',
+        })) as { items: unknown[] }
+      ).items.length > 0;
     for (let cycle = 0; cycle < cycles; cycle++) {
+      // The job appears at a known phase of the poll: 1/6, 1/2, 5/6 ... of the interval after a read.
+      await nextSnapshot(snapshots());
+      await sleep((pollMs * (cycle + 0.5)) / cycles);
+      const seen = snapshots();
       const started = performance.now();
       writeFileSync(join(queueDir, 'jobs.out'), `${JSON.stringify({ jobs: [JOB] })}\n`);
       writeFileSync(join(queueDir, 'ids.txt'), 'fXPqVWUVP\n');
+      const readAt = nextSnapshot(seen);
+      let createdAt: number | undefined;
       for (;;) {
-        const pods = await clients.core.listNamespacedPod({ namespace });
+        if (createdAt === undefined && (await burstExists())) createdAt = performance.now();
+        const pods = await targetClients.core.listNamespacedPod({ namespace });
         const running = pods.items.filter(
           (pod) => pod.spec?.hostname?.startsWith('burst-0-') && pod.status?.phase === 'Running',
         );
         if (running.length === 4) break;
         await sleep(50);
       }
-      burstSeconds.push((performance.now() - started) / 1000);
+      const runningAt = performance.now();
+      const read = await readAt;
+      const created = createdAt ?? runningAt;
+      total.push(runningAt - started);
+      pollWait.push(read - started);
+      readToCreated.push(created - read);
+      createdToRunning.push(runningAt - created);
       // Steady: the burst runs, the queue does not change; count writes over three poll cycles.
       await sleep(pollMs);
       const before = writes;
+      const remoteBefore = remote?.writes() ?? 0;
+      const snapshotsBefore = snapshots();
       await sleep(3 * pollMs);
       steadyWrites += writes - before;
+      remoteSteadyWrites += (remote?.writes() ?? 0) - remoteBefore;
+      steadySnapshots += snapshots() - snapshotsBefore;
       // Done: empty queue, wait for the burst to be removed before the next cycle.
       writeFileSync(join(queueDir, 'jobs.out'), '{"jobs": []}\n');
       writeFileSync(join(queueDir, 'ids.txt'), '');
       await applyMiniCluster(1);
       for (;;) {
-        const pods = await clients.core.listNamespacedPod({ namespace });
+        const pods = await targetClients.core.listNamespacedPod({ namespace });
         if (!pods.items.some((pod) => pod.spec?.hostname?.startsWith('burst-0-'))) break;
         await sleep(200);
       }
       await applyMiniCluster(STEADY_IDLE_SECONDS);
     }
-    const sorted = [...burstSeconds].sort((a, b) => a - b);
+    const seconds = (values: number[]) => values.map((ms) => Math.round(ms / 10) / 100);
+    const median = (values: number[]) =>
+      Math.round(([...values].sort((a, b) => a - b)[Math.floor(values.length / 2)] ?? 0) / 10) / 100;
+    const perCycle = (count: number) => Math.round((count / (3 * cycles)) * 100) / 100;
     process.stdout.write(
       `${JSON.stringify({
         mode: 'burst',
+        target: remote ? 'second cluster (kubeconfig BurstTarget, its own operator)' : 'in-cluster',
         cycles,
         poll_seconds: pollMs / 1000,
-        job_to_burst_pods_running_seconds: sorted.map((value) => Math.round(value * 100) / 100),
-        median_seconds: Math.round((sorted[Math.floor(sorted.length / 2)] ?? 0) * 100) / 100,
-        steady_state_writes_per_poll_cycle: Math.round((steadyWrites / (3 * cycles)) * 100) / 100,
-        reads_per_poll_cycle: '1 exec into the lead pod + 1 status read per burst cluster',
+        job_to_burst_pods_running_seconds: seconds(total),
+        median_seconds: median(total),
+        median_parts_seconds: {
+          waiting_for_the_next_queue_read: median(pollWait),
+          queue_read_to_burst_minicluster_created: median(readToCreated),
+          created_to_pods_running: median(createdToRunning),
+        },
+        steady_state_per_poll_cycle: {
+          queue_reads: perCycle(steadySnapshots),
+          operator_writes: perCycle(steadyWrites),
+          ...(remote ? { target_operator_writes: perCycle(remoteSteadyWrites) } : {}),
+          other_reads: '1 status read of each burst MiniCluster',
+        },
       })}\n`,
     );
   } finally {
     await manager.stop();
+    await remote?.stop();
     await clients.core.deleteNamespace({ name: namespace }).catch(() => undefined);
     rmSync(queueDir, { recursive: true, force: true });
   }

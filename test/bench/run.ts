@@ -23,7 +23,8 @@ import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../
 import { installCommand } from '../../src/cli/install-command.ts';
 import { burstBench } from './burst.ts';
 
-const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+// The operator as deployed (the image runs the compiled CLI): `npm run bench` builds it first.
+const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 const PODS_PER_NODE = 110;
 
 interface Options {

@@ -250,6 +250,63 @@ describe('bursting to this cluster', () => {
     );
   });
 
+  it('removes burst clusters when the MiniCluster stops declaring burst slots', async (t) => {
+    const namespace = await withNamespace(t, 'burstundecl');
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    const queue = scriptedQueue(t);
+    queue.waiting();
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'burst-local', {
+        size: 2,
+        interactive: true,
+        flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }], policy: { pollSeconds: 2 } } },
+      }),
+    );
+    await serveQueueOnLead(clients, namespace, queue);
+    await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
+      what: 'a burst MiniCluster',
+      timeoutMs: 60_000,
+    });
+    await waitFor(
+      async () => ((await readStatus(clients, namespace, 'burst-local')).bursts ?? []).length === 1,
+      { what: 'the burst recorded in status' },
+    );
+    // The job still waits, but no slot is declared any more: the burst goes, and is not made again.
+    await kubectl(
+      'patch',
+      'mc',
+      'burst-local',
+      '-n',
+      namespace,
+      '--type=json',
+      '-p',
+      '[{"op":"remove","path":"/spec/flux/bursting"}]',
+    );
+    await waitFor(async () => (await burstMiniClusters(namespace)).length === 0, {
+      what: 'the burst MiniCluster removed',
+      timeoutMs: 60_000,
+    });
+    const status = await waitFor(
+      async () => {
+        const current = await readStatus(clients, namespace, 'burst-local');
+        return current.bursts === undefined ? current : false;
+      },
+      { what: 'status.bursts gone' },
+    );
+    // NotDeclared for the pass that removed it; later passes of a MiniCluster without slots drop it.
+    assert.notEqual(status.conditions?.find((condition) => condition.type === 'Bursting')?.status, 'True');
+    const removed = (await clients.events.listNamespacedEvent({ namespace })).items.filter(
+      (event) => event.reason === 'BurstRemoved',
+    );
+    assert.match(
+      removed[0]?.note ?? '',
+      /^slot burst-0 on in-cluster: spec\.flux\.bursting\.clusters no longer declares burst slots$/,
+    );
+  });
+
   it('removes burst clusters when the local MiniCluster is deleted', async (t) => {
     const namespace = await withNamespace(t, 'burstdel');
     const operator = await startOperator(namespace);
