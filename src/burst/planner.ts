@@ -15,6 +15,10 @@
  *   that lets the largest job start lets each of them start in turn; the sum would pay for nodes that
  *   idle while the head job holds the queue. Bursts are all-or-nothing per job: a partial burst
  *   cannot start the job it was made for, so a job that cannot be covered now waits (see `waiting`).
+ * - Grow first: an active burst cluster smaller than its slot grows (up to the slot's size, the budget
+ *   and its target's room) before a new cluster is made: its brokers join sooner than a new cluster's,
+ *   and the rest of its slot's hosts are listed anyway. Clusters never shrink: where jobs run is not
+ *   known, so removing ranks could kill them; an idle cluster is removed whole.
  * - Where: free slots (no burst cluster in them) in declared order, each cluster on the cheapest
  *   target with room (`maxNodes`) for all of it, ties in declared order; when none has, on the one
  *   with the most room left (a cluster lives on one target, so a slot is never split). A cluster
@@ -95,7 +99,20 @@ export interface KeepAction {
   readonly busy: boolean;
 }
 
-export type BurstAction = CreateAction | DeleteAction | KeepAction;
+/** Grow an active burst cluster within its slot: `size` is the new size, `from` the current one. */
+export interface ScaleAction {
+  readonly kind: 'scale';
+  readonly slot: string;
+  readonly target: string;
+  readonly from: number;
+  readonly size: number;
+  readonly reason: 'BurstNeeded';
+  readonly message: string;
+  /** The waiting jobs the growth is for. */
+  readonly jobs: readonly string[];
+}
+
+export type BurstAction = CreateAction | ScaleAction | DeleteAction | KeepAction;
 
 export type UnsatisfiableReason =
   | 'NodeCountUnknown'
@@ -112,7 +129,7 @@ export interface JobVerdict<Reason extends string = string> {
 }
 
 export interface BurstPlan {
-  /** Creates in slot order; keeps and idle deletes in slot order; deletes of undeclared or duplicate slots. */
+  /** Creates in slot order; growths; keeps and idle deletes in slot order; deletes of undeclared or duplicate slots. */
   readonly actions: readonly BurstAction[];
   /** Burstable waiting jobs that can never run with this spec and policy (event: Warning). */
   readonly unsatisfiable: readonly JobVerdict<UnsatisfiableReason>[];
@@ -126,6 +143,18 @@ interface Chunk {
   readonly slot: BurstSlot;
   readonly target: string;
   readonly size: number;
+}
+
+/** Nodes added to an existing cluster. */
+interface Growth {
+  readonly cluster: BurstCluster;
+  readonly add: number;
+}
+
+/** An active cluster and how far its slot lets it grow. */
+interface Growable {
+  readonly cluster: BurstCluster;
+  readonly headroom: number;
 }
 
 /** Order of job ids and slot names: plain code-unit order, the same on every run. */
@@ -183,6 +212,36 @@ function allocate(
     chunks,
     covered: shortfall === Infinity ? chunks.reduce((sum, c) => sum + c.size, 0) : shortfall - remaining,
   };
+}
+
+/**
+ * Covers `shortfall` by growing active clusters first (slot order, each within its slot, the budget
+ * and its target's room), then with new clusters in free slots (`allocate`).
+ */
+function allocateWithGrowth(
+  shortfall: number,
+  growable: readonly Growable[],
+  freeSlots: readonly BurstSlot[],
+  budget: number,
+  room: ReadonlyMap<string, number>,
+  targets: readonly BurstTarget[],
+): { growths: Growth[]; chunks: Chunk[]; covered: number } {
+  const left = new Map(room);
+  const growths: Growth[] = [];
+  let remaining = shortfall;
+  let budgetLeft = budget;
+  for (const { cluster, headroom } of growable) {
+    if (remaining <= 0 || budgetLeft <= 0) break;
+    const add = Math.min(headroom, remaining, budgetLeft, left.get(cluster.target) ?? 0);
+    if (add <= 0) continue;
+    growths.push({ cluster, add });
+    remaining -= add;
+    budgetLeft -= add;
+    left.set(cluster.target, (left.get(cluster.target) ?? 0) - add);
+  }
+  const grown = growths.reduce((total, growth) => total + growth.add, 0);
+  const rest = allocate(remaining, freeSlots, budgetLeft, left, targets);
+  return { growths, chunks: rest.chunks, covered: grown + rest.covered };
 }
 
 function targetRoom(targets: readonly BurstTarget[], clusters: readonly BurstCluster[]): Map<string, number> {
@@ -349,22 +408,30 @@ export function planBursts(input: PlannerInput): BurstPlan {
     else if (job.nnodes > localSize) satisfiable.push(job);
   }
 
-  // The largest short job the free slots, budget and targets can cover now.
+  // The largest short job that growing clusters and filling free slots can cover now.
+  const growable: Growable[] = active.flatMap((cluster) => {
+    const slot = slots[slotIndex.get(cluster.slot) ?? -1];
+    return slot && slot.size > cluster.size ? [{ cluster, headroom: slot.size - cluster.size }] : [];
+  });
   const short = satisfiable
     .filter((job) => job.nnodes > capacity)
     .sort((a, b) => b.nnodes - a.nnodes || compareIds(a.id, b.id));
   let chunks: Chunk[] = [];
+  let growths: Growth[] = [];
   for (const job of short) {
-    const allocation = allocate(job.nnodes - capacity, freeSlots, budget, room, targets);
+    const allocation = allocateWithGrowth(job.nnodes - capacity, growable, freeSlots, budget, room, targets);
     if (allocation.covered === job.nnodes - capacity) {
-      chunks = allocation.chunks;
+      ({ chunks, growths } = allocation);
       break;
     }
   }
-  const planned = chunks.reduce((sum, chunk) => sum + chunk.size, 0);
+  const planned =
+    chunks.reduce((sum, chunk) => sum + chunk.size, 0) + growths.reduce((sum, growth) => sum + growth.add, 0);
   const capacityAfter = capacity + planned;
   const served = satisfiable.filter((job) => job.nnodes <= capacityAfter);
   const newlyServed = served.filter((job) => job.nnodes > capacity);
+  const sizeAfter = (cluster: BurstCluster) =>
+    cluster.size + (growths.find((growth) => growth.cluster === cluster)?.add ?? 0);
 
   const creates: CreateAction[] = chunks.map((chunk) => ({
     kind: 'create',
@@ -376,18 +443,29 @@ export function planBursts(input: PlannerInput): BurstPlan {
     jobs: newlyServed.map((job) => job.id),
   }));
 
-  const more = allocate(Infinity, freeSlots, budget, room, targets).covered;
+  const scales: ScaleAction[] = growths.map(({ cluster, add }) => ({
+    kind: 'scale',
+    slot: cluster.slot,
+    target: cluster.target,
+    from: cluster.size,
+    size: cluster.size + add,
+    reason: 'BurstNeeded',
+    message: `${jobsPhrase(newlyServed)}; ${capacity} are up or on their way (${localSize} local + ${burst} burst); growing the burst cluster in slot ${cluster.slot} on ${cluster.target} from ${cluster.size} to ${nodes(cluster.size + add)}`,
+    jobs: newlyServed.map((job) => job.id),
+  }));
+
+  const more = allocateWithGrowth(Infinity, growable, freeSlots, budget, room, targets).covered;
   const waiting: JobVerdict<'NoFreeCapacity'>[] = satisfiable
     .filter((job) => job.nnodes > capacityAfter)
     .map((job) => ({
       jobId: job.id,
       reason: 'NoFreeCapacity',
-      message: `job ${job.id} needs ${nodes(job.nnodes)}; ${capacity} are up or on their way and the free slots, maxBurstNodes and targets allow ${more} more now; it waits until idle burst clusters are removed`,
+      message: `job ${job.id} needs ${nodes(job.nnodes)}; ${capacity} are up or on their way and the free slots, room to grow within slots, maxBurstNodes and targets allow ${more} more now; it waits until idle burst clusters are removed`,
     }));
 
   const others: (KeepAction | DeleteAction)[] = [];
   for (const cluster of active) {
-    const busy = busyReason(cluster, running, served, capacityAfter);
+    const busy = busyReason({ ...cluster, size: sizeAfter(cluster) }, running, served, capacityAfter);
     if (busy !== undefined) {
       others.push({
         kind: 'keep',
@@ -421,7 +499,7 @@ export function planBursts(input: PlannerInput): BurstPlan {
   }
 
   return {
-    actions: [...creates, ...others, ...deletes],
+    actions: [...creates, ...scales, ...others, ...deletes],
     unsatisfiable,
     waiting,
     capacity: { local: localSize, burst, planned },

@@ -85,7 +85,11 @@ export function formatPlanText(context: PlanContext, plan: BurstPlan): string {
       action.kind,
       action.slot,
       action.target,
-      action.kind === 'create' ? String(action.size) : '-',
+      action.kind === 'create'
+        ? String(action.size)
+        : action.kind === 'scale'
+          ? `${action.from}->${action.size}`
+          : '-',
       action.reason,
     ]);
     const [header, ...body] = table([['ACTION', 'SLOT', 'TARGET', 'SIZE', 'REASON'], ...rows]);

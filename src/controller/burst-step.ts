@@ -241,7 +241,9 @@ export async function burstStep(
     if (target) {
       const remote = await readMiniClusterStatus(target.clients, target.namespace, burst.name);
       if (remote === undefined) continue;
-      if (remote.summary === 'Ready') state = 'Ready';
+      // Ready once all its brokers are (again, after growing); Pending while it has no status yet.
+      if (remote.observedGeneration !== undefined)
+        state = remote.summary === 'Ready' && (remote.readyPods ?? 0) >= burst.size ? 'Ready' : 'Pending';
       if (
         remote.observedGeneration === undefined &&
         now.getTime() - Date.parse(burst.createdAt) >= UNANSWERED_MS
@@ -307,6 +309,41 @@ export async function burstStep(
       namespace: target.namespace,
       ...(environment.clusterId() ? { originCluster: environment.clusterId() } : {}),
     });
+    const miniClusterObject =
+      action.target === IN_CLUSTER_TARGET ? sameClusterKeys(external, names) : external.miniCluster;
+    if (action.kind === 'scale') {
+      const record = bursts.find((b) => b.slot === action.slot && b.target === action.target);
+      // A burst made from another config (the lead's address changed since) is left as it is: its
+      // name says so, and growing it would create a second cluster in its slot.
+      if (!record || record.name !== external.name) continue;
+      try {
+        environment.countWrite('apply', 'MiniCluster');
+        await serverSideApply(target.clients.objects, miniClusterObject as never, FIELD_MANAGER);
+      } catch (error) {
+        return {
+          ...waiting(
+            'BurstFailed',
+            `growing ${external.name} on ${action.target} to ${action.size}: ${describeApiError(error)}`,
+            bursts,
+            jobs,
+            pollMs,
+          ),
+          events,
+        };
+      }
+      bursts = bursts.map((b) =>
+        b === record
+          ? {
+              ...b,
+              size: action.size,
+              state: 'Pending',
+              jobs: [...new Set([...(b.jobs ?? []), ...action.jobs])].slice(0, 32),
+            }
+          : b,
+      );
+      events.push({ type: 'Normal', reason: 'BurstScaled', note: action.message });
+      continue;
+    }
     try {
       if (action.target !== IN_CLUSTER_TARGET) {
         const curve = await environment.readSecret(names.curveCertSecret, namespace);
@@ -333,8 +370,6 @@ export async function burstStep(
           await serverSideApply(target.clients.objects, secret, FIELD_MANAGER);
         }
       }
-      const miniClusterObject =
-        action.target === IN_CLUSTER_TARGET ? sameClusterKeys(external, names) : external.miniCluster;
       environment.countWrite('apply', 'MiniCluster');
       await serverSideApply(target.clients.objects, miniClusterObject as never, FIELD_MANAGER);
     } catch (error) {

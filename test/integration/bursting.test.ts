@@ -58,8 +58,15 @@ interface Queue {
   dir: string;
   /** A job waiting for 4 nodes while 2 are up (and any other jobs given). */
   waiting(...others: (typeof TOO_BIG)[]): void;
+  /** Exactly these jobs (each with the fixture jobspecs' ids). */
+  jobs(jobs: readonly (typeof TOO_BIG)[]): void;
   /** Nothing queued. */
   empty(): void;
+}
+
+function writeJobs(dir: string, jobs: readonly (typeof TOO_BIG)[]): void {
+  writeFileSync(join(dir, 'jobs.out'), `${JSON.stringify({ jobs })}\n`);
+  writeFileSync(join(dir, 'ids.txt'), jobs.map((job) => `${job.jobid.replace('ƒ', 'f')}\n`).join(''));
 }
 
 function scriptedQueue(t: TestContext): Queue {
@@ -71,11 +78,8 @@ function scriptedQueue(t: TestContext): Queue {
   writeFileSync(join(dir, 'resources.txt'), 'up 2 0-1\nallocated 0 \n');
   return {
     dir,
-    waiting: (...others) => {
-      const jobs = [JOB, ...others];
-      writeFileSync(join(dir, 'jobs.out'), `${JSON.stringify({ jobs })}\n`);
-      writeFileSync(join(dir, 'ids.txt'), jobs.map((job) => `${job.jobid.replace('ƒ', 'f')}\n`).join(''));
-    },
+    jobs: (jobs) => writeJobs(dir, jobs),
+    waiting: (...others) => writeJobs(dir, [JOB, ...others]),
     empty: () => {
       writeFileSync(join(dir, 'jobs.out'), '{"jobs": []}\n');
       writeFileSync(join(dir, 'ids.txt'), '');
@@ -247,6 +251,65 @@ describe('bursting to this cluster', () => {
         );
       },
       { what: 'the BurstCreated and BurstRemoved events' },
+    );
+  });
+
+  it('grows a burst cluster within its slot when a bigger job waits', async (t) => {
+    const namespace = await withNamespace(t, 'burstgrow');
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    const queue = scriptedQueue(t);
+    queue.jobs([{ ...JOB, nnodes: 3, ntasks: 3 }]);
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'burst-local', {
+        size: 2,
+        interactive: true,
+        flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }], policy: { pollSeconds: 2 } } },
+      }),
+    );
+    await serveQueueOnLead(clients, namespace, queue);
+    const first = await waitFor(
+      async () => {
+        const bursts = (await readStatus(clients, namespace, 'burst-local')).bursts ?? [];
+        return bursts.length === 1 && bursts[0]?.state === 'Ready' ? bursts[0] : false;
+      },
+      { what: 'a burst of 1 Ready', timeoutMs: 60_000 },
+    );
+    assert.equal(first.size, 1);
+
+    // Now it needs 6: the same burst MiniCluster grows to the slot's 4, no second one is made.
+    queue.jobs([{ ...JOB, nnodes: 6, ntasks: 6 }]);
+    const grown = await waitFor(
+      async () => {
+        const bursts = (await readStatus(clients, namespace, 'burst-local')).bursts ?? [];
+        return bursts.length === 1 && bursts[0]?.size === 4 && bursts[0].state === 'Ready'
+          ? bursts[0]
+          : false;
+      },
+      { what: 'the burst grown to 4 and Ready', timeoutMs: 60_000 },
+    );
+    assert.equal(grown.name, first.name);
+    assert.deepEqual(await burstMiniClusters(namespace), [first.name]);
+    const pods = await clients.core.listNamespacedPod({
+      namespace,
+      labelSelector: `flux-framework.org/minicluster=${first.name}`,
+    });
+    assert.deepEqual(
+      pods.items
+        .filter((pod) => pod.status?.phase === 'Running')
+        .map((pod) => pod.spec?.hostname)
+        .sort(),
+      ['burst-0-0', 'burst-0-1', 'burst-0-2', 'burst-0-3'],
+    );
+    const scaled = (await clients.events.listNamespacedEvent({ namespace })).items.filter(
+      (event) => event.reason === 'BurstScaled',
+    );
+    assert.equal(scaled.length, 1);
+    assert.match(
+      scaled[0]?.note ?? '',
+      /growing the burst cluster in slot burst-0 on in-cluster from 1 to 4 nodes$/,
     );
   });
 

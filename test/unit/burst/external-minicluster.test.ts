@@ -104,6 +104,15 @@ describe('externalMiniCluster', () => {
     );
   });
 
+  it('keeps its name when it grows within its slot: growing applies the same MiniCluster', () => {
+    const small = externalMiniCluster({ ...request, size: 1 });
+    const grown = externalMiniCluster({ ...request, size: 4 });
+    assert.equal(grown.name, small.name);
+    assert.equal(small.miniCluster.spec.size, 1);
+    assert.equal(grown.miniCluster.spec.size, 4);
+    assert.equal(grown.miniCluster.spec.maxSize, 4);
+  });
+
   it('refuses a slot that is not declared or a size beyond the slot', () => {
     assert.throws(() => externalMiniCluster({ ...request, slot: 'burst-9' }), /slot burst-9 is not declared/);
     assert.throws(() => externalMiniCluster({ ...request, size: 5 }), /holds 1 to 4 brokers, not 5/);

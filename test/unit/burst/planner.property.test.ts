@@ -7,6 +7,7 @@ import {
   type BurstPlan,
   type CreateAction,
   type PlannerInput,
+  type ScaleAction,
 } from '../../../src/burst/planner.ts';
 import type { BurstPolicy } from '../../../src/burst/policy.ts';
 import { FLUX_JOB_STATES, type FluxJob } from '../../../src/burst/queue.ts';
@@ -88,6 +89,16 @@ const inputArbitrary: fc.Arbitrary<PlannerInput> = fc
 
 const creates = (plan: BurstPlan): CreateAction[] =>
   plan.actions.filter((action): action is CreateAction => action.kind === 'create');
+const scales = (plan: BurstPlan): ScaleAction[] =>
+  plan.actions.filter((action): action is ScaleAction => action.kind === 'scale');
+/** The clusters after the plan's growths (same order as given). */
+const grown = (input: PlannerInput, plan: BurstPlan): BurstCluster[] =>
+  input.clusters.map((cluster) => {
+    const scale = scales(plan).find(
+      (s) => s.slot === cluster.slot && s.target === cluster.target && s.from === cluster.size,
+    );
+    return scale ? { ...cluster, size: scale.size } : cluster;
+  });
 const sum = (values: readonly number[]) => values.reduce((total, value) => total + value, 0);
 const RUNS = { numRuns: 400 };
 
@@ -109,12 +120,38 @@ describe('planBursts: properties', () => {
     );
   });
 
+  it('grows only existing clusters of declared slots, each once, within its slot', () => {
+    fc.assert(
+      fc.property(inputArbitrary, (input) => {
+        const plan = planBursts(input);
+        const grownSlots = scales(plan).map((scale) => scale.slot);
+        assert.equal(new Set(grownSlots).size, grownSlots.length);
+        for (const scale of scales(plan)) {
+          const slot = input.slots.find((candidate) => candidate.name === scale.slot);
+          assert.ok(slot, `${scale.slot} is declared`);
+          const existing = input.clusters.filter((c) => c.slot === scale.slot && c.target === scale.target);
+          assert.ok(
+            existing.some((c) => c.size === scale.from),
+            `a cluster of ${scale.from} in ${scale.slot}`,
+          );
+          assert.ok(scale.from < scale.size && scale.size <= slot.size, `${scale.from} -> ${scale.size}`);
+          const deleted = plan.actions.some(
+            (a) => a.kind === 'delete' && a.slot === scale.slot && a.target === scale.target,
+          );
+          assert.ok(!deleted, `${scale.slot} is grown and deleted`);
+        }
+      }),
+      RUNS,
+    );
+  });
+
   it('never exceeds maxBurstNodes across existing and planned clusters, nor a target maxNodes', () => {
     fc.assert(
       fc.property(inputArbitrary, (input) => {
-        const planned = creates(planBursts(input));
-        if (planned.length === 0) return;
-        const all = [...input.clusters, ...planned];
+        const plan = planBursts(input);
+        const planned = creates(plan);
+        if (planned.length === 0 && scales(plan).length === 0) return;
+        const all = [...grown(input, plan), ...planned];
         assert.ok(sum(all.map((c) => c.size)) <= input.policy.maxBurstNodes);
         for (const target of input.policy.targets) {
           if (target.maxNodes === undefined) continue;
@@ -171,7 +208,7 @@ describe('planBursts: properties', () => {
     );
   });
 
-  it('is idempotent: with its creates applied as Pending clusters, the next plan creates nothing', () => {
+  it('is idempotent: with its creates and growths applied, the next plan creates and grows nothing', () => {
     fc.assert(
       fc.property(inputArbitrary, (input) => {
         const first = planBursts(input);
@@ -182,8 +219,9 @@ describe('planBursts: properties', () => {
           state: 'Pending',
           createdAt: input.now,
         }));
-        const second = planBursts({ ...input, clusters: [...input.clusters, ...pending] });
+        const second = planBursts({ ...input, clusters: [...grown(input, first), ...pending] });
         assert.deepEqual(creates(second), []);
+        assert.deepEqual(scales(second), []);
         for (const cluster of pending) {
           const action = second.actions.find((a) => a.slot === cluster.slot && a.target === cluster.target);
           assert.equal(action?.kind, 'keep', `new cluster in ${cluster.slot} is kept`);
@@ -212,7 +250,7 @@ describe('planBursts: properties', () => {
       fc.property(inputArbitrary, (input) => {
         const plan = planBursts(input);
         const acted = plan.actions
-          .filter((action) => action.kind !== 'create')
+          .filter((action) => action.kind === 'keep' || action.kind === 'delete')
           .map((a) => `${a.slot}/${a.target}`);
         assert.deepEqual(acted.sort(), input.clusters.map((c) => `${c.slot}/${c.target}`).sort());
       }),
@@ -246,9 +284,10 @@ describe('planBursts: the generated inputs exercise every outcome', () => {
     const share = (predicate: (plan: BurstPlan) => boolean) => plans.filter(predicate).length / plans.length;
     assert.ok(share((plan) => creates(plan).length > 0) > 0.1);
     assert.ok(share((plan) => creates(plan).length > 1) > 0.03);
+    assert.ok(share((plan) => scales(plan).length > 0) > 0.015);
     assert.ok(share((plan) => plan.actions.some((action) => action.kind === 'keep')) > 0.1);
     assert.ok(share((plan) => plan.actions.some((action) => action.kind === 'delete')) > 0.1);
-    assert.ok(share((plan) => plan.waiting.length > 0) > 0.005);
+    assert.ok(share((plan) => plan.waiting.length > 0) > 0.002); // rare since clusters grow: target room blocks
     assert.ok(share((plan) => plan.unsatisfiable.length > 0) > 0.1);
   });
 });

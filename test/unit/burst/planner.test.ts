@@ -308,13 +308,13 @@ const cases: Case[] = [
           jobId: 'ƒa',
           reason: 'NoFreeCapacity',
           message:
-            'job ƒa needs 8 nodes; 2 are up or on their way and the free slots, maxBurstNodes and targets allow 3 more now; it waits until idle burst clusters are removed',
+            'job ƒa needs 8 nodes; 2 are up or on their way and the free slots, room to grow within slots, maxBurstNodes and targets allow 3 more now; it waits until idle burst clusters are removed',
         },
       ],
     },
   },
   {
-    name: 'the largest job that can be covered now bursts; a larger one waits without holding clusters',
+    name: 'a burst cluster smaller than its slot grows before a new one is made',
     input: input({
       jobs: [job('ƒbig', 10), job('ƒsmall', 5)],
       slots: slots(4, 4),
@@ -326,11 +326,22 @@ const cases: Case[] = [
           kind: 'create',
           slot: 'burst-1',
           target: 'in-cluster',
-          size: 1,
+          size: 4,
           reason: 'BurstNeeded',
           message:
-            'job ƒsmall needs 5 nodes; 4 are up or on their way (2 local + 2 burst); creating 1 node (of 4 hosts) in slot burst-1 on in-cluster',
-          jobs: ['ƒsmall'],
+            'jobs ƒbig, ƒsmall need up to 10 nodes; 4 are up or on their way (2 local + 2 burst); creating 4 nodes (of 4 hosts) in slot burst-1 on in-cluster',
+          jobs: ['ƒbig', 'ƒsmall'],
+        },
+        {
+          kind: 'scale',
+          slot: 'burst-0',
+          target: 'in-cluster',
+          from: 2,
+          size: 4,
+          reason: 'BurstNeeded',
+          message:
+            'jobs ƒbig, ƒsmall need up to 10 nodes; 4 are up or on their way (2 local + 2 burst); growing the burst cluster in slot burst-0 on in-cluster from 2 to 4 nodes',
+          jobs: ['ƒbig', 'ƒsmall'],
         },
         {
           kind: 'keep',
@@ -338,8 +349,37 @@ const cases: Case[] = [
           target: 'in-cluster',
           reason: 'Busy',
           message:
-            'slot burst-0 on in-cluster is busy: job ƒsmall needs 5 nodes, which 3 without it cannot hold',
+            'slot burst-0 on in-cluster is busy: job ƒbig needs 10 nodes, which 6 without it cannot hold',
           busy: true,
+        },
+      ],
+    },
+  },
+  {
+    name: 'a cluster grows only within its target: a job it cannot cover now waits, holding nothing new',
+    input: input({
+      jobs: [job('ƒbig', 7)],
+      slots: slots(4, 1),
+      clusters: [cluster('burst-0', 1, { target: 'b', lastBusyAt: secondsAgo(60) })],
+      policy: {
+        maxBurstNodes: 100,
+        idleSeconds: 300,
+        targets: [
+          { name: 'a', maxNodes: 4 },
+          { name: 'b', maxNodes: 1 },
+        ],
+      },
+    }),
+    expected: {
+      actions: [
+        {
+          kind: 'keep',
+          slot: 'burst-0',
+          target: 'b',
+          reason: 'IdleWithinGrace',
+          message:
+            'no burstable job needs slot burst-0 on b; idle 60s since it was last busy, removed after 300s',
+          busy: false,
         },
       ],
       waiting: [
@@ -347,7 +387,7 @@ const cases: Case[] = [
           jobId: 'ƒbig',
           reason: 'NoFreeCapacity',
           message:
-            'job ƒbig needs 10 nodes; 4 are up or on their way and the free slots, maxBurstNodes and targets allow 4 more now; it waits until idle burst clusters are removed',
+            'job ƒbig needs 7 nodes; 3 are up or on their way and the free slots, room to grow within slots, maxBurstNodes and targets allow 1 more now; it waits until idle burst clusters are removed',
         },
       ],
     },

@@ -8,7 +8,7 @@ import {
   type BurstJobRecord,
 } from '../../../src/controller/burst-jobs.ts';
 import { planBursts } from '../../../src/burst/planner.ts';
-import { cluster, input, job, slots } from '../burst/fixtures.ts';
+import { cluster, input, job, secondsAgo, slots } from '../burst/fixtures.ts';
 
 const READY_BURST = {
   slot: 'burst-0',
@@ -48,11 +48,14 @@ describe('unservedJobs', () => {
   });
 
   it('lists a job waiting for capacity as NoFreeCapacity', () => {
-    // A 1-broker burst holds the 2-host slot burst-0: 3 up, 6 needed, and burst-1 adds only 2.
+    // Two clusters in slot burst-0 (the newer one is being removed) use all of maxBurstNodes 4 for now.
     const plan = planBursts(
       input({
         slots: slots(2, 2),
-        clusters: [cluster('burst-0', 1)],
+        clusters: [
+          cluster('burst-0', 2, { createdAt: secondsAgo(600) }),
+          cluster('burst-0', 2, { createdAt: secondsAgo(60) }),
+        ],
         jobs: [job('f7', 6)],
         policy: { maxBurstNodes: 4, idleSeconds: 300, targets: [{ name: 'in-cluster' }] },
       }),
@@ -61,7 +64,7 @@ describe('unservedJobs', () => {
       record(
         'f7',
         'NoFreeCapacity',
-        'job f7 needs 6 nodes; 3 are up or on their way and the free slots, maxBurstNodes and targets allow 2 more now; it waits until idle burst clusters are removed',
+        'job f7 needs 6 nodes; 4 are up or on their way and the free slots, room to grow within slots, maxBurstNodes and targets allow 0 more now; it waits until idle burst clusters are removed',
       ),
     ]);
   });
