@@ -309,43 +309,15 @@ export async function burstStep(
       namespace: target.namespace,
       ...(environment.clusterId() ? { originCluster: environment.clusterId() } : {}),
     });
-    const miniClusterObject =
-      action.target === IN_CLUSTER_TARGET ? sameClusterKeys(external, names) : external.miniCluster;
-    if (action.kind === 'scale') {
-      const record = bursts.find((b) => b.slot === action.slot && b.target === action.target);
-      // A burst made from another config (the lead's address changed since) is left as it is: its
-      // name says so, and growing it would create a second cluster in its slot.
-      if (!record || record.name !== external.name) continue;
-      try {
-        environment.countWrite('apply', 'MiniCluster');
-        await serverSideApply(target.clients.objects, miniClusterObject as never, FIELD_MANAGER);
-      } catch (error) {
-        return {
-          ...waiting(
-            'BurstFailed',
-            `growing ${external.name} on ${action.target} to ${action.size}: ${describeApiError(error)}`,
-            bursts,
-            jobs,
-            pollMs,
-          ),
-          events,
-        };
-      }
-      bursts = bursts.map((b) =>
-        b === record
-          ? {
-              ...b,
-              size: action.size,
-              state: 'Pending',
-              jobs: [...new Set([...(b.jobs ?? []), ...action.jobs])].slice(0, 32),
-            }
-          : b,
-      );
-      events.push({ type: 'Normal', reason: 'BurstScaled', note: action.message });
-      continue;
-    }
+    // A scale applies the same MiniCluster, larger. One made from another config (the lead's address
+    // changed since) is left as it is: its name says so, and growing it would make a second one.
+    const record =
+      action.kind === 'scale'
+        ? bursts.find((b) => b.slot === action.slot && b.target === action.target)
+        : undefined;
+    if (action.kind === 'scale' && record?.name !== external.name) continue;
     try {
-      if (action.target !== IN_CLUSTER_TARGET) {
+      if (action.kind === 'create' && action.target !== IN_CLUSTER_TARGET) {
         const curve = await environment.readSecret(names.curveCertSecret, namespace);
         const munge = await environment.readSecret(names.mungeKeySecret, namespace);
         const curveData = curve?.data?.['curve.cert'];
@@ -370,19 +342,36 @@ export async function burstStep(
           await serverSideApply(target.clients.objects, secret, FIELD_MANAGER);
         }
       }
+      const miniClusterObject =
+        action.target === IN_CLUSTER_TARGET ? sameClusterKeys(external, names) : external.miniCluster;
       environment.countWrite('apply', 'MiniCluster');
       await serverSideApply(target.clients.objects, miniClusterObject as never, FIELD_MANAGER);
     } catch (error) {
+      const doing = record ? `growing ${external.name} to ${action.size}` : `creating ${external.name}`;
       return {
         ...waiting(
           'BurstFailed',
-          `creating ${external.name} on ${action.target}: ${describeApiError(error)}`,
+          `${doing} on ${action.target}: ${describeApiError(error)}`,
           bursts,
           jobs,
           pollMs,
         ),
         events,
       };
+    }
+    if (record) {
+      bursts = bursts.map((b) =>
+        b === record
+          ? {
+              ...b,
+              size: action.size,
+              state: 'Pending',
+              jobs: [...new Set([...(b.jobs ?? []), ...action.jobs])].slice(0, 32),
+            }
+          : b,
+      );
+      events.push({ type: 'Normal', reason: 'BurstScaled', note: action.message });
+      continue;
     }
     bursts.push({
       slot: action.slot,

@@ -15,7 +15,7 @@ import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../../src/api/index.t
 import { installCommand } from '../../src/cli/install-command.ts';
 import { serverSideApply } from '../../src/controller/apply.ts';
 import { BURST_POLL_MS } from '../../src/controller/burst-step.ts';
-import { kubeClients, loadKubeConfig } from '../../src/controller/kube-clients.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -34,15 +34,8 @@ const JOB = {
 
 const STEADY_IDLE_SECONDS = 600;
 
-/**
- * The second local cluster as a burst target: the operator's install there (CRDs, RBAC) and an
- * operator (in-process) rendering what lands in `namespace`, counting its writes.
- */
-async function secondCluster(namespace: string, progress: (line: string) => void) {
-  const second = await up({ name: 'second', progress });
-  await installCommand({ kubeconfig: second.kubeconfig, log: () => undefined });
-  const clients = kubeClients(loadKubeConfig(second.kubeconfig));
-  await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+/** An in-process operator for one namespace, counting the API writes it makes. */
+async function countingOperator(clients: KubeClients, namespace: string) {
   let writes = 0;
   const manager = new Manager({
     clients,
@@ -52,10 +45,23 @@ async function secondCluster(namespace: string, progress: (line: string) => void
     onWrite: () => (writes += 1),
   });
   await manager.start();
+  return { manager, writes: () => writes };
+}
+
+/**
+ * The second local cluster as a burst target: the operator's install there (CRDs, RBAC) and an
+ * operator (in-process) rendering what lands in `namespace`, counting its writes.
+ */
+async function secondCluster(namespace: string, progress: (line: string) => void) {
+  const second = await up({ name: 'second', progress });
+  await installCommand({ kubeconfig: second.kubeconfig, log: () => undefined });
+  const clients = kubeClients(loadKubeConfig(second.kubeconfig));
+  await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+  const { manager, writes } = await countingOperator(clients, namespace);
   return {
     clients,
     kubeconfig: second.kubeconfig,
-    writes: () => writes,
+    writes,
     stop: async () => {
       await manager.stop();
       await clients.core.deleteNamespace({ name: namespace }).catch(() => undefined);
@@ -96,15 +102,7 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
     return performance.now();
   };
 
-  let writes = 0;
-  const manager = new Manager({
-    clients,
-    log: createLogger({ level: 'warn', destination: process.stderr }),
-    namespaces: [namespace],
-    concurrency: 4,
-    onWrite: () => (writes += 1),
-  });
-  await manager.start();
+  const { manager, writes: operatorWrites } = await countingOperator(clients, namespace);
   try {
     if (remote) {
       await createSecret(
@@ -228,11 +226,11 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
       createdToRunning.push(runningAt - created);
       // Steady: the burst runs, the queue does not change; count writes over three poll cycles.
       await sleep(pollMs);
-      const before = writes;
+      const before = operatorWrites();
       const remoteBefore = remote?.writes() ?? 0;
       const snapshotsBefore = snapshots();
       await sleep(3 * pollMs);
-      steadyWrites += writes - before;
+      steadyWrites += operatorWrites() - before;
       remoteSteadyWrites += (remote?.writes() ?? 0) - remoteBefore;
       steadySnapshots += snapshots() - snapshotsBefore;
       // Done: empty queue, wait for the burst to be removed before the next cycle.

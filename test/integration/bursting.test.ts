@@ -135,29 +135,55 @@ async function burstMiniClusters(namespace: string): Promise<string[]> {
   return list.items.map((item) => item.metadata.name);
 }
 
+/** The lead MiniCluster's containers where a job's cores matter (4 per broker). */
+const FOUR_CORES = [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }];
+
+/** A namespace watched by an in-process operator, and a scripted queue for its lead pod. */
+async function burstSetup(t: TestContext, prefix: string) {
+  const namespace = await withNamespace(t, prefix);
+  const operator = await startOperator(namespace);
+  t.after(() => operator.stop());
+  return { namespace, operator, clients: operator.clients, queue: scriptedQueue(t) };
+}
+
+/** `burst-local`: 2 brokers with these bursting settings, its lead pod serving `queue`. */
+async function applyBurstLocal(
+  clients: KubeClients,
+  namespace: string,
+  queue: Queue,
+  bursting: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<void> {
+  await applyMiniCluster(
+    clients,
+    miniClusterObject(namespace, 'burst-local', { size: 2, interactive: true, ...extra, flux: { bursting } }),
+  );
+  await serveQueueOnLead(clients, namespace, queue);
+}
+
+/** Waits for one burst MiniCluster in the namespace and its record in status. */
+async function oneBurstRecorded(clients: KubeClients, namespace: string): Promise<void> {
+  await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
+    what: 'a burst MiniCluster',
+    timeoutMs: 60_000,
+  });
+  await waitFor(
+    async () => ((await readStatus(clients, namespace, 'burst-local')).bursts ?? []).length === 1,
+    { what: 'the burst recorded in status' },
+  );
+}
+
 describe('bursting to this cluster', () => {
   it('creates a burst MiniCluster for a waiting burstable job, and removes it when idle', async (t) => {
-    const namespace = await withNamespace(t, 'burst');
-    const operator = await startOperator(namespace);
-    t.after(() => operator.stop());
-    const { clients } = operator;
-    const queue = scriptedQueue(t);
+    const { namespace, clients, queue } = await burstSetup(t, 'burst');
     queue.waiting(TOO_BIG);
-    await applyMiniCluster(
+    await applyBurstLocal(
       clients,
-      miniClusterObject(namespace, 'burst-local', {
-        size: 2,
-        interactive: true,
-        containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
-        flux: {
-          bursting: {
-            clusters: [{ name: 'burst-0', size: 4 }],
-            policy: { idleSeconds: 3, pollSeconds: 2 },
-          },
-        },
-      }),
+      namespace,
+      queue,
+      { clusters: [{ name: 'burst-0', size: 4 }], policy: { idleSeconds: 3, pollSeconds: 2 } },
+      { containers: FOUR_CORES },
     );
-    await serveQueueOnLead(clients, namespace, queue);
 
     // The job needs 4 nodes, 2 are up: a burst cluster of 2 brokers fills slot burst-0 (pods burst-0-<i>).
     const [name] = await waitFor(
@@ -255,21 +281,12 @@ describe('bursting to this cluster', () => {
   });
 
   it('grows a burst cluster within its slot when a bigger job waits', async (t) => {
-    const namespace = await withNamespace(t, 'burstgrow');
-    const operator = await startOperator(namespace);
-    t.after(() => operator.stop());
-    const { clients } = operator;
-    const queue = scriptedQueue(t);
+    const { namespace, clients, queue } = await burstSetup(t, 'burstgrow');
     queue.jobs([{ ...JOB, nnodes: 3, ntasks: 3 }]);
-    await applyMiniCluster(
-      clients,
-      miniClusterObject(namespace, 'burst-local', {
-        size: 2,
-        interactive: true,
-        flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }], policy: { pollSeconds: 2 } } },
-      }),
-    );
-    await serveQueueOnLead(clients, namespace, queue);
+    await applyBurstLocal(clients, namespace, queue, {
+      clusters: [{ name: 'burst-0', size: 4 }],
+      policy: { pollSeconds: 2 },
+    });
     const first = await waitFor(
       async () => {
         const bursts = (await readStatus(clients, namespace, 'burst-local')).bursts ?? [];
@@ -314,29 +331,13 @@ describe('bursting to this cluster', () => {
   });
 
   it('removes burst clusters when the MiniCluster stops declaring burst slots', async (t) => {
-    const namespace = await withNamespace(t, 'burstundecl');
-    const operator = await startOperator(namespace);
-    t.after(() => operator.stop());
-    const { clients } = operator;
-    const queue = scriptedQueue(t);
+    const { namespace, clients, queue } = await burstSetup(t, 'burstundecl');
     queue.waiting();
-    await applyMiniCluster(
-      clients,
-      miniClusterObject(namespace, 'burst-local', {
-        size: 2,
-        interactive: true,
-        flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }], policy: { pollSeconds: 2 } } },
-      }),
-    );
-    await serveQueueOnLead(clients, namespace, queue);
-    await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
-      what: 'a burst MiniCluster',
-      timeoutMs: 60_000,
+    await applyBurstLocal(clients, namespace, queue, {
+      clusters: [{ name: 'burst-0', size: 2 }],
+      policy: { pollSeconds: 2 },
     });
-    await waitFor(
-      async () => ((await readStatus(clients, namespace, 'burst-local')).bursts ?? []).length === 1,
-      { what: 'the burst recorded in status' },
-    );
+    await oneBurstRecorded(clients, namespace);
     // The job still waits, but no slot is declared any more: the burst goes, and is not made again.
     await kubectl(
       'patch',
@@ -371,31 +372,10 @@ describe('bursting to this cluster', () => {
   });
 
   it('removes burst clusters when the local MiniCluster is deleted', async (t) => {
-    const namespace = await withNamespace(t, 'burstdel');
-    const operator = await startOperator(namespace);
-    t.after(() => operator.stop());
-    const { clients } = operator;
-    const queue = scriptedQueue(t);
+    const { namespace, clients, queue } = await burstSetup(t, 'burstdel');
     queue.waiting();
-    await applyMiniCluster(
-      clients,
-      miniClusterObject(namespace, 'burst-local', {
-        size: 2,
-        interactive: true,
-        flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }] } },
-      }),
-    );
-    await serveQueueOnLead(clients, namespace, queue);
-    await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
-      what: 'a burst MiniCluster',
-      timeoutMs: 60_000,
-    });
-    await waitFor(
-      async () => ((await readStatus(clients, namespace, 'burst-local')).bursts ?? []).length === 1,
-      {
-        what: 'the burst recorded in status',
-      },
-    );
+    await applyBurstLocal(clients, namespace, queue, { clusters: [{ name: 'burst-0', size: 2 }] });
+    await oneBurstRecorded(clients, namespace);
     await kubectl('delete', 'mc', 'burst-local', '-n', namespace, '--wait=false');
     await waitFor(async () => (await burstMiniClusters(namespace)).length === 0, {
       what: 'the burst MiniCluster removed',
@@ -445,21 +425,16 @@ describe('bursting to a second cluster', () => {
     await createTarget(clients, namespace, 'second', 'second-kubeconfig');
     const queue = scriptedQueue(t);
     queue.waiting();
-    await applyMiniCluster(
+    await applyBurstLocal(
       clients,
-      miniClusterObject(namespace, 'burst-local', {
-        size: 2,
-        interactive: true,
-        containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
-        flux: {
-          bursting: {
-            clusters: [{ name: 'burst-0', size: 4 }],
-            policy: { idleSeconds: 3, pollSeconds: 2, targets: [{ name: 'second' }] },
-          },
-        },
-      }),
+      namespace,
+      queue,
+      {
+        clusters: [{ name: 'burst-0', size: 4 }],
+        policy: { idleSeconds: 3, pollSeconds: 2, targets: [{ name: 'second' }] },
+      },
+      { containers: FOUR_CORES },
     );
-    await serveQueueOnLead(clients, namespace, queue);
 
     const remoteNames = async () =>
       (
