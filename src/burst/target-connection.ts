@@ -265,7 +265,7 @@ async function checkOperator(
   if (!target.spec.kubeconfig?.installOperator) {
     return failure(
       'OperatorMissing',
-      `${context.server} does not serve ${served}, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
+      `${context.server} does not serve ${served}, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --with-deployment --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
     );
   }
   try {

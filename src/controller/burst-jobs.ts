@@ -64,7 +64,7 @@ export function burstingCondition(
         type: 'Bursting',
         status: 'True',
         reason: 'NotReconciled',
-        message: `${where}: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install) or set installOperator on its BurstTarget; ${message}`,
+        message: `${where}: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install --with-deployment) or set installOperator on its BurstTarget; ${message}`,
       };
     }
     return { type: 'Bursting', status: 'True', reason: 'Bursting', message };

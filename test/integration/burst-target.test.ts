@@ -234,7 +234,7 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     });
     assert.equal(
       missing.condition.message,
-      `${kubeconfig.server} does not serve flux-framework.org/${VERSION} miniclusters, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
+      `${kubeconfig.server} does not serve flux-framework.org/${VERSION} miniclusters, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --with-deployment --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
     );
     assert.equal(controller.clientsFor(namespace, 'bare'), undefined);
 

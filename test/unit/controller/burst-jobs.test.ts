@@ -160,7 +160,7 @@ describe('burstingCondition', () => {
     assert.equal(condition.reason, 'NotReconciled');
     assert.equal(
       condition.message,
-      'burst-0 on in-cluster: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install) or set installOperator on its BurstTarget; burst clusters: burst-0 (2 on in-cluster, Ready)',
+      'burst-0 on in-cluster: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install --with-deployment) or set installOperator on its BurstTarget; burst clusters: burst-0 (2 on in-cluster, Ready)',
     );
   });
 });
