@@ -3,10 +3,12 @@
  * MiniCluster with burst slots, its lead broker address, its Bursting condition and its burst
  * clusters (where, how big, for which jobs), and the burst targets with their Connected condition.
  */
-import { GROUP, PLURAL, VERSION, type MiniCluster, type MiniClusterStatus } from '../api/index.ts';
+import { PLURAL, type MiniCluster, type MiniClusterStatus } from '../api/index.ts';
 import { isNotFound } from '../controller/api-errors.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../controller/kube-clients.ts';
 import { InputError } from './input-error.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { listCustomObjects } from '../controller/custom-objects.ts';
 
 export interface BurstStatusOptions {
   readonly kubeconfig?: string;
@@ -21,13 +23,12 @@ interface ListedTarget {
   status?: { conditions?: { type: string; status: string; reason?: string; message?: string }[] };
 }
 
-async function list<T>(clients: KubeClients, plural: string, namespace: string | undefined): Promise<T[]> {
-  const result = (
-    namespace === undefined
-      ? await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural })
-      : await clients.custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace, plural })
-  ) as { items: T[] };
-  return result.items;
+async function list<T extends KubernetesObject>(
+  clients: KubeClients,
+  plural: string,
+  namespace: string | undefined,
+): Promise<T[]> {
+  return (await listCustomObjects<T>(clients.custom, plural, namespace)).items;
 }
 
 function table(rows: string[][]): string[] {

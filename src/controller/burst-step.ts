@@ -4,14 +4,7 @@
  * returns what status should say; the reconciler writes it with the rest of the status.
  */
 import type { V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
-import {
-  GROUP,
-  PLURAL,
-  VERSION,
-  type Condition,
-  type DefaultedMiniCluster,
-  type MiniClusterStatus,
-} from '../api/index.ts';
+import { PLURAL, type Condition, type DefaultedMiniCluster, type MiniClusterStatus } from '../api/index.ts';
 import { burstSecrets, externalMiniCluster } from '../burst/external-minicluster.ts';
 import { FluxQueueReadError } from '../burst/flux-queue-exec.ts';
 import { planBursts, type BurstCluster } from '../burst/planner.ts';
@@ -25,6 +18,7 @@ import { serverSideApply } from './apply.ts';
 import type { KubeClients } from './kube-clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { leadBrokerAddress, type TransitionEvent } from './status.ts';
+import { deleteCustomObject } from './custom-objects.ts';
 
 /** How often a bursting MiniCluster's queue is read when its policy does not say (pollSeconds). */
 export const BURST_POLL_MS = 10_000;
@@ -107,19 +101,8 @@ async function deleteRemote(
   target: ConnectedTarget,
   name: string,
 ): Promise<void> {
-  try {
-    environment.countWrite('delete', 'MiniCluster');
-    await target.clients.custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace: target.namespace,
-      plural: PLURAL,
-      name,
-      propagationPolicy: 'Background',
-    });
-  } catch (error) {
-    if (!isNotFound(error)) throw error;
-  }
+  environment.countWrite('delete', 'MiniCluster');
+  await deleteCustomObject(target.clients.custom, PLURAL, target.namespace, name);
 }
 
 /** Deletes every burst MiniCluster and copied Secret of a MiniCluster (on its deletion). */

@@ -12,7 +12,6 @@ import { randomBytes } from 'node:crypto';
 import {
   PatchStrategy,
   setHeaderOptions,
-  type KubernetesListObject,
   type KubernetesObject,
   type V1Secret,
 } from '@kubernetes/client-node';
@@ -50,6 +49,7 @@ import { ResilientInformer, type WatchedKind } from './informers.ts';
 import type { KubeClients } from './kube-clients.ts';
 import type { WriteCounter } from './reconciler.ts';
 import { WorkQueue } from './work-queue.ts';
+import { customObjectsPath, listCustomObjects, patchFinalizers } from './custom-objects.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
 /** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */
@@ -114,25 +114,9 @@ export function burstTargetKind(clients: KubeClients): WatchedKind<LiveBurstTarg
   const { custom } = clients;
   return {
     name: BURST_TARGET_KIND,
-    path: (namespace) =>
-      namespace === undefined
-        ? `/apis/${GROUP}/${VERSION}/${BURST_TARGET_PLURAL}`
-        : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${BURST_TARGET_PLURAL}`,
-    list: async (namespace, labelSelector) =>
-      (namespace === undefined
-        ? await custom.listClusterCustomObject({
-            group: GROUP,
-            version: VERSION,
-            plural: BURST_TARGET_PLURAL,
-            labelSelector,
-          })
-        : await custom.listNamespacedCustomObject({
-            group: GROUP,
-            version: VERSION,
-            namespace,
-            plural: BURST_TARGET_PLURAL,
-            labelSelector,
-          })) as KubernetesListObject<LiveBurstTarget>,
+    path: (namespace) => customObjectsPath(BURST_TARGET_PLURAL, namespace),
+    list: (namespace, labelSelector) =>
+      listCustomObjects<LiveBurstTarget>(custom, BURST_TARGET_PLURAL, namespace, labelSelector),
   };
 }
 
@@ -273,17 +257,7 @@ export class BurstTargetController {
 
   private async setFinalizers(target: LiveBurstTarget, finalizers: string[]): Promise<void> {
     this.options.onWrite?.('apply', BURST_TARGET_KIND);
-    await this.options.clients.custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace: target.metadata.namespace ?? 'default',
-        plural: BURST_TARGET_PLURAL,
-        name: target.metadata.name,
-        body: { metadata: { finalizers, resourceVersion: target.metadata.resourceVersion } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await patchFinalizers(this.options.clients.custom, BURST_TARGET_PLURAL, target, finalizers);
   }
 
   /** A deleted gke/eks target: delete its cloud cluster step by step, then release the finalizer. */

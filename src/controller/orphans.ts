@@ -3,10 +3,11 @@
  * exists (deleted while a target was unreachable, or with the finalizer removed by hand). Only
  * objects made by this cluster (origin-cluster label = its identity) are ever considered.
  */
-import { GROUP, PLURAL, VERSION } from '../api/index.ts';
+import { PLURAL } from '../api/index.ts';
 import { LABEL_BURST_ORIGIN_CLUSTER, LABEL_BURST_ORIGIN_UID } from '../burst/external-minicluster.ts';
 import { isNotFound } from './api-errors.ts';
 import type { ConnectedTarget } from './burst-step.ts';
+import { deleteCustomObject, listCustomObjects } from './custom-objects.ts';
 
 interface Labelled {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };
@@ -35,24 +36,7 @@ export async function collectOrphans(
   const labelSelector = `${LABEL_BURST_ORIGIN_CLUSTER}=${clusterId}`;
   const { custom, core } = target.clients;
   const { namespace } = target;
-  const miniClusters = (
-    (namespace === undefined
-      ? await custom.listClusterCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: PLURAL,
-          labelSelector,
-        })
-      : await custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: PLURAL,
-          labelSelector,
-        })) as {
-      items: Labelled[];
-    }
-  ).items;
+  const miniClusters = (await listCustomObjects<Labelled>(custom, PLURAL, namespace, labelSelector)).items;
   const secrets = (
     namespace === undefined
       ? await core.listSecretForAllNamespaces({ labelSelector })
@@ -62,20 +46,8 @@ export async function collectOrphans(
   for (const orphan of orphansOf(miniClusters, livingUids)) {
     const name = orphan.metadata?.name ?? '';
     const where = orphan.metadata?.namespace ?? namespace ?? 'default';
-    try {
-      countWrite('delete', 'MiniCluster');
-      await custom.deleteNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace: where,
-        plural: PLURAL,
-        name,
-        propagationPolicy: 'Background',
-      });
-      deleted.miniClusters.push(`${where}/${name}`);
-    } catch (error) {
-      if (!isNotFound(error)) throw error;
-    }
+    countWrite('delete', 'MiniCluster');
+    if (await deleteCustomObject(custom, PLURAL, where, name)) deleted.miniClusters.push(`${where}/${name}`);
   }
   for (const orphan of orphansOf(secrets, livingUids)) {
     const name = orphan.metadata?.name ?? '';

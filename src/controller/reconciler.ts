@@ -54,6 +54,7 @@ import {
   type BurstOutcome,
 } from './burst-step.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
+import { deleteCustomObject, patchFinalizers } from './custom-objects.ts';
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
 const WAITING_REQUEUE_MS = 10_000;
@@ -321,14 +322,7 @@ export class Reconciler {
     await this.emitTransitions(live, previous, next, burst?.events ?? []);
     if (miniCluster?.spec.cleanup && (next.summary === 'Succeeded' || next.summary === 'Failed')) {
       this.deps.countWrite('delete', KIND);
-      await this.deps.clients.custom.deleteNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-        propagationPolicy: 'Background',
-      });
+      await deleteCustomObject(this.deps.clients.custom, PLURAL, namespace, name);
       log.info({}, 'cleanup: deleted the finished MiniCluster');
     }
   }
@@ -384,18 +378,7 @@ export class Reconciler {
 
   private async setFinalizers(live: LiveMiniCluster, finalizers: string[]): Promise<void> {
     this.deps.countWrite('apply', KIND);
-    await this.deps.clients.custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace: live.metadata.namespace ?? 'default',
-        plural: PLURAL,
-        name: live.metadata.name,
-        // resourceVersion makes this fail rather than drop a finalizer another writer added meanwhile.
-        body: { metadata: { finalizers, resourceVersion: live.metadata.resourceVersion } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await patchFinalizers(this.deps.clients.custom, PLURAL, live, finalizers);
   }
 
   /** A MiniCluster being deleted: remove its burst clusters, then let the deletion finish. */

@@ -1,5 +1,4 @@
 import type {
-  KubernetesListObject,
   KubernetesObject,
   V1ConfigMap,
   V1Job,
@@ -7,9 +6,10 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
-import { GROUP, PLURAL, VERSION, type MiniCluster } from '../api/index.ts';
+import { PLURAL, type MiniCluster } from '../api/index.ts';
 import type { WatchedKind } from './informers.ts';
 import type { KubeClients } from './kube-clients.ts';
+import { customObjectsPath, listCustomObjects } from './custom-objects.ts';
 
 /** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
 export type LiveMiniCluster = MiniCluster &
@@ -31,25 +31,9 @@ export function watchedKinds(clients: KubeClients) {
   const { core, batch, custom } = clients;
   const miniClusters: WatchedKind<LiveMiniCluster> = {
     name: 'MiniCluster',
-    path: (namespace) =>
-      namespace === undefined
-        ? `/apis/${GROUP}/${VERSION}/${PLURAL}`
-        : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}`,
-    list: async (namespace, labelSelector) =>
-      (namespace === undefined
-        ? await custom.listClusterCustomObject({
-            group: GROUP,
-            version: VERSION,
-            plural: PLURAL,
-            labelSelector,
-          })
-        : await custom.listNamespacedCustomObject({
-            group: GROUP,
-            version: VERSION,
-            namespace,
-            plural: PLURAL,
-            labelSelector,
-          })) as KubernetesListObject<LiveMiniCluster>,
+    path: (namespace) => customObjectsPath(PLURAL, namespace),
+    list: (namespace, labelSelector) =>
+      listCustomObjects<LiveMiniCluster>(custom, PLURAL, namespace, labelSelector),
   };
   const jobs: WatchedKind<V1Job> = {
     name: 'Job',

@@ -11,9 +11,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../../src/api/index.ts';
+import { API_VERSION, KIND, PLURAL } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { serverSideApply } from '../../src/controller/apply.ts';
+import { listCustomObjects } from '../../src/controller/custom-objects.ts';
 import { BURST_POLL_MS } from '../../src/controller/burst-step.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
 import { Manager } from '../../src/controller/manager.ts';
@@ -189,15 +190,8 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
     let remoteSteadyWrites = 0;
     let steadySnapshots = 0;
     const burstExists = async () =>
-      (
-        (await targetClients.custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: PLURAL,
-          labelSelector: 'flux-framework.org/burst-slot',
-        })) as { items: unknown[] }
-      ).items.length > 0;
+      (await listCustomObjects(targetClients.custom, PLURAL, namespace, 'flux-framework.org/burst-slot'))
+        .items.length > 0;
     for (let cycle = 0; cycle < cycles; cycle++) {
       // The job appears at a known phase of the poll: 1/6, 1/2, 5/6 ... of the interval after a read.
       await nextSnapshot(snapshots());

@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { PLURAL } from '../../src/api/index.ts';
+import { listCustomObjects } from '../../src/controller/custom-objects.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
@@ -123,16 +124,15 @@ async function serveQueueOnLead(clients: KubeClients, namespace: string, queue: 
   await serveQueue(namespace, lead.metadata?.name ?? '', 'burst-local', queue);
 }
 
-async function burstMiniClusters(namespace: string): Promise<string[]> {
-  const { kc } = await cluster();
-  const list = (await kubeClients(kc).custom.listNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: PLURAL,
-    labelSelector: 'flux-framework.org/burst-slot',
-  })) as { items: { metadata: { name: string } }[] };
-  return list.items.map((item) => item.metadata.name);
+/** Names of the burst MiniClusters in a namespace (of this cluster unless `clients` says otherwise). */
+async function burstMiniClusters(
+  namespace: string,
+  clients?: KubeClients,
+  labelSelector = 'flux-framework.org/burst-slot',
+): Promise<string[]> {
+  const custom = (clients ?? kubeClients((await cluster()).kc)).custom;
+  const list = await listCustomObjects(custom, PLURAL, namespace, labelSelector);
+  return list.items.map((item) => item.metadata?.name ?? '');
 }
 
 /** The lead MiniCluster's containers where a job's cores matter (4 per broker). */
@@ -436,16 +436,7 @@ describe('bursting to a second cluster', () => {
       { containers: FOUR_CORES },
     );
 
-    const remoteNames = async () =>
-      (
-        (await remote.custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: PLURAL,
-          labelSelector: 'flux-framework.org/burst-slot=burst-0',
-        })) as { items: { metadata: { name: string } }[] }
-      ).items.map((item) => item.metadata.name);
+    const remoteNames = () => burstMiniClusters(namespace, remote, 'flux-framework.org/burst-slot=burst-0');
     const [name] = await waitFor(async () => ((await remoteNames()).length === 1 ? remoteNames() : false), {
       what: 'the burst MiniCluster on the second cluster',
       timeoutMs: 60_000,

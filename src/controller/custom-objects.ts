@@ -1,0 +1,83 @@
+/**
+ * Requests on this operator's custom resources (MiniClusters, BurstTargets) by plural: the same
+ * shapes for both kinds, in one namespace or (namespace undefined) in all.
+ */
+import {
+  PatchStrategy,
+  setHeaderOptions,
+  type CustomObjectsApi,
+  type KubernetesListObject,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
+import { GROUP, VERSION } from '../api/index.ts';
+import { isNotFound } from './api-errors.ts';
+
+/** The collection path, for watches. */
+export function customObjectsPath(plural: string, namespace: string | undefined): string {
+  return namespace === undefined
+    ? `/apis/${GROUP}/${VERSION}/${plural}`
+    : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`;
+}
+
+export async function listCustomObjects<T extends KubernetesObject>(
+  custom: CustomObjectsApi,
+  plural: string,
+  namespace: string | undefined,
+  labelSelector?: string,
+): Promise<KubernetesListObject<T>> {
+  return (
+    namespace === undefined
+      ? await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural, labelSelector })
+      : await custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          namespace,
+          plural,
+          labelSelector,
+        })
+  ) as KubernetesListObject<T>;
+}
+
+/** Deletes one object (dependents in the background); false when it was already gone. */
+export async function deleteCustomObject(
+  custom: CustomObjectsApi,
+  plural: string,
+  namespace: string,
+  name: string,
+): Promise<boolean> {
+  try {
+    await custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural,
+      name,
+      propagationPolicy: 'Background',
+    });
+    return true;
+  } catch (error) {
+    if (isNotFound(error)) return false;
+    throw error;
+  }
+}
+
+/** Replaces an object's finalizers with a merge patch. */
+export async function patchFinalizers(
+  custom: CustomObjectsApi,
+  plural: string,
+  object: { metadata: { name: string; namespace?: string; resourceVersion?: string } },
+  finalizers: string[],
+): Promise<void> {
+  await custom.patchNamespacedCustomObject(
+    {
+      group: GROUP,
+      version: VERSION,
+      namespace: object.metadata.namespace ?? 'default',
+      plural,
+      name: object.metadata.name,
+      // resourceVersion makes this fail rather than drop a finalizer another writer added meanwhile.
+      body: { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
+    },
+    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+  );
+}
