@@ -2,7 +2,7 @@
  * The BurstTarget CustomResourceDefinition (apiextensions.k8s.io/v1), built from its schema with
  * the same structural conversion as the MiniCluster CRD (crd.ts `toStructuralSchema`).
  */
-import { CATEGORIES, GROUP, VERSION } from './group.ts';
+import { CATEGORIES } from './group.ts';
 import {
   BURST_TARGET_CRD_NAME,
   BURST_TARGET_KIND,
@@ -15,7 +15,7 @@ import {
   BurstTargetStatusSchema,
   CONDITION_CONNECTED,
 } from './burst-target-schema.ts';
-import { rootSchemaOf } from './crd.ts';
+import { namespacedCrd, rootSchemaOf } from './crd.ts';
 import type { CustomResourceDefinitionOf, JsonSchemaProps, PrinterColumn } from './crd.ts';
 
 /** The BurstTarget CRD: namespaced, status subresource, no scale subresource. */
@@ -67,31 +67,18 @@ function rootSchema(): JsonSchemaProps {
 
 /** The BurstTarget CRD. Pure: the same object on every call. */
 export function burstTargetCrd(): BurstTargetCustomResourceDefinition {
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: BURST_TARGET_CRD_NAME },
-    spec: {
-      group: GROUP,
-      names: {
-        kind: BURST_TARGET_KIND,
-        listKind: BURST_TARGET_LIST_KIND,
-        plural: BURST_TARGET_PLURAL,
-        singular: BURST_TARGET_SINGULAR,
-        shortNames: [...BURST_TARGET_SHORT_NAMES],
-        categories: [...CATEGORIES],
-      },
-      scope: 'Namespaced',
-      versions: [
-        {
-          name: VERSION,
-          served: true,
-          storage: true,
-          schema: { openAPIV3Schema: rootSchema() },
-          subresources: { status: {} },
-          additionalPrinterColumns: BURST_TARGET_PRINTER_COLUMNS.map((column) => ({ ...column })),
-        },
-      ],
+  return namespacedCrd({
+    name: BURST_TARGET_CRD_NAME,
+    names: {
+      kind: BURST_TARGET_KIND,
+      listKind: BURST_TARGET_LIST_KIND,
+      plural: BURST_TARGET_PLURAL,
+      singular: BURST_TARGET_SINGULAR,
+      shortNames: [...BURST_TARGET_SHORT_NAMES],
+      categories: [...CATEGORIES],
     },
-  };
+    schema: rootSchema(),
+    subresources: { status: {} },
+    printerColumns: BURST_TARGET_PRINTER_COLUMNS,
+  });
 }

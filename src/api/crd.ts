@@ -298,33 +298,55 @@ function rootSchema(): JsonSchemaProps {
   return rootSchemaOf(MiniClusterSchema, MiniClusterSpecSchema, MiniClusterStatusSchema);
 }
 
-/** The MiniCluster CRD. Pure: the same object on every call. */
-export function miniClusterCrd(): CustomResourceDefinition {
+/** What tells one CRD of this API group from another. */
+export interface CrdDefinition<Subresources> {
+  readonly name: string;
+  readonly names: CustomResourceDefinitionOf<Subresources>['spec']['names'];
+  readonly schema: JsonSchemaProps;
+  readonly subresources: Subresources;
+  readonly printerColumns: readonly PrinterColumn[];
+}
+
+/** A namespaced CRD of this API group serving one version (the storage one). */
+export function namespacedCrd<Subresources>(
+  definition: CrdDefinition<Subresources>,
+): CustomResourceDefinitionOf<Subresources> {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: CRD_NAME },
+    metadata: { name: definition.name },
     spec: {
       group: GROUP,
-      names: {
-        kind: KIND,
-        listKind: LIST_KIND,
-        plural: PLURAL,
-        singular: SINGULAR,
-        shortNames: [...SHORT_NAMES],
-        categories: [...CATEGORIES],
-      },
+      names: definition.names,
       scope: 'Namespaced',
       versions: [
         {
           name: VERSION,
           served: true,
           storage: true,
-          schema: { openAPIV3Schema: rootSchema() },
-          subresources: { status: {}, scale: { ...SCALE_SUBRESOURCE } },
-          additionalPrinterColumns: PRINTER_COLUMNS.map((column) => ({ ...column })),
+          schema: { openAPIV3Schema: definition.schema },
+          subresources: definition.subresources,
+          additionalPrinterColumns: definition.printerColumns.map((column) => ({ ...column })),
         },
       ],
     },
   };
+}
+
+/** The MiniCluster CRD. Pure: the same object on every call. */
+export function miniClusterCrd(): CustomResourceDefinition {
+  return namespacedCrd({
+    name: CRD_NAME,
+    names: {
+      kind: KIND,
+      listKind: LIST_KIND,
+      plural: PLURAL,
+      singular: SINGULAR,
+      shortNames: [...SHORT_NAMES],
+      categories: [...CATEGORIES],
+    },
+    schema: rootSchema(),
+    subresources: { status: {}, scale: { ...SCALE_SUBRESOURCE } },
+    printerColumns: PRINTER_COLUMNS,
+  });
 }
