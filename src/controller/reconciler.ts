@@ -228,7 +228,6 @@ export class Reconciler {
     return keys;
   }
 
-  /** Server-side applies each rendered object the live state does not already match. */
   /**
    * Server-side applies each rendered object the live state does not already match. What the pods
    * mount or resolve (ConfigMap, Secrets, Services) goes first, together; the Job last, so its pods

@@ -5,6 +5,7 @@
  */
 import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
+  CONDITION_BURSTING,
   CONDITION_FAILED,
   CONDITION_READY,
   CONDITION_SCALING,
@@ -42,7 +43,9 @@ export interface Observation {
 }
 
 type ConditionStatus = Condition['status'];
-type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
+type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'> &
+  // Set only on a condition carried over from an earlier pass: the generation it was decided on.
+  Partial<Pick<Condition, 'observedGeneration'>>;
 
 function jobCondition(job: V1Job | undefined, type: string) {
   return job?.status?.conditions?.find((condition) => condition.type === type && condition.status === 'True');
@@ -152,7 +155,8 @@ function withTransitionTimes(
         ? before.lastTransitionTime
         : now.toISOString().replace(/\.\d{3}Z$/, 'Z');
     const result: Condition = { ...wanted, lastTransitionTime };
-    if (generation !== undefined) result.observedGeneration = generation;
+    const observedGeneration = wanted.observedGeneration ?? generation;
+    if (observedGeneration !== undefined) result.observedGeneration = observedGeneration;
     return result;
   });
 }
@@ -185,6 +189,17 @@ export function leadBrokerAddress(
   return result;
 }
 
+/**
+ * This pass's Bursting condition; a blocked pass never reached the bursting step, so the last one
+ * stands, like status.bursts, rather than vanishing while the burst clusters keep running.
+ */
+function burstingConditions(observation: Observation): DesiredCondition[] {
+  if (observation.burst) return [observation.burst.condition];
+  if (!observation.problem) return [];
+  const last = observation.previous?.conditions?.find((c) => c.type === CONDITION_BURSTING);
+  return last ? [last] : [];
+}
+
 export function computeStatus(observation: Observation): MiniClusterStatus {
   const { miniCluster, previous, job, pods, now } = observation;
   const generation = miniCluster.metadata.generation;
@@ -197,7 +212,7 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
     readyCondition(observation, readyPods),
     scalingCondition(observation, activePods),
     ...outcomeConditions(job),
-    ...(observation.burst ? [observation.burst.condition] : []),
+    ...burstingConditions(observation),
   ];
   const status: MiniClusterStatus = {
     conditions: withTransitionTimes(desired, previous?.conditions, generation, now),

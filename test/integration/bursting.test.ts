@@ -450,7 +450,14 @@ describe('bursting to a second cluster', () => {
       assert.deepEqual(copy.data, local.data, `${secret} differs on the second cluster`);
     }
     // Same ranks, the lead under its exposed address.
-    const leadBroker = (await readStatus(clients, namespace, 'burst-local')).leadBroker;
+    // The pass that made the burst writes the address to status after the remote apply, so wait for it.
+    const leadBroker = await waitFor(
+      async () => {
+        const current = (await readStatus(clients, namespace, 'burst-local')).leadBroker;
+        return current?.address ? current : false;
+      },
+      { what: 'status.leadBroker.address' },
+    );
     const config = await waitFor(
       async () =>
         (await remote.core.readNamespacedConfigMap({ name: `${name}-flux-config`, namespace })).data?.[
@@ -464,7 +471,7 @@ describe('bursting to a second cluster', () => {
         match[2],
       ]),
       [
-        ['burst-local-0', `tcp://${leadBroker?.address}:${leadBroker?.port}`],
+        ['burst-local-0', `tcp://${leadBroker.address}:${leadBroker.port}`],
         ['burst-local-1', undefined],
         ['burst-0-[0-3]', undefined],
       ],

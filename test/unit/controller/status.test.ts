@@ -190,6 +190,45 @@ describe('computeStatus', () => {
       ['True', 'ScalingUp'],
     );
   });
+
+  it('keeps the last Bursting condition, bursts and jobs through a blocked pass, and drops it otherwise', () => {
+    const bursts = [
+      {
+        slot: 'burst-0',
+        target: 'local',
+        name: 'flux-sample-burst-0-0123456789',
+        namespace: 'default',
+        size: 2,
+        state: 'Ready' as const,
+        createdAt: EARLIER,
+      },
+    ];
+    const jobs = [{ id: 'f2', reason: 'NoFreeCapacity' as const, message: 'waits for a free slot' }];
+    const bursting = {
+      type: 'Bursting',
+      status: 'True' as const,
+      reason: 'Bursting',
+      message: '1 burst cluster serves 1 job',
+    };
+    const first = computeStatus(
+      observe({ burst: { bursts, jobs, condition: bursting }, pods: [pod(0, 'Running')] }),
+    );
+    const edited = defaulted({ size: 3 });
+    edited.metadata.generation = 3;
+    const blocked = computeStatus(
+      observe({
+        previous: first,
+        miniCluster: edited,
+        problem: { reason: 'SecretMissing', message: 'no secret' },
+        now: new Date('2026-03-01T13:00:00Z'),
+      }),
+    );
+    assert.deepEqual(condition(blocked, 'Bursting'), condition(first, 'Bursting'));
+    assert.equal(condition(blocked, 'Bursting')?.observedGeneration, 2);
+    assert.deepEqual([blocked.bursts, blocked.burstJobs], [bursts, jobs]);
+    const unblocked = computeStatus(observe({ previous: blocked, pods: [pod(0, 'Running')] }));
+    assert.equal(condition(unblocked, 'Bursting'), undefined);
+  });
 });
 
 describe('statusChanged and transitionEvents', () => {
