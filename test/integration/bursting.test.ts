@@ -362,8 +362,14 @@ describe('bursting to this cluster', () => {
     );
     // NotDeclared for the pass that removed it; later passes of a MiniCluster without slots drop it.
     assert.notEqual(status.conditions?.find((condition) => condition.type === 'Bursting')?.status, 'True');
-    const removed = (await clients.events.listNamespacedEvent({ namespace })).items.filter(
-      (event) => event.reason === 'BurstRemoved',
+    // The event follows the status write that shows the removal.
+    const removed = await waitFor(
+      async () => {
+        const events = (await clients.events.listNamespacedEvent({ namespace })).items;
+        const found = events.filter((event) => event.reason === 'BurstRemoved');
+        return found.length > 0 ? found : false;
+      },
+      { what: 'the BurstRemoved event' },
     );
     assert.match(
       removed[0]?.note ?? '',
