@@ -3,7 +3,7 @@
  * MiniCluster with burst slots, its lead broker address, its Bursting condition and its burst
  * clusters (where, how big, for which jobs), and the burst targets with their Connected condition.
  */
-import { PLURAL, type MiniCluster, type MiniClusterStatus } from '../api/index.ts';
+import { CONDITION_BURSTING, PLURAL, type MiniCluster, type MiniClusterStatus } from '../api/index.ts';
 import { isNotFound } from '../controller/api-errors.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../controller/kube-clients.ts';
 import { InputError } from './input-error.ts';
@@ -55,7 +55,7 @@ export function formatBurstStatus(
     const where = status.leadBroker?.address
       ? `${status.leadBroker.address}:${status.leadBroker.port ?? '?'}`
       : 'not known yet';
-    const condition = status.conditions?.find((c) => c.type === 'Bursting');
+    const condition = status.conditions?.find((c) => c.type === CONDITION_BURSTING);
     const slots = (mc.spec.flux?.bursting?.clusters ?? [])
       .map((slot) => `${slot.name ?? '?'} (${slot.size ?? mc.spec.size ?? 1})`)
       .join(', ');

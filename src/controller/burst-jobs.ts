@@ -6,7 +6,12 @@
  * changed), so it is emitted once per job and reason, after the status write that shows it, and a
  * failed write emits it on the next pass instead of losing it.
  */
-import { MAX_LISTED_BURST_JOBS, type Condition, type MiniClusterStatus } from '../api/index.ts';
+import {
+  CONDITION_BURSTING,
+  MAX_LISTED_BURST_JOBS,
+  type Condition,
+  type MiniClusterStatus,
+} from '../api/index.ts';
 import { compareIds, type BurstPlan } from '../burst/planner.ts';
 import type { TransitionEvent } from './status.ts';
 
@@ -61,16 +66,26 @@ export function burstingCondition(
     if (unanswered.length > 0) {
       const where = unanswered.map((b) => `${b.slot} on ${b.target}`).join(', ');
       return {
-        type: 'Bursting',
+        type: CONDITION_BURSTING,
         status: 'True',
         reason: 'NotReconciled',
         message: `${where}: no status a minute after creation, so no operator renders it there; install the operator on that cluster (flux-operator install --with-deployment) or set installOperator on its BurstTarget; ${message}`,
       };
     }
-    return { type: 'Bursting', status: 'True', reason: 'Bursting', message };
+    return { type: CONDITION_BURSTING, status: 'True', reason: 'Bursting', message };
   }
   if (jobs.length > 0) {
-    return { type: 'Bursting', status: 'False', reason: 'Unserved', message: `no burst clusters${unserved}` };
+    return {
+      type: CONDITION_BURSTING,
+      status: 'False',
+      reason: 'Unserved',
+      message: `no burst clusters${unserved}`,
+    };
   }
-  return { type: 'Bursting', status: 'False', reason: 'Idle', message: 'no burstable work needs more nodes' };
+  return {
+    type: CONDITION_BURSTING,
+    status: 'False',
+    reason: 'Idle',
+    message: 'no burstable work needs more nodes',
+  };
 }

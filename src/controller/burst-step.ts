@@ -4,7 +4,13 @@
  * returns what status should say; the reconciler writes it with the rest of the status.
  */
 import type { V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
-import { PLURAL, type Condition, type DefaultedMiniCluster, type MiniClusterStatus } from '../api/index.ts';
+import {
+  CONDITION_BURSTING,
+  PLURAL,
+  type Condition,
+  type DefaultedMiniCluster,
+  type MiniClusterStatus,
+} from '../api/index.ts';
 import { burstSecrets, externalMiniCluster } from '../burst/external-minicluster.ts';
 import { FluxQueueReadError } from '../burst/flux-queue-exec.ts';
 import { planBursts, type BurstCluster } from '../burst/planner.ts';
@@ -79,7 +85,7 @@ function waiting(
   return {
     bursts,
     jobs,
-    condition: { type: 'Bursting', status: 'False', reason, message },
+    condition: { type: CONDITION_BURSTING, status: 'False', reason, message },
     events: [],
     requeueAfterMs,
   };
@@ -154,13 +160,13 @@ export async function removeUndeclaredBursts(
   const condition: DesiredCondition =
     left.length > 0
       ? {
-          type: 'Bursting',
+          type: CONDITION_BURSTING,
           status: 'True',
           reason: 'TargetUnavailable',
           message: `burst slots are no longer declared; burst targets ${[...new Set(left.map((b) => b.target))].join(', ')} cannot be reached to remove ${left.map((b) => b.name).join(', ')}; retrying`,
         }
       : {
-          type: 'Bursting',
+          type: CONDITION_BURSTING,
           status: 'False',
           reason: 'NotDeclared',
           message: 'no burst slots are declared; every burst cluster was removed',

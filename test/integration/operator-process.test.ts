@@ -105,10 +105,16 @@ describe('the operator process', () => {
     ).identity;
     const lease = await api.coordination.readNamespacedLease({ name: 'flux-operator-leader', namespace });
     assert.equal(lease.spec?.holderIdentity, leaderIdentity);
-    const events = (await api.events.listNamespacedEvent({ namespace })).items.filter(
-      (event) => event.reportingController === 'flux-framework.org/flux-operator',
+    // The Ready event follows the status write that shows Ready.
+    const events = await waitFor(
+      async () => {
+        const ours = (await api.events.listNamespacedEvent({ namespace })).items.filter(
+          (event) => event.reportingController === 'flux-framework.org/flux-operator',
+        );
+        return ours.some((event) => event.reason === 'Ready') ? ours : false;
+      },
+      { what: 'the Ready event' },
     );
-    assert.ok(events.length > 0);
     assert.deepEqual([...new Set(events.map((event) => event.reportingInstance))], [leaderIdentity]);
     assert.equal(
       follower.lines.some((line) => line.includes('generated keys')),
