@@ -61,6 +61,10 @@ export function buildProgram(): Command {
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--log-format <format>', 'json, or pretty for humans', 'json')
     .option('--concurrency <n>', 'MiniClusters reconciled at once', (value) => Number(value), 4)
+    .option(
+      '--operator-image <image>',
+      'image installed on burst target clusters (default: $OPERATOR_IMAGE, set by the Deployment, or the release image)',
+    )
     .action(
       async (options: {
         kubeconfig?: string;
@@ -72,9 +76,11 @@ export function buildProgram(): Command {
         logLevel: string;
         logFormat: string;
         concurrency: number;
+        operatorImage?: string;
       }) => {
         process.exitCode = await runOperator({
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.operatorImage !== undefined ? { operatorImage: options.operatorImage } : {}),
           ...(options.leaderElectionNamespace !== undefined
             ? { leaderElectionNamespace: options.leaderElectionNamespace }
             : {}),

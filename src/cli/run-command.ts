@@ -3,7 +3,9 @@
  * election) to metrics, health endpoints and logs, and stops cleanly on SIGTERM.
  */
 import { CONTROLLER_NAME, Manager } from '../controller/manager.ts';
+import { installOperatorObjects, type InstallOperator } from '../burst/install-operator.ts';
 import { providerConnectors } from '../burst/providers/connectors.ts';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/index.ts';
 import { isNotFound } from '../controller/api-errors.ts';
 import { kubeClients, loadKubeConfig } from '../controller/kube-clients.ts';
 import {
@@ -27,9 +29,19 @@ export interface RunOptions {
   readonly logLevel: string;
   readonly logFormat: string;
   readonly concurrency: number;
+  /** Image installed on burst targets; `operatorImage()` picks it when absent. */
+  readonly operatorImage?: string;
 }
 
 export const LEASE_NAME = 'flux-operator-leader';
+
+/**
+ * The image the operator installs on burst target clusters: the flag, else its own (the Deployment
+ * sets OPERATOR_IMAGE), else this version's release image.
+ */
+export function operatorImage(flag: string | undefined, env: NodeJS.ProcessEnv): string {
+  return flag || env[OPERATOR_IMAGE_ENV] || DEFAULT_OPERATOR_IMAGE;
+}
 
 function loggerOptions(options: RunOptions): { level: LogLevel; format: LogFormat } {
   const problems: string[] = [];
@@ -71,7 +83,11 @@ export async function runOperator(options: RunOptions): Promise<number> {
   });
 
   // GKE and EKS BurstTargets: the operator provisions the cluster, installs itself there, connects.
+  // Kubeconfig targets with installOperator get the same install.
+  const image = operatorImage(options.operatorImage, process.env);
+  const installOperator: InstallOperator = (target) => installOperatorObjects(target, { image });
   const providers = providerConnectors({
+    installOperator,
     readSecret: async (namespace, name) => {
       try {
         return await clients.core.readNamespacedSecret({ namespace, name });
@@ -86,6 +102,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     log,
     providers: { gke: providers.gke, eks: providers.eks },
     deleteProvisioned: providers.deleteProvisioned,
+    installOperator,
     namespaces: options.namespaces,
     concurrency: options.concurrency,
     ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),
@@ -110,6 +127,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
       identity: manager.identity,
       namespaces: options.namespaces.length > 0 ? options.namespaces : 'all',
       leaderElection: options.leaderElect ? `${leaseNamespace}/${LEASE_NAME}` : 'off',
+      burstTargetImage: image,
       metricsPort: servers.metricsPort,
       healthPort: servers.healthPort,
     },

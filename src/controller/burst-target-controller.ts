@@ -42,6 +42,7 @@ import {
   type CheckOutcome,
   type RetrySchedule,
 } from '../burst/target-status.ts';
+import type { InstallOperator } from '../burst/install-operator.ts';
 import { reconcileLogger } from '../observability/logger.ts';
 import { describeApiError, isNotFound } from './api-errors.ts';
 import { EventRecorder } from './events.ts';
@@ -79,6 +80,8 @@ export interface BurstTargetControllerOptions {
   readonly connectTimeoutMs?: number;
   /** Connectors of the GKE and EKS providers; without one, such targets are UnsupportedProvider. */
   readonly providers?: Partial<Record<'gke' | 'eks', ProviderConnector>>;
+  /** How a kubeconfig target with installOperator gets the operator; the release image by default. */
+  readonly installOperator?: InstallOperator;
   /** Identity in events (reportingInstance); host, pid and a random suffix by default. */
   readonly identity?: string;
   readonly onWrite?: WriteCounter;
@@ -382,6 +385,7 @@ export class BurstTargetController {
       readSecret: (namespace, name) => this.readSecret(namespace, name),
       timeoutMs: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...(this.options.providers ? { providers: this.options.providers } : {}),
+      ...(this.options.installOperator ? { installOperator: this.options.installOperator } : {}),
     });
   }
 }

@@ -69,6 +69,8 @@ export interface ManagerOptions {
   readonly providers?: BurstTargetControllerOptions['providers'];
   /** Deletes the cloud cluster of a deleted gke/eks BurstTarget, one step per call. */
   readonly deleteProvisioned?: BurstTargetControllerOptions['deleteProvisioned'];
+  /** Installs the operator on kubeconfig BurstTargets with installOperator. */
+  readonly installOperator?: BurstTargetControllerOptions['installOperator'];
   /** How often BurstTargets are checked (tests shorten it). */
   readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
@@ -169,6 +171,7 @@ export class Manager {
       onWrite,
       ...(options.providers ? { providers: options.providers } : {}),
       ...(options.deleteProvisioned ? { deleteProvisioned: options.deleteProvisioned } : {}),
+      ...(options.installOperator ? { installOperator: options.installOperator } : {}),
       ...(options.targetSchedule ? { schedule: options.targetSchedule } : {}),
       // A target that connects (or drops) changes what the MiniClusters of its namespace can do.
       onConnectionChange: (namespace) => {

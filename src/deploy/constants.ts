@@ -9,6 +9,11 @@ export const OPERATOR_VERSION = '0.1.0';
 
 export const OPERATOR_IMAGE_REPOSITORY = 'ghcr.io/flux-framework/flux-operator-ts';
 export const DEFAULT_OPERATOR_IMAGE = `${OPERATOR_IMAGE_REPOSITORY}:${OPERATOR_VERSION}`;
+/**
+ * Environment variable carrying the operator's own image into its pod, so the install it makes on a
+ * burst target runs the same image (a mirror, a custom build) rather than the release default.
+ */
+export const OPERATOR_IMAGE_ENV = 'OPERATOR_IMAGE';
 
 /** Where the operator runs by default (its Deployment, ServiceAccount and leader-election Lease). */
 export const OPERATOR_NAMESPACE = 'flux-operator-system';

@@ -23,6 +23,7 @@ import {
   OPERATOR_ARGS,
   OPERATOR_COMMAND,
   OPERATOR_CONTAINER_NAME,
+  OPERATOR_IMAGE_ENV,
   OPERATOR_NAME,
   OPERATOR_RESOURCES,
   READINESS_PATH,
@@ -87,6 +88,11 @@ export function operatorEnv(): V1EnvVar[] {
   ];
 }
 
+/** The operator's own image, installed on burst targets (`flux-operator run --operator-image`). */
+export function operatorImageEnv(image: string): V1EnvVar {
+  return { name: OPERATOR_IMAGE_ENV, value: image };
+}
+
 /** A writable /tmp, since the root filesystem is read-only. */
 export function operatorVolumes(): V1Volume[] {
   return [{ name: 'tmp', emptyDir: {} }];
@@ -103,7 +109,7 @@ export function operatorContainer(image: string): V1Container {
     imagePullPolicy: 'IfNotPresent',
     command: [OPERATOR_COMMAND],
     args: [...OPERATOR_ARGS],
-    env: operatorEnv(),
+    env: [...operatorEnv(), operatorImageEnv(image)],
     ports: containerPorts(),
     livenessProbe: livenessProbe(),
     readinessProbe: readinessProbe(),

@@ -12,6 +12,7 @@ import {
   type V1Deployment,
 } from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../../src/api/index.ts';
+import { installOperatorObjects } from '../../src/burst/install-operator.ts';
 import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
 import { BurstTargetController } from '../../src/controller/burst-target-controller.ts';
@@ -215,12 +216,15 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     const bareConfig = loadKubeConfig(bare.kubeconfig);
     assert.equal(await servesMiniClusters(bareConfig, 5_000), false);
 
+    // As `flux-operator run` does: the install there runs the operator's own image.
+    const image = 'mirror.example.com/flux-operator-ts:test';
     const controller = new BurstTargetController({
       clients,
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 500, maxBackoffMs: 2_000 },
       connectTimeoutMs: 5_000,
+      installOperator: (config) => installOperatorObjects(config, { image }),
     });
     await controller.start();
     t.after(() => controller.stop());
@@ -257,6 +261,7 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
       metadata: { name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE },
     })) as V1Deployment;
     assert.equal(deployment.spec?.template.spec?.serviceAccountName, OPERATOR_NAME);
+    assert.equal(deployment.spec?.template.spec?.containers[0]?.image, image);
     assert.ok(controller.clientsFor(namespace, 'bare'));
   });
 });

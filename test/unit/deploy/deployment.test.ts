@@ -69,10 +69,11 @@ describe('operator Deployment', () => {
     });
   });
 
-  it('tells the operator its pod name and namespace (leader-election identity and Lease namespace)', () => {
+  it('tells the operator its pod name and namespace (leader-election identity and Lease namespace) and its image', () => {
     assert.deepEqual(container.env, [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'OPERATOR_IMAGE', value: 'example.com/op:1' },
     ]);
   });
 

@@ -101,6 +101,11 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
     assert.equal(deployment.spec?.replicas, 2);
     const container = deployment.spec?.template.spec?.containers[0];
     assert.equal(container?.image, 'example.com/op:dev');
+    // The operator installs this same image on burst targets.
+    assert.deepEqual(
+      container?.env?.find((variable) => variable.name === 'OPERATOR_IMAGE'),
+      { name: 'OPERATOR_IMAGE', value: 'example.com/op:dev' },
+    );
     assert.deepEqual(container?.resources, { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '1Gi' } });
   });
 });
