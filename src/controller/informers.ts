@@ -1,5 +1,6 @@
 import {
-  makeInformer,
+  ListWatch,
+  Watch,
   type Informer,
   type KubeConfig,
   type KubernetesListObject,
@@ -33,6 +34,31 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
 }
 
 /**
+ * What a cache keeps of an object: everything but metadata.managedFields, which nothing here reads
+ * and which is a large share of every object the API returns (client-go informers drop it the same
+ * way, through a transform).
+ */
+export function trimForCache<T extends KubernetesObject>(object: T): T {
+  if (object.metadata?.managedFields !== undefined) delete object.metadata.managedFields;
+  return object;
+}
+
+/** A Watch that trims each object before the cache stores it and the handlers see it. */
+class TrimmingWatch extends Watch {
+  override watch(
+    ...[path, queryParams, callback, done]: Parameters<Watch['watch']>
+  ): Promise<AbortController> {
+    return super.watch(
+      path,
+      queryParams,
+      (phase, object: unknown, event) =>
+        callback(phase, object !== null && typeof object === 'object' ? trimForCache(object) : object, event),
+      done,
+    );
+  }
+}
+
+/**
  * An informer per watched namespace (or one cluster-wide) that restarts with backoff after an error:
  * the client's informer relists by itself only on 410 Gone and stops on anything else.
  */
@@ -48,10 +74,15 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.options = options;
     const scopes = options.namespaces.length > 0 ? [...options.namespaces] : [undefined];
     this.informers = scopes.map((namespace) => {
-      const informer = makeInformer<T>(
-        options.config,
+      const informer = new ListWatch<T>(
         options.kind.path(namespace),
-        () => options.kind.list(namespace, options.labelSelector),
+        new TrimmingWatch(options.config),
+        async () => {
+          const list = await options.kind.list(namespace, options.labelSelector);
+          list.items.forEach(trimForCache);
+          return list;
+        },
+        false,
         options.labelSelector,
       );
       informer.on('add', (object) => options.handlers.onAdd(object));

@@ -5,7 +5,7 @@
  *   ratio: operator / direct (1.0 means the operator adds nothing);
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
  *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
- *   operator_rss_mib / operator_peak_rss_mib: memory of the operator process.
+ *   operator_rss_mib / operator_peak_rss_mib / operator_heap_used_mib: memory of the operator process.
  * `--burst` measures bursting instead (see burst.ts).
  */
 import { spawn } from 'node:child_process';
@@ -229,6 +229,8 @@ async function main(): Promise<void> {
     await sleep(options.steadySeconds * 1000);
     const steadyWrites = (await metricsTotal(metricsPort, 'flux_operator_api_writes_total')) - writes;
     const memory = rssMiB(child.pid ?? 0);
+    // V8's live heap as the operator's default metrics report it (RSS also holds freed pages).
+    const heapUsed = await metricsTotal(metricsPort, 'nodejs_heap_size_used_bytes');
     child.kill('SIGTERM');
     await once(child, 'exit');
 
@@ -244,6 +246,7 @@ async function main(): Promise<void> {
         steady_state_writes_30s: steadyWrites,
         operator_rss_mib: round(memory.rss),
         operator_peak_rss_mib: round(memory.peak),
+        operator_heap_used_mib: round(heapUsed / 2 ** 20),
       })}\n`,
     );
   } finally {
