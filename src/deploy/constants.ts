@@ -46,6 +46,13 @@ export const SERVE_ARGS: readonly string[] = [`--metrics-addr=:${METRICS_PORT}`,
 export const OPERATOR_ARGS: readonly string[] = [RUN_SUBCOMMAND, LEADER_ELECT_FLAG, ...SERVE_ARGS];
 
 /** Requests fit a small controller; only memory is limited (a CPU limit would throttle bursts). */
+/**
+ * Node sizes its heap from the machine, or from a cgroup limit as if the heap could take all of it;
+ * then the kubelet kills the pod before V8 collects. Half the container's limit for the old space
+ * leaves the rest for code, the young space and buffers, and follows a changed limit (Helm values).
+ */
+export const OPERATOR_NODE_OPTIONS = '--max-old-space-size-percentage=50';
+
 export const OPERATOR_RESOURCES = {
   requests: { cpu: '50m', memory: '128Mi' },
   limits: { memory: '512Mi' },

@@ -25,6 +25,7 @@ import {
   OPERATOR_CONTAINER_NAME,
   OPERATOR_IMAGE_ENV,
   OPERATOR_NAME,
+  OPERATOR_NODE_OPTIONS,
   OPERATOR_RESOURCES,
   READINESS_PATH,
   operatorLabels,
@@ -79,12 +80,14 @@ export function readinessProbe(): V1Probe {
 
 /**
  * The pod's name and namespace from the downward API: the leader-election identity, and the
- * namespace of the Lease (the only namespace where the Role lets the operator hold one).
+ * namespace of the Lease (the only namespace where the Role lets the operator hold one). And the
+ * heap sized from the container's memory limit.
  */
 export function operatorEnv(): V1EnvVar[] {
   return [
     { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
     { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+    { name: 'NODE_OPTIONS', value: OPERATOR_NODE_OPTIONS },
   ];
 }
 

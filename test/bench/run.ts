@@ -1,7 +1,8 @@
 /**
- * `npm run bench [-- --count N --size S] [-- --scale]`: the operator against a direct apply of the
+ * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M]`: the operator against a direct apply of the
  * same objects, on the local control plane, in one run. Prints one JSON line:
  *   direct_seconds / operator_seconds: from the first write to every pod Running;
+ *   operator_settled_seconds: to the operator's last write (the Ready status of every MiniCluster);
  *   ratio: operator / direct (1.0 means the operator adds nothing);
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
  *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
@@ -31,6 +32,8 @@ interface Options {
   count: number;
   size: number;
   steadySeconds: number;
+  /** V8 old-space limit of the operator (MiB), e.g. what a container memory limit leads Node to pick. */
+  operatorHeapMiB: number | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -43,6 +46,7 @@ function parseOptions(argv: readonly string[]): Options {
     count: value('--count', scale ? 1000 : 100),
     size: value('--size', 8),
     steadySeconds: value('--steady-seconds', 30),
+    operatorHeapMiB: argv.includes('--operator-heap-mib') ? value('--operator-heap-mib', 0) : undefined,
   };
 }
 
@@ -151,6 +155,26 @@ async function metricsTotal(port: number, metric: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 
+/** A metric's total once it has not changed for `quietMs`, and how long after the call that was. */
+async function settledTotal(
+  port: number,
+  metric: string,
+  quietMs: number,
+): Promise<{ total: number; afterMs: number }> {
+  const started = performance.now();
+  let total = await metricsTotal(port, metric);
+  let changedAt = started;
+  while (performance.now() - changedAt < quietMs) {
+    await sleep(250);
+    const now = await metricsTotal(port, metric);
+    if (now !== total) {
+      total = now;
+      changedAt = performance.now();
+    }
+  }
+  return { total, afterMs: changedAt - started };
+}
+
 function rssMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
@@ -193,6 +217,7 @@ async function main(): Promise<void> {
     const child = spawn(
       process.execPath,
       [
+        ...(options.operatorHeapMiB === undefined ? [] : [`--max-old-space-size=${options.operatorHeapMiB}`]),
         MAIN,
         'run',
         '--kubeconfig',
@@ -224,8 +249,9 @@ async function main(): Promise<void> {
     await waitAllRunning(clients, operatorNamespace, options.count * options.size);
     const operatorSeconds = (performance.now() - started) / 1000;
 
-    await sleep(3000); // let the last status writes land before counting
-    const writes = await metricsTotal(metricsPort, 'flux_operator_api_writes_total');
+    // The last status writes (Ready) trail the pods: count once no write came for 3 s.
+    const settled = await settledTotal(metricsPort, 'flux_operator_api_writes_total', 3000);
+    const writes = settled.total;
     await sleep(options.steadySeconds * 1000);
     const steadyWrites = (await metricsTotal(metricsPort, 'flux_operator_api_writes_total')) - writes;
     const memory = rssMiB(child.pid ?? 0);
@@ -241,12 +267,16 @@ async function main(): Promise<void> {
         pods: options.count * options.size,
         direct_seconds: round(directSeconds),
         operator_seconds: round(operatorSeconds),
+        operator_settled_seconds: round(operatorSeconds + settled.afterMs / 1000),
         ratio: round(operatorSeconds / directSeconds),
         writes_per_minicluster: round(writes / options.count),
         steady_state_writes_30s: steadyWrites,
         operator_rss_mib: round(memory.rss),
         operator_peak_rss_mib: round(memory.peak),
         operator_heap_used_mib: round(heapUsed / 2 ** 20),
+        ...(options.operatorHeapMiB === undefined
+          ? {}
+          : { operator_heap_limit_mib: options.operatorHeapMiB }),
       })}\n`,
     );
   } finally {

@@ -1,8 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { execFileSync } from 'node:child_process';
+import { totalmem } from 'node:os';
 import {
   DEFAULT_OPERATOR_IMAGE,
   OPERATOR_NAME,
+  OPERATOR_NODE_OPTIONS,
   installObjects,
   operatorDeployment,
 } from '../../../src/deploy/index.ts';
@@ -69,12 +72,32 @@ describe('operator Deployment', () => {
     });
   });
 
-  it('tells the operator its pod name and namespace (leader-election identity and Lease namespace) and its image', () => {
+  it('tells the operator its pod name and namespace (leader-election identity and Lease namespace), heap size and image', () => {
     assert.deepEqual(container.env, [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
+      { name: 'NODE_OPTIONS', value: '--max-old-space-size-percentage=50' },
       { name: 'OPERATOR_IMAGE', value: 'example.com/op:1' },
     ]);
+  });
+
+  it('sizes the heap at half the memory Node sees, a flag this Node accepts in NODE_OPTIONS', () => {
+    const heapLimitMiB = (nodeOptions: string | undefined) =>
+      Number(
+        execFileSync(
+          process.execPath,
+          ['-p', 'Math.round(require("v8").getHeapStatistics().heap_size_limit / 2 ** 20)'],
+          { env: { ...process.env, NODE_OPTIONS: nodeOptions ?? '' }, encoding: 'utf8' },
+        ),
+      );
+    // Node takes the cgroup limit when there is one, else the machine's memory.
+    const constrained = process.constrainedMemory();
+    const available = constrained > 0 && constrained < totalmem() ? constrained : totalmem();
+    const wanted = available / 2 ** 20 / 2;
+    const limited = heapLimitMiB(OPERATOR_NODE_OPTIONS);
+    // The heap limit adds the young space to the old space the flag sets.
+    assert.ok(limited >= wanted && limited <= wanted + 256, `${limited} MiB for ${wanted} MiB of old space`);
+    assert.notEqual(limited, heapLimitMiB(undefined));
   });
 
   it('defaults to the release image of this version in flux-operator-system', () => {

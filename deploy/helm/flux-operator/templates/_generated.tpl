@@ -155,6 +155,8 @@ app.kubernetes.io/component: controller
   valueFrom:
     fieldRef:
       fieldPath: metadata.namespace
+- name: NODE_OPTIONS
+  value: --max-old-space-size-percentage=50
 {{- end }}
 
 {{- define "flux-operator.ports" -}}
