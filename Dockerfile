@@ -1,9 +1,10 @@
 # The operator's image: `flux-operator run` by default (see deploy/install.yaml and deploy/helm).
 #   docker build -t ghcr.io/flux-framework/flux-operator-ts:<version> .
-# The Node major of every stage is the one of .node-version (a unit test checks it).
+# Every stage runs the Node of .node-version, the one the tests ran on (a unit test checks it): the
+# Deployment's NODE_OPTIONS flag needs a recent 24.x.
 
 # Build: compile TypeScript to dist/ with the dev dependencies.
-FROM node:24-bookworm-slim AS build
+FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
@@ -12,12 +13,12 @@ COPY src ./src
 RUN npm run build
 
 # Production dependencies only, without the dev tools of the build stage.
-FROM node:24-bookworm-slim AS dependencies
+FROM node:24.21.0-bookworm-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 
-FROM node:24-bookworm-slim
+FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production
 WORKDIR /app
 COPY --from=dependencies /app/package.json ./package.json
