@@ -35,6 +35,8 @@ export const BURST_JOB_REASONS = [
 ] as const;
 /** Most jobs status.burstJobs lists. */
 export const MAX_LISTED_BURST_JOBS = 32;
+/** Most job ids one status.bursts entry records. */
+export const MAX_BURST_RECORD_JOBS = 32;
 
 /** Values of `status.summary`, the Status column of `kubectl get`. */
 export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Succeeded', 'Failed'] as const;
@@ -166,7 +168,7 @@ export const MiniClusterStatusSchema = Type.Object(
             jobs: Type.Optional(
               Type.Array(Type.String({ description: 'A Flux job id.', maxLength: 32 }), {
                 description: 'The burstable jobs it was created for.',
-                maxItems: 32,
+                maxItems: MAX_BURST_RECORD_JOBS,
                 'x-kubernetes-list-type': 'atomic',
               }),
             ),

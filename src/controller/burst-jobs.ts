@@ -6,17 +6,11 @@
  * changed), so it is emitted once per job and reason, after the status write that shows it, and a
  * failed write emits it on the next pass instead of losing it.
  */
-import {
-  CONDITION_BURSTING,
-  MAX_LISTED_BURST_JOBS,
-  type Condition,
-  type MiniClusterStatus,
-} from '../api/index.ts';
+import { CONDITION_BURSTING, MAX_LISTED_BURST_JOBS, type MiniClusterStatus } from '../api/index.ts';
 import { compareIds, type BurstPlan } from '../burst/planner.ts';
-import type { TransitionEvent } from './status.ts';
+import type { DesiredCondition, TransitionEvent } from './status.ts';
 
 type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];
-type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 export type BurstJobRecord = NonNullable<MiniClusterStatus['burstJobs']>[number];
 

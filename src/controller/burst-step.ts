@@ -6,8 +6,8 @@
 import type { V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   CONDITION_BURSTING,
+  MAX_BURST_RECORD_JOBS,
   PLURAL,
-  type Condition,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
 } from '../api/index.ts';
@@ -23,7 +23,7 @@ import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord }
 import { serverSideApply } from './apply.ts';
 import type { KubeClients } from './kube-clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
-import { leadBrokerAddress, type TransitionEvent } from './status.ts';
+import { leadBrokerAddress, type DesiredCondition, type TransitionEvent } from './status.ts';
 import { deleteCustomObject } from './custom-objects.ts';
 
 /** How often a bursting MiniCluster's queue is read when its policy does not say (pollSeconds). */
@@ -41,7 +41,6 @@ export const BURST_FINALIZER = 'flux-framework.org/burst-cleanup';
 export const UNANSWERED_MS = 60_000;
 
 export type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];
-type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'>;
 
 /** Where a burst target puts burst MiniClusters, once connected. */
 export interface ConnectedTarget {
@@ -233,11 +232,7 @@ export async function burstStep(
       // Ready once all its brokers are (again, after growing); Pending while it has no status yet.
       if (remote.observedGeneration !== undefined)
         state = remote.summary === 'Ready' && (remote.readyPods ?? 0) >= burst.size ? 'Ready' : 'Pending';
-      if (
-        remote.observedGeneration === undefined &&
-        now.getTime() - Date.parse(burst.createdAt) >= UNANSWERED_MS
-      )
-        unanswered.push(burst);
+      else if (now.getTime() - Date.parse(burst.createdAt) >= UNANSWERED_MS) unanswered.push(burst);
     }
     kept.push({ ...burst, state });
     clusters.push({
@@ -355,7 +350,7 @@ export async function burstStep(
               ...b,
               size: action.size,
               state: 'Pending',
-              jobs: [...new Set([...(b.jobs ?? []), ...action.jobs])].slice(0, 32),
+              jobs: [...new Set([...(b.jobs ?? []), ...action.jobs])].slice(0, MAX_BURST_RECORD_JOBS),
             }
           : b,
       );
@@ -370,7 +365,7 @@ export async function burstStep(
       size: action.size,
       state: 'Pending',
       createdAt: iso(now),
-      jobs: action.jobs.slice(0, 32),
+      jobs: action.jobs.slice(0, MAX_BURST_RECORD_JOBS),
     });
     events.push({ type: 'Normal', reason: 'BurstCreated', note: action.message });
   }

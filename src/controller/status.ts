@@ -43,7 +43,8 @@ export interface Observation {
 }
 
 type ConditionStatus = Condition['status'];
-type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'> &
+/** A condition as a pass decides it; the transition time and generation are added when writing. */
+export type DesiredCondition = Pick<Condition, 'type' | 'status' | 'reason' | 'message'> &
   // Set only on a condition carried over from an earlier pass: the generation it was decided on.
   Partial<Pick<Condition, 'observedGeneration'>>;
 
