@@ -12,6 +12,7 @@ import {
   VERSION,
   burstTargetCrd,
   miniClusterCrd,
+  type BurstTargetStatus,
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/controller/apply.ts';
 import type { KubeClients } from '../../src/controller/kube-clients.ts';
@@ -98,22 +99,43 @@ export async function createSecret(
   });
 }
 
-export async function createTarget(
+/** Creates a BurstTarget with this spec (as given: the API server validates it). */
+export async function createBurstTarget(
   clients: KubeClients,
   namespace: string,
   name: string,
-  secretName: string,
+  spec: Record<string, unknown>,
 ): Promise<void> {
   await clients.custom.createNamespacedCustomObject({
     group: GROUP,
     version: VERSION,
     namespace,
     plural: BURST_TARGET_PLURAL,
-    body: {
-      apiVersion: `${GROUP}/${VERSION}`,
-      kind: 'BurstTarget',
-      metadata: { name, namespace },
-      spec: { provider: 'kubeconfig', kubeconfig: { secretName } },
-    },
+    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'BurstTarget', metadata: { name, namespace }, spec },
   });
+}
+
+/** A kubeconfig BurstTarget reading the kubeconfig in Secret `secretName`. */
+export async function createTarget(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  secretName: string,
+): Promise<void> {
+  await createBurstTarget(clients, namespace, name, { provider: 'kubeconfig', kubeconfig: { secretName } });
+}
+
+/** A BurstTarget as the API server has it. */
+export async function readBurstTarget(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+): Promise<{ metadata: { finalizers?: string[] }; status?: BurstTargetStatus }> {
+  return (await clients.custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace,
+    plural: BURST_TARGET_PLURAL,
+    name,
+  })) as { metadata: { finalizers?: string[] }; status?: BurstTargetStatus };
 }

@@ -16,29 +16,25 @@ import { installOperatorObjects } from '../../src/burst/install-operator.ts';
 import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
 import { BurstTargetController } from '../../src/controller/burst-target-controller.ts';
+import { deleteCustomObject } from '../../src/controller/custom-objects.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
 import { down, up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
+  createBurstTarget,
   createSecret,
   createTarget,
   inlineKubeconfig,
   installBurstTargetCrd,
   installMiniClusterCrd,
+  readBurstTarget,
 } from '../harness/burst-target.ts';
 
 const BOGUS_TOKEN = 'bogus-token-0123456789';
 
 async function statusOf(clients: KubeClients, namespace: string, name: string): Promise<BurstTargetStatus> {
-  const object = (await clients.custom.getNamespacedCustomObject({
-    group: GROUP,
-    version: VERSION,
-    namespace,
-    plural: BURST_TARGET_PLURAL,
-    name,
-  })) as { status?: BurstTargetStatus };
-  return object.status ?? {};
+  return (await readBurstTarget(clients, namespace, name)).status ?? {};
 }
 
 async function waitConnected(
@@ -82,18 +78,7 @@ describe('BurstTarget on two local control planes', () => {
 
     // The API server itself refuses a kubeconfig target without its Secret (CEL).
     await assert.rejects(
-      clients.custom.createNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: BURST_TARGET_PLURAL,
-        body: {
-          apiVersion: `${GROUP}/${VERSION}`,
-          kind: 'BurstTarget',
-          metadata: { name: 'none' },
-          spec: { provider: 'kubeconfig' },
-        },
-      }),
+      createBurstTarget(clients, namespace, 'none', { provider: 'kubeconfig' }),
       (error: unknown) => {
         assert.equal(httpStatus(error), 422);
         assert.match(
@@ -298,49 +283,23 @@ describe('a GKE BurstTarget the operator provisions', () => {
     });
     await controller.start();
     t.after(() => controller.stop());
-    await clients.custom.createNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: BURST_TARGET_PLURAL,
-      body: {
-        apiVersion: `${GROUP}/${VERSION}`,
-        kind: 'BurstTarget',
-        metadata: { name: 'cloud' },
-        spec: {
-          provider: 'gke',
-          gke: {
-            project: 'my-project-1',
-            location: 'us-central1-a',
-            clusterName: 'burst',
-            machineType: 'e2-standard-8',
-          },
-        },
+    await createBurstTarget(clients, namespace, 'cloud', {
+      provider: 'gke',
+      gke: {
+        project: 'my-project-1',
+        location: 'us-central1-a',
+        clusterName: 'burst',
+        machineType: 'e2-standard-8',
       },
     });
-    const read = async () =>
-      (await clients.custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: BURST_TARGET_PLURAL,
-        name: 'cloud',
-      })) as {
-        metadata: { finalizers?: string[] };
-      };
+    const read = () => readBurstTarget(clients, namespace, 'cloud');
     await waitFor(
       async () => (await read()).metadata.finalizers?.includes('flux-framework.org/provisioned-cluster'),
       {
         what: 'the provisioned-cluster finalizer',
       },
     );
-    await clients.custom.deleteNamespacedCustomObject({
-      group: GROUP,
-      version: VERSION,
-      namespace,
-      plural: BURST_TARGET_PLURAL,
-      name: 'cloud',
-    });
+    assert.equal(await deleteCustomObject(clients.custom, BURST_TARGET_PLURAL, namespace, 'cloud'), true);
     await waitFor(
       async () => {
         try {
