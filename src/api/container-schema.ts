@@ -123,7 +123,7 @@ export const CommandsSchema = Type.Object(
     post: Type.Optional(boundedString('Shell run after the broker exits.', SCRIPT_MAX_LENGTH)),
     prefix: Type.Optional(
       boundedString(
-        'Words put before `flux start` and `flux submit`, e.g. a wrapper that sets up mounts.',
+        'Shell words put before `flux start` on every pod, run as the Flux user, e.g. a wrapper that sets up mounts; not repeated before `flux submit` (jobs run inside that broker).',
         SHORT_STRING_MAX_LENGTH,
       ),
     ),

@@ -237,7 +237,7 @@ export const FluxSchema = Type.Object(
   {
     optionFlags: Type.Optional(
       boundedString(
-        'Extra options for `flux start` and `flux submit`, e.g. `-ompi=openmpi@5`.',
+        'Flux job options for the jobs the command makes (`flux submit`, `flux batch`), e.g. `-ompi=openmpi@5`; also exported to the lead broker as FLUX_OPTION_FLAGS. Not broker options: `flux start` refuses them.',
         SHORT_STRING_MAX_LENGTH,
       ),
     ),
@@ -300,7 +300,7 @@ export const FluxSchema = Type.Object(
     scheduler: Type.Optional(SchedulerSchema),
     bootServer: Type.Optional(
       dns1035Label(
-        'Connect to another MiniCluster: name of the MiniCluster (same namespace) whose Flux instance this one joins. Needs bootServerSize.',
+        "Connect to another MiniCluster: name of the MiniCluster (same namespace) whose Flux instance this one joins. Needs bootServerSize. Its brokers use that MiniCluster's generated CURVE certificate and munge key Secrets unless curveCertSecret / mungeSecret name others.",
       ),
     ),
     bootServerSize: Type.Optional(

@@ -7,11 +7,14 @@
  * - Raw shell, written by the MiniCluster's author and run as they wrote it: the hooks (`init`, `pre`,
  *   `brokerPre`, `workerPre`, `post`: each run with `eval` in the entrypoint's shell, so `export`
  *   in a hook reaches the broker; a hook is a quoted string in the script, so whatever it contains
- *   cannot break the script around it), `prefix` and `submitCommand` (shell words put in front of
- *   the job command), and the program text (`command`, each `batch` line, the `batchScript` script),
- *   which runs inside the instance under `bash -c`.
+ *   cannot break the script around it), `prefix` (shell words put in front of `flux start` on every
+ *   pod, run as the flux user: the script holds it as a quoted string too and runs
+ *   `bash -c "$flux_prefix"' "$@"' flux-prefix <flux start words>`, so the prefix is shell only for
+ *   that bash and the broker's words reach it as `"$@"`, quoted),
+ *   `submitCommand` (shell words replacing `flux submit`), and the program text (`command`, each
+ *   `batch` line, the `batchScript` script), which runs inside the instance under `bash -c`.
  * - Quoted words, reaching their command exactly as given: everything else (names, paths, hostlist,
- *   broker options, `extraOptions`, `wrap` arguments, numbers).
+ *   broker options, `extraOptions`, `jobOptions`, `wrap` arguments, numbers).
  * Every absolute path is a parameter so the script can run anywhere (the tests run it in a temp dir).
  */
 import { shellQuote, shellQuoteWords } from './shell.ts';
@@ -29,9 +32,16 @@ export interface EntrypointInput {
   /** Who writes R: the operator (already at `paths.resourcePath`) or this pod with `flux R encode`. */
   resource: { writtenBy: 'operator' } | { writtenBy: 'pod'; hostlist: string };
   /** Munge (for flux-security): started only when the image has `munged`. */
-  munge?: { keySourcePath: string; keyPath: string; user: string };
+  munge?: MungeInput;
   broker: BrokerRuntimeOptions;
   program: InitialProgram;
+  /**
+   * Flux job options (`-o mpi=openmpi@5`, `--setattr=...`), one word each: added to every `flux
+   * submit` / `flux batch` the program makes, and exported to the lead broker as `FLUX_OPTION_FLAGS`
+   * (for a launcher, a RESTful server or users' scripts to pass on). Never given to `flux start`:
+   * the broker accepts only `-v`, `-S`, `-c`/`--config-path` and `--conf`.
+   */
+  jobOptions?: readonly string[];
   hooks?: EntrypointHooks;
   logging?: EntrypointLogging;
   workerRestart: { delaySeconds: number; maxAttempts?: number };
@@ -48,6 +58,29 @@ export interface EntrypointPaths {
   resourcePath: string;
   runDir: string;
   stateDir: string;
+}
+
+/**
+ * munged as Debian/Ubuntu (and RHEL) package it: those packages leave its runtime directory to
+ * systemd (`RuntimeDirectory=munge`), so without systemd the entrypoint makes it, and makes sure of
+ * the others. munged 0.5.15 (seen on Debian 12) refuses to start when a directory it checks is
+ * missing or writable by group or others, and when the key is not owned by the munge user or is
+ * readable by anyone else.
+ */
+export interface MungeInput {
+  /** The key as mounted from its Secret (read-only, group/other readable). */
+  keySourcePath: string;
+  /** Where munged reads it (its default: `/etc/munge/munge.key`); the key's directory is given to the munge user. */
+  keyPath: string;
+  user: string;
+  /**
+   * munged's compiled-in directories: the socket's (`/run/munge`), the PRNG seed's (`/var/lib/munge`)
+   * and the log's (`/var/log/munge`). Made here, not passed to munged: Flux's libmunge looks for the
+   * socket only at its compiled-in path.
+   */
+  socketDir: string;
+  seedDir: string;
+  logDir: string;
 }
 
 export interface BrokerRuntimeOptions {
@@ -67,17 +100,37 @@ export interface BrokerRuntimeOptions {
   wrap?: readonly string[];
 }
 
+/**
+ * What the lead broker does once a program ends: `exit` with the program's status (the MiniCluster
+ * finishes with it), or `stayUp` for interactive use, as an instance without a program does.
+ */
+export type WhenDone = 'exit' | 'stayUp';
+
+/** A program that runs a command; `whenDone` defaults to `exit`. */
+interface CommandProgram {
+  whenDone?: WhenDone;
+}
+
 export type InitialProgram =
   /** No program: the lead broker stays up (`sleep inf`) for users of `flux proxy`. */
   | { kind: 'interactive' }
-  /** `command` submitted as one job of `tasks` tasks; the lead exits with the job's exit code. */
-  | { kind: 'submit'; command: string; tasks: number; nodes?: number; submitCommand?: string }
+  /**
+   * `command` submitted as one job of `tasks` tasks on `nodes` nodes (Flux refuses more nodes than
+   * tasks: then the nodes are left to Flux); the lead exits with the job's exit code.
+   */
+  | (CommandProgram & {
+      kind: 'submit';
+      command: string;
+      tasks: number;
+      nodes?: number;
+      submitCommand?: string;
+    })
   /** `command` is itself the initial program (it submits its own jobs). */
-  | { kind: 'launcher'; command: string }
+  | (CommandProgram & { kind: 'launcher'; command: string })
   /** Each non-empty, non-comment line of `commands` submitted as its own job, then all are awaited. */
-  | { kind: 'batch'; commands: string; tasks?: number; nodes?: number }
+  | (CommandProgram & { kind: 'batch'; commands: string; tasks?: number; nodes?: number })
   /** `script` submitted with `flux batch` and awaited. */
-  | { kind: 'batchScript'; script: string; nodes: number; tasks?: number };
+  | (CommandProgram & { kind: 'batchScript'; script: string; nodes: number; tasks?: number });
 
 /** Raw shell snippets (see the module comment). */
 export interface EntrypointHooks {
@@ -91,7 +144,10 @@ export interface EntrypointHooks {
   workerPre?: string;
   /** The lead pod, after the lead broker exits. A failure is reported; the exit code stays the program's. */
   post?: string;
-  /** Words in front of the job command (`flux submit ...`, or the launcher command). */
+  /**
+   * Words in front of `flux start` on every pod (a wrapper that sets up mounts, `strace -f`, ...),
+   * run as the flux user. Only there: the jobs the program submits run inside that broker already.
+   */
   prefix?: string;
 }
 
@@ -140,9 +196,12 @@ function validate(input: EntrypointInput): void {
   assertAbsolutePath('fluxInstallRoot', input.fluxInstallRoot);
   for (const [name, path] of Object.entries(input.paths)) assertAbsolutePath(`paths.${name}`, path);
   if (input.munge) {
-    assertAbsolutePath('munge.keySourcePath', input.munge.keySourcePath);
-    assertAbsolutePath('munge.keyPath', input.munge.keyPath);
+    for (const name of ['keySourcePath', 'keyPath', 'socketDir', 'seedDir', 'logDir'] as const) {
+      assertAbsolutePath(`munge.${name}`, input.munge[name]);
+    }
   }
+  if (input.jobOptions?.some((word) => word.trim() === ''))
+    throw new Error('jobOptions must not hold empty words');
   const { broker } = input;
   if ('fanout' in broker.tbon) assertInteger('broker.tbon.fanout', broker.tbon.fanout, 1);
   else if (broker.tbon.topology.trim() === '') throw new Error('broker.tbon.topology must not be empty');
@@ -218,65 +277,105 @@ function joinShellParts(...parts: (string | undefined)[]): string {
     .join(' ');
 }
 
-function sizeFlags(tasks: number | undefined, nodes: number | undefined): string {
+/**
+ * `-n <tasks> -N <nodes>`, leaving out what Flux would refuse: `flux submit` and `flux batch` reject
+ * a node count greater than the task (slot) count ("node count must not be greater than task
+ * count"), so then only the tasks are asked for and Flux places them (the Go operator's rule). Either
+ * alone is valid: `-N` alone gives one task (slot) per node.
+ */
+export function sizeFlags(tasks: number | undefined, nodes: number | undefined): string[] {
   const words: string[] = [];
   if (tasks !== undefined) words.push('-n', String(tasks));
-  if (nodes !== undefined) words.push('-N', String(nodes));
-  return words.join(' ');
+  if (nodes !== undefined && (tasks === undefined || tasks >= nodes)) words.push('-N', String(nodes));
+  return words;
 }
 
-/**
- * The initial program's words after `flux start ... `: `sleep inf`, or `bash -c <shell text>`
- * whose exit code becomes the lead broker's (and so the pod's).
- */
-export function initialProgramWords(program: InitialProgram, prefix?: string): string[] {
+/** What the program text needs besides the program. */
+export interface ProgramContext {
+  /** Added to every submission (see `EntrypointInput.jobOptions`). */
+  jobOptions?: readonly string[];
+  /** No status line of the operator's own when the program ends and the instance stays up. */
+  quiet?: boolean;
+}
+
+/** The job options of a submission, quoted: they reach Flux as the words given. */
+function submitOptions(
+  tasks: number | undefined,
+  nodes: number | undefined,
+  context: ProgramContext,
+): string {
+  return shellQuoteWords([...sizeFlags(tasks, nodes), ...(context.jobOptions ?? [])]);
+}
+
+/** The shell text of a program that runs a command; its exit status is the program's. */
+function commandText(
+  program: Exclude<InitialProgram, { kind: 'interactive' }>,
+  context: ProgramContext,
+): string {
   switch (program.kind) {
-    case 'interactive':
-      return ['sleep', 'inf'];
     case 'submit':
-      return [
-        'bash',
-        '-c',
-        joinShellParts(
-          prefix,
-          program.submitCommand ?? DEFAULT_SUBMIT_COMMAND,
-          sizeFlags(program.tasks, program.nodes),
-          program.command,
-        ),
-      ];
+      return joinShellParts(
+        program.submitCommand ?? DEFAULT_SUBMIT_COMMAND,
+        submitOptions(program.tasks, program.nodes, context),
+        program.command,
+      );
     case 'launcher':
-      return ['bash', '-c', joinShellParts(prefix, program.command)];
+      return program.command.trim();
     case 'batch': {
       // `waitable` jobs let `flux job wait --all` collect every exit code: it fails if any job failed.
       const submissions = batchLines(program.commands).map((line) =>
         joinShellParts(
-          prefix,
           'flux submit --quiet --flags=waitable',
-          sizeFlags(program.tasks, program.nodes),
+          submitOptions(program.tasks, program.nodes, context),
           line,
         ),
       );
-      return ['bash', '-c', ['set -e', ...submissions, 'flux job wait --all', ''].join('\n')];
+      return ['set -e', ...submissions, 'flux job wait --all', ''].join('\n');
     }
     case 'batchScript': {
       const submit = joinShellParts(
-        prefix,
         'flux batch --quiet --flags=waitable',
-        sizeFlags(program.tasks, program.nodes),
+        submitOptions(program.tasks, program.nodes, context),
       );
       // `flux batch` reads the script from stdin when given no file.
       return [
-        'bash',
-        '-c',
-        [
-          'set -e -o pipefail',
-          `printf '%s\\n' ${shellQuote(program.script)} | ${submit}`,
-          'flux job wait --all',
-          '',
-        ].join('\n'),
-      ];
+        'set -e -o pipefail',
+        `printf '%s\\n' ${shellQuote(program.script)} | ${submit}`,
+        'flux job wait --all',
+        '',
+      ].join('\n');
     }
   }
+}
+
+/** True when the lead broker stays up once its program (if any) ended. */
+export function staysUp(program: InitialProgram): boolean {
+  return program.kind === 'interactive' || program.whenDone === 'stayUp';
+}
+
+/**
+ * The initial program's words after `flux start ... `: `sleep inf`, or `bash -c <shell text>`
+ * whose exit code becomes the lead broker's (and so the pod's). A program that stays up hands its
+ * text to a bash of its own (as `$1` of the outer one: whatever the text does, `exit` or `set -e`
+ * included, ends only that bash), reports its status, then keeps the instance up like an
+ * interactive one.
+ */
+export function initialProgramWords(program: InitialProgram, context: ProgramContext = {}): string[] {
+  if (program.kind === 'interactive') return ['sleep', 'inf'];
+  const text = commandText(program, context);
+  if (program.whenDone !== 'stayUp') return ['bash', '-c', text];
+  const stayUp = [
+    'status=0',
+    'bash -c "$1" || status=$?',
+    ...(context.quiet
+      ? []
+      : [
+          `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
+        ]),
+    'exec sleep inf',
+    '',
+  ];
+  return ['bash', '-c', stayUp.join('\n'), 'stay-up', text];
 }
 
 /** `name=value` with the value quoted: the script's parameters, set once at the top. */
@@ -328,15 +427,48 @@ copy_secret() {
   fi
 }`;
 
-const SETUP_FLUX_USER = String.raw`if ! id -u "$flux_user" >/dev/null 2>&1; then
-  log "creating user $flux_user (uid $flux_uid)"
+/**
+ * The flux user: used as it is when it exists. A new one gets uid `$flux_uid` unless another user
+ * already has it (uid 1000 is `ubuntu` in Ubuntu 24.04 images, and `useradd --uid` then fails "UID
+ * 1000 is not unique"): then useradd/adduser choose a free one, and the log says which.
+ */
+/** `-u <uid>` or nothing; the `+` form keeps an empty array valid under `set -u` in bash < 4.4. */
+const UID_OPTION = '${uid_option[@]+"${uid_option[@]}"}';
+
+const SETUP_FLUX_USER = String.raw`# user_with_uid UID: the name of the user that has UID (empty when none has).
+user_with_uid() {
+  if command -v getent >/dev/null 2>&1; then
+    getent passwd "$1" | cut -d: -f1 || true
+  else
+    local name uid rest
+    while IFS=: read -r name _ uid rest; do
+      if [ "$uid" = "$1" ]; then
+        printf '%s\n' "$name"
+        return 0
+      fi
+    done </etc/passwd
+  fi
+}
+
+if id -u "$flux_user" >/dev/null 2>&1; then
+  log "using the existing user $flux_user (uid $(id -u "$flux_user"))"
+else
+  uid_owner="$(user_with_uid "$flux_uid")"
+  if [ -n "$uid_owner" ]; then
+    log "uid $flux_uid belongs to $uid_owner: creating user $flux_user with a free uid"
+    uid_option=()
+  else
+    log "creating user $flux_user (uid $flux_uid)"
+    uid_option=(-u "$flux_uid")
+  fi
   if command -v useradd >/dev/null 2>&1; then
-    useradd --uid "$flux_uid" --create-home --shell /bin/bash "$flux_user"
+    useradd ${UID_OPTION} --create-home --shell /bin/bash "$flux_user"
   elif command -v adduser >/dev/null 2>&1; then
-    adduser -D -u "$flux_uid" -s /bin/sh "$flux_user"
+    adduser -D ${UID_OPTION} -s /bin/sh "$flux_user"
   else
     fail "user $flux_user does not exist and the image has neither useradd nor adduser"
   fi
+  log "created user $flux_user with uid $(id -u "$flux_user")"
 fi
 mkdir -p "$run_dir" "$state_dir" "$config_dir"
 if is_root; then
@@ -344,26 +476,68 @@ if is_root; then
 fi
 copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"`;
 
-const START_MUNGE = String.raw`if command -v munged >/dev/null 2>&1; then
+/**
+ * munged checks its directories before it starts (see `MungeInput`): each is made here and given to
+ * the munge user, not writable by others. The socket's directory stays searchable by everyone:
+ * the flux user's brokers connect to the socket in it.
+ */
+const START_MUNGE = String.raw`# munge_dir DIR MODE: DIR owned by the munge user, with MODE.
+munge_dir() {
+  mkdir -p "$1"
+  if is_root; then
+    chown "$munge_user:$(id -g "$munge_user")" "$1"
+  fi
+  if is_root || [ -O "$1" ]; then
+    chmod "$2" "$1"
+  fi
+}
+
+if command -v munged >/dev/null 2>&1; then
   log "starting munged"
+  munge_dir "$munge_socket_dir" 0755
+  munge_dir "$munge_seed_dir" 0700
+  munge_dir "$munge_log_dir" 0700
+  munge_dir "$(dirname "$munge_key")" 0700
   copy_secret "$munge_key_source" "$munge_key" "$munge_user"
   run_as "$munge_user" munged
 else
   log "munged is not in the image: not starting munge"
 fi`;
 
+/**
+ * How a broker starts (`flux start` and the words after it) as the flux user: behind the `prefix`
+ * words when there are some. The prefix is the quoted `$flux_prefix`, so its text is shell only for
+ * the `bash -c` that runs it, and the broker's words reach it as that bash's `"$@"`, quoted.
+ */
+function brokerCommand(input: EntrypointInput, after = ''): string {
+  const start = `"$flux_bin" start "\${start_args[@]}"${after === '' ? '' : ` ${after}`}`;
+  return hasPrefix(input)
+    ? `run_as "$flux_user" bash -c "$flux_prefix"' "$@"' flux-prefix ${start}`
+    : `run_as "$flux_user" ${start}`;
+}
+
+function hasPrefix(input: EntrypointInput): boolean {
+  return (input.hooks?.prefix?.trim() ?? '') !== '';
+}
+
 function leadSection(input: EntrypointInput, time: string): string[] {
-  const programWords = initialProgramWords(input.program, input.hooks?.prefix);
+  const context: ProgramContext = {};
+  if (input.jobOptions !== undefined) context.jobOptions = input.jobOptions;
+  if (input.logging?.quiet) context.quiet = true;
+  const programWords = initialProgramWords(input.program, context);
   const lines: string[] = [];
   if (input.hooks?.brokerPre !== undefined)
     lines.push(`run_hook brokerPre ${shellQuote(input.hooks.brokerPre)}`);
-  if (input.program.kind === 'interactive') {
+  if (input.jobOptions !== undefined && input.jobOptions.length > 0) {
+    lines.push(`export FLUX_OPTION_FLAGS=${shellQuote(input.jobOptions.join(' '))}`);
+  }
+  if (staysUp(input.program)) {
     lines.push('log "interactive instance: connect with flux proxy local://$run_dir/local"');
   }
   lines.push(
     'log "starting the lead broker"',
     'status=0',
-    `${time}run_as "$flux_user" "$flux_bin" start "\${start_args[@]}" ${shellQuoteWords(programWords)} || status=$?`,
+    `${time}${brokerCommand(input, shellQuoteWords(programWords))} || status=$?`,
     'log "the lead broker exited with status $status"',
   );
   if (input.hooks?.post !== undefined) {
@@ -390,7 +564,7 @@ function workerSection(input: EntrypointInput, time: string): string {
     '  attempt=$((attempt + 1))',
     '  log "starting a worker broker (attempt $attempt)"',
     '  status=0',
-    `  ${time}run_as "$flux_user" "$flux_bin" start "\${start_args[@]}" || status=$?`,
+    `  ${time}${brokerCommand(input)} || status=$?`,
     '  if [ "$status" -eq 0 ]; then',
     '    log "the instance shut down: worker done"',
     '    exit 0',
@@ -455,8 +629,12 @@ export function entrypointScript(input: EntrypointInput): string {
       assignment('munge_user', input.munge.user),
       assignment('munge_key_source', input.munge.keySourcePath),
       assignment('munge_key', input.munge.keyPath),
+      assignment('munge_socket_dir', input.munge.socketDir),
+      assignment('munge_seed_dir', input.munge.seedDir),
+      assignment('munge_log_dir', input.munge.logDir),
     );
   }
+  if (hasPrefix(input)) parameters.push(assignment('flux_prefix', input.hooks?.prefix?.trim() ?? ''));
   parameters.push(assignment('worker_retry_delay', input.workerRestart.delaySeconds));
   sections.push(parameters.join('\n'));
 

@@ -42,7 +42,7 @@ export type { CurveCertificateInput, CurveKeyPair, ParsedCurveCertificate } from
 export { MUNGE_KEY_BYTES, mungeKey } from './munge-key.ts';
 export type { RandomBytes } from './munge-key.ts';
 export { shellQuote, shellQuoteWords } from './shell.ts';
-export { entrypointScript, fluxStartWords, initialProgramWords } from './entrypoint.ts';
+export { entrypointScript, fluxStartWords, initialProgramWords, sizeFlags, staysUp } from './entrypoint.ts';
 export type {
   BrokerRuntimeOptions,
   EntrypointHooks,
@@ -50,4 +50,7 @@ export type {
   EntrypointLogging,
   EntrypointPaths,
   InitialProgram,
+  MungeInput,
+  ProgramContext,
+  WhenDone,
 } from './entrypoint.ts';

@@ -22,6 +22,9 @@ import {
   MUNGE_KEY_FILE,
   MUNGE_KEY_MOUNT_DIR,
   MUNGE_KEY_PATH,
+  MUNGE_LOG_DIR,
+  MUNGE_SEED_DIR,
+  MUNGE_SOCKET_DIR,
   OPERATOR_DIR,
   POD_RESOURCE_SPEC_PATH,
   RESOURCE_SPEC_FILE,
@@ -133,15 +136,30 @@ export function brokerConfigInput(
   return input;
 }
 
-function initialProgram(miniCluster: DefaultedMiniCluster, container: DefaultedContainer): InitialProgram {
+/**
+ * The lead broker's program. With `interactive`, a command still runs as the job it would be (its
+ * output in the lead's log), and the instance then stays up like one without a command.
+ */
+export function initialProgram(
+  miniCluster: DefaultedMiniCluster,
+  container: DefaultedContainer = fluxContainer(miniCluster),
+): InitialProgram {
   const { spec } = miniCluster;
   const command = container.command?.trim();
   if (!command) return { kind: 'interactive' };
-  if (container.launcher) return { kind: 'launcher', command };
+  const whenDone = spec.interactive ? { whenDone: 'stayUp' as const } : {};
+  if (container.launcher) return { kind: 'launcher', command, ...whenDone };
   if (container.batch && container.batchRaw)
-    return { kind: 'batchScript', script: command, nodes: spec.size };
-  if (container.batch) return { kind: 'batch', commands: command, tasks: spec.tasks };
-  const program: InitialProgram = { kind: 'submit', command, tasks: spec.tasks, nodes: spec.size };
+    return { kind: 'batchScript', script: command, nodes: spec.size, ...whenDone };
+  if (container.batch) return { kind: 'batch', commands: command, tasks: spec.tasks, ...whenDone };
+  // `-N size` only where Flux takes it (tasks >= size): the entrypoint's sizeFlags decides.
+  const program: InitialProgram = {
+    kind: 'submit',
+    command,
+    tasks: spec.tasks,
+    nodes: spec.size,
+    ...whenDone,
+  };
   if (spec.flux.submitCommand !== undefined) program.submitCommand = spec.flux.submitCommand;
   return program;
 }
@@ -157,7 +175,9 @@ export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniCl
   const hosts = brokerHostEntries(miniCluster);
   const listedSize = expandBrokerHosts(hosts).length;
   const topology = spec.flux.topology ?? (spansClusters(miniCluster) ? FLAT_TOPOLOGY : DEFAULT_TOPOLOGY);
-  const extraOptions = words(spec.flux.optionFlags);
+  // optionFlags are job options (`-o mpi=...`): the broker refuses them, the submissions take them.
+  const jobOptions = words(spec.flux.optionFlags);
+  const extraOptions: string[] = [];
   // Flux writes its content to this file when the instance exits, to be restored by a later one.
   if (spec.archive) extraOptions.push(`-Scontent.dump=${spec.archive.path}`);
 
@@ -199,9 +219,13 @@ export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniCl
       keySourcePath: `${MUNGE_KEY_MOUNT_DIR}/${MUNGE_KEY_FILE}`,
       keyPath: MUNGE_KEY_PATH,
       user: 'munge',
+      socketDir: MUNGE_SOCKET_DIR,
+      seedDir: MUNGE_SEED_DIR,
+      logDir: MUNGE_LOG_DIR,
     },
     broker,
     program: initialProgram(miniCluster, container),
+    ...(jobOptions.length > 0 ? { jobOptions } : {}),
     hooks,
     logging: { ...spec.logging },
     workerRestart: { delaySeconds: WORKER_RETRY_DELAY_SECONDS },

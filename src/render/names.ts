@@ -27,11 +27,14 @@ export interface MiniClusterNames {
   /** The Service exposing the lead broker to burst clusters (local side of bursting only). */
   readonly leadBrokerService: string;
   readonly configMap: string;
-  /** The Secret holding the curve certificate: the user's curveCertSecret or the generated one. */
+  /**
+   * The Secret holding the curve certificate: the user's curveCertSecret, the generated one, or (with
+   * bootServer) the one generated for the boot server.
+   */
   readonly curveCertSecret: string;
-  /** The Secret holding the munge key: the user's mungeSecret or the generated one. */
+  /** The Secret holding the munge key: the user's mungeSecret, the generated one, or the boot server's. */
   readonly mungeKeySecret: string;
-  /** Whether the operator generates (and owns) each Secret, or uses one the user made. */
+  /** Whether the operator generates (and owns) each Secret here, or mounts one made elsewhere. */
   readonly generatesCurveCertSecret: boolean;
   readonly generatesMungeKeySecret: boolean;
 }
@@ -42,9 +45,23 @@ export function burstSlotOf(miniCluster: DefaultedMiniCluster): string | undefin
   return bursting?.leadBroker !== undefined ? bursting.slot : undefined;
 }
 
+/**
+ * Whose generated key Secrets this MiniCluster mounts: its own, or, when it joins another
+ * MiniCluster's instance in this namespace (`bootServer`), that one's. Every broker of an instance
+ * needs the same CURVE certificate and munge key (with its own, a joining broker hangs in join with
+ * nothing logged), so a connecting MiniCluster makes none and waits for the boot server's.
+ */
+function keyOwner(miniCluster: DefaultedMiniCluster): string {
+  return miniCluster.spec.flux.bootServer ?? miniCluster.metadata.name;
+}
+
 export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniClusterNames {
   const { name } = miniCluster.metadata;
   const { flux } = miniCluster.spec;
+  const owner = keyOwner(miniCluster);
+  // An inline curveCert is this MiniCluster's own certificate: it goes into a Secret of its own.
+  const ownCurveCert = flux.curveCertSecret === undefined && (owner === name || flux.curveCert !== undefined);
+  const ownMungeKey = flux.mungeSecret === undefined && owner === name;
   return {
     // The Job keeps the MiniCluster's name exactly (validation keeps `<name>-<index>` a label), except
     // on a burst cluster filling a named slot: its pods must carry the host names the lead lists.
@@ -52,9 +69,9 @@ export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniCluster
     service: miniCluster.spec.network.headlessName,
     leadBrokerService: dnsLabel([name, 'lead-broker']),
     configMap: dnsLabel([name, 'flux-config']),
-    curveCertSecret: flux.curveCertSecret ?? dnsLabel([name, 'curve-cert']),
-    mungeKeySecret: flux.mungeSecret ?? dnsLabel([name, 'munge-key']),
-    generatesCurveCertSecret: flux.curveCertSecret === undefined,
-    generatesMungeKeySecret: flux.mungeSecret === undefined,
+    curveCertSecret: flux.curveCertSecret ?? dnsLabel([ownCurveCert ? name : owner, 'curve-cert']),
+    mungeKeySecret: flux.mungeSecret ?? dnsLabel([owner, 'munge-key']),
+    generatesCurveCertSecret: ownCurveCert,
+    generatesMungeKeySecret: ownMungeKey,
   };
 }

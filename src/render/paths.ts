@@ -18,6 +18,13 @@ export const CURVE_CERT_FILE = 'curve.cert';
 export const MUNGE_KEY_MOUNT_DIR = '/etc/flux-operator/munge';
 export const MUNGE_KEY_FILE = 'munge.key';
 export const MUNGE_KEY_PATH = '/etc/munge/munge.key';
+/**
+ * munged's compiled-in directories in the distributions' packages (Debian, Ubuntu, RHEL): the
+ * entrypoint makes them, since without systemd nobody makes the socket's.
+ */
+export const MUNGE_SOCKET_DIR = '/run/munge';
+export const MUNGE_SEED_DIR = '/var/lib/munge';
+export const MUNGE_LOG_DIR = '/var/log/munge';
 
 /** A writable emptyDir for what the entrypoint writes: the certificate copy, R, Flux's state. */
 export const STATE_DIR = '/mnt/flux';

@@ -13,7 +13,12 @@ import {
 } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import { entrypointScript, fluxStartWords, initialProgramWords } from '../../../src/flux/entrypoint.ts';
+import {
+  entrypointScript,
+  fluxStartWords,
+  initialProgramWords,
+  sizeFlags,
+} from '../../../src/flux/entrypoint.ts';
 import type { EntrypointInput, EntrypointPaths } from '../../../src/flux/entrypoint.ts';
 
 const fixedPaths: EntrypointPaths = {
@@ -90,12 +95,29 @@ describe('fluxStartWords', () => {
   });
 });
 
+describe('sizeFlags', () => {
+  it('asks for nodes only where Flux takes them: never more nodes than tasks', () => {
+    const cases: [number | undefined, number | undefined, string[]][] = [
+      [1, 3, ['-n', '1']],
+      [2, 3, ['-n', '2']],
+      [3, 3, ['-n', '3', '-N', '3']],
+      [8, 3, ['-n', '8', '-N', '3']],
+      [undefined, 3, ['-N', '3']],
+      [4, undefined, ['-n', '4']],
+      [undefined, undefined, []],
+    ];
+    for (const [tasks, nodes, words] of cases) {
+      assert.deepEqual(sizeFlags(tasks, nodes), words, `tasks ${tasks}, nodes ${nodes}`);
+    }
+  });
+});
+
 describe('initialProgramWords', () => {
   it('builds each kind of program', () => {
     assert.deepEqual(initialProgramWords({ kind: 'interactive' }), ['sleep', 'inf']);
     assert.deepEqual(
-      initialProgramWords({ kind: 'submit', command: 'lmp -in in.reaxc', tasks: 4, nodes: 2 }, 'time'),
-      ['bash', '-c', 'time flux submit --quiet --watch -n 4 -N 2 lmp -in in.reaxc'],
+      initialProgramWords({ kind: 'submit', command: 'lmp -in in.reaxc', tasks: 4, nodes: 2 }),
+      ['bash', '-c', 'flux submit --quiet --watch -n 4 -N 2 lmp -in in.reaxc'],
     );
     assert.deepEqual(
       initialProgramWords({
@@ -106,10 +128,10 @@ describe('initialProgramWords', () => {
       }),
       ['bash', '-c', 'flux run --label-io -n 1 hostname'],
     );
-    assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'python3 workflow.py' }, 'env X=1'), [
+    assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'python3 workflow.py' }), [
       'bash',
       '-c',
-      'env X=1 python3 workflow.py',
+      'python3 workflow.py',
     ]);
     assert.deepEqual(
       initialProgramWords({ kind: 'batch', commands: 'echo one\n\n# skipped\n  echo two  \n', tasks: 2 }),
@@ -124,9 +146,86 @@ describe('initialProgramWords', () => {
       [
         'bash',
         '-c',
-        "set -e -o pipefail\nprintf '%s\\n' '#!/bin/sh\necho '\\''hi'\\''\n' | flux batch --quiet --flags=waitable -N 2\nflux job wait --all\n",
+        `set -e -o pipefail\nprintf '%s\\n' '#!/bin/sh\necho '"'"'hi'"'"'\n' | flux batch --quiet --flags=waitable -N 2\nflux job wait --all\n`,
       ],
     );
+  });
+
+  it('submits 1 task on 3 nodes as just -n 1 (flux submit -n 1 -N 3 is refused)', () => {
+    assert.deepEqual(initialProgramWords({ kind: 'submit', command: 'hostname', tasks: 1, nodes: 3 }), [
+      'bash',
+      '-c',
+      'flux submit --quiet --watch -n 1 hostname',
+    ]);
+    assert.deepEqual(initialProgramWords({ kind: 'batch', commands: 'hostname', tasks: 2, nodes: 3 }), [
+      'bash',
+      '-c',
+      'set -e\nflux submit --quiet --flags=waitable -n 2 hostname\nflux job wait --all\n',
+    ]);
+    assert.deepEqual(
+      initialProgramWords({ kind: 'batchScript', script: 'hostname', nodes: 3, tasks: 1 })[2],
+      "set -e -o pipefail\nprintf '%s\\n' hostname | flux batch --quiet --flags=waitable -n 1\nflux job wait --all\n",
+    );
+  });
+
+  it('puts the job options on every submission, quoted, after the size', () => {
+    const context = { jobOptions: ['-ompi=openmpi@5', '--setattr=user.note=a b'] };
+    assert.deepEqual(
+      initialProgramWords({ kind: 'submit', command: 'hostname', tasks: 4, nodes: 2 }, context),
+      [
+        'bash',
+        '-c',
+        "flux submit --quiet --watch -n 4 -N 2 -ompi=openmpi@5 '--setattr=user.note=a b' hostname",
+      ],
+    );
+    assert.deepEqual(
+      initialProgramWords({ kind: 'batch', commands: 'a\nb', tasks: 1 }, context)[2],
+      [
+        'set -e',
+        "flux submit --quiet --flags=waitable -n 1 -ompi=openmpi@5 '--setattr=user.note=a b' a",
+        "flux submit --quiet --flags=waitable -n 1 -ompi=openmpi@5 '--setattr=user.note=a b' b",
+        'flux job wait --all',
+        '',
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      initialProgramWords({ kind: 'batchScript', script: 'hostname', nodes: 2 }, context)[2],
+      "set -e -o pipefail\nprintf '%s\\n' hostname | flux batch --quiet --flags=waitable -N 2 -ompi=openmpi@5 '--setattr=user.note=a b'\nflux job wait --all\n",
+    );
+    // A launcher submits its own jobs: it finds the options in FLUX_OPTION_FLAGS.
+    assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'python3 run.py' }, context), [
+      'bash',
+      '-c',
+      'python3 run.py',
+    ]);
+  });
+
+  it('runs the command, reports its status and stays up when the program stays up', () => {
+    assert.deepEqual(
+      initialProgramWords({ kind: 'submit', command: 'echo "hi" && exit 3', tasks: 1, whenDone: 'stayUp' }),
+      [
+        'bash',
+        '-c',
+        [
+          'status=0',
+          'bash -c "$1" || status=$?',
+          `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
+          'exec sleep inf',
+          '',
+        ].join('\n'),
+        'stay-up',
+        'flux submit --quiet --watch -n 1 echo "hi" && exit 3',
+      ],
+    );
+    assert.deepEqual(
+      initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'stayUp' }, { quiet: true }),
+      ['bash', '-c', 'status=0\nbash -c "$1" || status=$?\nexec sleep inf\n', 'stay-up', 'run'],
+    );
+    assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'exit' }), [
+      'bash',
+      '-c',
+      'run',
+    ]);
   });
 });
 
@@ -181,7 +280,11 @@ const scriptVariants: [string, EntrypointInput][] = [
         keySourcePath: '/flux-secrets/munge/munge.key',
         keyPath: '/etc/munge/munge.key',
         user: 'munge',
+        socketDir: '/run/munge',
+        seedDir: '/var/lib/munge',
+        logDir: '/var/log/munge',
       },
+      jobOptions: ['-ompi=openmpi@5', "--setattr=it's"],
       broker: {
         tbon: { topology: 'binary' },
         logLevel: 7,
@@ -204,13 +307,25 @@ const scriptVariants: [string, EntrypointInput][] = [
         brokerPre: 'if true; then echo lead; fi',
         workerPre: 'echo worker',
         post: 'echo "done: $?"',
-        prefix: 'time',
+        prefix: 'singularity exec "my image.sif"',
       },
       logging: { quiet: true, debug: true, timed: true, zeromq: true, strict: true },
       workerRestart: { delaySeconds: 10, maxAttempts: 5 },
     }),
   ],
   ['interactive', entrypointInput({ program: { kind: 'interactive' } })],
+  [
+    'interactive with a command',
+    entrypointInput({ program: { kind: 'batch', commands: 'echo 1\necho 2', whenDone: 'stayUp' } }),
+  ],
+  [
+    'prefix and job options, launcher',
+    entrypointInput({
+      program: { kind: 'launcher', command: 'python3 run.py' },
+      hooks: { prefix: "strace -f -o '/tmp/a b'" },
+      jobOptions: ['-o', 'mpi=openmpi@5'],
+    }),
+  ],
   ['launcher', entrypointInput({ program: { kind: 'launcher', command: 'python3 -m run "$@"' } })],
   ['batch', entrypointInput({ program: { kind: 'batch', commands: 'echo 1\necho "$((1 + 1))"', nodes: 1 } })],
   [
@@ -260,7 +375,7 @@ describe('entrypointScript static checks', () => {
 
   it('passes hooks as quoted strings, so they cannot break the script', () => {
     const script = entrypointScript(entrypointInput({ hooks: { pre: "echo 'a'; exit 3" } }));
-    assert.match(script, /^run_hook pre 'echo '\\''a'\\''; exit 3'$/m);
+    assert.match(script, /^run_hook pre 'echo '"'"'a'"'"'; exit 3'$/m);
   });
 });
 
@@ -282,6 +397,7 @@ case "$1" in
   job) exit "$STUB_WAIT_EXIT" ;;
   start)
     shift
+    printenv FLUX_OPTION_FLAGS >>"$STUB_DIR/start-env" || echo '(unset)' >>"$STUB_DIR/start-env"
     # Find the initial program as flux start and the broker would, after the options: flux start
     # hands its -o value (--config) and everything after its own options to the broker, which
     # reads --config DIR and the -S options and stops at the first other word.
@@ -354,6 +470,83 @@ function sandboxInput(sandbox: Sandbox, overrides: Partial<EntrypointInput> = {}
   });
 }
 
+/** An executable in the sandbox's Flux bin directory (first on the script's PATH). */
+function addCommand(sandbox: Sandbox, name: string, text: string): void {
+  writeFileSync(join(sandbox.installRoot, 'bin', name), text, { mode: 0o755 });
+}
+
+/** Records of `\037`-separated words, one per call, as the stubs write them. */
+function readRecords(path: string): string[][] {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, 'utf8')
+    .split('\x1e')
+    .slice(0, -1)
+    .map((record) => record.split('\x1f').slice(0, -1));
+}
+
+const RECORD_ARGV = String.raw`{ for arg in "$@"; do printf '%s\037' "$arg"; done; printf '\036'; }`;
+
+/**
+ * A user database of the sandbox's own (`$STUB_DIR/passwd`): `getent`, `id` and `useradd` stubs
+ * that read and write it the way the real ones do /etc/passwd (useradd refuses a taken uid with
+ * exit 4, as it does on Ubuntu 24.04 where uid 1000 is `ubuntu`, and picks 1001 and up itself),
+ * plus `chown`, `runuser` and `sudo` stubs, so a run can create a user that does not exist here.
+ */
+function addUserDatabase(sandbox: Sandbox, passwd: string): void {
+  writeFileSync(join(sandbox.root, 'passwd'), passwd);
+  addCommand(
+    sandbox,
+    'getent',
+    String.raw`#!/bin/bash
+awk -F: -v key="$2" '$1 == key || $3 == key { print; found = 1 } END { exit found ? 0 : 2 }' "$STUB_DIR/passwd"
+`,
+  );
+  addCommand(
+    sandbox,
+    'id',
+    String.raw`#!/bin/bash
+for last in "$@"; do :; done
+if [ "$#" -gt 1 ] && entry="$(grep "^$last:" "$STUB_DIR/passwd")"; then
+  IFS=: read -r name _ uid gid _ <<<"$entry"
+  case "$1" in
+    -u) echo "$uid" ;;
+    -g) echo "$gid" ;;
+    *) echo "$name" ;;
+  esac
+  exit 0
+fi
+exec env PATH=/usr/local/bin:/usr/bin:/bin id "$@"
+`,
+  );
+  addCommand(
+    sandbox,
+    'useradd',
+    String.raw`#!/bin/bash
+${RECORD_ARGV} >>"$STUB_DIR/useradd-argv"
+uid=""
+while [ "$#" -gt 1 ]; do
+  case "$1" in
+    -u | --uid) uid="$2"; shift 2 ;;
+    *) shift ;;
+  esac
+done
+if [ -n "$uid" ] && cut -d: -f3 "$STUB_DIR/passwd" | grep -qx "$uid"; then
+  echo "useradd: UID $uid is not unique" >&2
+  exit 4
+fi
+if [ -z "$uid" ]; then
+  uid=1001
+  while cut -d: -f3 "$STUB_DIR/passwd" | grep -qx "$uid"; do uid=$((uid + 1)); done
+fi
+echo "$1:x:$uid:$uid::/home/$1:/bin/bash" >>"$STUB_DIR/passwd"
+`,
+  );
+  addCommand(sandbox, 'chown', '#!/bin/sh\nexit 0\n');
+  const runAs = '#!/bin/bash\nwhile [ "$1" != -- ]; do shift; done\nshift\nexec "$@"\n';
+  addCommand(sandbox, 'runuser', runAs);
+  addCommand(sandbox, 'sudo', runAs);
+}
+
 interface Run {
   status: number | null;
   stdout: string;
@@ -384,13 +577,11 @@ function runScript(
       ...env,
     },
   });
-  const argvFile = join(sandbox.root, 'argv');
-  const records = existsSync(argvFile) ? readFileSync(argvFile, 'utf8').split('\x1e').slice(0, -1) : [];
   return {
     status: result.status,
     stdout: result.stdout,
     stderr: result.stderr,
-    fluxCalls: records.map((record) => record.split('\x1f').slice(0, -1)),
+    fluxCalls: readRecords(join(sandbox.root, 'argv')),
   };
 }
 
@@ -504,12 +695,11 @@ describe('entrypointScript run with stubs', () => {
     const sandbox = makeSandbox();
     const input = sandboxInput(sandbox, {
       program: { kind: 'launcher', command: 'flux submit --wait-event=start "a b" && exit 4' },
-      hooks: { prefix: 'env X=1' },
     });
     const run = runScript(sandbox, input, 'flux-sample-0');
     assert.equal(run.status, 4, run.stderr);
     assert.deepEqual(run.fluxCalls.slice(1), [
-      [...startWords(sandbox), 'bash', '-c', 'env X=1 flux submit --wait-event=start "a b" && exit 4'],
+      [...startWords(sandbox), 'bash', '-c', 'flux submit --wait-event=start "a b" && exit 4'],
       ['submit', '--wait-event=start', 'a b'],
     ]);
   });
@@ -562,12 +752,23 @@ describe('entrypointScript run with stubs', () => {
     assert.match(run.stdout, /pod burst-0-0: worker/);
   });
 
-  it('starts munged with a private copy of the key when the image has it', () => {
+  it('starts munged with a private copy of the key and the directories it checks, when the image has it', () => {
     const sandbox = makeSandbox();
-    writeFileSync(
-      join(sandbox.installRoot, 'bin', 'munged'),
-      '#!/bin/sh\necho "munged $(id -un)" >>"$STUB_DIR/munged.log"\n',
-      { mode: 0o755 },
+    const mungeDirs = {
+      socketDir: join(sandbox.root, 'run/munge'),
+      seedDir: join(sandbox.root, 'var/lib/munge'),
+      logDir: join(sandbox.root, 'var/log/munge'),
+    };
+    // munged refuses a socket directory others can write to: one made so by an image is fixed.
+    mkdirSync(mungeDirs.socketDir, { recursive: true });
+    chmodSync(mungeDirs.socketDir, 0o777);
+    addCommand(
+      sandbox,
+      'munged',
+      String.raw`#!/bin/bash
+modes="$(stat -c %a "$STUB_DIR/run/munge" "$STUB_DIR/var/lib/munge" "$STUB_DIR/var/log/munge" "$STUB_DIR/etc/munge")"
+echo "munged $(id -un)" $modes >>"$STUB_DIR/munged.log"
+`,
     );
     const mungeKeyPath = join(sandbox.root, 'etc/munge/munge.key');
     const input = sandboxInput(sandbox, {
@@ -575,11 +776,15 @@ describe('entrypointScript run with stubs', () => {
         keySourcePath: join(sandbox.root, 'secrets/munge.key'),
         keyPath: mungeKeyPath,
         user: userInfo().username,
+        ...mungeDirs,
       },
     });
     const run = runScript(sandbox, input, 'flux-sample-0');
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(readFileSync(join(sandbox.root, 'munged.log'), 'utf8'), `munged ${userInfo().username}\n`);
+    assert.equal(
+      readFileSync(join(sandbox.root, 'munged.log'), 'utf8'),
+      `munged ${userInfo().username} 755 700 700 700\n`,
+    );
     assert.equal(readFileSync(mungeKeyPath, 'utf8'), 'MUNGEKEY');
     assert.equal(statSync(mungeKeyPath).mode & 0o777, 0o400);
   });
@@ -588,12 +793,191 @@ describe('entrypointScript run with stubs', () => {
     const sandbox = makeSandbox();
     const mungeKeyPath = join(sandbox.root, 'etc/munge/munge.key');
     const input = sandboxInput(sandbox, {
-      munge: { keySourcePath: join(sandbox.root, 'secrets/munge.key'), keyPath: mungeKeyPath, user: 'munge' },
+      munge: {
+        keySourcePath: join(sandbox.root, 'secrets/munge.key'),
+        keyPath: mungeKeyPath,
+        user: 'munge',
+        socketDir: join(sandbox.root, 'run/munge'),
+        seedDir: join(sandbox.root, 'var/lib/munge'),
+        logDir: join(sandbox.root, 'var/log/munge'),
+      },
     });
     const run = runScript(sandbox, input, 'flux-sample-0');
     assert.equal(run.status, 0, run.stderr);
     assert.match(run.stdout, /munged is not in the image/);
     assert.equal(existsSync(mungeKeyPath), false);
+    assert.equal(existsSync(join(sandbox.root, 'run/munge')), false);
+  });
+
+  it('lead of 3 brokers with the default 1 task: submits -n 1 without -N', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, {
+      broker: { tbon: { fanout: 256 }, logLevel: 6, connectTimeout: '5s', size: 3, listedSize: 3 },
+      program: { kind: 'submit', command: 'hostname', tasks: 1, nodes: 3 },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls.slice(1), [
+      [...startWords(sandbox), 'bash', '-c', 'flux submit --quiet --watch -n 1 hostname'],
+      ['submit', '--quiet', '--watch', '-n', '1', 'hostname'],
+    ]);
+  });
+
+  it('interactive lead with a command: runs it as its job, then keeps the instance up', () => {
+    const sandbox = makeSandbox();
+    // The keep-alive: records that it ran instead of sleeping forever.
+    addCommand(
+      sandbox,
+      'sleep',
+      '#!/bin/bash\nif [ "$1" = inf ]; then echo "sleep inf" >>"$STUB_DIR/sleep.log"; exit 0; fi\nexec /bin/sleep "$@"\n',
+    );
+    const input = sandboxInput(sandbox, {
+      program: { kind: 'submit', command: 'echo hello', tasks: 2, whenDone: 'stayUp' },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0', { STUB_SUBMIT_EXIT: '3' });
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls.slice(1), [
+      [
+        ...startWords(sandbox),
+        'bash',
+        '-c',
+        [
+          'status=0',
+          'bash -c "$1" || status=$?',
+          `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
+          'exec sleep inf',
+          '',
+        ].join('\n'),
+        'stay-up',
+        'flux submit --quiet --watch -n 2 echo hello',
+      ],
+      ['submit', '--quiet', '--watch', '-n', '2', 'echo', 'hello'],
+    ]);
+    assert.match(
+      run.stdout,
+      /^flux-operator: the program exited with status 3; the instance stays up \(interactive\)$/m,
+    );
+    assert.match(run.stdout, /connect with flux proxy local:\/\//);
+    assert.equal(readFileSync(join(sandbox.root, 'sleep.log'), 'utf8'), 'sleep inf\n');
+  });
+
+  it('job options: on every submission and in the lead broker environment, never on flux start', () => {
+    const sandbox = makeSandbox();
+    const jobOptions = ['-o', 'mpi=openmpi@5', '--setattr=user.note=a b'];
+    const batch = runScript(
+      sandbox,
+      sandboxInput(sandbox, {
+        program: { kind: 'batch', commands: 'echo one\necho two', tasks: 1 },
+        jobOptions,
+      }),
+      'flux-sample-0',
+    );
+    assert.equal(batch.status, 0, batch.stderr);
+    assert.deepEqual(
+      batch.fluxCalls.filter((call) => call[0] === 'submit'),
+      [
+        ['submit', '--quiet', '--flags=waitable', '-n', '1', ...jobOptions, 'echo', 'one'],
+        ['submit', '--quiet', '--flags=waitable', '-n', '1', ...jobOptions, 'echo', 'two'],
+      ],
+    );
+    assert.deepEqual(batch.fluxCalls[1]?.slice(0, startWords(sandbox).length), startWords(sandbox));
+    assert.equal(
+      readFileSync(join(sandbox.root, 'start-env'), 'utf8'),
+      '-o mpi=openmpi@5 --setattr=user.note=a b\n',
+    );
+  });
+
+  it('job options with a launcher: only exported; workers get none', () => {
+    const sandbox = makeSandbox();
+    const input = sandboxInput(sandbox, {
+      program: { kind: 'launcher', command: 'flux submit $FLUX_OPTION_FLAGS hostname' },
+      jobOptions: ['-ompi=openmpi@5'],
+    });
+    const lead = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(lead.status, 0, lead.stderr);
+    assert.deepEqual(lead.fluxCalls.slice(1), [
+      [...startWords(sandbox), 'bash', '-c', 'flux submit $FLUX_OPTION_FLAGS hostname'],
+      ['submit', '-ompi=openmpi@5', 'hostname'],
+    ]);
+    const worker = makeSandbox();
+    const run = runScript(worker, sandboxInput(worker, { jobOptions: ['-ompi=openmpi@5'] }), 'flux-sample-1');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(join(worker.root, 'start-env'), 'utf8'), '(unset)\n');
+  });
+
+  it('prefix: wraps flux start on the lead and the workers, not the submission', () => {
+    const sandbox = makeSandbox();
+    addCommand(
+      sandbox,
+      'wrapper',
+      `#!/bin/bash\n${RECORD_ARGV} >>"$STUB_DIR/wrapper-argv"\nwhile [ ! -x "$1" ]; do shift; done\nexec "$@"\n`,
+    );
+    const input = sandboxInput(sandbox, { hooks: { prefix: 'wrapper --bind "/a b" ' } });
+    const fluxBin = join(sandbox.installRoot, 'bin', 'flux');
+    const lead = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(lead.status, 0, lead.stderr);
+    assert.deepEqual(lead.fluxCalls.slice(1), [
+      [...startWords(sandbox), 'bash', '-c', 'flux submit --quiet --watch -n 2 echo hello'],
+      ['submit', '--quiet', '--watch', '-n', '2', 'echo', 'hello'],
+    ]);
+    const worker = runScript(sandbox, input, 'flux-sample-1');
+    assert.equal(worker.status, 0, worker.stderr);
+    assert.deepEqual(readRecords(join(sandbox.root, 'wrapper-argv')), [
+      [
+        '--bind',
+        '/a b',
+        fluxBin,
+        ...startWords(sandbox),
+        'bash',
+        '-c',
+        'flux submit --quiet --watch -n 2 echo hello',
+      ],
+      ['--bind', '/a b', fluxBin, ...startWords(sandbox)],
+    ]);
+    assert.match(entrypointScript(input), /^flux_prefix='wrapper --bind "\/a b"'$/m);
+  });
+
+  it('flux user: created with its uid when the uid is free', () => {
+    const sandbox = makeSandbox();
+    addUserDatabase(sandbox, 'root:x:0:0::/root:/bin/bash\n');
+    const input = sandboxInput(sandbox, { fluxUser: { name: 'fluxtest', uid: 1000 } });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(readRecords(join(sandbox.root, 'useradd-argv')), [
+      ['-u', '1000', '--create-home', '--shell', '/bin/bash', 'fluxtest'],
+    ]);
+    assert.match(run.stdout, /^flux-operator: creating user fluxtest \(uid 1000\)$/m);
+    assert.match(run.stdout, /^flux-operator: created user fluxtest with uid 1000$/m);
+  });
+
+  it('flux user: created with a uid useradd chooses when another user has the uid (ubuntu images)', () => {
+    const sandbox = makeSandbox();
+    addUserDatabase(sandbox, 'root:x:0:0::/root:/bin/bash\nubuntu:x:1000:1000::/home/ubuntu:/bin/bash\n');
+    const input = sandboxInput(sandbox, {
+      fluxUser: { name: 'fluxtest', uid: 1000 },
+      logging: { strict: true },
+    });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(readRecords(join(sandbox.root, 'useradd-argv')), [
+      ['--create-home', '--shell', '/bin/bash', 'fluxtest'],
+    ]);
+    assert.match(
+      run.stdout,
+      /^flux-operator: uid 1000 belongs to ubuntu: creating user fluxtest with a free uid$/m,
+    );
+    assert.match(run.stdout, /^flux-operator: created user fluxtest with uid 1001$/m);
+    assert.equal(run.fluxCalls.filter((call) => call[0] === 'start').length, 1);
+  });
+
+  it('flux user: an existing one is used as it is, whatever its uid', () => {
+    const sandbox = makeSandbox();
+    addUserDatabase(sandbox, 'fluxtest:x:1234:1234::/home/fluxtest:/bin/bash\n');
+    const input = sandboxInput(sandbox, { fluxUser: { name: 'fluxtest', uid: 1000 } });
+    const run = runScript(sandbox, input, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(existsSync(join(sandbox.root, 'useradd-argv')), false);
+    assert.match(run.stdout, /^flux-operator: using the existing user fluxtest \(uid 1234\)$/m);
   });
 
   it('quiet: prints nothing of its own', () => {

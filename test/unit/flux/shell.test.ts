@@ -1,6 +1,6 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import fc from 'fast-check';
 import { shellQuote, shellQuoteWords } from '../../../src/flux/shell.ts';
 
@@ -16,7 +16,7 @@ describe('shellQuote', () => {
     assert.equal(shellQuote('local:///run/flux/local'), 'local:///run/flux/local');
     assert.equal(shellQuote(''), "''");
     assert.equal(shellQuote('a b'), "'a b'");
-    assert.equal(shellQuote("it's"), "'it'\\''s'");
+    assert.equal(shellQuote("it's"), `'it'"'"'s'`);
     assert.equal(shellQuote('$HOME'), "'$HOME'");
     assert.equal(shellQuote('flux-sample-[0-3]'), "'flux-sample-[0-3]'");
     assert.equal(shellQuote('a,b'), "'a,b'");
@@ -41,6 +41,18 @@ describe('shellQuote', () => {
       ),
       { numRuns: 60 },
     );
+  });
+
+  it('quotes quoted text again without backslashes, so shellcheck reads it as it is', () => {
+    const inner = shellQuoteWords(['echo', "it's"]);
+    const twice = shellQuoteWords(['bash', '-c', inner]);
+    assert.equal(twice, `bash -c 'echo '"'"'it'"'"'"'"'"'"'"'"'s'"'"''`);
+    assert.deepEqual(bashArgv(twice), ['bash', '-c', inner]);
+    const shellcheck = spawnSync('shellcheck', ['-s', 'bash', '-'], {
+      input: `#!/bin/bash\n${twice}\n`,
+      encoding: 'utf8',
+    });
+    assert.equal(shellcheck.status, 0, shellcheck.stdout);
   });
 
   it('refuses NUL, which no argument can hold', () => {

@@ -1,8 +1,10 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { DNS_LABEL_MAX, dnsLabel, renderMiniCluster } from '../../../src/render/index.ts';
-import { KEYS, defaulted } from './fixtures.ts';
+import type { MiniClusterSpec } from '../../../src/api/index.ts';
+import { DNS_LABEL_MAX, dnsLabel, miniClusterNames, renderMiniCluster } from '../../../src/render/index.ts';
+import { KEYS, defaulted, find } from './fixtures.ts';
 
 const DNS_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
@@ -42,5 +44,54 @@ describe('dnsLabel', () => {
       new Set(objects.map((object) => `${object.kind}/${object.metadata.name}`)).size,
       objects.length,
     );
+  });
+});
+
+describe('miniClusterNames: key Secrets', () => {
+  const connected = (flux: Partial<MiniClusterSpec['flux']> = {}) =>
+    defaulted({ size: 2, flux: { bootServer: 'first', bootServerSize: 2, ...flux } }, 'second');
+
+  it("mounts the boot server's generated Secrets on a connected MiniCluster and makes none", () => {
+    const second = connected();
+    assert.deepEqual(
+      {
+        curve: miniClusterNames(second).curveCertSecret,
+        munge: miniClusterNames(second).mungeKeySecret,
+        generatesCurve: miniClusterNames(second).generatesCurveCertSecret,
+        generatesMunge: miniClusterNames(second).generatesMungeKeySecret,
+      },
+      { curve: 'first-curve-cert', munge: 'first-munge-key', generatesCurve: false, generatesMunge: false },
+    );
+    const objects = renderMiniCluster(second, KEYS);
+    assert.deepEqual(
+      objects.filter((object) => object.kind === 'Secret'),
+      [],
+    );
+    const volumes = find.job(objects).spec?.template.spec?.volumes ?? [];
+    assert.deepEqual(
+      volumes.filter((volume) => volume.secret).map((volume) => volume.secret?.secretName),
+      ['first-curve-cert', 'first-munge-key'],
+    );
+    // The boot server's own names are the same ones: both sides mount one certificate and one key.
+    const first = miniClusterNames(defaulted({ size: 2 }, 'first'));
+    assert.equal(first.curveCertSecret, 'first-curve-cert');
+    assert.equal(first.mungeKeySecret, 'first-munge-key');
+    assert.equal(first.generatesCurveCertSecret, true);
+  });
+
+  it('keeps the Secrets a connected MiniCluster names, and an inline certificate in its own Secret', () => {
+    const named = miniClusterNames(
+      connected({ curveCertSecret: 'shared-curve', mungeSecret: 'shared-munge' }),
+    );
+    assert.equal(named.curveCertSecret, 'shared-curve');
+    assert.equal(named.mungeKeySecret, 'shared-munge');
+    assert.equal(named.generatesCurveCertSecret, false);
+    assert.equal(named.generatesMungeKeySecret, false);
+    const certificate = readFileSync(new URL('../../fixtures/keys/curve.cert', import.meta.url), 'utf8');
+    const inline = miniClusterNames(connected({ curveCert: certificate }));
+    assert.equal(inline.curveCertSecret, 'second-curve-cert');
+    assert.equal(inline.generatesCurveCertSecret, true);
+    assert.equal(inline.mungeKeySecret, 'first-munge-key');
+    assert.equal(inline.generatesMungeKeySecret, false);
   });
 });

@@ -1,0 +1,113 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { MiniClusterSpec } from '../../../src/api/index.ts';
+import { entrypointInput, initialProgram } from '../../../src/render/flux-inputs.ts';
+import { miniClusterNames, renderMiniCluster } from '../../../src/render/index.ts';
+import { IMAGE, KEYS, defaulted, find } from './fixtures.ts';
+
+function inputOf(spec: Partial<MiniClusterSpec>) {
+  const miniCluster = defaulted(spec);
+  return entrypointInput(miniCluster, miniClusterNames(miniCluster));
+}
+
+function scriptOf(spec: Partial<MiniClusterSpec>): string {
+  return find.configMap(renderMiniCluster(defaulted(spec), KEYS)).data?.['entrypoint.sh'] ?? '';
+}
+
+/** The script's line that starts the lead broker, without its indent. */
+function leadStartLine(script: string): string {
+  const line = script.split('\n').find((candidate) => candidate.includes('start "${start_args[@]}" bash'));
+  assert.ok(line !== undefined, 'the script starts a lead broker');
+  return line.trim();
+}
+
+describe('the initial program from the spec', () => {
+  it('submits 1 task on 3 brokers as -n 1 alone, and -N only once tasks >= size', () => {
+    assert.equal(
+      leadStartLine(scriptOf({ size: 3 })),
+      `run_as "$flux_user" "$flux_bin" start "\${start_args[@]}" bash -c 'flux submit --quiet --watch -n 1 hostname' || status=$?`,
+    );
+    assert.match(
+      leadStartLine(scriptOf({ size: 3, tasks: 2 })),
+      /'flux submit --quiet --watch -n 2 hostname'/,
+    );
+    assert.match(
+      leadStartLine(scriptOf({ size: 3, tasks: 6 })),
+      /'flux submit --quiet --watch -n 6 -N 3 hostname'/,
+    );
+  });
+
+  it('keeps an interactive instance up after its command, and exits after it otherwise', () => {
+    const cases: [Partial<MiniClusterSpec>, ReturnType<typeof initialProgram>][] = [
+      [
+        { size: 2, interactive: true },
+        { kind: 'submit', command: 'hostname', tasks: 1, nodes: 2, whenDone: 'stayUp' },
+      ],
+      [{ size: 2 }, { kind: 'submit', command: 'hostname', tasks: 1, nodes: 2 }],
+      [
+        { interactive: true, containers: [{ image: IMAGE, command: 'python3 run.py', launcher: true }] },
+        { kind: 'launcher', command: 'python3 run.py', whenDone: 'stayUp' },
+      ],
+      [
+        { size: 2, interactive: true, containers: [{ image: IMAGE, command: 'a\nb', batch: true }] },
+        { kind: 'batch', commands: 'a\nb', tasks: 1, whenDone: 'stayUp' },
+      ],
+      [{ interactive: true, containers: [{ image: IMAGE }] }, { kind: 'interactive' }],
+      [{ containers: [{ image: IMAGE }] }, { kind: 'interactive' }],
+    ];
+    for (const [spec, program] of cases) {
+      assert.deepEqual(initialProgram(defaulted(spec)), program, JSON.stringify(spec));
+    }
+    const script = scriptOf({ size: 2, interactive: true });
+    assert.match(script, /connect with flux proxy/);
+    assert.match(script, /^exec sleep inf$/m);
+  });
+
+  it('gives optionFlags to the submissions and FLUX_OPTION_FLAGS, never to flux start; the archive stays a broker option', () => {
+    const spec: Partial<MiniClusterSpec> = {
+      size: 2,
+      tasks: 2,
+      archive: { path: '/state/archive.sqlite' },
+      flux: { optionFlags: ' -o mpi=openmpi@5  --setattr=user.x=1 ' },
+    };
+    const input = inputOf(spec);
+    assert.deepEqual(input.jobOptions, ['-o', 'mpi=openmpi@5', '--setattr=user.x=1']);
+    assert.deepEqual(input.broker.extraOptions, ['-Scontent.dump=/state/archive.sqlite']);
+    const script = scriptOf(spec);
+    assert.match(script, /^start_args=\(.* -Scontent\.dump=\/state\/archive\.sqlite\)$/m);
+    assert.doesNotMatch(script.split('\n').find((line) => line.startsWith('start_args=')) ?? '', /mpi/);
+    assert.match(script, /^ {2}export FLUX_OPTION_FLAGS='-o mpi=openmpi@5 --setattr=user\.x=1'$/m);
+    assert.match(
+      leadStartLine(script),
+      /'flux submit --quiet --watch -n 2 -N 2 -o mpi=openmpi@5 --setattr=user\.x=1 hostname'/,
+    );
+    assert.equal(inputOf({ size: 2 }).jobOptions, undefined);
+  });
+
+  it('puts commands.prefix in front of flux start, not in front of flux submit', () => {
+    const script = scriptOf({
+      size: 2,
+      containers: [{ image: IMAGE, command: 'hostname', commands: { prefix: 'singularity exec img.sif' } }],
+    });
+    assert.match(script, /^flux_prefix='singularity exec img\.sif'$/m);
+    assert.equal(
+      leadStartLine(script),
+      `run_as "$flux_user" bash -c "$flux_prefix"' "$@"' flux-prefix "$flux_bin" start "\${start_args[@]}" bash -c 'flux submit --quiet --watch -n 1 hostname' || status=$?`,
+    );
+    assert.match(
+      script,
+      /^ {2}run_as "\$flux_user" bash -c "\$flux_prefix"' "\$@"' flux-prefix "\$flux_bin" start "\$\{start_args\[@\]\}" \|\| status=\$\?$/m,
+    );
+  });
+
+  it("makes munged's directories where the distributions' packages put them", () => {
+    assert.deepEqual(inputOf({ size: 2 }).munge, {
+      keySourcePath: '/etc/flux-operator/munge/munge.key',
+      keyPath: '/etc/munge/munge.key',
+      user: 'munge',
+      socketDir: '/run/munge',
+      seedDir: '/var/lib/munge',
+      logDir: '/var/log/munge',
+    });
+  });
+});
