@@ -102,10 +102,46 @@ export function readyCondition(observation: Observation, readyPods: number): Des
   );
 }
 
-/** Succeeded / Failed: only once the Job has finished. */
-export function outcomeConditions(job: V1Job | undefined): DesiredCondition[] {
+/** The first broker (lowest index) whose container ended with a non-zero status, if one did. */
+export function failedBroker(
+  pods: readonly V1Pod[],
+): { pod: string; index: number; exitCode: number } | undefined {
+  for (const pod of [...pods].sort((a, b) => podIndex(a) - podIndex(b))) {
+    for (const container of pod.status?.containerStatuses ?? []) {
+      const exitCode = container.state?.terminated?.exitCode;
+      if (exitCode !== undefined && exitCode !== 0) {
+        return { pod: pod.metadata?.name ?? '?', index: podIndex(pod), exitCode };
+      }
+    }
+  }
+  return undefined;
+}
+
+/** Succeeded / Failed: only once the Job has finished; a failure names the broker and its exit status. */
+export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[] = []): DesiredCondition[] {
   const failed = jobCondition(job, 'Failed');
   if (failed) {
+    const broker = failedBroker(pods);
+    if (broker?.index === 0) {
+      return [
+        condition(
+          CONDITION_FAILED,
+          'True',
+          'CommandFailed',
+          `the lead broker exited with status ${broker.exitCode} (pod ${broker.pod}): its command failed`,
+        ),
+      ];
+    }
+    if (broker) {
+      return [
+        condition(
+          CONDITION_FAILED,
+          'True',
+          'BrokerFailed',
+          `broker pod ${broker.pod} exited with status ${broker.exitCode}, so the Flux instance failed`,
+        ),
+      ];
+    }
     return [
       condition(
         CONDITION_FAILED,
@@ -212,7 +248,7 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   const desired = [
     readyCondition(observation, readyPods),
     scalingCondition(observation, activePods),
-    ...outcomeConditions(job),
+    ...outcomeConditions(job, observation.pods),
     ...burstingConditions(observation),
   ];
   const status: MiniClusterStatus = {

@@ -143,6 +143,40 @@ describe('computeStatus', () => {
     );
   });
 
+  const failedJob = job([{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }]);
+  const exited = (code: number) => ({
+    containerStatuses: [
+      {
+        name: 'flux',
+        image: 'flux',
+        imageID: '',
+        ready: false,
+        restartCount: 0,
+        state: { terminated: { exitCode: code } },
+      },
+    ],
+  });
+
+  it("reports the lead broker's exit status when its command failed", () => {
+    const status = computeStatus(
+      observe({ job: failedJob, pods: [pod(1, 'Failed', exited(0)), pod(0, 'Failed', exited(3))] }),
+    );
+    assert.deepEqual(
+      [condition(status, 'Failed')?.reason, condition(status, 'Failed')?.message],
+      ['CommandFailed', 'the lead broker exited with status 3 (pod flux-sample-0-abcde): its command failed'],
+    );
+  });
+
+  it('names a worker broker that failed the instance, and its exit status', () => {
+    const status = computeStatus(
+      observe({ job: failedJob, pods: [pod(0, 'Running'), pod(2, 'Failed', exited(137))] }),
+    );
+    assert.deepEqual(
+      [condition(status, 'Failed')?.reason, condition(status, 'Failed')?.message],
+      ['BrokerFailed', 'broker pod flux-sample-2-abcde exited with status 137, so the Flux instance failed'],
+    );
+  });
+
   it('puts a blocking problem in the Ready condition', () => {
     const status = computeStatus(
       observe({
