@@ -6,9 +6,10 @@ set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=versions.env disable=SC1091 # plain KEY=VALUE lines
 source "$here/versions.env"
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$here/lib.sh"
 
-cache_root=${FLUX_OPERATOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-operator}
-bin_dir="$cache_root/k8s/${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-kwok${KWOK_VERSION}/bin"
+bin_dir="$(cache_root)/k8s/${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-kwok${KWOK_VERSION}/bin"
 binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl)
 
 complete() {
@@ -38,34 +39,11 @@ mkdir -p "$bin_dir.partial"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
 
 build_kubernetes() {
-  local mod="$work/kubernetes" minor patch staging ldflags pkg version="$KUBERNETES_VERSION"
-  mkdir -p "$mod"
-  minor=$(echo "$version" | cut -d. -f2)
-  patch=$(echo "$version" | cut -d. -f3)
-  # The kubernetes module replaces its staging modules with local folders, which `go install` refuses;
-  # a wrapper module pins each of them to its published v0.<minor>.<patch> instead.
-  local gomod
-  gomod=$(go mod download -json "k8s.io/kubernetes@$version" | sed -n 's/.*"GoMod": "\(.*\)".*/\1/p')
-  staging=$(sed -n 's#^\s*\(k8s.io/[a-z0-9-]*\) => ./staging/.*#\1#p' "$gomod")
-  {
-    echo "module local/control-plane-build"
-    echo
-    echo "go $(sed -n 's/^go //p' "$gomod")"
-    echo
-    echo "require k8s.io/kubernetes $version"
-    echo
-    echo "replace ("
-    for m in $staging; do echo "	$m => $m v0.$minor.$patch"; done
-    echo ")"
-  } >"$mod/go.mod"
+  local mod="$work/kubernetes" ldflags pkg
   local pkgs=(cmd/kube-apiserver cmd/kube-controller-manager cmd/kube-scheduler cmd/kubectl)
-  log "resolving k8s.io/kubernetes $version ($(echo "$staging" | wc -w) staging modules)"
-  (cd "$mod" && for pkg in "${pkgs[@]}"; do go get "k8s.io/kubernetes/$pkg@$version"; done) >&2
-  local date; date=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-  ldflags="-s -w"
-  for v in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
-    ldflags+=" -X $v.gitVersion=$version -X $v.gitMajor=1 -X $v.gitMinor=$minor -X $v.gitTreeState=clean -X $v.buildDate=$date"
-  done
+  log "resolving k8s.io/kubernetes $KUBERNETES_VERSION and its staging modules"
+  kubernetes_wrapper_module "$mod" "$KUBERNETES_VERSION" "${pkgs[@]}"
+  ldflags=$(kubernetes_ldflags "$KUBERNETES_VERSION")
   for pkg in "${pkgs[@]}"; do
     log "building $(basename "$pkg")"
     (cd "$mod" && go build -trimpath -ldflags "$ldflags" -o "$bin_dir.partial/$(basename "$pkg")" "k8s.io/kubernetes/$pkg") >&2

@@ -1,13 +1,18 @@
-// npm run cluster:up|cluster:down [-- --name NAME]; also `node hack/cluster.ts status [--name NAME] [--json]`.
+// npm run cluster:up|cluster:down [-- --name NAME] [--real-node]; also `node hack/cluster.ts status [--name NAME] [--json]`.
 import { parseArgs } from 'node:util';
 import { down, status, up } from '../src/localcluster/index.ts';
 
-const usage = 'usage: node hack/cluster.ts up|down|status [--name NAME] [--json]';
+const usage = 'usage: node hack/cluster.ts up|down|status [--name NAME] [--real-node] [--json]';
 
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
     allowPositionals: true,
-    options: { name: { type: 'string', short: 'n' }, json: { type: 'boolean' }, help: { type: 'boolean' } },
+    options: {
+      name: { type: 'string', short: 'n' },
+      'real-node': { type: 'boolean' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean' },
+    },
   });
   const [command, ...rest] = positionals;
   if (values.help || rest.length > 0 || !command) {
@@ -17,7 +22,7 @@ async function main(): Promise<number> {
   const opts = values.name ? { name: values.name } : {};
   switch (command) {
     case 'up': {
-      const res = await up(opts);
+      const res = await up({ ...opts, realNode: values['real-node'] === true });
       if (!res.started) console.error(`[localcluster] cluster ${res.status.name} is already up`);
       console.log(`export KUBECONFIG=${res.kubeconfig}`);
       return 0;
@@ -41,6 +46,14 @@ async function main(): Promise<number> {
         if (st.processes.length > 0) console.log(`memory (RSS): ${(st.rssBytes / 2 ** 20).toFixed(0)} MiB`);
         const listening = st.listening.map((s) => `${s.address}:${s.port}`).join(' ');
         if (listening) console.log(`listening: ${listening}`);
+        if (st.realNode) {
+          const { realNode } = st;
+          console.log(`real node ${realNode.name}: ${realNode.running ? 'running' : 'partial'}`);
+          for (const c of realNode.components) console.log(`  ${c.name}: ${c.alive ? 'alive' : 'gone'}`);
+          console.log(
+            `  memory (RSS): ${(realNode.rssBytes / 2 ** 20).toFixed(0)} MiB; logs: ${realNode.logDir}`,
+          );
+        }
       }
       return st.running ? 0 : 3;
     }

@@ -43,11 +43,36 @@ export async function ensureBuilt(options: EnsureBuiltOptions = {}): Promise<str
       'This is done once per version and takes 15-25 minutes on 2 cores.',
   );
   const started = Date.now();
-  const script = path.join(root, 'hack', 'build-control-plane.sh');
+  const out = await runHackScript('build-control-plane.sh', [], { progress, env });
+  const built = out || dir;
+  const stillMissing = missingBinaries(built);
+  if (stillMissing.length > 0) {
+    throw new Error(`the build finished but ${built} lacks ${stillMissing.join(', ')}`);
+  }
+  progress(`built in ${Math.round((Date.now() - started) / 1000)} s`);
+  return built;
+}
+
+/**
+ * Runs one of the hack/ scripts (builds, packages), passing its `[tag]` progress lines on, with a reminder every two
+ * minutes; returns the last line of its stdout (the scripts print where they put what they built).
+ */
+export async function runHackScript(
+  script: string,
+  args: readonly string[] = [],
+  options: EnsureBuiltOptions = {},
+): Promise<string> {
+  const progress = options.progress ?? stderrProgress;
+  const root = findProjectRoot();
+  const started = Date.now();
   const tail: string[] = [];
   let out = '';
   const code = await new Promise<number>((resolve, reject) => {
-    const child = spawn('bash', [script], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', [path.join(root, 'hack', script), ...args], {
+      cwd: root,
+      env: options.env ?? process.env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     const timer = setInterval(() => {
       progress(`still building (${Math.round((Date.now() - started) / 60_000)} min so far)`);
     }, 120_000);
@@ -59,7 +84,7 @@ export async function ensureBuilt(options: EnsureBuiltOptions = {}): Promise<str
       for (const line of lines) {
         tail.push(line);
         if (tail.length > 60) tail.shift();
-        if (line.startsWith('[build-control-plane')) progress(line);
+        if (/^\[(build-|packages)/.test(line) || line.startsWith('error:')) progress(line);
       }
     });
     child.on('error', (err) => {
@@ -72,15 +97,8 @@ export async function ensureBuilt(options: EnsureBuiltOptions = {}): Promise<str
     });
   });
   if (code !== 0) {
-    throw new Error(
-      `hack/build-control-plane.sh failed with exit code ${code}; last output:\n${tail.join('\n')}`,
-    );
+    const last = tail.filter((line) => line.startsWith('error:')).pop();
+    throw new Error(last ?? `hack/${script} failed with exit code ${code}; last output:\n${tail.join('\n')}`);
   }
-  const built = out.trim().split('\n').pop() ?? dir;
-  const stillMissing = missingBinaries(built);
-  if (stillMissing.length > 0) {
-    throw new Error(`the build finished but ${built} lacks ${stillMissing.join(', ')}`);
-  }
-  progress(`built in ${Math.round((Date.now() - started) / 1000)} s`);
-  return built;
+  return out.trim().split('\n').pop() ?? '';
 }

@@ -32,6 +32,7 @@ import {
 import { isAlive, listeningSocketsOf, rssBytes } from './procfs.ts';
 import type { ListeningSocket } from './procfs.ts';
 import { STAGES_YAML } from './stages.ts';
+import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
 
 export interface ClusterOptions {
   /** Cluster name; `default` unless given. */
@@ -56,6 +57,11 @@ export interface UpOptions extends ClusterOptions {
   nodes?: Partial<NodeShape>;
   /** How long to wait for the cluster to become usable (default 180 s). */
   timeoutMs?: number;
+  /**
+   * Also bring up the real node `real-0` (containerd + kubelet on this machine, see real-node/), where
+   * pods that select it really run. Only the default cluster can have it (one per machine).
+   */
+  realNode?: boolean;
 }
 
 export interface ComponentProcess {
@@ -81,6 +87,8 @@ export interface ClusterStatus {
   /** Summed resident memory of the processes. */
   rssBytes: number;
   apiserver?: string;
+  /** The real node, when this is the default cluster and something of it is on the machine. */
+  realNode?: RealNodeStatus;
 }
 
 export interface UpResult {
@@ -159,6 +167,7 @@ export function status(options: ClusterOptions = {}): ClusterStatus {
     return { name: c.name ?? '?', alive };
   });
   const pids = processes.map((p) => p.pid);
+  const realNode = r.name === DEFAULT_CLUSTER ? realNodeStatus(r.dir, r.env) : undefined;
   return {
     name: r.name,
     kubeconfig: r.kubeconfig,
@@ -170,6 +179,7 @@ export function status(options: ClusterOptions = {}): ClusterStatus {
     listening: listeningSocketsOf(pids),
     rssBytes: pids.reduce((sum, pid) => sum + rssBytes(pid), 0),
     ...(ports.kubeApiserverPort ? { apiserver: `https://127.0.0.1:${ports.kubeApiserverPort}` } : {}),
+    ...(realNode?.exists ? { realNode } : {}),
   };
 }
 
@@ -220,8 +230,13 @@ function run(
   });
 }
 
-function kwokctlConfigYaml(bin: string, versions: ReturnType<typeof readVersions>): string {
+function kwokctlConfigYaml(
+  bin: string,
+  versions: ReturnType<typeof readVersions>,
+  clusterDir: string,
+): string {
   const b = (name: string) => JSON.stringify(path.join(bin, name));
+  const pki = (name: string) => JSON.stringify(path.join(clusterDir, 'pki', name));
   return `apiVersion: config.kwok.x-k8s.io/v1alpha1
 kind: KwokctlConfiguration
 options:
@@ -249,6 +264,22 @@ componentsPatches:
     value: "200"
   - key: kube-api-burst
     value: "400"
+# A real node (--real-node) can join any time: the API server reaches its kubelet (exec, logs) with the
+# cluster's admin identity, and kwok leaves alone every node that is not one of its simulated ones.
+- name: kube-apiserver
+  extraArgs:
+  - key: kubelet-client-certificate
+    value: ${pki('admin.crt')}
+  - key: kubelet-client-key
+    value: ${pki('admin.key')}
+  - key: kubelet-preferred-address-types
+    value: InternalIP,Hostname
+- name: kwok-controller
+  extraArgs:
+  - key: manage-all-nodes
+    value: "false"
+  - key: manage-nodes-with-annotation-selector
+    value: kwok.x-k8s.io/node=fake
 ---
 ${STAGES_YAML}
 `;
@@ -381,8 +412,21 @@ async function withLock<T>(file: string, progress: Progress, fn: () => Promise<T
  */
 export async function up(options: UpOptions = {}): Promise<UpResult> {
   const r = resolve(options);
+  if (options.realNode && r.name !== DEFAULT_CLUSTER) {
+    throw new Error(`only the default cluster can have the real node (one per machine), not ${r.name}`);
+  }
   const bin = await ensureBuilt({ progress: r.progress, env: r.env });
-  return withLock(lockFile(r), r.progress, () => upLocked(options, r, bin));
+  return withLock(lockFile(r), r.progress, async () => {
+    const result = await upLocked(options, r, bin);
+    if (!options.realNode) return result;
+    await realNodeUp(result.kubeconfig, {
+      stateDir: r.dir,
+      clusterDir: r.clusterDir,
+      progress: r.progress,
+      env: r.env,
+    });
+    return { ...result, status: status(options) };
+  });
 }
 
 function lockFile(r: ReturnType<typeof resolve>): string {
@@ -415,7 +459,7 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
   );
   mkdirSync(r.workdir, { recursive: true });
   const configFile = path.join(r.workdir, `${r.kwokName}.config.yaml`);
-  writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions()));
+  writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions(), r.clusterDir));
   const kwokctl = path.join(bin, 'kwokctl');
   const created = await run(
     kwokctl,
@@ -465,6 +509,16 @@ async function downLocked(
 ): Promise<{ stopped: boolean }> {
   const before = status(options);
   const pids = before.processes.map((p) => p.pid);
+  if (before.realNode?.exists) {
+    r.progress(`removing the real node ${before.realNode.name}`);
+    const problems = await realNodeDown({
+      stateDir: r.dir,
+      kubeconfig: r.kubeconfig,
+      progress: r.progress,
+      env: r.env,
+    });
+    if (problems.length > 0) throw new Error(`the real node left things behind:\n${problems.join('\n')}`);
+  }
   if (before.exists) {
     r.progress(`stopping cluster ${r.name}`);
     const kwokctl = path.join(binDir(readVersions(), r.env), 'kwokctl');

@@ -18,6 +18,8 @@ export interface Versions {
   kubernetes: string;
   etcd: string;
   kwok: string;
+  coredns: string;
+  fluxCore: string;
 }
 
 /** The folder holding hack/build-control-plane.sh: searched upwards from this module (works from src/ and dist/src/). */
@@ -45,7 +47,13 @@ export function parseVersionsEnv(text: string): Versions {
     if (v === undefined) throw new Error(`hack/versions.env lacks ${key}`);
     return v;
   };
-  return { kubernetes: get('KUBERNETES_VERSION'), etcd: get('ETCD_VERSION'), kwok: get('KWOK_VERSION') };
+  return {
+    kubernetes: get('KUBERNETES_VERSION'),
+    etcd: get('ETCD_VERSION'),
+    kwok: get('KWOK_VERSION'),
+    coredns: get('COREDNS_VERSION'),
+    fluxCore: get('FLUX_CORE_VERSION'),
+  };
 }
 
 export function readVersions(root: string = findProjectRoot()): Versions {
@@ -65,6 +73,11 @@ export function binDir(versions: Versions, env: NodeJS.ProcessEnv = process.env)
     `${versions.kubernetes}-etcd${versions.etcd}-kwok${versions.kwok}`,
     'bin',
   );
+}
+
+/** Same rule as hack/build-real-node.sh: kubelet, kube-proxy, coredns and pause. */
+export function realNodeBinDir(versions: Versions, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheRoot(env), 'k8s', `${versions.kubernetes}-node-coredns${versions.coredns}`, 'bin');
 }
 
 /**

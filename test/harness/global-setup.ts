@@ -1,7 +1,10 @@
 // node --test --test-global-setup=test/harness/global-setup.ts: brings the default local cluster up once
-// for the whole run (building the binaries on first use) unless it is already up, and stops it at the
-// end only if it started it here. FLUX_OPERATOR_KEEP_CLUSTER=1 keeps it running for the next run.
+// for the whole run, with its real node (real Flux runs there: test/e2e), building what it needs on first
+// use, unless it is already up, and stops it at the end only if it started it here.
+// FLUX_OPERATOR_KEEP_CLUSTER=1 keeps it running for the next run.
 import { down, status, up } from '../../src/localcluster/index.ts';
+import { runHackScript } from '../../src/localcluster/build.ts';
+import { realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';
 
 let startedHere = false;
 /** Tests of bursting to another cluster bring up this one on demand; the run stops it if it did. */
@@ -9,10 +12,15 @@ const SECOND_CLUSTER = 'second';
 let secondRunningBefore = false;
 
 export async function globalSetup(): Promise<void> {
+  // The unit tests check generated scripts with shellcheck: installed here (as root), or one clear line.
+  await runHackScript('ensure-packages.sh', ['the tests', 'shellcheck']);
+  // One clear line at once, rather than every e2e scenario failing later.
+  const unavailable = realNodeUnavailable();
+  if (unavailable) throw new Error(`${unavailable}: the e2e scenarios (test/e2e) run real Flux on it`);
   const before = status();
   secondRunningBefore = status({ name: SECOND_CLUSTER }).running;
   const t0 = Date.now();
-  const res = await up();
+  const res = await up({ realNode: true });
   startedHere = res.started;
   // Started here, before the tests load the machine, rather than on demand by the bursting tests.
   await up({ name: SECOND_CLUSTER });

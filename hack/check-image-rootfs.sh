@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Proves that an unpacked Flux image root file system works, in a chroot (as root): no flux-core
+# program or library lacks a shared library, `flux --version`, the Python bindings, a 2-broker instance
+# running a 2-node job, and, when the image has /run/munge, munged started as the munge user.
+# Mounts /proc, /dev and /sys (binds) and a /tmp inside only for the checks; unmounts them whatever happens.
+# Usage: bash hack/check-image-rootfs.sh ROOTFS
+set -euo pipefail
+[ $# -eq 1 ] || { echo "usage: $0 ROOTFS" >&2; exit 2; }
+[ "$(id -u)" -eq 0 ] || { echo "error: the chroot check needs root" >&2; exit 1; }
+root=$(realpath "$1")
+[ -x "$root/usr/bin/flux" ] || { echo "error: $root has no usr/bin/flux" >&2; exit 1; }
+
+mounted=()
+cleanup() {
+  local i
+  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
+    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
+  done
+}
+trap cleanup EXIT
+mount -t proc proc "$root/proc" && mounted+=("$root/proc")
+mount --bind /dev "$root/dev" && mounted+=("$root/dev")
+# hwloc reads the CPU topology from /sys (Flux discovers its resources with hwloc).
+mount --bind /sys "$root/sys" && mounted+=("$root/sys")
+mount -t tmpfs -o mode=1777 tmpfs "$root/tmp" && mounted+=("$root/tmp")
+
+# A clean environment, as a container would have: the image's PATH and HOME only.
+in_root() {
+  chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"
+}
+
+echo "== shared libraries of flux-core (ldd)"
+# shellcheck disable=SC2016 # expanded inside the chroot
+missing=$(in_root sh -c '
+  find /usr/bin/flux /usr/lib/flux /usr/libexec/flux /usr/lib/lua /usr/lib/libflux* \
+    /usr/lib/python3*/site-packages/_flux -type f \( -name "*.so*" -o -perm -u+x \) |
+    while read -r f; do ldd "$f" 2>/dev/null | sed -n "s|^\s*\(.* not found\)|$f: \1|p"; done')
+if [ -n "$missing" ]; then
+  echo "$missing"
+  echo "error: shared libraries missing in the image" >&2
+  exit 1
+fi
+echo "all found"
+
+echo "== flux --version"
+in_root flux --version
+
+echo "== python3 -c 'import flux'"
+in_root python3 -c 'import flux, flux.job; print(flux.__file__)'
+
+echo "== flux start -s 2 flux run -N2 hostname"
+in_root timeout 120 flux start -s 2 flux run -N2 hostname
+
+if [ -d "$root/run/munge" ]; then
+  echo "== munged as munge (/run/munge is there)"
+  in_root runuser -u munge -- munged
+  in_root sh -c 'munge -n | unmunge | head -n 3'
+  # shellcheck disable=SC2016 # expanded inside the chroot
+  in_root runuser -u munge -- sh -c 'kill "$(cat /run/munge/munged.pid)"'
+fi
+echo "== ok"

@@ -1,0 +1,98 @@
+/**
+ * The real node's long-running processes (containerd, kubelet, kube-proxy, CoreDNS): started detached
+ * so they outlive the command that brought the node up, each with a log file and a pid file, and
+ * stopped with TERM then KILL (the kubelet may ignore a first TERM).
+ */
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { isAlive } from '../procfs.ts';
+
+export interface DaemonSpec {
+  name: string;
+  binary: string;
+  args: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
+export interface DaemonDirs {
+  pidDir: string;
+  logDir: string;
+}
+
+function pidFile(dirs: DaemonDirs, name: string): string {
+  return path.join(dirs.pidDir, `${name}.pid`);
+}
+
+export function logFile(dirs: DaemonDirs, name: string): string {
+  return path.join(dirs.logDir, `${name}.log`);
+}
+
+/** The pid of a running daemon: its pid file names a live process running its binary. */
+export function daemonPid(dirs: DaemonDirs, name: string, binary: string): number | undefined {
+  let pid: number;
+  try {
+    pid = Number(readFileSync(pidFile(dirs, name), 'utf8').trim());
+  } catch {
+    return undefined;
+  }
+  if (!(pid > 0) || !isAlive(pid)) return undefined;
+  try {
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? '';
+    return argv0 === binary ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function startDaemon(spec: DaemonSpec, dirs: DaemonDirs): number {
+  mkdirSync(dirs.pidDir, { recursive: true });
+  mkdirSync(dirs.logDir, { recursive: true });
+  const log = openSync(logFile(dirs, spec.name), 'a');
+  try {
+    const child = spawn(spec.binary, spec.args, {
+      detached: true,
+      stdio: ['ignore', log, log],
+      env: spec.env ?? process.env,
+    });
+    if (child.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.binary})`);
+    child.unref();
+    writeFileSync(pidFile(dirs, spec.name), `${child.pid}\n`);
+    return child.pid;
+  } finally {
+    closeSync(log);
+  }
+}
+
+export async function waitExited(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(100);
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/** TERM, then KILL whatever is still alive after `graceMs`. */
+export async function terminate(pids: number[], graceMs = 10_000): Promise<void> {
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  const left = await waitExited(pids, graceMs);
+  for (const pid of left) signal(pid, 'SIGKILL');
+  const stuck = await waitExited(left, 5_000);
+  if (stuck.length > 0) throw new Error(`processes ${stuck.join(', ')} did not exit after SIGKILL`);
+}
+
+export async function stopDaemon(dirs: DaemonDirs, name: string, binary: string, graceMs?: number) {
+  const pid = daemonPid(dirs, name, binary);
+  if (pid !== undefined) await terminate([pid], graceMs);
+  rmSync(pidFile(dirs, name), { force: true });
+}

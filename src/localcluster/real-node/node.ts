@@ -1,0 +1,457 @@
+/**
+ * One real node, `real-0`, beside the simulated ones: containerd (Debian's), a kubelet and kube-proxy
+ * built from the pinned Kubernetes modules, and CoreDNS for the cluster domain, all on this machine.
+ * Pods that select it (label and toleration `sim.flux-framework.org/real=true`) really run, from
+ * images loaded into its containerd (no registry). Only one can exist per machine: it owns fixed
+ * ports (10250, 10248, 10249, 10256), its bridge and its folders.
+ */
+import { execFileSync } from 'node:child_process';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { CoreV1Api, KubeConfig, KubernetesObjectApi, type V1Node } from '@kubernetes/client-node';
+
+import { ensureFluxImages } from '../../images/index.ts';
+import { runHackScript, stderrProgress, type Progress } from '../build.ts';
+import { readVersions, realNodeBinDir } from '../paths.ts';
+import {
+  BRIDGE_NAME,
+  NODE_IP,
+  POD_SUBNET,
+  REAL_NODE_KEY,
+  REAL_NODE_NAME,
+  REAL_NODE_VALUE,
+  clusterDnsObjects,
+  cniConfig,
+  containerdConfig,
+  corefile,
+  kubeProxyConfig,
+  kubeletConfig,
+  podResolvConf,
+  realNodeLayout,
+  realNodePaths,
+  type RealNodeLayout,
+  type RealNodePaths,
+} from './config.ts';
+import {
+  daemonPid,
+  logFile,
+  startDaemon,
+  stopDaemon,
+  terminate,
+  waitExited,
+  type DaemonSpec,
+} from './daemons.ts';
+import {
+  REQUIRED_SYSCTLS,
+  captureHost,
+  footprint,
+  mountsUnder,
+  nodeLinks,
+  nodeProcesses,
+  podCgroupProcesses,
+  podNetworkNamespaces,
+  removeCgroups,
+  restoreHost,
+  writeSysctl,
+  type Footprint,
+  type SavedHost,
+} from './host.ts';
+import { pauseImage } from './pause-image.ts';
+
+/** Debian packages the node runs on (containerd, runc, CNI plugins) and that its teardown uses. */
+export const REAL_NODE_PACKAGES = [
+  'containerd',
+  'runc',
+  'containernetworking-plugins',
+  'iptables',
+  'nftables',
+  'conntrack',
+  'socat',
+  'ethtool',
+  'iproute2',
+  'mount',
+] as const;
+
+export interface RealNodeOptions {
+  /** The local cluster's state folder (`.cluster`), where the node keeps its config and logs. */
+  stateDir: string;
+  /** kwokctl's folder of the cluster the node joins: its admin kubeconfig and CA. */
+  clusterDir: string;
+  progress?: Progress;
+  env?: NodeJS.ProcessEnv;
+  /** How long to wait for the node to become Ready (default 180 s). */
+  timeoutMs?: number;
+}
+
+/** Why the real node cannot run on this machine, or undefined when it can. */
+export function realNodeUnavailable(): string | undefined {
+  if (process.platform !== 'linux') return `the real node needs Linux (this is ${process.platform})`;
+  if (process.getuid?.() !== 0) return 'the real node needs root (it runs containerd and a kubelet)';
+  if (!existsSync('/sys/fs/cgroup')) return 'the real node needs cgroups mounted at /sys/fs/cgroup';
+  return undefined;
+}
+
+interface Daemons {
+  containerd: DaemonSpec;
+  kubelet: DaemonSpec;
+  kubeProxy: DaemonSpec;
+  coredns: DaemonSpec;
+}
+
+function daemons(bin: string, paths: RealNodePaths): Daemons {
+  // containerd-shim and runc come from PATH; Debian's are in /usr/bin.
+  return {
+    containerd: {
+      name: 'containerd',
+      binary: '/usr/bin/containerd',
+      args: ['--config', paths.containerdConfig],
+    },
+    kubelet: {
+      name: 'kubelet',
+      binary: path.join(bin, 'kubelet'),
+      args: [
+        `--config=${paths.kubeletConfig}`,
+        `--kubeconfig=${paths.kubeconfig}`,
+        `--root-dir=${paths.kubeletRoot}`,
+        `--cert-dir=${paths.kubeletCerts}`,
+        `--hostname-override=${REAL_NODE_NAME}`,
+        `--node-ip=${NODE_IP}`,
+        `--node-labels=${REAL_NODE_KEY}=${REAL_NODE_VALUE}`,
+        `--register-with-taints=${REAL_NODE_KEY}=${REAL_NODE_VALUE}:NoSchedule`,
+        '--v=1',
+      ],
+    },
+    kubeProxy: {
+      name: 'kube-proxy',
+      binary: path.join(bin, 'kube-proxy'),
+      args: [`--config=${paths.kubeProxyConfig}`, '--v=1'],
+    },
+    coredns: { name: 'coredns', binary: path.join(bin, 'coredns'), args: ['-conf', paths.corefile] },
+  };
+}
+
+function dirsOf(paths: RealNodePaths) {
+  return { pidDir: paths.pidDir, logDir: paths.logDir };
+}
+
+export interface RealNodeStatus {
+  name: string;
+  /** Each daemon and whether it runs. */
+  components: { name: string; alive: boolean }[];
+  running: boolean;
+  /** Something of the node is on the machine (a process, a folder, the bridge). */
+  exists: boolean;
+  rssBytes: number;
+  logDir: string;
+}
+
+export function realNodeStatus(stateDir: string, env: NodeJS.ProcessEnv = process.env): RealNodeStatus {
+  const layout = realNodeLayout(stateDir);
+  const paths = realNodePaths(layout);
+  const list = Object.values(daemons(realNodeBinDir(readVersions(), env), paths));
+  const components = list.map((d) => ({
+    name: d.name,
+    alive: daemonPid(dirsOf(paths), d.name, d.binary) !== undefined,
+  }));
+  const processes = nodeProcesses(layout);
+  const rss = processes.reduce((sum, p) => sum + rssOf(p.pid), 0);
+  return {
+    name: REAL_NODE_NAME,
+    components,
+    running: components.every((c) => c.alive),
+    exists:
+      processes.length > 0 ||
+      existsSync(layout.varDir) ||
+      existsSync(layout.runDir) ||
+      nodeLinks().length > 0,
+    rssBytes: rss,
+    logDir: paths.logDir,
+  };
+}
+
+function rssOf(pid: number): number {
+  try {
+    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return m?.[1] ? Number(m[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+function kubeClients(kubeconfig: string) {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  return { core: kc.makeApiClient(CoreV1Api), objects: KubernetesObjectApi.makeApiClient(kc) };
+}
+
+async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined> | T | undefined) {
+  const deadline = Date.now() + timeoutMs;
+  let last: unknown;
+  while (Date.now() < deadline) {
+    try {
+      const value = await fn();
+      if (value !== undefined) return value;
+    } catch (err) {
+      last = err;
+    }
+    await sleep(250);
+  }
+  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
+}
+
+function nodeReady(node: V1Node): boolean {
+  return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
+}
+
+function ctr(paths: RealNodePaths, args: string[]): string {
+  return execFileSync('ctr', ['--address', paths.containerdSocket, '--namespace', 'k8s.io', ...args], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/** The images the node holds: the pod sandbox's pause image and the Flux images of the tests. */
+async function loadImages(paths: RealNodePaths, archives: string[], progress: Progress) {
+  const present = new Set(
+    ctr(paths, ['images', 'list', '--quiet'])
+      .split('\n')
+      .filter((line) => line !== ''),
+  );
+  for (const archive of archives) {
+    const t0 = Date.now();
+    const reference = execFileSync('tar', ['-xOf', archive, 'manifest.json'], { encoding: 'utf8' });
+    const tags = (JSON.parse(reference) as { RepoTags?: string[] }[]).flatMap((m) => m.RepoTags ?? []);
+    if (tags.length > 0 && tags.every((tag) => present.has(tag))) continue;
+    ctr(paths, ['images', 'import', '--snapshotter', 'overlayfs', '--no-unpack=false', archive]);
+    progress(`loaded ${tags.join(', ')} into the real node (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+  }
+}
+
+function readSaved(paths: RealNodePaths): SavedHost | undefined {
+  try {
+    return JSON.parse(readFileSync(paths.savedHost, 'utf8')) as SavedHost;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The host's settings from before the node first started, for tests that check the teardown. */
+export function savedHostSettings(stateDir: string): SavedHost | undefined {
+  return readSaved(realNodePaths(realNodeLayout(stateDir)));
+}
+
+export function realNodeFootprint(stateDir: string, saved: SavedHost): Footprint {
+  const layout = realNodeLayout(stateDir);
+  const found = footprint(layout, saved);
+  found.processes.push(...podCgroupProcesses().map((pid) => `${pid} (in a pod cgroup)`));
+  return found;
+}
+
+/**
+ * Brings the real node up (building its binaries and images on first use) and waits until it is Ready.
+ * Idempotent: a running node is kept; a partial one is removed first.
+ */
+export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): Promise<void> {
+  const why = realNodeUnavailable();
+  if (why) throw new Error(why);
+  const progress = options.progress ?? stderrProgress;
+  const env = options.env ?? process.env;
+  const layout = realNodeLayout(options.stateDir);
+  const paths = realNodePaths(layout);
+  const timeoutMs = options.timeoutMs ?? 180_000;
+  const { core, objects } = kubeClients(kubeconfig);
+
+  const before = realNodeStatus(options.stateDir, env);
+  if (before.running) {
+    const node = await core.readNode({ name: REAL_NODE_NAME }).catch(() => undefined);
+    if (node && nodeReady(node)) return;
+  }
+
+  await runHackScript('ensure-packages.sh', ['the real node', ...REAL_NODE_PACKAGES], { progress, env });
+  const bin = await runHackScript('build-real-node.sh', [], { progress, env });
+  if (bin !== realNodeBinDir(readVersions(), env))
+    throw new Error(
+      `hack/build-real-node.sh built into ${bin}, expected ${realNodeBinDir(readVersions(), env)}`,
+    );
+
+  const images = await ensureFluxImages({ progress, env });
+  const pause = await pauseImage(bin, env);
+  if (before.exists) {
+    progress(`the real node ${REAL_NODE_NAME} is partly there; removing it first`);
+    await realNodeDown({ stateDir: options.stateDir, progress, env, kubeconfig });
+  }
+
+  const t0 = Date.now();
+  progress(`starting the real node ${REAL_NODE_NAME} (containerd, kubelet, kube-proxy, CoreDNS)`);
+  // Saved before anything of the node exists; a save left by a node that died is the older truth.
+  const host = existsSync(paths.savedHost) ? undefined : captureHost();
+  for (const dir of [
+    layout.varDir,
+    layout.runDir,
+    paths.pidDir,
+    paths.logDir,
+    paths.cniConfDir,
+    paths.cniLeases,
+  ]) {
+    mkdirSync(dir, { recursive: true });
+  }
+  if (host) writeFileSync(paths.savedHost, JSON.stringify(host, null, 2));
+  for (const [name, value] of Object.entries(REQUIRED_SYSCTLS)) writeSysctl(name, value);
+  if (!nodeLinks().includes(BRIDGE_NAME)) {
+    execFileSync('ip', ['link', 'add', BRIDGE_NAME, 'type', 'bridge']);
+    execFileSync('ip', ['addr', 'add', `${NODE_IP}/${POD_SUBNET.split('/')[1] ?? '24'}`, 'dev', BRIDGE_NAME]);
+    execFileSync('ip', ['link', 'set', BRIDGE_NAME, 'up']);
+  }
+
+  const pki = (file: string) => path.join(options.clusterDir, 'pki', file);
+  copyFileSync(path.join(options.clusterDir, 'kubeconfig.yaml'), paths.kubeconfig);
+  writeFileSync(paths.containerdConfig, containerdConfig(paths, pause.reference));
+  writeFileSync(path.join(paths.cniConfDir, '10-flux-operator.conflist'), cniConfig(paths));
+  writeFileSync(paths.kubeletConfig, kubeletConfig(paths, pki('ca.crt')));
+  writeFileSync(paths.kubeProxyConfig, kubeProxyConfig(paths));
+  writeFileSync(paths.corefile, corefile(paths.kubeconfig));
+  writeFileSync(paths.resolvConf, podResolvConf());
+
+  const d = daemons(bin, paths);
+  const dirs = dirsOf(paths);
+  startDaemon(d.containerd, dirs);
+  await until('containerd', 30_000, () => (ctr(paths, ['version']) ? true : undefined));
+  await loadImages(paths, [pause.archive, images.plain.archive, images.awkward.archive], progress);
+
+  startDaemon(d.kubelet, dirs);
+  startDaemon(d.kubeProxy, dirs);
+  startDaemon(d.coredns, dirs);
+  for (const object of clusterDnsObjects()) {
+    await until('the kube-dns Service', 30_000, async () => {
+      await objects.patch(
+        object as never,
+        undefined,
+        undefined,
+        'flux-operator-localcluster',
+        true,
+        'application/apply-patch+yaml',
+      );
+      return true;
+    });
+  }
+  await until(`node ${REAL_NODE_NAME} Ready (logs: ${logFile(dirs, 'kubelet')})`, timeoutMs, async () => {
+    for (const daemon of Object.values(d)) {
+      if (daemonPid(dirs, daemon.name, daemon.binary) === undefined) {
+        throw new Error(`${daemon.name} exited; see ${logFile(dirs, daemon.name)}`);
+      }
+    }
+    const node = await core.readNode({ name: REAL_NODE_NAME });
+    return nodeReady(node) ? node : undefined;
+  });
+  progress(`real node ${REAL_NODE_NAME} Ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+/** Deletes the pods on the node through the API, so the kubelet tears each down (network, mounts). */
+async function drain(kubeconfig: string, progress: Progress) {
+  const { core } = kubeClients(kubeconfig);
+  const pods = await core
+    .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${REAL_NODE_NAME}` })
+    .then((list) => list.items)
+    .catch(() => undefined);
+  if (pods === undefined) return;
+  for (const pod of pods) {
+    await core
+      .deleteNamespacedPod({
+        name: pod.metadata?.name ?? '',
+        namespace: pod.metadata?.namespace ?? '',
+        gracePeriodSeconds: 1,
+      })
+      .catch(() => undefined);
+  }
+  if (pods.length > 0) progress(`deleting ${pods.length} pods of the real node`);
+  await until('the pods of the real node to go', 60_000, async () => {
+    const left = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${REAL_NODE_NAME}` });
+    return left.items.length === 0 ? true : undefined;
+  }).catch(() => progress('some pods of the real node did not go in 60 s; removing them by force'));
+  await core.deleteNode({ name: REAL_NODE_NAME }).catch(() => undefined);
+}
+
+/**
+ * Removes the real node and everything it made on the machine: processes, containers, mounts, network
+ * namespaces, the bridge and veths, netfilter rules and tables, cgroups, folders; puts the host's
+ * sysctls back. Returns what could not be undone (empty when all is gone).
+ */
+export async function realNodeDown(
+  options: Pick<RealNodeOptions, 'stateDir' | 'progress' | 'env'> & { kubeconfig?: string },
+): Promise<string[]> {
+  const progress = options.progress ?? stderrProgress;
+  const layout = realNodeLayout(options.stateDir);
+  const paths = realNodePaths(layout);
+  const dirs = dirsOf(paths);
+  if (options.kubeconfig && existsSync(options.kubeconfig)) await drain(options.kubeconfig, progress);
+
+  const d = daemons(realNodeBinDir(readVersions(), options.env ?? process.env), paths);
+  for (const daemon of [d.kubeProxy, d.coredns, d.kubelet])
+    await stopDaemon(dirs, daemon.name, daemon.binary);
+  if (existsSync(d.kubeProxy.binary)) {
+    try {
+      execFileSync(d.kubeProxy.binary, ['--cleanup'], { stdio: 'pipe' });
+    } catch {
+      // what it leaves, the netfilter restore below removes
+    }
+  }
+  // Containers whose pods were not deleted in time: kill them where they are, then their runtime.
+  const orphans = podCgroupProcesses();
+  for (const pid of orphans) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone
+    }
+  }
+  await waitExited(orphans, 10_000);
+  await stopDaemon(dirs, d.containerd.name, d.containerd.binary);
+  await terminate(
+    nodeProcesses(layout).map((p) => p.pid),
+    5_000,
+  );
+
+  const problems: string[] = [];
+  for (const netns of podNetworkNamespaces()) {
+    unmount(netns, problems);
+    rmSync(netns, { force: true });
+  }
+  for (const mount of mountsUnder([layout.varDir, layout.runDir])) unmount(mount, problems);
+  for (const link of nodeLinks().filter((l) => l !== BRIDGE_NAME)) deleteLink(link, problems);
+  if (nodeLinks().includes(BRIDGE_NAME)) deleteLink(BRIDGE_NAME, problems);
+  problems.push(...removeCgroups());
+  const saved = readSaved(paths);
+  if (saved) problems.push(...restoreHost(saved));
+  const made = [layout.varDir, layout.runDir, ...(saved?.absentPlaces ?? [])];
+  const mounted = mountsUnder(made);
+  if (mounted.length === 0) {
+    for (const dir of [...made, layout.configDir]) rmSync(dir, { recursive: true, force: true });
+  } else {
+    problems.push(`mounts remain (${mounted.join(', ')}): folders kept`);
+  }
+  for (const problem of problems) progress(`real node teardown: ${problem}`);
+  return problems;
+}
+
+function unmount(target: string, problems: string[]) {
+  try {
+    execFileSync('umount', [target], { stdio: 'pipe' });
+  } catch {
+    try {
+      execFileSync('umount', ['--lazy', target], { stdio: 'pipe' });
+    } catch (err) {
+      problems.push(`umount ${target}: ${String(err)}`);
+    }
+  }
+}
+
+function deleteLink(name: string, problems: string[]) {
+  try {
+    execFileSync('ip', ['link', 'delete', name], { stdio: 'pipe' });
+  } catch (err) {
+    if (nodeLinks().includes(name)) problems.push(`ip link delete ${name}: ${String(err)}`);
+  }
+}
+
+export type { RealNodeLayout };

@@ -1,0 +1,130 @@
+// e2e helpers: MiniClusters placed on the real node (real Flux in real pods), their pods' logs and
+// commands run in them the way a user runs them (`kubectl exec`).
+import type { TestContext } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import { REAL_NODE_KEY, REAL_NODE_VALUE } from '../../src/localcluster/real-node/config.ts';
+import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import { waitFor } from './cluster.ts';
+import { kubectl, miniClusterObject, podsOf } from './operator.ts';
+
+/** The Flux image built from source and loaded into the real node (no registry). */
+export const FLUX_IMAGE = 'localhost/flux:0.88.0';
+/** The same Flux on an image where uid 1000 is taken and munge is installed the Debian way. */
+export const AWKWARD_FLUX_IMAGE = 'localhost/flux:0.88.0-awkward';
+
+/** What a MiniCluster needs to land on the real node (and nowhere else). */
+export const ON_REAL_NODE = {
+  nodeSelector: { [REAL_NODE_KEY]: REAL_NODE_VALUE },
+  tolerations: [{ key: REAL_NODE_KEY, operator: 'Equal', value: REAL_NODE_VALUE, effect: 'NoSchedule' }],
+};
+
+export interface RealMiniClusterOptions {
+  image?: string;
+  command?: string;
+  container?: Record<string, unknown>;
+}
+
+/** A MiniCluster object whose pods run on the real node with the local Flux image. */
+export function realMiniCluster(
+  namespace: string,
+  name: string,
+  spec: Record<string, unknown>,
+  options: RealMiniClusterOptions = {},
+): Record<string, unknown> {
+  const container: Record<string, unknown> = {
+    image: options.image ?? FLUX_IMAGE,
+    ...(options.command !== undefined ? { command: options.command } : {}),
+    ...options.container,
+  };
+  const object = miniClusterObject(namespace, name, { ...spec, containers: [container] });
+  const objectSpec = object.spec as Record<string, unknown>;
+  objectSpec.pod = { ...(spec.pod as Record<string, unknown> | undefined), ...ON_REAL_NODE };
+  return object;
+}
+
+function indexOf(pod: V1Pod): number {
+  return Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? -1);
+}
+
+/** The running pod of a MiniCluster's Job with this completion index (0: the lead broker). */
+export async function podAt(
+  clients: KubeClients,
+  namespace: string,
+  miniCluster: string,
+  index = 0,
+  timeoutMs = 60_000,
+): Promise<V1Pod> {
+  return waitFor(
+    async () =>
+      (await podsOf(clients, namespace, miniCluster)).find(
+        (pod) => indexOf(pod) === index && pod.status?.phase === 'Running',
+      ),
+    { what: `pod ${index} of ${namespace}/${miniCluster} running`, timeoutMs },
+  );
+}
+
+export async function podLog(clients: KubeClients, namespace: string, pod: string): Promise<string> {
+  return clients.core.readNamespacedPodLog({ name: pod, namespace });
+}
+
+/** Runs a command in a pod as a user would (`kubectl exec`); resolves with its output, rejects on failure. */
+export async function execIn(namespace: string, pod: string, command: string[]) {
+  return kubectl('exec', '--namespace', namespace, pod, '--', ...command);
+}
+
+/**
+ * Runs `flux <args>` in the lead broker's pod against the instance, as its owner: what a user does with
+ * `kubectl exec` (root may look, but Flux refuses jobs submitted as root).
+ */
+export async function fluxInLead(namespace: string, pod: string, args: string[]) {
+  return execIn(namespace, pod, [
+    'runuser',
+    '-u',
+    'flux',
+    '--',
+    'flux',
+    'proxy',
+    'local:///run/flux/local',
+    'flux',
+    ...args,
+  ]);
+}
+
+/**
+ * When the test fails, prints what explains it: every pod of the watched namespace with its phase and
+ * log tail, and the namespace's events. Call it before anything that registers cleanup (hooks run in
+ * order), then `watch` the namespace once it exists.
+ */
+export function explainOnFailure(t: TestContext): { watch(clients: KubeClients, namespace: string): void } {
+  let watched: { clients: KubeClients; namespace: string } | undefined;
+  t.after(async () => {
+    // `passed` is set by the time after-hooks run (Node >= 21.7; not yet in @types/node).
+    if ((t as TestContext & { passed?: boolean }).passed !== false || !watched) return;
+    const { clients, namespace } = watched;
+    const lines: string[] = [`--- ${namespace}: what the cluster shows ---`];
+    const pods = await clients.core.listNamespacedPod({ namespace }).catch(() => undefined);
+    for (const pod of pods?.items ?? []) {
+      const name = pod.metadata?.name ?? '?';
+      lines.push(`pod ${name} on ${pod.spec?.nodeName ?? '-'}: ${pod.status?.phase ?? '?'}`);
+      const log = await podLog(clients, namespace, name).catch((err: unknown) => `(no log: ${String(err)})`);
+      lines.push(
+        ...log
+          .split('\n')
+          .slice(-40)
+          .map((line) => `  | ${line}`),
+      );
+    }
+    const events = await clients.core.listNamespacedEvent({ namespace }).catch(() => undefined);
+    for (const e of events?.items ?? []) {
+      lines.push(
+        `event ${e.involvedObject.kind}/${e.involvedObject.name}: ${e.reason ?? ''} ${e.message ?? ''}`,
+      );
+    }
+    process.stderr.write(`${lines.join('\n')}\n`);
+  });
+  return {
+    watch(clients, namespace) {
+      watched = { clients, namespace };
+    },
+  };
+}
