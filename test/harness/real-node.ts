@@ -1,11 +1,12 @@
 // e2e helpers: MiniClusters placed on the real node (real Flux in real pods), their pods' logs and
 // commands run in them the way a user runs them (`kubectl exec`).
+import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { REAL_NODE_KEY, REAL_NODE_VALUE } from '../../src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/controller/kube-clients.ts';
-import { waitFor } from './cluster.ts';
-import { kubectl, miniClusterObject, podsOf } from './operator.ts';
+import { waitFor, withNamespace } from './cluster.ts';
+import { kubectl, miniClusterObject, podsOf, startOperator } from './operator.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
 export const FLUX_IMAGE = 'localhost/flux:0.88.0';
@@ -127,4 +128,62 @@ export function explainOnFailure(t: TestContext): { watch(clients: KubeClients, 
       watched = { clients, namespace };
     },
   };
+}
+
+/** A namespace of its own, the operator watching it, and the cluster's story printed if the test fails. */
+export async function scenario(t: TestContext, prefix: string) {
+  // Registered first so that it runs first, before the namespace is deleted.
+  const story = explainOnFailure(t);
+  const namespace = await withNamespace(t, prefix);
+  const operator = await startOperator(namespace);
+  t.after(() => operator.stop());
+  story.watch(operator.clients, namespace);
+  return { namespace, clients: operator.clients };
+}
+
+/** `flux resource list` rows as state -> nodes. */
+export async function resourceStates(namespace: string, pod: string): Promise<Record<string, number>> {
+  const { stdout } = await fluxInLead(namespace, pod, [
+    'resource',
+    'list',
+    '--no-header',
+    '-o',
+    '{state}:{nnodes}',
+  ]);
+  const states: Record<string, number> = {};
+  for (const line of stdout.trim().split('\n')) {
+    const [state, nodes] = line.trim().split(':');
+    if (state) states[state] = (states[state] ?? 0) + Number(nodes);
+  }
+  return states;
+}
+
+/** Waits until `up` brokers are up (free or allocated) in the instance of the lead pod. */
+export async function waitForNodesUp(namespace: string, pod: string, up: number, timeoutMs = 120_000) {
+  return waitFor(
+    async () => {
+      const states = await resourceStates(namespace, pod);
+      return (states.free ?? 0) + (states.allocated ?? 0) === up ? states : false;
+    },
+    { what: `${up} Flux nodes up in ${namespace}/${pod}`, timeoutMs, intervalMs: 1_000 },
+  );
+}
+
+export async function hostnamesFromJob(namespace: string, pod: string, nodes: number): Promise<string[]> {
+  const { stdout } = await fluxInLead(namespace, pod, [
+    'run',
+    '-N',
+    String(nodes),
+    '-n',
+    String(nodes),
+    'hostname',
+  ]);
+  return stdout.trim().split('\n').sort();
+}
+
+export async function leadLog(clients: KubeClients, namespace: string, name: string): Promise<string> {
+  const pods = await podsOf(clients, namespace, name);
+  const lead = pods.find((pod) => pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0');
+  assert.ok(lead?.metadata?.name, `the lead pod of ${name} exists`);
+  return podLog(clients, namespace, lead.metadata.name);
 }
