@@ -46,6 +46,12 @@ export interface ExternalMiniClusterRequest {
   readonly namespace: string;
   /** Identity of the local cluster (kube-system's uid), if known. */
   readonly originCluster?: string;
+  /**
+   * The burst target is the local MiniCluster's own cluster: its brokers mount the local key Secrets
+   * themselves (no copies) and keep the local pod placement (nodeSelector, tolerations, ...), which
+   * means the same nodes there. On another cluster both would be wrong, so neither is carried.
+   */
+  readonly sameCluster?: boolean;
 }
 
 export interface ExternalMiniCluster {
@@ -90,10 +96,12 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
     throw new Error(`a burst cluster for slot ${slot} holds 1 to ${declared.size} brokers, not ${size}`);
   }
   const localNames = miniClusterNames(local);
-  const secretNames = {
-    curveCert: dnsLabel([local.metadata.name, 'curve-cert']),
-    mungeKey: dnsLabel([local.metadata.name, 'munge-key']),
-  };
+  const secretNames = request.sameCluster
+    ? { curveCert: localNames.curveCertSecret, mungeKey: localNames.mungeKeySecret }
+    : {
+        curveCert: dnsLabel([local.metadata.name, 'curve-cert']),
+        mungeKey: dnsLabel([local.metadata.name, 'munge-key']),
+      };
   const flux = local.spec.flux;
   const spec: MiniCluster['spec'] = {
     size,
@@ -122,6 +130,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
       },
     },
   };
+  if (request.sameCluster && local.spec.pod !== undefined) spec.pod = structuredClone(local.spec.pod);
   if (flux.optionFlags !== undefined) spec.flux = { ...spec.flux, optionFlags: flux.optionFlags };
   if (flux.topology !== undefined) spec.flux = { ...spec.flux, topology: flux.topology };
 

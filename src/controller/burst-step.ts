@@ -291,6 +291,7 @@ export async function burstStep(
       size: action.size,
       leadBroker: { address: exposure.address, port: exposure.port },
       namespace: target.namespace,
+      sameCluster: action.target === IN_CLUSTER_TARGET,
       ...(environment.clusterId() ? { originCluster: environment.clusterId() } : {}),
     });
     // A scale applies the same MiniCluster, larger. One made from another config (the lead's address
@@ -326,10 +327,8 @@ export async function burstStep(
           await serverSideApply(target.clients.objects, secret, FIELD_MANAGER);
         }
       }
-      const miniClusterObject =
-        action.target === IN_CLUSTER_TARGET ? sameClusterKeys(external, names) : external.miniCluster;
       environment.countWrite('apply', 'MiniCluster');
-      await serverSideApply(target.clients.objects, miniClusterObject as never, FIELD_MANAGER);
+      await serverSideApply(target.clients.objects, external.miniCluster as never, FIELD_MANAGER);
     } catch (error) {
       const doing = record ? `growing ${external.name} to ${action.size}` : `creating ${external.name}`;
       return {
@@ -390,15 +389,3 @@ export function busyMarkStale(burst: BurstRecord, policy: { idleSeconds: number 
   return now.getTime() - new Date(burst.lastBusyAt).getTime() >= refreshMs;
 }
 
-/** In the same namespace the burst MiniCluster mounts the local MiniCluster's own key Secrets. */
-function sameClusterKeys(
-  external: ReturnType<typeof externalMiniCluster>,
-  names: ReturnType<typeof miniClusterNames>,
-): typeof external.miniCluster {
-  const object = structuredClone(external.miniCluster);
-  if (object.spec.flux) {
-    object.spec.flux.curveCertSecret = names.curveCertSecret;
-    object.spec.flux.mungeSecret = names.mungeKeySecret;
-  }
-  return object;
-}

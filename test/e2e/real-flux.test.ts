@@ -8,6 +8,7 @@ import { stateDir, up } from '../../src/localcluster/index.ts';
 import { realNodeDown, realNodeFootprint, savedHostSettings } from '../../src/localcluster/real-node/node.ts';
 import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
+import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 
@@ -21,6 +22,7 @@ before(async () => {
 
 describe('real Flux on the real node', { concurrency: 3 }, () => {
   coreScenarios();
+  burstingScenarios();
   v1alpha1ExampleScenarios();
 });
 

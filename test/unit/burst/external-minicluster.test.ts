@@ -131,4 +131,30 @@ describe('externalMiniCluster', () => {
     assert.equal(external.miniCluster.spec.flux?.curveCertSecret, 'burst-local-curve-cert');
     assert.equal(external.miniCluster.spec.flux?.mungeSecret, 'burst-local-munge-key');
   });
+
+  it('in its own cluster mounts the local key Secrets and keeps the pod placement; elsewhere neither', () => {
+    const placed = defaulted(
+      {
+        ...structuredClone(local.spec),
+        pod: {
+          nodeSelector: { disk: 'ssd' },
+          tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'flux', effect: 'NoSchedule' }],
+        },
+        flux: { ...structuredClone(local.spec.flux), mungeSecret: 'my-munge' },
+      },
+      'burst-local',
+    );
+    const same = externalMiniCluster({ ...request, local: placed, namespace: 'default', sameCluster: true });
+    assert.deepEqual(same.secretNames, { curveCert: 'burst-local-curve-cert', mungeKey: 'my-munge' });
+    assert.equal(same.miniCluster.spec.flux?.mungeSecret, 'my-munge');
+    assert.deepEqual(same.miniCluster.spec.pod, {
+      nodeSelector: { disk: 'ssd' },
+      tolerations: [{ key: 'dedicated', operator: 'Equal', value: 'flux', effect: 'NoSchedule' }],
+    });
+    const elsewhere = externalMiniCluster({ ...request, local: placed, namespace: 'default' });
+    assert.equal(elsewhere.miniCluster.spec.pod, undefined);
+    assert.equal(elsewhere.miniCluster.spec.flux?.mungeSecret, 'burst-local-munge-key');
+    // Placement and keys are not part of what names it: the same slot request, the same name.
+    assert.equal(same.name, elsewhere.name);
+  });
 });

@@ -1,0 +1,75 @@
+// Bursting with real Flux, to the in-cluster target: a burstable job asking for more nodes than the
+// local MiniCluster runs makes the operator read the real queue, create the burst MiniCluster, whose
+// brokers join the lead broker through its exposed Service; the job runs on local and burst nodes,
+// and the idle burst cluster goes.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
+import { waitFor } from '../../harness/cluster.ts';
+import { applyMiniCluster, readStatus, waitForCondition } from '../../harness/operator.ts';
+import { fluxInLead, podAt, realMiniCluster, scenario, waitForNodesUp } from '../../harness/real-node.ts';
+
+export function burstingScenarios(): void {
+  it('bursting in-cluster: a burstable 4-node job runs on the local and the burst brokers', async (t) => {
+    const { namespace, clients } = await scenario(t, 'burst');
+    await applyMiniCluster(
+      clients,
+      realMiniCluster(namespace, 'local', {
+        size: 2,
+        interactive: true,
+        flux: {
+          bursting: {
+            clusters: [{ name: 'burst-0', size: 2 }],
+            policy: { pollSeconds: 2, idleSeconds: 10 },
+          },
+        },
+      }),
+    );
+    await waitForCondition(clients, namespace, 'local', 'Ready', 'True', 180_000);
+    const lead = (await podAt(clients, namespace, 'local')).metadata?.name ?? '';
+    await waitForNodesUp(namespace, lead, 2);
+
+    // What a user does: submit work that does not fit, marked burstable.
+    const { stdout } = await fluxInLead(namespace, lead, [
+      'submit',
+      '--setattr=burstable',
+      '-N',
+      '4',
+      '-n',
+      '4',
+      'hostname',
+    ]);
+    const jobId = stdout.trim();
+    assert.match(jobId, /^ƒ\w+$/);
+
+    const status = await waitFor(
+      async () => {
+        const s = await readStatus(clients, namespace, 'local');
+        return s.bursts?.[0]?.state === 'Ready' ? s : false;
+      },
+      { what: 'the burst cluster Ready in status.bursts', timeoutMs: 180_000, intervalMs: 1_000 },
+    );
+    assert.deepEqual(
+      status.bursts?.map((burst) => [burst.slot, burst.target, burst.size]),
+      [['burst-0', 'in-cluster', 2]],
+    );
+    // The job ran across both MiniClusters, one task per broker.
+    const { stdout: output } = await fluxInLead(namespace, lead, ['job', 'attach', jobId]);
+    assert.deepEqual(output.trim().split('\n').sort(), ['burst-0-0', 'burst-0-1', 'local-0', 'local-1']);
+
+    // Idle: the burst cluster is removed, and its brokers leave the instance.
+    await waitFor(
+      async () => {
+        const list = (await clients.custom.listNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION,
+          plural: PLURAL,
+          namespace,
+        })) as { items: { metadata: { name: string } }[] };
+        return list.items.length === 1 ? list.items : false;
+      },
+      { what: 'the idle burst MiniCluster to be removed', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    await waitForNodesUp(namespace, lead, 2);
+  });
+}
