@@ -5,13 +5,15 @@
 //   awkward  localhost/flux:<version>-awkward  a user `ubuntu` with uid 1000 (like Ubuntu 24.04 images)
 //                                              and munge as Debian installs it (no /run/munge).
 // Built once per recipe into <cache>/images/flux-<version>-<recipe hash>/, then reused.
-import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { runHackScript } from '../localcluster/build.ts';
+import { runCommand } from '../localcluster/command.ts';
 import { cacheRoot, findProjectRoot, readVersions } from '../localcluster/paths.ts';
+import { mountsUnder } from '../localcluster/real-node/host.ts';
 import { canonicalJson, writeImageArchive } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
 import { withExclusiveLock } from './lock.ts';
@@ -380,38 +382,6 @@ export function cachedFluxImages(options: { env?: NodeJS.ProcessEnv } = {}): Flu
   return build === undefined ? undefined : imagesOf(build);
 }
 
-interface RunOptions {
-  env: NodeJS.ProcessEnv;
-  /** Called with each stderr line; the last lines also go into the error message. */
-  onLine?: (line: string) => void;
-}
-
-/** Runs a command; resolves with its stdout, rejects with its exit code and last stderr lines. */
-export function run(command: string, args: readonly string[], options: RunOptions): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env: options.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let out = '';
-    let partial = '';
-    const tail: string[] = [];
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        tail.push(line);
-        if (tail.length > 40) tail.shift();
-        options.onLine?.(line);
-      }
-    });
-    child.on('error', reject);
-    child.on('close', (code) => {
-      if (partial !== '') tail.push(partial);
-      if (code === 0) resolve(out);
-      else reject(new Error(`${command} failed with exit code ${code}; last output:\n${tail.join('\n')}`));
-    });
-  });
-}
-
 /**
  * Returns the plain and awkward Flux images, building what the cache lacks (as root: mmdebstrap, under a
  * minute here, plus flux-core once per version, about 12 minutes). One build at a time per recipe.
@@ -432,9 +402,9 @@ export async function ensureFluxImages(options: EnsureFluxImagesOptions = {}): P
     );
   }
   const childEnv: NodeJS.ProcessEnv = { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` };
-  await run('bash', [path.join(root, 'hack', 'ensure-image-tools.sh')], {
+  await runHackScript('ensure-packages.sh', ['the container images', 'mmdebstrap'], {
+    progress,
     env: childEnv,
-    onLine: (l) => l !== '' && progress(l),
   });
   return withExclusiveLock(
     `${dir}.lock`,
@@ -465,11 +435,7 @@ async function buildFluxImages(
   progress(`building the Flux images of recipe ${path.basename(dir)} (flux-core ${recipe.fluxCoreVersion})`);
 
   const fluxRoot = await timed('flux-core', async () => {
-    const out = await run('bash', [path.join(root, 'hack', 'build-flux-core.sh')], {
-      env,
-      onLine: (l) => l.startsWith('[build-flux-core') && progress(l),
-    });
-    const built = out.trim().split('\n').pop() ?? '';
+    const built = await runHackScript('build-flux-core.sh', [], { progress, env });
     if (!existsSync(path.join(built, 'usr', 'bin', 'flux'))) {
       throw new Error(`hack/build-flux-core.sh printed ${JSON.stringify(built)}, which has no usr/bin/flux`);
     }
@@ -485,13 +451,13 @@ async function buildFluxImages(
     `mmdebstrap: ${recipe.suite} with ${recipe.packages.length} runtime packages and flux-core (under a minute here)`,
   );
   await timed('mmdebstrap', () =>
-    run('mmdebstrap', mmdebstrapArgs(recipe, { fluxRoot, output: baseLayer, etcCopy }), {
+    runCommand('mmdebstrap', mmdebstrapArgs(recipe, { fluxRoot, output: baseLayer, etcCopy }), {
       env: { ...env, SOURCE_DATE_EPOCH: String(recipe.sourceDateEpoch) },
       onLine: (l) => l.startsWith('I: ') && progress(`mmdebstrap ${l}`),
     }),
   );
   // Device nodes stay out of the image (the runtime makes /dev); the folder itself stays.
-  await run('tar', ['--delete', '--wildcards', '-f', baseLayer, './dev/?*'], { env });
+  await runCommand('tar', ['--delete', '--wildcards', '-f', baseLayer, './dev/?*'], { env });
 
   const base = await readBaseEtc(etcCopy);
   const images = {} as FluxImagesBuild['images'];
@@ -542,14 +508,6 @@ export function describeStep(step: VariantStep): string {
     : `useradd -m -U -u ${step.uid} -s ${step.shell} ${step.name}`;
 }
 
-/** Mount points at or under `dir` (from /proc/self/mounts). */
-function mountsUnder(dir: string): string[] {
-  const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n');
-  return mounts
-    .map((l) => (l.split(' ')[1] ?? '').replace(/\\040/g, ' '))
-    .filter((m) => m === dir || m.startsWith(`${dir}/`));
-}
-
 /**
  * Unpacks a Flux image archive into a temporary folder and runs hack/check-image-rootfs.sh there (as
  * root, in a chroot): shared libraries, `flux --version`, `import flux`, `flux start -s 2 flux run -N2
@@ -571,17 +529,17 @@ export async function checkFluxImage(
     progress(
       `unpacked ${path.basename(archive)} in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking it in a chroot`,
     );
-    return await run('bash', [path.join(root, 'hack', 'check-image-rootfs.sh'), rootfs], {
+    return await runCommand('bash', [path.join(root, 'hack', 'check-image-rootfs.sh'), rootfs], {
       env: { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` },
       onLine: (l) => progress(l),
     });
   } finally {
-    const left = mountsUnder(work);
+    const left = mountsUnder([work]);
     if (left.length > 0) {
       progress(`not removing ${work}: still mounted: ${left.join(' ')}`);
     } else {
       // --one-file-system: never descend into a mount, whatever happened above.
-      await run('rm', ['-rf', '--one-file-system', work], { env });
+      await runCommand('rm', ['-rf', '--one-file-system', work], { env });
     }
   }
 }

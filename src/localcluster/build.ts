@@ -1,7 +1,7 @@
 // Builds (once) the control-plane binaries with hack/build-control-plane.sh into the versioned cache.
-import { spawn } from 'node:child_process';
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
+import { runCommand } from './command.ts';
 import { BINARIES, binDir, findProjectRoot, readVersions } from './paths.ts';
 
 export type Progress = (line: string) => void;
@@ -54,8 +54,9 @@ export async function ensureBuilt(options: EnsureBuiltOptions = {}): Promise<str
 }
 
 /**
- * Runs one of the hack/ scripts (builds, packages), passing its `[tag]` progress lines on, with a reminder every two
- * minutes; returns the last line of its stdout (the scripts print where they put what they built).
+ * Runs one of the hack/ scripts (builds, packages), passing its `[tag]` progress lines on, with a
+ * reminder every two minutes; returns the last line of its stdout (the scripts print where they put
+ * what they built).
  */
 export async function runHackScript(
   script: string,
@@ -65,40 +66,19 @@ export async function runHackScript(
   const progress = options.progress ?? stderrProgress;
   const root = findProjectRoot();
   const started = Date.now();
-  const tail: string[] = [];
-  let out = '';
-  const code = await new Promise<number>((resolve, reject) => {
-    const child = spawn('bash', [path.join(root, 'hack', script), ...args], {
+  const timer = setInterval(() => {
+    progress(`still building (${Math.round((Date.now() - started) / 60_000)} min so far)`);
+  }, 120_000);
+  try {
+    const out = await runCommand('bash', [path.join(root, 'hack', script), ...args], {
       cwd: root,
-      env: options.env ?? process.env,
-      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(options.env !== undefined ? { env: options.env } : {}),
+      onLine: (line) => {
+        if (/^\[(build-|packages)/.test(line)) progress(line);
+      },
     });
-    const timer = setInterval(() => {
-      progress(`still building (${Math.round((Date.now() - started) / 60_000)} min so far)`);
-    }, 120_000);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
-    let partial = '';
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      const lines = (partial + chunk).split('\n');
-      partial = lines.pop() ?? '';
-      for (const line of lines) {
-        tail.push(line);
-        if (tail.length > 60) tail.shift();
-        if (/^\[(build-|packages)/.test(line) || line.startsWith('error:')) progress(line);
-      }
-    });
-    child.on('error', (err) => {
-      clearInterval(timer);
-      reject(err);
-    });
-    child.on('close', (c) => {
-      clearInterval(timer);
-      resolve(c ?? 1);
-    });
-  });
-  if (code !== 0) {
-    const last = tail.filter((line) => line.startsWith('error:')).pop();
-    throw new Error(last ?? `hack/${script} failed with exit code ${code}; last output:\n${tail.join('\n')}`);
+    return out.trim().split('\n').pop() ?? '';
+  } finally {
+    clearInterval(timer);
   }
-  return out.trim().split('\n').pop() ?? '';
 }
