@@ -39,7 +39,7 @@ export const MAX_LISTED_BURST_JOBS = 32;
 export const MAX_BURST_RECORD_JOBS = 32;
 
 /** Values of `status.summary`, the Status column of `kubectl get`. */
-export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Succeeded', 'Failed'] as const;
+export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Finishing', 'Succeeded', 'Failed'] as const;
 
 /** Condition `type`: CamelCase, optionally domain-prefixed (metav1.Condition's pattern). */
 const CONDITION_TYPE_PATTERN =

@@ -91,6 +91,16 @@ export function readyCondition(observation: Observation, readyPods: number): Des
     return condition(CONDITION_READY, 'False', 'Succeeded', 'the lead broker finished its command');
   }
   if (!job) return condition(CONDITION_READY, 'False', 'JobPending', 'the Job has not been created yet');
+  const first = exitedFirstBroker(pods);
+  if (first) {
+    // Between the pod's end and the Job's verdict the other brokers stop: not "starting" again.
+    return condition(
+      CONDITION_READY,
+      'False',
+      REASON_FINISHING,
+      `broker pod ${first.pod} (index 0) exited with status ${first.exitCode}; the Job is finishing`,
+    );
+  }
   if (readyPods >= size) {
     return condition(CONDITION_READY, 'True', 'BrokersRunning', `${readyPods}/${size} brokers running`);
   }
@@ -100,6 +110,16 @@ export function readyCondition(observation: Observation, readyPods: number): Des
     'PodsPending',
     `${readyPods}/${size} brokers running${waitingPods(pods, size)}`,
   );
+}
+
+const REASON_FINISHING = 'Finishing';
+
+/** Pod index 0 (the lead broker, whose end ends the Job) once its container has ended. */
+function exitedFirstBroker(pods: readonly V1Pod[]): { pod: string; exitCode: number } | undefined {
+  const first = pods.find((pod) => podIndex(pod) === 0 && !pod.metadata?.deletionTimestamp);
+  const exitCode = first?.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated
+    ?.exitCode;
+  return first && exitCode !== undefined ? { pod: first.metadata?.name ?? '?', exitCode } : undefined;
 }
 
 /** The first broker (lowest index) whose container ended with a non-zero status, if one did. */
@@ -175,6 +195,7 @@ export function summaryOf(conditions: readonly DesiredCondition[], activePods: n
   if (isTrue(CONDITION_FAILED)) return 'Failed';
   if (isTrue(CONDITION_SUCCEEDED)) return 'Succeeded';
   if (isTrue(CONDITION_READY)) return 'Ready';
+  if (conditions.some((c) => c.type === CONDITION_READY && c.reason === REASON_FINISHING)) return 'Finishing';
   return activePods > 0 ? 'Starting' : 'Pending';
 }
 

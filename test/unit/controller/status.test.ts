@@ -157,6 +157,18 @@ describe('computeStatus', () => {
     ],
   });
 
+  it('is Finishing once the lead broker exited and until the Job has its verdict', () => {
+    const status = computeStatus(
+      observe({ pods: [pod(0, 'Succeeded', exited(0)), pod(1, 'Running'), pod(2, 'Running')] }),
+    );
+    assert.equal(status.summary, 'Finishing');
+    assert.deepEqual(
+      [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
+      ['Finishing', 'broker pod flux-sample-0-abcde (index 0) exited with status 0; the Job is finishing'],
+    );
+    assert.equal(condition(status, 'Succeeded'), undefined);
+  });
+
   it("reports the lead broker's exit status when its command failed", () => {
     const status = computeStatus(
       observe({ job: failedJob, pods: [pod(1, 'Failed', exited(0)), pod(0, 'Failed', exited(3))] }),
