@@ -123,7 +123,7 @@ export function buildProgram(): Command {
   program
     .command('quickstart')
     .description(
-      'use the configured cluster (or start the local control plane), install the CRD, run the operator and apply a MiniCluster until it is Ready',
+      'use the configured cluster (or start the local control plane and its real node), install the CRD, run the operator, apply a MiniCluster and follow it until it finishes (or is Ready)',
     )
     .option('-f, --file <file>', 'MiniCluster manifest', 'examples/hello-world.yaml')
     .option(

@@ -1,22 +1,46 @@
 /**
  * `flux-operator quickstart`: the whole path on one machine. Uses the configured cluster, or brings
- * up the local control plane when there is none; installs the CRD, runs the operator in this
- * process, applies a MiniCluster and shows its progress until it is Ready.
+ * up the local control plane (with its real node where this machine can run one) when there is none;
+ * installs the CRD, runs the operator in this process, applies a MiniCluster and shows its progress
+ * until it finishes (Succeeded or Failed, with the lead broker's output) or, for an instance that
+ * stays up or on simulated nodes, until it is Ready.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { MiniClusterStatus } from '../api/index.ts';
+import type { V1Pod } from '@kubernetes/client-node';
+import {
+  GROUP,
+  LABEL_JOB_COMPLETION_INDEX,
+  LABEL_MINICLUSTER,
+  PLURAL,
+  VERSION,
+  type DefaultedMiniCluster,
+  type MiniClusterStatus,
+  type Toleration,
+} from '../api/index.ts';
+import { isNotFound } from '../controller/api-errors.ts';
 import { serverSideApply } from '../controller/apply.ts';
-import { kubeClients, loadKubeConfig } from '../controller/kube-clients.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../controller/kube-clients.ts';
 import { readMiniClusterStatus } from '../controller/minicluster-client.ts';
 import { Manager } from '../controller/manager.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
-import { up } from '../localcluster/index.ts';
+import { fluxImageRecipe, readFluxCoreVersion } from '../images/index.ts';
+import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';
+import { REAL_NODE_KEY, REAL_NODE_NAME, REAL_NODE_VALUE } from '../localcluster/real-node/config.ts';
+import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
 import { createLogger } from '../observability/logger.ts';
+import { fluxContainer } from '../render/index.ts';
 import { InputError } from './input-error.ts';
 import { installCommand } from './install-command.ts';
+import {
+  finished,
+  leadOutputLines,
+  outcomeLine,
+  progressLine,
+  runsToCompletion,
+} from './quickstart-output.ts';
 import { loadMiniClusters } from './render-command.ts';
 
 export interface QuickstartOptions {
@@ -38,32 +62,153 @@ export function configuredKubeconfig(
   return existsSync(home) ? home : undefined;
 }
 
-function progressLine(status: MiniClusterStatus, size: number): string {
-  const ready = status.conditions?.find((condition) => condition.type === 'Ready');
-  const state = ready ? `${ready.reason}: ${ready.message}` : 'waiting for the operator';
-  return `pods running ${status.readyPods ?? 0}/${size} | ${status.summary ?? 'Pending'} | ${state}`;
+/** The toleration of the real node's taint. */
+export const REAL_NODE_TOLERATION: Toleration = {
+  key: REAL_NODE_KEY,
+  operator: 'Equal',
+  value: REAL_NODE_VALUE,
+  effect: 'NoSchedule',
+};
+
+/**
+ * The MiniCluster as it runs on the local cluster's real node: the Flux container on `image` (loaded
+ * into the node; nothing can be pulled, so never pulled either) and the pods selecting the node and
+ * tolerating its taint, besides whatever pod settings it has.
+ */
+export function onRealNode(miniCluster: DefaultedMiniCluster, image: string): DefaultedMiniCluster {
+  const { spec } = miniCluster;
+  const flux = fluxContainer(miniCluster);
+  const tolerations = spec.pod?.tolerations ?? [];
+  const tolerated = tolerations.some(
+    (toleration) =>
+      toleration.key === REAL_NODE_TOLERATION.key &&
+      toleration.value === REAL_NODE_TOLERATION.value &&
+      (toleration.operator ?? 'Equal') === 'Equal' &&
+      (toleration.effect === undefined || toleration.effect === 'NoSchedule'),
+  );
+  return {
+    ...miniCluster,
+    spec: {
+      ...spec,
+      containers: spec.containers.map((container) =>
+        container === flux ? { ...container, image, pullAlways: false } : container,
+      ),
+      pod: {
+        ...spec.pod,
+        nodeSelector: { ...spec.pod?.nodeSelector, [REAL_NODE_KEY]: REAL_NODE_VALUE },
+        tolerations: tolerated ? tolerations : [...tolerations, REAL_NODE_TOLERATION],
+      },
+    },
+  };
+}
+
+/** Where the MiniCluster goes: the user's cluster, or the local one on its real node or simulated nodes. */
+interface Cluster {
+  kubeconfig: string;
+  local: boolean;
+  /** Pods really run (the user's cluster, or the local real node). */
+  runsPods: boolean;
+}
+
+async function clusterToUse(flag: string | undefined, say: (line: string) => void): Promise<Cluster> {
+  const configured = configuredKubeconfig(flag);
+  // The local control plane's own kubeconfig, configured by hand, is still the local cluster.
+  if (configured !== undefined && resolve(configured) !== kubeconfigPath(DEFAULT_CLUSTER)) {
+    say(`Using the cluster of ${configured}`);
+    return { kubeconfig: configured, local: false, runsPods: true };
+  }
+  const progress = (line: string) => say(`  ${line}`);
+  const whyNot = realNodeUnavailable();
+  say(
+    clusterStatus().running
+      ? `${configured === undefined ? 'No cluster configured: using' : 'Using'} the local control plane, which is running.`
+      : `${configured === undefined ? 'No cluster configured: starting' : 'Starting'} the local control plane (the first run builds it from source: ~20 minutes, more with the real node and Flux).`,
+  );
+  if (whyNot) {
+    say(`No real node: ${whyNot}; the MiniCluster goes on simulated nodes, where nothing runs.`);
+    return { kubeconfig: (await up({ progress })).kubeconfig, local: true, runsPods: false };
+  }
+  return { kubeconfig: (await up({ realNode: true, progress })).kubeconfig, local: true, runsPods: true };
+}
+
+/** Deletes a MiniCluster of this name left from an earlier run, and waits until it and its pods are gone. */
+async function removeEarlierRun(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  say: (line: string) => void,
+): Promise<void> {
+  const earlier = await readMiniClusterStatus(clients, namespace, name);
+  if (earlier === undefined) return;
+  say(`Deleting MiniCluster ${namespace}/${name} (${earlier.summary ?? 'Pending'}) left from an earlier run`);
+  const target = { group: GROUP, version: VERSION, namespace, plural: PLURAL, name };
+  await clients.custom
+    .deleteNamespacedCustomObject({ ...target, propagationPolicy: 'Foreground' })
+    .catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  const deadline = Date.now() + 120_000;
+  for (;;) {
+    const left = await readMiniClusterStatus(clients, namespace, name);
+    const pods = await clients.core.listNamespacedPod({
+      namespace,
+      labelSelector: `${LABEL_MINICLUSTER}=${name}`,
+    });
+    if (left === undefined && pods.items.length === 0) return;
+    if (Date.now() > deadline) {
+      throw new Error(`MiniCluster ${namespace}/${name} of an earlier run is still there after 120 s`);
+    }
+    await sleep(250);
+  }
+}
+
+/** The lead broker's pod (index 0; the newest if the Job made several) and its log. */
+async function leadBroker(
+  clients: KubeClients,
+  miniCluster: DefaultedMiniCluster,
+  namespace: string,
+): Promise<{ pod?: string; log?: string }> {
+  const pods = await clients.core.listNamespacedPod({
+    namespace,
+    labelSelector: `${LABEL_MINICLUSTER}=${miniCluster.metadata.name},${LABEL_JOB_COMPLETION_INDEX}=0`,
+  });
+  const created = (pod: V1Pod) => new Date(pod.metadata?.creationTimestamp ?? 0).getTime();
+  const pod = [...pods.items].sort((a, b) => created(b) - created(a))[0]?.metadata?.name;
+  if (pod === undefined) return {};
+  const log = await clients.core.readNamespacedPodLog({
+    name: pod,
+    namespace,
+    container: fluxContainer(miniCluster).name,
+  });
+  return { pod, log };
 }
 
 export async function quickstart(options: QuickstartOptions): Promise<number> {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const [miniCluster] = await loadMiniClusters([options.file]);
-  if (!miniCluster) throw new InputError([`${options.file}: no MiniCluster found`]);
-  const name = miniCluster.metadata.name;
-  const namespace = miniCluster.metadata.namespace ?? 'default';
+  const [loaded] = await loadMiniClusters([options.file]);
+  if (!loaded) throw new InputError([`${options.file}: no MiniCluster found`]);
+  const name = loaded.metadata.name;
+  const namespace = loaded.metadata.namespace ?? 'default';
 
-  let kubeconfig = configuredKubeconfig(options.kubeconfig);
-  if (kubeconfig) say(`Using the cluster of ${kubeconfig}`);
-  else {
+  const cluster = await clusterToUse(options.kubeconfig, say);
+  const kubectl = `kubectl --kubeconfig ${cluster.kubeconfig}`;
+  let miniCluster = loaded;
+  if (cluster.local && cluster.runsPods) {
+    const image = fluxImageRecipe(readFluxCoreVersion()).variants.plain.reference;
+    miniCluster = onRealNode(loaded, image);
+    const given = fluxContainer(loaded).image;
     say(
-      'No cluster configured: starting the local control plane (the first run builds it from Go modules, ~20 minutes).',
+      given === image
+        ? `Running ${name} on the real node ${REAL_NODE_NAME}.`
+        : `Running ${name} on the real node ${REAL_NODE_NAME} with ${image} (Flux built here): ${given} cannot be pulled, there is no registry.`,
     );
-    kubeconfig = (await up({ progress: (line) => say(`  ${line}`) })).kubeconfig;
   }
+  const awaitOutcome = cluster.runsPods && runsToCompletion(miniCluster);
 
   say('Installing the MiniCluster CRD and RBAC:');
-  await installCommand({ kubeconfig, log: (line) => say(`  ${line}`) });
+  await installCommand({ kubeconfig: cluster.kubeconfig, log: (line) => say(`  ${line}`) });
 
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
+  const clients = kubeClients(loadKubeConfig(cluster.kubeconfig));
   const manager = new Manager({
     clients,
     log: createLogger({ level: 'warn', format: 'pretty' }),
@@ -72,6 +217,7 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
   });
   await manager.start();
   try {
+    await removeEarlierRun(clients, namespace, name, say);
     say(`Applying MiniCluster ${namespace}/${name} (size ${miniCluster.spec.size}) from ${options.file}`);
     const { metadata, spec, apiVersion, kind } = miniCluster;
     await serverSideApply(
@@ -79,32 +225,54 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
       { apiVersion, kind, metadata: { name: metadata.name, namespace }, spec },
       FIELD_MANAGER,
     );
-    const deadline = Date.now() + options.timeoutMs;
-    let last = '';
-    for (;;) {
-      const status = await readMiniClusterStatus(clients, namespace, name);
-      const line = status ? progressLine(status, miniCluster.spec.size) : 'waiting for the MiniCluster';
-      if (line !== last) say(`  ${line}`);
-      last = line;
-      if (status?.summary === 'Ready' || status?.summary === 'Succeeded') {
-        say(`MiniCluster ${namespace}/${name} is ${status.summary}. Look around with:`);
-        say(`  kubectl --kubeconfig ${kubeconfig} get mc,jobs,pods,svc -n ${namespace}`);
-        say('Stop the local control plane with: npm run cluster:down');
-        return 0;
-      }
-      if (status?.summary === 'Failed') {
-        say(`MiniCluster ${namespace}/${name} failed.`);
-        return 1;
-      }
-      if (Date.now() > deadline) {
-        say(
-          `MiniCluster ${namespace}/${name} was not Ready after ${Math.round(options.timeoutMs / 1000)} s.`,
-        );
-        return 1;
-      }
-      await sleep(250);
+    const status = await watch(clients, miniCluster, namespace, awaitOutcome, options.timeoutMs, say);
+    if (!status) {
+      const wanted = awaitOutcome ? 'finished (Succeeded or Failed)' : 'Ready';
+      say(
+        `MiniCluster ${namespace}/${name} was not ${wanted} after ${Math.round(options.timeoutMs / 1000)} s.`,
+      );
+      return 1;
     }
+    if (status.summary === 'Ready') {
+      say(`MiniCluster ${namespace}/${name} is Ready.`);
+      if (!cluster.runsPods)
+        say('Nothing ran: simulated nodes run no containers, their pods only look Running.');
+    } else {
+      const lead = await leadBroker(clients, miniCluster, namespace).catch((error: unknown) => ({
+        error: error instanceof Error ? error.message : String(error),
+      }));
+      if ('error' in lead) say(`The lead broker's log could not be read: ${lead.error}`);
+      else for (const line of leadOutputLines(lead.pod, lead.log, kubectl, namespace)) say(line);
+      say(outcomeLine(namespace, name, status));
+    }
+    say('Look around with:');
+    say(`  ${kubectl} get mc,jobs,pods,svc -n ${namespace}`);
+    if (cluster.local) say('Stop the local control plane with: npm run cluster:down');
+    return status.summary === 'Failed' ? 1 : 0;
   } finally {
     await manager.stop();
+  }
+}
+
+/** Prints a line per change of state; resolves with the last status once finished, or undefined at the deadline. */
+async function watch(
+  clients: KubeClients,
+  miniCluster: DefaultedMiniCluster,
+  namespace: string,
+  awaitOutcome: boolean,
+  timeoutMs: number,
+  say: (line: string) => void,
+): Promise<MiniClusterStatus | undefined> {
+  const name = miniCluster.metadata.name;
+  const deadline = Date.now() + timeoutMs;
+  let last = '';
+  for (;;) {
+    const status = await readMiniClusterStatus(clients, namespace, name);
+    const line = status ? progressLine(status, miniCluster.spec.size) : 'waiting for the MiniCluster';
+    if (line !== last) say(`  ${line}`);
+    last = line;
+    if (status && finished(status, awaitOutcome)) return status;
+    if (Date.now() > deadline) return undefined;
+    await sleep(250);
   }
 }
