@@ -10,30 +10,11 @@ source "$here/versions.env"
 source "$here/lib.sh"
 
 bin_dir="$(cache_root)/k8s/${KUBERNETES_VERSION}-etcd${ETCD_VERSION}-kwok${KWOK_VERSION}/bin"
-binaries=(kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl)
-
-complete() {
-  local b
-  for b in "${binaries[@]}"; do [ -x "$bin_dir/$b" ] || return 1; done
-}
-if complete; then echo "$bin_dir"; exit 0; fi
-
-command -v go >/dev/null || { echo "error: Go is needed to build the local control plane (go >= 1.24 on PATH)" >&2; exit 1; }
 log() { printf '[build-control-plane %s] %s\n' "$(date +%T)" "$*" >&2; }
-
-# One build at a time per version (two test runs may start at once); the second reuses the first's result.
-mkdir -p "$(dirname "$bin_dir")"
-exec 9>"$bin_dir.lock"
-if ! flock -n 9; then
-  log "another build of $bin_dir is running; waiting for it"
-  flock 9
-fi
-if complete; then echo "$bin_dir"; exit 0; fi
-
+start_cached_build "$bin_dir" kube-apiserver kube-controller-manager kube-scheduler kubectl etcd kwok kwokctl
+command -v go >/dev/null || die "Go is needed to build the local control plane (go >= 1.24 on PATH)"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-rm -rf "$bin_dir.partial"
-mkdir -p "$bin_dir.partial"
 # GOTOOLCHAIN=auto (the default here) fetches a newer Go toolchain through the module proxy when the
 # installed one is older than a module needs (Kubernetes 1.35 needs go 1.25); set GOTOOLCHAIN=local to forbid.
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
@@ -74,7 +55,6 @@ start=$(date +%s)
 build_etcd
 build_kwok
 build_kubernetes
-rm -rf "$bin_dir"
-mv "$bin_dir.partial" "$bin_dir"
+finish_cached_build "$bin_dir"
 log "built in $(( $(date +%s) - start ))s into $bin_dir"
 echo "$bin_dir"

@@ -11,30 +11,13 @@ source "$here/versions.env"
 source "$here/lib.sh"
 
 bin_dir="$(cache_root)/k8s/${KUBERNETES_VERSION}-node-coredns${COREDNS_VERSION}/bin"
-binaries=(kubelet kube-proxy coredns pause)
 log() { printf '[build-real-node %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-complete() {
-  local b
-  for b in "${binaries[@]}"; do [ -x "$bin_dir/$b" ] || return 1; done
-}
-if complete; then echo "$bin_dir"; exit 0; fi
-
+start_cached_build "$bin_dir" kubelet kube-proxy coredns pause
 command -v go >/dev/null || die "Go is needed to build the real node (go >= 1.26 on PATH)"
 ensure_debian_packages "the pause binary" gcc libc6-dev
-
-mkdir -p "$(dirname "$bin_dir")"
-exec 9>"$bin_dir.lock"
-if ! flock -n 9; then
-  log "another build of $bin_dir is running; waiting for it"
-  flock 9
-fi
-if complete; then echo "$bin_dir"; exit 0; fi
-
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-rm -rf "$bin_dir.partial"
-mkdir -p "$bin_dir.partial"
 export CGO_ENABLED=0 GOFLAGS=-mod=mod GOTOOLCHAIN=${GOTOOLCHAIN:-auto}
 start=$(date +%s)
 
@@ -61,7 +44,6 @@ log "building coredns $COREDNS_VERSION (about 6 minutes the first time)"
 (cd "$dns" && go get "github.com/coredns/coredns@$COREDNS_VERSION" &&
   go build -trimpath -ldflags "-s -w" -o "$bin_dir.partial/coredns" github.com/coredns/coredns) >&2
 
-rm -rf "$bin_dir"
-mv "$bin_dir.partial" "$bin_dir"
+finish_cached_build "$bin_dir"
 log "built in $(($(date +%s) - start)) s into $bin_dir"
 echo "$bin_dir"

@@ -74,3 +74,38 @@ kubernetes_ldflags() {
   done
   echo "$flags"
 }
+
+# Cached builds of a folder of binaries. start_cached_build BIN_DIR BINARY...: when BIN_DIR holds every
+# BINARY, prints it and exits; otherwise takes BIN_DIR's build lock (a second build of the same version
+# waits for the first, then reuses its result) and makes an empty BIN_DIR.partial to build into.
+# finish_cached_build BIN_DIR: moves the finished build into place.
+cached_build_complete() {
+  local dir=$1 b
+  shift
+  for b in "$@"; do [ -x "$dir/$b" ] || return 1; done
+}
+
+start_cached_build() {
+  local dir=$1
+  if cached_build_complete "$@"; then
+    echo "$dir"
+    exit 0
+  fi
+  mkdir -p "$(dirname "$dir")"
+  exec 9>"$dir.lock"
+  if ! flock -n 9; then
+    printf '[build %s] another build of %s is running; waiting for it\n' "$(date +%T)" "$dir" >&2
+    flock 9
+  fi
+  if cached_build_complete "$@"; then
+    echo "$dir"
+    exit 0
+  fi
+  rm -rf "$dir.partial"
+  mkdir -p "$dir.partial"
+}
+
+finish_cached_build() {
+  rm -rf "$1"
+  mv "$1.partial" "$1"
+}

@@ -29,7 +29,7 @@ import {
   stateDir as defaultStateDir,
   validateName,
 } from './paths.ts';
-import { isAlive, listeningSocketsOf, rssBytes } from './procfs.ts';
+import { isAlive, listeningSocketsOf, rssBytes, terminate, waitExited } from './procfs.ts';
 import type { ListeningSocket } from './procfs.ts';
 import { STAGES_YAML } from './stages.ts';
 import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
@@ -484,16 +484,6 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
   return { kubeconfig: r.kubeconfig, started: true, status: st };
 }
 
-async function waitGone(pids: number[], ms: number): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  let alive = pids.filter(isAlive);
-  while (alive.length > 0 && Date.now() < deadline) {
-    await sleep(100);
-    alive = alive.filter(isAlive);
-  }
-  return alive;
-}
-
 /**
  * Stops every process of the named cluster and removes its state and kubeconfig. Returns whether
  * anything was there to stop.
@@ -530,12 +520,7 @@ async function downLocked(
     }
   }
   // Whatever kwokctl left behind: TERM, then KILL.
-  let left = await waitGone([...pids, ...processesUnder(r.clusterDir).map((p) => p.pid)], 5_000);
-  for (const pid of left) process.kill(pid, 'SIGTERM');
-  left = await waitGone(left, 10_000);
-  for (const pid of left) process.kill(pid, 'SIGKILL');
-  left = await waitGone(left, 5_000);
-  if (left.length > 0) throw new Error(`processes ${left.join(', ')} of cluster ${r.name} did not exit`);
+  await terminate(await waitExited([...pids, ...processesUnder(r.clusterDir).map((p) => p.pid)], 5_000));
   rmSync(r.clusterDir, { recursive: true, force: true });
   rmSync(path.join(r.workdir, `${r.kwokName}.config.yaml`), { force: true });
   rmSync(r.kubeconfig, { force: true });

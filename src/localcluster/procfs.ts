@@ -1,5 +1,7 @@
-// Linux /proc helpers: whether a process lives, its resident memory, and the TCP ports it listens on.
+// Linux /proc helpers: whether a process lives (and waiting until it does not), its resident memory,
+// and the TCP ports it listens on.
 import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export function isAlive(pid: number): boolean {
   try {
@@ -103,4 +105,31 @@ export function listeningSocketsOf(pids: number[]): ListeningSocket[] {
   const inodes = new Set<string>();
   for (const pid of pids) for (const i of socketInodes(pid)) inodes.add(i);
   return listeningSockets().filter((s) => inodes.has(s.inode));
+}
+
+/** Waits up to `ms` for the processes to exit; returns those still alive. */
+export async function waitExited(pids: number[], ms: number): Promise<number[]> {
+  const deadline = Date.now() + ms;
+  let alive = pids.filter(isAlive);
+  while (alive.length > 0 && Date.now() < deadline) {
+    await sleep(100);
+    alive = alive.filter(isAlive);
+  }
+  return alive;
+}
+
+/** TERM, then KILL whatever is still alive after `graceMs`. */
+export async function terminate(pids: number[], graceMs = 10_000): Promise<void> {
+  const signal = (pid: number, sig: NodeJS.Signals) => {
+    try {
+      process.kill(pid, sig);
+    } catch {
+      // already gone
+    }
+  };
+  for (const pid of pids) signal(pid, 'SIGTERM');
+  const left = await waitExited(pids, graceMs);
+  for (const pid of left) signal(pid, 'SIGKILL');
+  const stuck = await waitExited(left, 5_000);
+  if (stuck.length > 0) throw new Error(`processes ${stuck.join(', ')} did not exit after SIGKILL`);
 }

@@ -6,8 +6,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { isAlive } from '../procfs.ts';
+import { isAlive, terminate } from '../procfs.ts';
 
 export interface DaemonSpec {
   name: string;
@@ -63,32 +62,6 @@ export function startDaemon(spec: DaemonSpec, dirs: DaemonDirs): number {
   } finally {
     closeSync(log);
   }
-}
-
-export async function waitExited(pids: number[], ms: number): Promise<number[]> {
-  const deadline = Date.now() + ms;
-  let alive = pids.filter(isAlive);
-  while (alive.length > 0 && Date.now() < deadline) {
-    await sleep(100);
-    alive = alive.filter(isAlive);
-  }
-  return alive;
-}
-
-/** TERM, then KILL whatever is still alive after `graceMs`. */
-export async function terminate(pids: number[], graceMs = 10_000): Promise<void> {
-  const signal = (pid: number, sig: NodeJS.Signals) => {
-    try {
-      process.kill(pid, sig);
-    } catch {
-      // already gone
-    }
-  };
-  for (const pid of pids) signal(pid, 'SIGTERM');
-  const left = await waitExited(pids, graceMs);
-  for (const pid of left) signal(pid, 'SIGKILL');
-  const stuck = await waitExited(left, 5_000);
-  if (stuck.length > 0) throw new Error(`processes ${stuck.join(', ')} did not exit after SIGKILL`);
 }
 
 export async function stopDaemon(dirs: DaemonDirs, name: string, binary: string, graceMs?: number) {

@@ -33,15 +33,8 @@ import {
   type RealNodeLayout,
   type RealNodePaths,
 } from './config.ts';
-import {
-  daemonPid,
-  logFile,
-  startDaemon,
-  stopDaemon,
-  terminate,
-  waitExited,
-  type DaemonSpec,
-} from './daemons.ts';
+import { terminate, waitExited } from '../procfs.ts';
+import { daemonPid, logFile, startDaemon, stopDaemon, type DaemonSpec } from './daemons.ts';
 import {
   REQUIRED_SYSCTLS,
   captureHost,
