@@ -28,7 +28,7 @@ import { Manager } from '../controller/manager.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { fluxImageRecipe, readFluxCoreVersion } from '../images/index.ts';
 import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';
-import { REAL_NODE_KEY, REAL_NODE_NAME, REAL_NODE_VALUE } from '../localcluster/real-node/config.ts';
+import { REAL_NODE_NAME, REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
 import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
 import { createLogger } from '../observability/logger.ts';
 import { fluxContainer } from '../render/index.ts';
@@ -63,12 +63,7 @@ export function configuredKubeconfig(
 }
 
 /** The toleration of the real node's taint. */
-export const REAL_NODE_TOLERATION: Toleration = {
-  key: REAL_NODE_KEY,
-  operator: 'Equal',
-  value: REAL_NODE_VALUE,
-  effect: 'NoSchedule',
-};
+export const REAL_NODE_TOLERATION: Toleration = { ...REAL_NODE_PLACEMENT.tolerations[0] };
 
 /**
  * The MiniCluster as it runs on the local cluster's real node: the Flux container on `image` (loaded
@@ -95,7 +90,7 @@ export function onRealNode(miniCluster: DefaultedMiniCluster, image: string): De
       ),
       pod: {
         ...spec.pod,
-        nodeSelector: { ...spec.pod?.nodeSelector, [REAL_NODE_KEY]: REAL_NODE_VALUE },
+        nodeSelector: { ...spec.pod?.nodeSelector, ...REAL_NODE_PLACEMENT.nodeSelector },
         tolerations: tolerated ? tolerations : [...tolerations, REAL_NODE_TOLERATION],
       },
     },

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { REAL_NODE_KEY, REAL_NODE_VALUE } from '../../src/localcluster/real-node/config.ts';
+import { REAL_NODE_PLACEMENT } from '../../src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/controller/kube-clients.ts';
 import { waitFor, withNamespace } from './cluster.ts';
 import { kubectl, miniClusterObject, podsOf, startOperator } from './operator.ts';
@@ -14,10 +14,7 @@ export const FLUX_IMAGE = 'localhost/flux:0.88.0';
 export const AWKWARD_FLUX_IMAGE = 'localhost/flux:0.88.0-awkward';
 
 /** What a MiniCluster needs to land on the real node (and nowhere else). */
-export const ON_REAL_NODE = {
-  nodeSelector: { [REAL_NODE_KEY]: REAL_NODE_VALUE },
-  tolerations: [{ key: REAL_NODE_KEY, operator: 'Equal', value: REAL_NODE_VALUE, effect: 'NoSchedule' }],
-};
+export const ON_REAL_NODE = REAL_NODE_PLACEMENT;
 
 export interface RealMiniClusterOptions {
   image?: string;

@@ -12,6 +12,11 @@ export const REAL_NODE_NAME = 'real-0';
 /** Label and NoSchedule taint of the real node: only pods that ask for it land there. */
 export const REAL_NODE_KEY = 'sim.flux-framework.org/real';
 export const REAL_NODE_VALUE = 'true';
+/** What a pod needs to land on the real node: its label selected, its taint tolerated. */
+export const REAL_NODE_PLACEMENT = {
+  nodeSelector: { [REAL_NODE_KEY]: REAL_NODE_VALUE },
+  tolerations: [{ key: REAL_NODE_KEY, operator: 'Equal', value: REAL_NODE_VALUE, effect: 'NoSchedule' }],
+} as const;
 export const CLUSTER_DOMAIN = 'cluster.local';
 /** kube-dns's address: the tenth of the API server's Service range (10.0.0.0/24, kwokctl's default). */
 export const CLUSTER_DNS_IP = '10.0.0.10';
