@@ -4,6 +4,7 @@
  * and burst cluster names) are computed here because no static default can express them.
  */
 import { MiniClusterSpecSchema } from './schema.ts';
+import { userBrokerConfigFacts } from './user-broker-config.ts';
 import type {
   DefaultedMiniCluster,
   DefaultedMiniClusterSpec,
@@ -70,7 +71,9 @@ function defaultNode(schema: SchemaNode, value: unknown): unknown {
  * Derived defaults:
  * - `maxSize`: `size`.
  * - `network.headlessName`: the MiniCluster's name, unique per namespace, so two MiniClusters
- *   never share a Service by accident (the Go operator's shared `flux-service` raced).
+ *   never share a Service by accident (the Go operator's shared `flux-service` raced); with the
+ *   user's own `flux.brokerConfig`, the Service its connect URIs go through (a v1alpha1 broker.toml
+ *   names `flux-service`), since its brokers find each other only there.
  * - `containers[].runFlux`: true for a single container (it is the Flux container whatever it
  *   says, as in the Go operator), false otherwise.
  * - `containers[].name`: the MiniCluster's name for the Flux container (as in the Go operator);
@@ -84,7 +87,11 @@ export function applyDefaults(spec: MiniClusterSpec, miniClusterName: string): D
   const partial = defaulted as MiniClusterSpec;
 
   defaulted.maxSize = partial.maxSize ?? defaulted.size;
-  defaulted.network.headlessName = (partial.network ?? {}).headlessName ?? miniClusterName;
+  const userConfig = partial.flux?.brokerConfig;
+  defaulted.network.headlessName =
+    (partial.network ?? {}).headlessName ??
+    (userConfig !== undefined ? userBrokerConfigFacts(userConfig).serviceName : undefined) ??
+    miniClusterName;
 
   const single = defaulted.containers.length === 1;
   const inputContainers = partial.containers;

@@ -16,6 +16,8 @@ export {
 export type { CelRule, Defaulted } from './schema-helpers.ts';
 export { applyDefaults, applySchemaDefaults, defaultMiniCluster } from './defaults.ts';
 export { validateMiniCluster } from './validate.ts';
+export { userBrokerConfigFacts } from './user-broker-config.ts';
+export type { UserBrokerConfigFacts } from './user-broker-config.ts';
 export type { ValidationResult } from './validate.ts';
 export { formatProblem } from './problems.ts';
 export type { Problem } from './problems.ts';

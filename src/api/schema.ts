@@ -39,7 +39,10 @@ export const DEFAULT_DEADLINE_SECONDS = 31500000;
 export const LoggingSchema = Type.Object(
   {
     quiet: withDefault(
-      Type.Boolean({ description: "Print only the job's own output, no entrypoint banners." }),
+      Type.Boolean({
+        description:
+          "Print only the job's own output and errors: no entrypoint banners, brokers log errors only.",
+      }),
       false,
     ),
     strict: withDefault(

@@ -2,7 +2,12 @@
  * Maps a defaulted MiniCluster spec onto the inputs of the pure Flux artifacts (src/flux). Every
  * decision about what the Flux instance looks like from the spec is made here.
  */
-import type { DefaultedContainer, DefaultedMiniCluster } from '../api/index.ts';
+import {
+  userBrokerConfigFacts,
+  type DefaultedContainer,
+  type DefaultedMiniCluster,
+  type UserBrokerConfigFacts,
+} from '../api/index.ts';
 import {
   burstClusterHostEntries,
   expandBrokerHosts,
@@ -41,6 +46,11 @@ const DEFAULT_TOPOLOGY = 'kary:2';
  */
 const FLAT_TOPOLOGY = 'kary:0';
 const WORKER_RETRY_DELAY_SECONDS = 5;
+/**
+ * `-Slog-stderr-level` with `logging.quiet`: errors and worse only. The brokers' info lines are not
+ * the job's output (the Go operator's quiet mode printed none of them).
+ */
+const QUIET_LOG_LEVEL = 3;
 
 /** The one container that runs Flux (defaulting guarantees exactly one). */
 export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer {
@@ -106,15 +116,32 @@ export function brokerHosts(miniCluster: DefaultedMiniCluster): string[] {
   return expandBrokerHosts(brokerHostEntries(miniCluster));
 }
 
-/** R is written by the operator when the cores per pod are known; otherwise each pod encodes it. */
-export function operatorWritesResourceSpec(miniCluster: DefaultedMiniCluster): boolean {
-  return fluxContainer(miniCluster).cores !== undefined;
+/** What the user's own broker.toml says about the pod's files; nothing without one. */
+function userBrokerConfig(miniCluster: DefaultedMiniCluster): UserBrokerConfigFacts {
+  const text = miniCluster.spec.flux.brokerConfig;
+  return text === undefined ? {} : userBrokerConfigFacts(text);
 }
 
+const OPERATOR_RESOURCE_SPEC_PATH = `${OPERATOR_DIR}/${RESOURCE_SPEC_FILE}`;
+
+/**
+ * R is written by the operator when the cores per pod are known; otherwise each pod encodes it, as
+ * it also does when the user's broker.toml reads R from another path than the operator's.
+ */
+export function operatorWritesResourceSpec(miniCluster: DefaultedMiniCluster): boolean {
+  const userPath = userBrokerConfig(miniCluster).resourcePath;
+  return (
+    fluxContainer(miniCluster).cores !== undefined &&
+    (userPath === undefined || userPath === OPERATOR_RESOURCE_SPEC_PATH)
+  );
+}
+
+/** Where the brokers read R: where the user's broker.toml says, else where the operator puts it. */
 export function resourceSpecPath(miniCluster: DefaultedMiniCluster): string {
-  return operatorWritesResourceSpec(miniCluster)
-    ? `${OPERATOR_DIR}/${RESOURCE_SPEC_FILE}`
-    : POD_RESOURCE_SPEC_PATH;
+  return (
+    userBrokerConfig(miniCluster).resourcePath ??
+    (operatorWritesResourceSpec(miniCluster) ? OPERATOR_RESOURCE_SPEC_PATH : POD_RESOURCE_SPEC_PATH)
+  );
 }
 
 export function brokerConfigInput(
@@ -183,7 +210,7 @@ export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniCl
 
   const broker: EntrypointInput['broker'] = {
     tbon: { topology },
-    logLevel: spec.flux.logLevel,
+    logLevel: spec.logging.quiet ? Math.min(spec.flux.logLevel, QUIET_LOG_LEVEL) : spec.flux.logLevel,
     connectTimeout: spec.flux.connectTimeout,
     size: spec.size,
     listedSize,
@@ -207,7 +234,8 @@ export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniCl
     paths: {
       configDir: CONFIG_DIR,
       curveCertSourcePath: `${CURVE_CERT_MOUNT_DIR}/${CURVE_CERT_FILE}`,
-      curveCertPath: CURVE_CERT_PATH,
+      // The brokers read the certificate where broker.toml says: the user's own may name another place.
+      curveCertPath: userBrokerConfig(miniCluster).curveCertPath ?? CURVE_CERT_PATH,
       resourcePath: resourceSpecPath(miniCluster),
       runDir: RUN_DIR,
       stateDir: FLUX_STATE_DIR,
