@@ -4,7 +4,9 @@
 // share the one real node, which this file removes last and checks that nothing of it is left.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { stateDir, up } from '../../src/localcluster/index.ts';
+import { listeningSocketsOf, stateDir, up } from '../../src/localcluster/index.ts';
+import { NODE_IP, realNodeLayout } from '../../src/localcluster/real-node/config.ts';
+import { nodeProcesses } from '../../src/localcluster/real-node/host.ts';
 import { realNodeDown, realNodeFootprint, savedHostSettings } from '../../src/localcluster/real-node/node.ts';
 import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
@@ -24,6 +26,19 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   coreScenarios();
   burstingScenarios();
   v1alpha1ExampleScenarios();
+});
+
+it('the real node listens only on loopback and on its own address, never on the machine network', () => {
+  const pids = nodeProcesses(realNodeLayout(stateDir())).map((p) => p.pid);
+  const sockets = listeningSocketsOf(pids);
+  assert.ok(
+    sockets.some((socket) => socket.address === NODE_IP && socket.port === 10250),
+    'the kubelet listens',
+  );
+  assert.deepEqual(
+    sockets.filter((socket) => socket.address !== '127.0.0.1' && socket.address !== NODE_IP),
+    [],
+  );
 });
 
 // Last, once every scenario is done: removing the real node (what `cluster:down` does first) leaves
