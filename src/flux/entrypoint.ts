@@ -1,7 +1,8 @@
 /**
  * The per-pod entrypoint: one bash script shared by every pod of a MiniCluster's Job. It prepares the
  * pod (flux present, flux user, directories, certificate, munge, R), finds its role from its hostname
- * and runs the lead broker with the initial program (pod index 0) or a worker broker (the others).
+ * and runs the lead broker with the initial program (pod index 0) or a worker broker (the others),
+ * passing the TERM or INT that stops the pod on to its broker (see `STOPPING`).
  *
  * Which inputs are raw shell and which are quoted words:
  * - Raw shell, written by the MiniCluster's author and run as they wrote it: the hooks (`init`, `pre`,
@@ -383,6 +384,9 @@ function assignment(name: string, value: string | number): string {
   return `${name}=${shellQuote(String(value))}`;
 }
 
+/** The words `as_user` sets, as a bash expansion (kept out of the raw template literal below). */
+const AS_USER_COMMAND = '"${as_user_command[@]}"';
+
 /** Shell functions every script uses. */
 const HELPER_FUNCTIONS = String.raw`fail() {
   printf 'flux-operator: error: %s\n' "$*" >&2
@@ -399,21 +403,28 @@ run_hook() {
   eval "$2"
 }
 
-# run_as USER COMMAND...: COMMAND as USER with this PATH, using whichever tool the image has.
-run_as() {
+# as_user USER COMMAND...: sets as_user_command to the words that run COMMAND as USER with this
+# PATH, using whichever tool the image has.
+as_user() {
   local user="$1"
   shift
   if [ "$(id -un)" = "$user" ]; then
-    "$@"
+    as_user_command=("$@")
   elif is_root && command -v runuser >/dev/null 2>&1; then
-    runuser -u "$user" -- env "PATH=$PATH" "$@"
+    as_user_command=(runuser -u "$user" -- env "PATH=$PATH" "$@")
   elif command -v sudo >/dev/null 2>&1; then
-    sudo -E -u "$user" -- env "PATH=$PATH" "$@"
+    as_user_command=(sudo -E -u "$user" -- env "PATH=$PATH" "$@")
   elif command -v su >/dev/null 2>&1; then
-    su -p -s /bin/bash -c "$(printf '%q ' env "PATH=$PATH" "$@")" "$user"
+    as_user_command=(su -p -s /bin/bash -c "$(printf '%q ' env "PATH=$PATH" "$@")" "$user")
   else
     fail "cannot run as $user: the image has none of runuser, sudo, su"
   fi
+}
+
+# run_as USER COMMAND...: COMMAND as USER with this PATH.
+run_as() {
+  as_user "$@"
+  ${AS_USER_COMMAND}
 }
 
 # copy_secret SOURCE DEST OWNER: a private copy of a Secret file (mounts are group/other readable).
@@ -425,6 +436,121 @@ copy_secret() {
   if is_root; then
     chown "$3:$(id -g "$3")" "$2"
   fi
+}`;
+
+/**
+ * Stopping: a pod's TERM (the pod deleted, the MiniCluster scaled down, its Job finished) or INT
+ * reaches the broker. The script is PID 1 of its container: the kernel hands PID 1 only the signals it
+ * has a handler for, and bash runs a trap only once its foreground command has ended. So each broker
+ * runs in the background while the script `wait`s for it, and the trap passes the signal on.
+ *
+ * To the broker itself, not to the tool that runs it as the flux user: util-linux `runuser` and `su`
+ * (2.38) pass a TERM on to their child but SIGKILL it 2 s later, too soon for a lead broker to shut its
+ * instance down, and pass an INT on only when they made a new session; `sudo` relays both and waits;
+ * busybox `su` execs the command. The broker is the process named `flux-broker` (`flux-broker-<rank>`
+ * once it knows its rank) nearest the background job in the process tree, read from /proc (not every
+ * image has `pgrep`, not every kernel has /proc/PID/task/PID/children). When there is none (a prefix
+ * or `--wrap` that renames it or runs it in another PID namespace), the background job gets the signal.
+ *
+ * flux-core 0.88: TERM or INT to the lead broker (rank 0) ends its initial program and shuts the whole
+ * instance down; to a worker broker, makes it leave the instance.
+ *
+ * A plain template literal, not String.raw: `\${` and `\\` are escaped, the rest is the bash text.
+ */
+const STOPPING = `# The background job running a broker (empty when none runs), the signal that told the pod to
+# stop (empty until one did), how many such signals came, and whether the job got the signal.
+broker_job=""
+stop_signal=""
+stop_signals=0
+stop_passed=""
+
+# broker_in_tree PID: prints the pid of the broker process nearest PID in its process tree (PID
+# included); fails when there is none. A broker names itself flux-broker-RANK once it knows its rank.
+broker_in_tree() {
+  local file line pid ppid level next depth=0
+  local -A name_of=() children_of=()
+  for file in /proc/[0-9]*/stat; do
+    line=""
+    { read -r line <"$file"; } 2>/dev/null || continue
+    # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so cut at the last ")".
+    pid="\${line%% *}"
+    name_of[$pid]="\${line#*(}"
+    name_of[$pid]="\${name_of[$pid]%)*}"
+    line="\${line##*) }"
+    line="\${line#* }"
+    ppid="\${line%% *}"
+    children_of[$ppid]="\${children_of[$ppid]-} $pid"
+  done
+  level="$1"
+  # The depth bound keeps a /proc read while pids were reused from looping.
+  while [ -n "$level" ] && [ "$depth" -lt 64 ]; do
+    next=""
+    # shellcheck disable=SC2086 # a list of pids, split on purpose
+    for pid in $level; do
+      case "\${name_of[$pid]-}" in
+        flux-broker | flux-broker-[0-9]*)
+          printf '%s\\n' "$pid"
+          return 0
+          ;;
+      esac
+      next="$next\${children_of[$pid]-}"
+    done
+    level="$next"
+    depth=$((depth + 1))
+  done
+  return 1
+}
+
+# pass_stop SIGNAL: SIGNAL to the running broker.
+pass_stop() {
+  local target
+  target="$(broker_in_tree "$broker_job")" || target="$broker_job"
+  log "passing SIG$1 on to the broker (pid $target)"
+  kill -s "$1" "$target" 2>/dev/null || true
+  stop_passed=yes
+}
+
+# on_stop SIGNAL: the trap of TERM and INT.
+on_stop() {
+  stop_signal="$1"
+  stop_signals=$((stop_signals + 1))
+  log "got SIG$1: stopping"
+  if [ -n "$broker_job" ]; then
+    pass_stop "$1"
+  fi
+}
+trap 'on_stop TERM' TERM
+trap 'on_stop INT' INT
+
+# run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
+# the background, waited for until it is gone; its exit status in $status.
+run_broker() {
+  local seen
+  as_user "$flux_user" "$@"
+  stop_passed=""
+  "\${as_user_command[@]}" &
+  broker_job=$!
+  # A signal that came while the job was being started has not reached it.
+  if [ -n "$stop_signal" ] && [ -z "$stop_passed" ]; then
+    pass_stop "$stop_signal"
+  fi
+  while :; do
+    seen="$stop_signals"
+    status=0
+    wait "$broker_job" || status=$?
+    # A trapped signal ends wait early (with 128 + its number): then wait again for the broker's status.
+    if [ "$stop_signals" = "$seen" ]; then
+      break
+    fi
+  done
+  broker_job=""
+}
+
+# pause SECONDS: sleeps, unless told to stop before or meanwhile.
+pause() {
+  [ -z "$stop_signal" ] || return 0
+  sleep "$1" &
+  wait "$!" || kill "$!" 2>/dev/null || true
 }`;
 
 /**
@@ -512,8 +638,8 @@ fi`;
 function brokerCommand(input: EntrypointInput, after = ''): string {
   const start = `"$flux_bin" start "\${start_args[@]}"${after === '' ? '' : ` ${after}`}`;
   return hasPrefix(input)
-    ? `run_as "$flux_user" bash -c "$flux_prefix"' "$@"' flux-prefix ${start}`
-    : `run_as "$flux_user" ${start}`;
+    ? `run_broker bash -c "$flux_prefix"' "$@"' flux-prefix ${start}`
+    : `run_broker ${start}`;
 }
 
 function hasPrefix(input: EntrypointInput): boolean {
@@ -535,9 +661,12 @@ function leadSection(input: EntrypointInput, time: string): string[] {
     lines.push('log "interactive instance: connect with flux proxy local://$run_dir/local"');
   }
   lines.push(
+    'if [ -n "$stop_signal" ]; then',
+    '  log "told to stop (SIG$stop_signal) before the lead broker started"',
+    '  exit "$((128 + $(kill -l "$stop_signal")))"',
+    'fi',
     'log "starting the lead broker"',
-    'status=0',
-    `${time}${brokerCommand(input, shellQuoteWords(programWords))} || status=$?`,
+    `${time}${brokerCommand(input, shellQuoteWords(programWords))}`,
     'log "the lead broker exited with status $status"',
   );
   if (input.hooks?.post !== undefined) {
@@ -558,13 +687,20 @@ function workerSection(input: EntrypointInput, time: string): string {
     lines.push(`run_hook workerPre ${shellQuote(input.hooks.workerPre)}`);
   lines.push(
     '# A worker broker exits 0 when the instance shuts down; anything else is retried so the pod',
-    '# rejoins (the lead may not be up yet, or restarted).',
+    '# rejoins (the lead may not be up yet, or restarted). A pod told to stop is done, whatever the status.',
     'attempt=0',
     'while :; do',
+    '  if [ -n "$stop_signal" ]; then',
+    '    log "told to stop (SIG$stop_signal): worker done"',
+    '    exit 0',
+    '  fi',
     '  attempt=$((attempt + 1))',
     '  log "starting a worker broker (attempt $attempt)"',
-    '  status=0',
-    `  ${time}${brokerCommand(input)} || status=$?`,
+    `  ${time}${brokerCommand(input)}`,
+    '  if [ -n "$stop_signal" ]; then',
+    '    log "told to stop (SIG$stop_signal): the worker broker exited with status $status, worker done"',
+    '    exit 0',
+    '  fi',
     '  if [ "$status" -eq 0 ]; then',
     '    log "the instance shut down: worker done"',
     '    exit 0',
@@ -580,7 +716,7 @@ function workerSection(input: EntrypointInput, time: string): string {
   }
   lines.push(
     '  log "the worker broker exited with status $status: retrying in $worker_retry_delay s"',
-    '  sleep "$worker_retry_delay"',
+    '  pause "$worker_retry_delay"',
     'done',
   );
   return lines.join('\n');
@@ -643,7 +779,7 @@ export function entrypointScript(input: EntrypointInput): string {
       ? "# Quiet: only errors and the program's own output.\nlog() {\n  :\n}"
       : 'log() {\n  printf \'flux-operator: %s\\n\' "$*"\n}',
   );
-  sections.push(HELPER_FUNCTIONS);
+  sections.push(HELPER_FUNCTIONS, STOPPING);
 
   if (hooks?.init !== undefined) sections.push(`run_hook init ${shellQuote(hooks.init)}`);
 

@@ -10,6 +10,7 @@ import {
   AWKWARD_FLUX_IMAGE,
   FLUX_IMAGE,
   ON_REAL_NODE,
+  fluxInLead,
   hostnamesFromJob,
   leadLog,
   podAt,
@@ -18,6 +19,18 @@ import {
   scenario,
   waitForNodesUp,
 } from '../../harness/real-node.ts';
+
+/** `flux overlay status` in the lead: each broker's host name -> its status (and why, when given). */
+async function overlayStatus(namespace: string, lead: string): Promise<Record<string, string>> {
+  const { stdout } = await fluxInLead(namespace, lead, ['overlay', 'status', '--no-pretty', '--color=never']);
+  const statuses: Record<string, string> = {};
+  for (const line of stdout.trim().split('\n')) {
+    // "<rank> <host>: <status>[ <reason>]"
+    const match = /^\d+ (\S+): (.+)$/.exec(line.trim());
+    if (match?.[1] && match[2]) statuses[match[1]] = match[2].trim();
+  }
+  return statuses;
+}
 
 export function coreScenarios(): void {
   it('hello world: size 4 with a command and no tasks succeeds, and Flux ran it', async (t) => {
@@ -135,6 +148,11 @@ export function coreScenarios(): void {
     await waitForCondition(clients, namespace, 'elastic', 'Scaling', 'False', 120_000);
     await waitForNodesUp(namespace, lead, 2);
     assert.deepEqual(await hostnamesFromJob(namespace, lead, 2), ['elastic-0', 'elastic-1']);
+    // The brokers of the removed pods got the pod's TERM and left the instance (a goodbye to their
+    // parent): Flux shows them offline by administrative shutdown, not lost as a killed broker is.
+    const overlay = await overlayStatus(namespace, lead);
+    assert.equal(overlay['elastic-2'], 'offline administrative shutdown', JSON.stringify(overlay));
+    assert.equal(overlay['elastic-3'], 'offline administrative shutdown', JSON.stringify(overlay));
     assert.equal((await readStatus(clients, namespace, 'elastic')).summary, 'Ready');
   });
 

@@ -1,6 +1,8 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { setTimeout as sleep } from 'node:timers/promises';
 import {
   chmodSync,
   mkdirSync,
@@ -366,11 +368,11 @@ describe('entrypointScript static checks', () => {
     const plain = entrypointScript(entrypointInput());
     assert.doesNotMatch(plain, /^set -eEu -o pipefail$/m);
     assert.doesNotMatch(plain, /^set -x$/m);
-    assert.doesNotMatch(plain, /^\s*time run_as/m);
+    assert.doesNotMatch(plain, /^\s*time run_broker/m);
     const loud = entrypointScript(entrypointInput({ logging: { strict: true, debug: true, timed: true } }));
     assert.match(loud, /^set -eEu -o pipefail$/m);
     assert.match(loud, /^set -x$/m);
-    assert.match(loud, /^\s*time run_as "\$flux_user" "\$flux_bin" start/m);
+    assert.match(loud, /^\s*time run_broker "\$flux_bin" start/m);
   });
 
   it('passes hooks as quoted strings, so they cannot break the script', () => {
@@ -555,27 +557,39 @@ interface Run {
   fluxCalls: string[][];
 }
 
+/** The script's environment: the stubs' settings, `env` last. */
+function scriptEnv(sandbox: Sandbox, hostname: string, env: Record<string, string>): Record<string, string> {
+  return {
+    PATH: '/usr/local/bin:/usr/bin:/bin',
+    STUB_DIR: sandbox.root,
+    STUB_HOSTNAME: hostname,
+    HOOK_LOG: sandbox.hookLog,
+    STUB_SUBMIT_EXIT: '0',
+    STUB_WAIT_EXIT: '0',
+    STUB_INTERACTIVE_EXIT: '0',
+    STUB_STOP_SECONDS: '0',
+    STUB_STOP_EXIT: '0',
+    ...env,
+  };
+}
+
+/** Writes the script for `input` into the sandbox and returns its path. */
+function writeScript(sandbox: Sandbox, input: EntrypointInput): string {
+  const scriptPath = join(sandbox.root, 'entrypoint.sh');
+  writeFileSync(scriptPath, entrypointScript(input), { mode: 0o755 });
+  return scriptPath;
+}
+
 function runScript(
   sandbox: Sandbox,
   input: EntrypointInput,
   hostname: string,
   env: Record<string, string> = {},
 ): Run {
-  const scriptPath = join(sandbox.root, 'entrypoint.sh');
-  writeFileSync(scriptPath, entrypointScript(input), { mode: 0o755 });
-  const result = spawnSync('bash', [scriptPath], {
+  const result = spawnSync('bash', [writeScript(sandbox, input)], {
     encoding: 'utf8',
     timeout: 20_000,
-    env: {
-      PATH: '/usr/local/bin:/usr/bin:/bin',
-      STUB_DIR: sandbox.root,
-      STUB_HOSTNAME: hostname,
-      HOOK_LOG: sandbox.hookLog,
-      STUB_SUBMIT_EXIT: '0',
-      STUB_WAIT_EXIT: '0',
-      STUB_INTERACTIVE_EXIT: '0',
-      ...env,
-    },
+    env: scriptEnv(sandbox, hostname, env),
   });
   return {
     status: result.status,
@@ -1027,5 +1041,236 @@ echo "munged $(id -un)" $modes >>"$STUB_DIR/munged.log"
     const run = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
     assert.equal(run.status, 0, run.stderr);
     assert.equal(readFileSync(sandbox.paths.curveCertPath, 'utf8'), 'ROTATED\n');
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// Stopping: the TERM the kubelet sends the script (PID 1 of the container) when the pod goes must
+// reach the broker. Here the script is not PID 1: without its trap, bash would die of the TERM at
+// once, its broker left running.
+
+/**
+ * A broker that runs until it gets TERM, then takes `$STUB_STOP_SECONDS` to shut down and exits
+ * `$STUB_STOP_EXIT` (flux-core's lead broker exits 129 once a TERM ended its initial program). It
+ * records its pid (`broker-pids`), that it is up (`broker-up`), then the signal it got and that it
+ * finished shutting down (`broker-events`). It polls rather than `wait`s, so no TERM is missed.
+ */
+const WAITING_BROKER = String.raw`got="no signal"
+trap 'got=TERM' TERM
+printf '%s\n' "$$" >>"$STUB_DIR/broker-pids"
+: >"$STUB_DIR/broker-up"
+polls=0
+while [ "$got" = "no signal" ] && [ "$polls" -lt 600 ]; do
+  sleep 0.05
+  polls=$((polls + 1))
+done
+printf '%s\n' "$got" >>"$STUB_DIR/broker-events"
+sleep "$STUB_STOP_SECONDS"
+printf 'shut down\n' >>"$STUB_DIR/broker-events"
+exit "$STUB_STOP_EXIT"
+`;
+
+/**
+ * `flux` whose `start` is the waiting broker: exec'd under the file name `brokerName` (flux-core's `flux
+ * start` execs `flux-broker`, which renames itself `flux-broker-<rank>` once it knows its rank), or,
+ * without a name, run by the `flux` stub itself (a broker the script cannot recognise, as behind a
+ * wrapper that renames it).
+ */
+function addWaitingBroker(sandbox: Sandbox, brokerName?: string): void {
+  const record = `${RECORD_ARGV} >>"$STUB_DIR/argv"`;
+  const resource = `if [ "$1" = R ]; then echo '{"stub":"R"}'; exit 0; fi`;
+  if (brokerName !== undefined) {
+    addCommand(sandbox, brokerName, `#!/bin/bash\n${WAITING_BROKER}`);
+    addCommand(sandbox, 'flux', `#!/bin/bash\n${record}\n${resource}\nexec ${brokerName} "$@"\n`);
+  } else {
+    addCommand(sandbox, 'flux', `#!/bin/bash\n${record}\n${resource}\n${WAITING_BROKER}`);
+  }
+}
+
+/**
+ * `runuser` and `sudo` that behave as util-linux `runuser` and `su` (2.38) do with a TERM: the command
+ * runs in a child, the TERM is passed on to it, and 2 s later the child gets SIGKILL.
+ */
+const KILLING_RUNUSER = String.raw`#!/bin/bash
+while [ "$1" != -- ]; do shift; done
+shift
+"$@" &
+child=$!
+trap 'echo TERM >>"$STUB_DIR/runuser-signals"; kill -TERM "$child"; sleep 2; kill -KILL "$child"; exit 143' TERM
+wait "$child"
+`;
+
+function brokerEvents(sandbox: Sandbox): string[] {
+  const path = join(sandbox.root, 'broker-events');
+  return existsSync(path) ? readFileSync(path, 'utf8').trim().split('\n') : [];
+}
+
+function brokerPids(sandbox: Sandbox): string[] {
+  return readFileSync(join(sandbox.root, 'broker-pids'), 'utf8').trim().split('\n');
+}
+
+interface StoppedRun extends Run {
+  /** The signal that ended bash, if one did. */
+  signal: NodeJS.Signals | null;
+  /** From the signal to the script's exit. */
+  stopMs: number;
+}
+
+/** Runs the script, sends it `signal` once `ready(stdout)` holds, and waits (20 s at most) for its exit. */
+async function runScriptAndStop(
+  sandbox: Sandbox,
+  input: EntrypointInput,
+  hostname: string,
+  ready: (stdout: string) => boolean,
+  env: Record<string, string> = {},
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<StoppedRun> {
+  const child = spawn('bash', [writeScript(sandbox, input)], {
+    env: scriptEnv(sandbox, hostname, env),
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  const closed = once(child, 'close');
+  const readyBy = Date.now() + 10_000;
+  while (!ready(stdout)) {
+    if (child.exitCode !== null || Date.now() > readyBy) {
+      child.kill('SIGKILL');
+      assert.fail(`the script never got ready to be stopped:\n${stdout}\n${stderr}`);
+    }
+    await sleep(20);
+  }
+  const signalledAt = Date.now();
+  child.kill(signal);
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const [status, endedBy] = await exited;
+  const stopMs = Date.now() - signalledAt;
+  clearTimeout(killer);
+  // The output is complete once the pipes close; a broker left running would hold them open.
+  await Promise.race([closed, sleep(2_000)]);
+  child.stdout.destroy();
+  child.stderr.destroy();
+  return {
+    status,
+    signal: endedBy,
+    stopMs,
+    stdout,
+    stderr,
+    fluxCalls: readRecords(join(sandbox.root, 'argv')),
+  };
+}
+
+describe('entrypointScript stopping on TERM', () => {
+  const brokerUp = (sandbox: Sandbox) => () => existsSync(join(sandbox.root, 'broker-up'));
+  const starts = (run: Run) => run.fluxCalls.filter((call) => call[0] === 'start');
+
+  for (const [brokerName, logging] of [
+    ['flux-broker-1', {}],
+    ['flux-broker', { strict: true, timed: true }],
+  ] as const) {
+    it(`worker: the broker (${brokerName}) gets the TERM, is not restarted, and the pod exits 0 at once (logging ${JSON.stringify(logging)})`, async () => {
+      const sandbox = makeSandbox();
+      addWaitingBroker(sandbox, brokerName);
+      const run = await runScriptAndStop(
+        sandbox,
+        sandboxInput(sandbox, { logging }),
+        'flux-sample-1',
+        brokerUp(sandbox),
+        { STUB_STOP_EXIT: '1' },
+      );
+      assert.equal(run.signal, null, 'bash trapped the TERM');
+      assert.equal(run.status, 0, run.stderr);
+      assert.deepEqual(brokerEvents(sandbox), ['TERM', 'shut down']);
+      assert.deepEqual(starts(run), [startWords(sandbox)]);
+      const [broker] = brokerPids(sandbox);
+      assert.match(run.stdout, /^flux-operator: got SIGTERM: stopping$/m);
+      assert.match(
+        run.stdout,
+        new RegExp(`^flux-operator: passing SIGTERM on to the broker \\(pid ${broker}\\)$`, 'm'),
+      );
+      assert.match(
+        run.stdout,
+        /^flux-operator: told to stop \(SIGTERM\): the worker broker exited with status 1, worker done$/m,
+      );
+      assert.doesNotMatch(run.stdout, /retrying/);
+      assert.ok(run.stopMs < 5_000, `stopped in ${run.stopMs} ms`);
+    });
+  }
+
+  it('interactive lead behind a runuser that SIGKILLs 2 s after passing TERM on: the broker gets it from the script, shuts down in its own time, and the lead exits with its status', async () => {
+    const sandbox = makeSandbox();
+    addUserDatabase(sandbox, 'fluxtest:x:1234:1234::/home/fluxtest:/bin/bash\n');
+    addCommand(sandbox, 'runuser', KILLING_RUNUSER);
+    addCommand(sandbox, 'sudo', KILLING_RUNUSER);
+    addWaitingBroker(sandbox, 'flux-broker-0');
+    const input = sandboxInput(sandbox, {
+      fluxUser: { name: 'fluxtest', uid: 1000 },
+      program: { kind: 'interactive' },
+      hooks: { post: 'echo "post $status" >>"$HOOK_LOG"' },
+    });
+    const run = await runScriptAndStop(sandbox, input, 'flux-sample-0', brokerUp(sandbox), {
+      STUB_STOP_SECONDS: '3',
+      STUB_STOP_EXIT: '129',
+    });
+    assert.equal(run.signal, null, 'bash trapped the TERM');
+    assert.equal(run.status, 129, run.stderr);
+    // Not killed by the runuser: it never got the TERM, and the broker finished its 3 s shutdown.
+    assert.deepEqual(brokerEvents(sandbox), ['TERM', 'shut down']);
+    assert.equal(existsSync(join(sandbox.root, 'runuser-signals')), false);
+    assert.deepEqual(starts(run), [[...startWords(sandbox), 'sleep', 'inf']]);
+    const [broker] = brokerPids(sandbox);
+    assert.match(
+      run.stdout,
+      new RegExp(`^flux-operator: passing SIGTERM on to the broker \\(pid ${broker}\\)$`, 'm'),
+    );
+    assert.match(run.stdout, /^flux-operator: the lead broker exited with status 129$/m);
+    assert.equal(readFileSync(sandbox.hookLog, 'utf8'), 'post 129\n');
+    assert.ok(run.stopMs >= 3_000 && run.stopMs < 8_000, `stopped in ${run.stopMs} ms`);
+  });
+
+  it('a broker the script cannot recognise (renamed by a wrapper): its background job gets the TERM', async () => {
+    const sandbox = makeSandbox();
+    addWaitingBroker(sandbox);
+    const run = await runScriptAndStop(sandbox, sandboxInput(sandbox), 'flux-sample-1', brokerUp(sandbox));
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(brokerEvents(sandbox), ['TERM', 'shut down']);
+    assert.equal(starts(run).length, 1);
+    assert.ok(run.stopMs < 5_000, `stopped in ${run.stopMs} ms`);
+  });
+
+  it('worker: a TERM during the pause before a retry ends it at once, with no other attempt', async () => {
+    const sandbox = makeSandbox();
+    writeFileSync(join(sandbox.root, 'worker-exits'), '1\n');
+    const input = sandboxInput(sandbox, { workerRestart: { delaySeconds: 30 } });
+    const run = await runScriptAndStop(sandbox, input, 'flux-sample-1', (stdout) =>
+      stdout.includes('exited with status 1: retrying in 30 s'),
+    );
+    assert.equal(run.signal, null, 'bash trapped the TERM');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(starts(run).length, 1);
+    assert.match(run.stdout, /^flux-operator: told to stop \(SIGTERM\): worker done$/m);
+    assert.ok(run.stopMs < 5_000, `stopped in ${run.stopMs} ms`);
+  });
+
+  it('a TERM before the broker started: no broker starts; a worker exits 0, the lead 143', async () => {
+    const pre = ': >"$STUB_DIR/pre-ran"; sleep 1';
+    for (const [hostname, status, message] of [
+      ['flux-sample-1', 0, /^flux-operator: told to stop \(SIGTERM\): worker done$/m],
+      ['flux-sample-0', 143, /^flux-operator: told to stop \(SIGTERM\) before the lead broker started$/m],
+    ] as const) {
+      const sandbox = makeSandbox();
+      const input = sandboxInput(sandbox, { hooks: { pre, post: 'echo post >>"$HOOK_LOG"' } });
+      const run = await runScriptAndStop(sandbox, input, hostname, () =>
+        existsSync(join(sandbox.root, 'pre-ran')),
+      );
+      assert.equal(run.signal, null, `${hostname}: bash trapped the TERM`);
+      assert.equal(run.status, status, run.stderr);
+      assert.deepEqual(starts(run), [], hostname);
+      assert.match(run.stdout, message);
+      assert.equal(existsSync(sandbox.hookLog), false, `${hostname}: no post hook without a broker`);
+    }
   });
 });

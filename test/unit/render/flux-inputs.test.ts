@@ -25,7 +25,7 @@ describe('the initial program from the spec', () => {
   it('submits 1 task on 3 brokers as -n 1 alone, and -N only once tasks >= size', () => {
     assert.equal(
       leadStartLine(scriptOf({ size: 3 })),
-      `run_as "$flux_user" "$flux_bin" start "\${start_args[@]}" bash -c 'flux submit --quiet --watch -n 1 hostname' || status=$?`,
+      `run_broker "$flux_bin" start "\${start_args[@]}" bash -c 'flux submit --quiet --watch -n 1 hostname'`,
     );
     assert.match(
       leadStartLine(scriptOf({ size: 3, tasks: 2 })),
@@ -92,11 +92,11 @@ describe('the initial program from the spec', () => {
     assert.match(script, /^flux_prefix='singularity exec img\.sif'$/m);
     assert.equal(
       leadStartLine(script),
-      `run_as "$flux_user" bash -c "$flux_prefix"' "$@"' flux-prefix "$flux_bin" start "\${start_args[@]}" bash -c 'flux submit --quiet --watch -n 1 hostname' || status=$?`,
+      `run_broker bash -c "$flux_prefix"' "$@"' flux-prefix "$flux_bin" start "\${start_args[@]}" bash -c 'flux submit --quiet --watch -n 1 hostname'`,
     );
     assert.match(
       script,
-      /^ {2}run_as "\$flux_user" bash -c "\$flux_prefix"' "\$@"' flux-prefix "\$flux_bin" start "\$\{start_args\[@\]\}" \|\| status=\$\?$/m,
+      /^ {2}run_broker bash -c "\$flux_prefix"' "\$@"' flux-prefix "\$flux_bin" start "\$\{start_args\[@\]\}"$/m,
     );
   });
 
