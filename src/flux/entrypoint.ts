@@ -642,6 +642,17 @@ function brokerCommand(input: EntrypointInput, after = ''): string {
     : `run_broker ${start}`;
 }
 
+/**
+ * The call of a setup hook (init, pre, brokerPre, workerPre). Quiet: its standard output is dropped
+ * (errors stay), as the program's output is all a quiet MiniCluster prints; the redirection of a
+ * function call keeps it in this shell, so what the hook exports still reaches the broker.
+ */
+function setupHook(input: EntrypointInput, name: 'init' | 'pre' | 'brokerPre' | 'workerPre'): string[] {
+  const text = input.hooks?.[name];
+  if (text === undefined) return [];
+  return [`run_hook ${name} ${shellQuote(text)}${input.logging?.quiet ? ' >/dev/null' : ''}`];
+}
+
 function hasPrefix(input: EntrypointInput): boolean {
   return (input.hooks?.prefix?.trim() ?? '') !== '';
 }
@@ -652,8 +663,7 @@ function leadSection(input: EntrypointInput, time: string): string[] {
   if (input.logging?.quiet) context.quiet = true;
   const programWords = initialProgramWords(input.program, context);
   const lines: string[] = [];
-  if (input.hooks?.brokerPre !== undefined)
-    lines.push(`run_hook brokerPre ${shellQuote(input.hooks.brokerPre)}`);
+  lines.push(...setupHook(input, 'brokerPre'));
   if (input.jobOptions !== undefined && input.jobOptions.length > 0) {
     lines.push(`export FLUX_OPTION_FLAGS=${shellQuote(input.jobOptions.join(' '))}`);
   }
@@ -683,8 +693,7 @@ function leadSection(input: EntrypointInput, time: string): string[] {
 function workerSection(input: EntrypointInput, time: string): string {
   const { maxAttempts } = input.workerRestart;
   const lines: string[] = [];
-  if (input.hooks?.workerPre !== undefined)
-    lines.push(`run_hook workerPre ${shellQuote(input.hooks.workerPre)}`);
+  lines.push(...setupHook(input, 'workerPre'));
   lines.push(
     '# A worker broker exits 0 when the instance shuts down; anything else is retried so the pod',
     '# rejoins (the lead may not be up yet, or restarted). A pod told to stop is done, whatever the status.',
@@ -781,7 +790,7 @@ export function entrypointScript(input: EntrypointInput): string {
   );
   sections.push(HELPER_FUNCTIONS, STOPPING);
 
-  if (hooks?.init !== undefined) sections.push(`run_hook init ${shellQuote(hooks.init)}`);
+  sections.push(...setupHook(input, 'init'));
 
   sections.push(
     [
@@ -819,7 +828,7 @@ export function entrypointScript(input: EntrypointInput): string {
       ].join('\n'),
     );
   }
-  if (hooks?.pre !== undefined) sections.push(`run_hook pre ${shellQuote(hooks.pre)}`);
+  sections.push(...setupHook(input, 'pre'));
 
   sections.push(`start_args=(${shellQuoteWords(fluxStartWords(input))})`);
   if (input.leadIsRemote) {

@@ -647,6 +647,26 @@ describe('entrypointScript run with stubs', () => {
     assert.match(run.stdout, /the post hook failed/);
   });
 
+  it('quiet: the setup hooks print nothing (their exports still reach the broker), the post hook does', () => {
+    const sandbox = makeSandbox();
+    const printing = {
+      init: 'echo init-out',
+      pre: 'echo pre-out; echo pre-err >&2; export FROM_PRE=yes',
+      brokerPre: 'echo "brokerPre-out $FROM_PRE"; echo "brokerPre $FROM_PRE" >>"$HOOK_LOG"',
+      post: 'echo post-out',
+    };
+    const quiet = sandboxInput(sandbox, { hooks: printing, logging: { quiet: true } });
+    const run = runScript(sandbox, quiet, 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stdout, 'post-out\n');
+    assert.equal(run.stderr, 'pre-err\n');
+    assert.equal(readFileSync(sandbox.hookLog, 'utf8'), 'brokerPre yes\n');
+    const loud = runScript(sandbox, sandboxInput(sandbox, { hooks: printing }), 'flux-sample-0');
+    for (const line of ['init-out', 'pre-out', 'brokerPre-out yes', 'post-out']) {
+      assert.match(loud.stdout, new RegExp(`^${line}$`, 'm'));
+    }
+  });
+
   it('lead: exits 0 when the job succeeds, and leaves R alone when the operator wrote it', () => {
     const sandbox = makeSandbox();
     const run = runScript(
