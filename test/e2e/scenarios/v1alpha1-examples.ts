@@ -104,7 +104,7 @@ export function v1alpha1ExampleScenarios(): void {
   it('v1alpha1 examples/tests/debug: succeeds; the entrypoint traces its commands around the output', async (t) => {
     const log = await runExample(t, 'debug');
     assert.match(log, /^hello world$/m, log);
-    assert.match(log, /^\+ run_as flux .*flux start /m, log);
+    assert.match(log, /^\+ runuser -u flux -- .*flux start /m, log);
   });
 
   it('v1alpha1 examples/tests/custom-config: succeeds with its own broker.toml and CURVE certificate', async (t) => {
