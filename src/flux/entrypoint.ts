@@ -734,7 +734,7 @@ function workerSection(input: EntrypointInput, time: string): string {
 /** The entrypoint script text (bash). Same input, same bytes. */
 export function entrypointScript(input: EntrypointInput): string {
   validate(input);
-  const { paths, hooks, logging } = input;
+  const { paths, logging } = input;
   const time = logging?.timed ? 'time ' : '';
   const sections: string[] = [];
 
