@@ -388,4 +388,3 @@ export function busyMarkStale(burst: BurstRecord, policy: { idleSeconds: number 
   const refreshMs = Math.max(1000, Math.min(60_000, (policy.idleSeconds * 1000) / 4));
   return now.getTime() - new Date(burst.lastBusyAt).getTime() >= refreshMs;
 }
-
