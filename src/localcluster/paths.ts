@@ -66,6 +66,26 @@ export function cacheRoot(env: NodeJS.ProcessEnv = process.env): string {
   return path.join(env.XDG_CACHE_HOME || path.join(homedir(), '.cache'), 'flux-operator');
 }
 
+/**
+ * Third-party sources the project builds or reads (flux-core, the Go operator's examples), beside the
+ * project and never in it: $FLUX_OPERATOR_DEPS, else `<project>/../shared/deps` (hack/lib.sh: deps_dir).
+ */
+export function depsDir(env: NodeJS.ProcessEnv = process.env): string {
+  return env.FLUX_OPERATOR_DEPS ?? path.join(path.dirname(findProjectRoot()), 'shared', 'deps');
+}
+
+/** A file of the deps folder; throws a clear error naming where it looked when it is not there. */
+export function depsFile(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  const file = path.join(depsDir(env), name);
+  if (!existsSync(file)) {
+    throw new Error(
+      `${name} is not in ${depsDir(env)}: the third-party sources live in ../shared/deps beside the project ` +
+        '(or set FLUX_OPERATOR_DEPS to their folder)',
+    );
+  }
+  return file;
+}
+
 export function binDir(versions: Versions, env: NodeJS.ProcessEnv = process.env): string {
   return path.join(
     cacheRoot(env),

@@ -6,34 +6,25 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import { depsFile } from '../../src/localcluster/paths.ts';
 import { FLUX_IMAGE, ON_REAL_NODE } from './real-node.ts';
 
 const run = promisify(execFile);
 
-const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const ARCHIVE = 'flux-operator-v1alpha1-examples.tar.gz';
 /** Where the suite lives inside the archive. */
 const TESTS_DIR = 'flux-operator-v1alpha1/examples/tests';
 
-/** Third-party sources for builds and tests: `$FLUX_OPERATOR_DEPS`, else `<project>/../shared/deps`. */
-export function depsDir(): string {
-  return (
-    process.env.FLUX_OPERATOR_DEPS ?? path.join(path.dirname(path.resolve(PROJECT_ROOT)), 'shared', 'deps')
-  );
-}
-
 /** One file of `examples/tests/<example>/`, streamed out of the archive (tar fails when it is absent). */
 export async function readExampleFile(example: string, file: string): Promise<string> {
-  const { stdout } = await run(
-    'tar',
-    ['-xzOf', path.join(depsDir(), ARCHIVE), `${TESTS_DIR}/${example}/${file}`],
-    { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
-  );
+  const { stdout } = await run('tar', ['-xzOf', depsFile(ARCHIVE), `${TESTS_DIR}/${example}/${file}`], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
   return stdout;
 }
 
