@@ -31,6 +31,7 @@ import {
 } from './paths.ts';
 import { isAlive, listeningSocketsOf, rssBytes, terminate, waitExited } from './procfs.ts';
 import type { ListeningSocket } from './procfs.ts';
+import { until } from './poll.ts';
 import { STAGES_YAML } from './stages.ts';
 import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
 
@@ -318,20 +319,6 @@ function simulatedNode(i: number, shape: NodeShape): V1Node {
 function httpStatus(err: unknown): number | undefined {
   const e = err as { code?: unknown; statusCode?: unknown };
   return typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : undefined;
-}
-
-async function until<T>(what: string, deadline: number, fn: () => Promise<T | undefined>): Promise<T> {
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(250);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
 }
 
 async function waitUsable(kubeconfig: string, shape: NodeShape, deadline: number, progress: Progress) {

@@ -8,7 +8,6 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type V1Node } from '@kubernetes/client-node';
 
 import { ensureFluxImages } from '../../images/index.ts';
@@ -33,6 +32,7 @@ import {
   type RealNodeLayout,
   type RealNodePaths,
 } from './config.ts';
+import { until } from '../poll.ts';
 import { terminate, waitExited } from '../procfs.ts';
 import { daemonPid, logFile, startDaemon, stopDaemon, type DaemonSpec } from './daemons.ts';
 import {
@@ -178,21 +178,6 @@ function kubeClients(kubeconfig: string) {
   return { core: kc.makeApiClient(CoreV1Api), objects: KubernetesObjectApi.makeApiClient(kc) };
 }
 
-async function until<T>(what: string, timeoutMs: number, fn: () => Promise<T | undefined> | T | undefined) {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  while (Date.now() < deadline) {
-    try {
-      const value = await fn();
-      if (value !== undefined) return value;
-    } catch (err) {
-      last = err;
-    }
-    await sleep(250);
-  }
-  throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-}
-
 function nodeReady(node: V1Node): boolean {
   return node.status?.conditions?.some((c) => c.type === 'Ready' && c.status === 'True') ?? false;
 }
@@ -309,14 +294,14 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   const d = daemons(bin, paths);
   const dirs = dirsOf(paths);
   startDaemon(d.containerd, dirs);
-  await until('containerd', 30_000, () => (ctr(paths, ['version']) ? true : undefined));
+  await until('containerd', Date.now() + 30_000, () => (ctr(paths, ['version']) ? true : undefined));
   await loadImages(paths, [pause.archive, images.plain.archive, images.awkward.archive], progress);
 
   startDaemon(d.kubelet, dirs);
   startDaemon(d.kubeProxy, dirs);
   startDaemon(d.coredns, dirs);
   for (const object of clusterDnsObjects()) {
-    await until('the kube-dns Service', 30_000, async () => {
+    await until('the kube-dns Service', Date.now() + 30_000, async () => {
       await objects.patch(
         object as never,
         undefined,
@@ -328,15 +313,19 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
       return true;
     });
   }
-  await until(`node ${REAL_NODE_NAME} Ready (logs: ${logFile(dirs, 'kubelet')})`, timeoutMs, async () => {
-    for (const daemon of Object.values(d)) {
-      if (daemonPid(dirs, daemon.name, daemon.binary) === undefined) {
-        throw new Error(`${daemon.name} exited; see ${logFile(dirs, daemon.name)}`);
+  await until(
+    `node ${REAL_NODE_NAME} Ready (logs: ${logFile(dirs, 'kubelet')})`,
+    Date.now() + timeoutMs,
+    async () => {
+      for (const daemon of Object.values(d)) {
+        if (daemonPid(dirs, daemon.name, daemon.binary) === undefined) {
+          throw new Error(`${daemon.name} exited; see ${logFile(dirs, daemon.name)}`);
+        }
       }
-    }
-    const node = await core.readNode({ name: REAL_NODE_NAME });
-    return nodeReady(node) ? node : undefined;
-  });
+      const node = await core.readNode({ name: REAL_NODE_NAME });
+      return nodeReady(node) ? node : undefined;
+    },
+  );
   progress(`real node ${REAL_NODE_NAME} Ready in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
 }
 
@@ -358,7 +347,7 @@ async function drain(kubeconfig: string, progress: Progress) {
       .catch(() => undefined);
   }
   if (pods.length > 0) progress(`deleting ${pods.length} pods of the real node`);
-  await until('the pods of the real node to go', 60_000, async () => {
+  await until('the pods of the real node to go', Date.now() + 60_000, async () => {
     const left = await core.listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${REAL_NODE_NAME}` });
     return left.items.length === 0 ? true : undefined;
   }).catch(() => progress('some pods of the real node did not go in 60 s; removing them by force'));
