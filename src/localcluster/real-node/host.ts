@@ -218,7 +218,15 @@ export function podNetworkNamespaces(): string[] {
 
 /** Our bridge and the pods' veth ends plugged into it. */
 export function nodeLinks(): string[] {
-  const out = execFileSync('ip', ['-o', 'link', 'show'], { encoding: 'utf8' });
+  let out: string;
+  try {
+    out = execFileSync('ip', ['-o', 'link', 'show'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+  } catch {
+    return []; // no iproute2: the node, which needs it, was never up here
+  }
   const links: string[] = [];
   for (const line of out.split('\n')) {
     const m = /^\d+: ([^:@]+)(?:@[^:]+)?: .*?(?: master (\S+))?/.exec(line);

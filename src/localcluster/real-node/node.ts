@@ -33,7 +33,7 @@ import {
   type RealNodePaths,
 } from './config.ts';
 import { until } from '../poll.ts';
-import { terminate, waitExited } from '../procfs.ts';
+import { rssBytes, terminate, waitExited } from '../procfs.ts';
 import { daemonPid, logFile, startDaemon, stopDaemon, type DaemonSpec } from './daemons.ts';
 import {
   REQUIRED_SYSCTLS,
@@ -148,7 +148,7 @@ export function realNodeStatus(stateDir: string, env: NodeJS.ProcessEnv = proces
     alive: daemonPid(dirsOf(paths), d.name, d.binary) !== undefined,
   }));
   const processes = nodeProcesses(layout);
-  const rss = processes.reduce((sum, p) => sum + rssOf(p.pid), 0);
+  const rss = processes.reduce((sum, p) => sum + rssBytes(p.pid), 0);
   return {
     name: REAL_NODE_NAME,
     components,
@@ -161,15 +161,6 @@ export function realNodeStatus(stateDir: string, env: NodeJS.ProcessEnv = proces
     rssBytes: rss,
     logDir: paths.logDir,
   };
-}
-
-function rssOf(pid: number): number {
-  try {
-    const m = /^VmRSS:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return m?.[1] ? Number(m[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
 }
 
 function kubeClients(kubeconfig: string) {
