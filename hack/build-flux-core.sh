@@ -22,7 +22,7 @@ if complete; then echo "$root"; exit 0; fi
 [ -f "$archive" ] || die "the flux-core source $archive is missing (set FLUX_OPERATOR_DEPS to the folder that holds it)"
 ensure_debian_packages "the flux-core build" autoconf automake libtool pkg-config make gcc g++ \
   libzmq3-dev uuid-dev libjansson-dev liblz4-dev libarchive-dev libhwloc-dev libsqlite3-dev lua5.1 \
-  liblua5.1-dev lua-posix python3-dev python3-cffi python3-ply python3-setuptools python3-yaml \
+  liblua5.1-0-dev lua-posix python3-dev python3-cffi python3-ply python3-setuptools python3-yaml \
   libncurses-dev libmunge-dev
 
 mkdir -p "$out"
