@@ -47,6 +47,15 @@ function entrypointInput(overrides: Partial<EntrypointInput> = {}): EntrypointIn
   };
 }
 
+/** The initial program of an instance that stays up after its command (interactive with a command). */
+const STAY_UP_PROGRAM = [
+  'status=0',
+  'bash -c "$1" || status=$?',
+  `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
+  'exec sleep inf',
+  '',
+].join('\n');
+
 describe('fluxStartWords', () => {
   it('puts wrap first, then the config dir and the broker options', () => {
     assert.deepEqual(
@@ -205,19 +214,7 @@ describe('initialProgramWords', () => {
   it('runs the command, reports its status and stays up when the program stays up', () => {
     assert.deepEqual(
       initialProgramWords({ kind: 'submit', command: 'echo "hi" && exit 3', tasks: 1, whenDone: 'stayUp' }),
-      [
-        'bash',
-        '-c',
-        [
-          'status=0',
-          'bash -c "$1" || status=$?',
-          `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
-          'exec sleep inf',
-          '',
-        ].join('\n'),
-        'stay-up',
-        'flux submit --quiet --watch -n 1 echo "hi" && exit 3',
-      ],
+      ['bash', '-c', STAY_UP_PROGRAM, 'stay-up', 'flux submit --quiet --watch -n 1 echo "hi" && exit 3'],
     );
     assert.deepEqual(
       initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'stayUp' }, { quiet: true }),
@@ -875,13 +872,7 @@ echo "munged $(id -un)" $modes >>"$STUB_DIR/munged.log"
         ...startWords(sandbox),
         'bash',
         '-c',
-        [
-          'status=0',
-          'bash -c "$1" || status=$?',
-          `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
-          'exec sleep inf',
-          '',
-        ].join('\n'),
+        STAY_UP_PROGRAM,
         'stay-up',
         'flux submit --quiet --watch -n 2 echo hello',
       ],
