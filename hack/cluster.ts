@@ -23,7 +23,8 @@ async function main(): Promise<number> {
   switch (command) {
     case 'up': {
       const res = await up({ ...opts, realNode: values['real-node'] === true });
-      if (!res.started) console.error(`[localcluster] cluster ${res.status.name} is already up`);
+      if (!res.started && !res.repaired)
+        console.error(`[localcluster] cluster ${res.status.name} is already up`);
       console.log(`export KUBECONFIG=${res.kubeconfig}`);
       return 0;
     }
@@ -54,6 +55,13 @@ async function main(): Promise<number> {
             `  memory (RSS): ${(realNode.rssBytes / 2 ** 20).toFixed(0)} MiB; logs: ${realNode.logDir}`,
           );
         }
+      }
+      const dead = st.components.filter((c) => !c.alive).map((c) => c.name);
+      if (st.exists && dead.length > 0) {
+        console.error(
+          `[localcluster] cluster ${st.name}: not running: ${dead.join(', ')} ` +
+            '(`npm run cluster:up` starts them again, keeping the objects)',
+        );
       }
       return st.running ? 0 : 3;
     }

@@ -30,16 +30,20 @@ export function asSent(object: KubernetesObject): unknown {
   return type === undefined ? object : ObjectSerializer.serialize(toClientModel(object), type);
 }
 
-/** Server-side apply with one field manager, taking ownership of the fields it sets (force). */
+/**
+ * Server-side apply with one field manager, taking ownership of the fields it sets (force). With
+ * `dryRun`, the API server validates and admits the object but stores nothing.
+ */
 export async function serverSideApply<T extends KubernetesObject>(
   api: KubernetesObjectApi,
   object: T,
   fieldManager: string,
+  options: { dryRun?: boolean } = {},
 ): Promise<T> {
   return api.patch(
     toClientModel(object),
     undefined,
-    undefined,
+    options.dryRun ? 'All' : undefined,
     fieldManager,
     true,
     PatchStrategy.ServerSideApply,

@@ -7,6 +7,7 @@ import {
   type KubernetesObject,
   type ObjectCache,
 } from '@kubernetes/client-node';
+import type { ApiServerRecovery } from './api-server-recovery.ts';
 
 /** How to list and watch one kind, cluster-wide (namespace undefined) or in one namespace. */
 export interface WatchedKind<T extends KubernetesObject> {
@@ -31,6 +32,8 @@ export interface ResilientInformerOptions<T extends KubernetesObject> {
   readonly onError: (kind: string, error: unknown, retryInMs: number) => void;
   readonly initialBackoffMs?: number;
   readonly maxBackoffMs?: number;
+  /** Restarts waiting scopes as soon as the API server is back after an outage. */
+  readonly recovery?: ApiServerRecovery;
 }
 
 /**
@@ -65,7 +68,8 @@ class TrimmingWatch extends Watch {
 export class ResilientInformer<T extends KubernetesObject> {
   private readonly informers: { namespace: string | undefined; informer: Informer<T> & ObjectCache<T> }[];
   private readonly backoffMs = new Map<string | undefined, number>();
-  private readonly timers = new Set<NodeJS.Timeout>();
+  private readonly timers = new Map<string | undefined, NodeJS.Timeout>();
+  private readonly recoveryWaits = new Map<string | undefined, () => void>();
   private readonly synced = new Set<string | undefined>();
   private stopped = false;
   private readonly options: ResilientInformerOptions<T>;
@@ -109,8 +113,10 @@ export class ResilientInformer<T extends KubernetesObject> {
 
   async stop(): Promise<void> {
     this.stopped = true;
-    for (const timer of this.timers) clearTimeout(timer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
+    for (const cancel of this.recoveryWaits.values()) cancel();
+    this.recoveryWaits.clear();
     await Promise.all(this.informers.map(({ informer }) => informer.stop()));
   }
 
@@ -158,10 +164,23 @@ export class ResilientInformer<T extends KubernetesObject> {
     const delay = Math.min(this.backoffMs.get(namespace) ?? initial, this.options.maxBackoffMs ?? 30_000);
     this.backoffMs.set(namespace, delay * 2);
     this.options.onError(this.options.kind.name, error, delay);
-    const timer = setTimeout(() => {
-      this.timers.delete(timer);
-      if (!this.stopped) void this.startScope(namespace, informer);
-    }, delay);
-    this.timers.add(timer);
+    const restart = async () => {
+      const timer = this.timers.get(namespace);
+      if (timer) clearTimeout(timer);
+      this.timers.delete(namespace);
+      this.recoveryWaits.get(namespace)?.();
+      this.recoveryWaits.delete(namespace);
+      if (!this.stopped) await this.startScope(namespace, informer);
+    };
+    const previous = this.timers.get(namespace);
+    if (previous) clearTimeout(previous);
+    this.timers.set(
+      namespace,
+      setTimeout(() => void restart(), delay),
+    );
+    if (this.options.recovery) {
+      this.recoveryWaits.get(namespace)?.();
+      this.recoveryWaits.set(namespace, this.options.recovery.wait(restart));
+    }
   }
 }

@@ -11,7 +11,9 @@ import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUST
 import type { KubeObject } from '../render/index.ts';
 import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
-import { describeApiError } from './api-errors.ts';
+import { apiErrorCode, describeApiError, isNotFound } from './api-errors.ts';
+import { ApiServerRecovery, readyzProbe } from './api-server-recovery.ts';
+import { readMiniClusterStatus } from './minicluster-client.ts';
 import type { BurstEnvironment } from './burst-step.ts';
 import { collectOrphans, type OrphanSweep } from './orphans.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
@@ -93,6 +95,7 @@ export class Manager {
   private readonly seenGenerations = new Map<string, number | undefined>();
   private readonly elector: LeaderElector | undefined;
   private readonly targets: BurstTargetController;
+  private readonly recovery: ApiServerRecovery;
   private clusterId: string | undefined;
   private orphanTimer: NodeJS.Timeout | undefined;
   private leading = false;
@@ -105,8 +108,20 @@ export class Manager {
     this.identity =
       options.leaderElection?.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const kinds = watchedKinds(clients);
+    this.recovery = new ApiServerRecovery({
+      probe: readyzProbe(clients.config),
+      onOutage: (event) =>
+        event === 'away'
+          ? log.warn({}, 'the API server does not answer; watches restart as soon as it is ready')
+          : log.info({}, 'the API server is ready again; restarting watches and resyncing'),
+      onRecovered: () => this.resync(),
+    });
+    // During an outage every watch fails again and again: the recovery's one line says it all.
     const onError = (kind: string, error: unknown, retryInMs: number) =>
-      log.warn({ kind, retryInMs, error: describeApiError(error) }, 'watch failed; restarting it');
+      (this.recovery.serverAway ? log.debug.bind(log) : log.warn.bind(log))(
+        { kind, retryInMs, error: describeApiError(error) },
+        'watch failed; restarting it',
+      );
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
     const enqueueOwner = (object: KubernetesObject) => {
       const key = ownerKey(object);
@@ -125,6 +140,7 @@ export class Manager {
         ...(labelSelector ? { labelSelector } : {}),
         handlers,
         onError,
+        recovery: this.recovery,
       });
       this.informers.push(informer as unknown as ResilientInformer<KubernetesObject>);
       return informer;
@@ -226,8 +242,20 @@ export class Manager {
     this.queue = new WorkQueue((key) => this.handle(key), {
       concurrency: options.concurrency,
       onError: (key, error, attempt) => {
-        const [namespace, name] = key.split('/');
-        log.error({ namespace, name, attempt, error: describeApiError(error) }, 'reconcile failed; retrying');
+        const { namespace, name } = splitKey(key);
+        // An unreachable or overloaded API server is not this MiniCluster's fault, and heals by itself.
+        const code = apiErrorCode(error);
+        const transient = this.recovery.serverAway || code === undefined || code === 429 || code >= 500;
+        (transient ? log.warn.bind(log) : log.error.bind(log))(
+          {
+            namespace,
+            name,
+            attempt,
+            retryInMs: this.queue.backoffFor(attempt),
+            error: describeApiError(error),
+          },
+          'reconcile failed; retrying',
+        );
       },
     });
 
@@ -267,6 +295,7 @@ export class Manager {
 
   async stop(): Promise<void> {
     this.stopping = true;
+    this.recovery.stop();
     this.queue.stop();
     if (this.orphanTimer) clearInterval(this.orphanTimer);
     await this.targets.stop();
@@ -335,9 +364,9 @@ export class Manager {
     this.options.log.error({ identity: this.identity }, 'lost leadership: stopping');
   }
 
-  private enqueue(key: string): void {
+  private enqueue(key: string, bypassBackoff = false): void {
     if (!this.leading) return;
-    this.queue.add(key);
+    this.queue.add(key, { bypassBackoff });
     this.options.onQueueDepth?.(this.queue.depth);
   }
 
@@ -347,7 +376,19 @@ export class Manager {
     const generation = mc.metadata.generation;
     const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
     this.seenGenerations.set(key, generation);
-    if (seen !== generation || mc.metadata.deletionTimestamp) this.enqueue(key);
+    if (seen !== generation || mc.metadata.deletionTimestamp) this.enqueue(key, true);
+  }
+
+  /**
+   * After an outage: what failed meanwhile is retried now, and every MiniCluster gets a pass (a full
+   * resync), since changes the caches missed may have been made while they were away.
+   */
+  private resync(): void {
+    if (!this.leading) return;
+    this.queue.retryFailedNow();
+    for (const mc of this.cache.miniClusters.list()) {
+      this.enqueue(miniClusterKey(mc.metadata.namespace ?? 'default', mc.metadata.name));
+    }
   }
 
   /**
@@ -374,6 +415,16 @@ export class Manager {
     this.enqueueSoon(key);
   }
 
+  /** Whether the API server says the MiniCluster is gone (its cache may lag behind). */
+  private async isGone(key: string): Promise<boolean> {
+    const { namespace, name } = splitKey(key);
+    try {
+      return (await readMiniClusterStatus(this.options.clients, namespace, name)) === undefined;
+    } catch {
+      return false;
+    }
+  }
+
   private async handle(key: string): Promise<void> {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
@@ -387,6 +438,12 @@ export class Manager {
         seconds(),
       );
     } catch (error) {
+      if (isNotFound(error) && (await this.isGone(key))) {
+        // Deleted while the cache still had it: nothing is left to reconcile.
+        this.queue.forget(key);
+        this.options.onReconcile?.('success', seconds());
+        return;
+      }
       this.options.onReconcile?.('error', seconds());
       throw error;
     } finally {

@@ -31,7 +31,7 @@ import {
   type MiniClusterNames,
 } from '../render/index.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
-import { describeApiError, isNotFound } from './api-errors.ts';
+import { apiErrorCode, describeApiError, isNotFound } from './api-errors.ts';
 import { serverSideApply } from './apply.ts';
 import { containsDesired } from './desired-state.ts';
 import type { EventRecorder } from './events.ts';
@@ -58,6 +58,8 @@ import { deleteCustomObject, patchFinalizers } from './custom-objects.ts';
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
 const WAITING_REQUEUE_MS = 10_000;
+/** How soon to try again an apply the API server refused (the condition and event say why). */
+const APPLY_RETRY_MS = 30_000;
 
 export interface ControllerCache {
   readonly miniClusters: ResilientInformer<LiveMiniCluster>;
@@ -231,7 +233,8 @@ export class Reconciler {
   /**
    * Server-side applies each rendered object the live state does not already match. What the pods
    * mount or resolve (ConfigMap, Secrets, Services) goes first, together; the Job last, so its pods
-   * never start without them.
+   * never start without them. A Job about to change is first applied as a dry run, so that one the
+   * API server refuses leaves nothing half-made (or half-updated) behind.
    */
   private async applyChanged(objects: readonly KubeObject[]): Promise<string[]> {
     const changed = objects.filter((object) => {
@@ -241,6 +244,9 @@ export class Reconciler {
     });
     const before = changed.filter((object) => object.kind !== 'Job');
     const jobs = changed.filter((object) => object.kind === 'Job');
+    if (before.length > 0) {
+      for (const job of jobs) await this.applyOne(job, { dryRun: true });
+    }
     const results = await Promise.allSettled(before.map((object) => this.applyOne(object)));
     const failure = results.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
@@ -248,12 +254,15 @@ export class Reconciler {
     return changed.map((object) => `${object.kind}/${object.metadata.name}`);
   }
 
-  private async applyOne(object: KubeObject): Promise<void> {
+  private async applyOne(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<void> {
     const id = `${object.kind}/${object.metadata.name}`;
     try {
-      this.deps.countWrite('apply', object.kind);
-      await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER);
+      if (!options.dryRun) this.deps.countWrite('apply', object.kind);
+      await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER, options);
     } catch (error) {
+      const code = apiErrorCode(error);
+      // Unreachable or overloaded: not the MiniCluster's problem; the queue's backoff retries it.
+      if (code === undefined || code === 429 || code >= 500) throw error;
       const message = describeApiError(error);
       // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
       const reason =
@@ -264,9 +273,12 @@ export class Reconciler {
         reason === 'SpecChangeNeedsRecreate'
           ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
           : '';
+      // A Job refused as immutable waits for the user to recreate the MiniCluster (a spec change
+      // triggers a pass by itself); any other refusal may end without one (a policy or a permission
+      // changed): looked at again, slowly, since the condition and the event already say it all.
       throw new Blocked(
         { reason, message: `applying ${id}: ${message}${fix}` },
-        reason === 'ApplyFailed' ? 5_000 : undefined,
+        reason === 'ApplyFailed' ? APPLY_RETRY_MS : undefined,
       );
     }
   }

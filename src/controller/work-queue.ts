@@ -18,7 +18,8 @@ export class WorkQueue {
   private readonly queued: string[] = [];
   private readonly queuedSet = new Set<string>();
   private readonly active = new Set<string>();
-  private readonly dirtyWhileActive = new Set<string>();
+  /** Keys added while being handled, and whether one of those adds bypassed a failure's backoff. */
+  private readonly dirtyWhileActive = new Map<string, boolean>();
   private readonly failures = new Map<string, number>();
   private readonly delayed = new Map<string, NodeJS.Timeout>();
   private readonly idleWaiters: (() => void)[] = [];
@@ -41,15 +42,21 @@ export class WorkQueue {
     return this.running;
   }
 
-  add(key: string): void {
+  /**
+   * Queues a key. A key waiting out a failure's backoff stays waiting (an event of one of its children
+   * rarely fixes what failed, and retrying at every event is the error loop backoff exists to stop)
+   * unless `bypassBackoff` (a change of its spec, which may).
+   */
+  add(key: string, options: { bypassBackoff?: boolean } = {}): void {
     if (this.stopped) return;
+    if (!options.bypassBackoff && this.failures.has(key) && this.delayed.has(key)) return;
     const timer = this.delayed.get(key);
     if (timer) {
       clearTimeout(timer);
       this.delayed.delete(key);
     }
     if (this.active.has(key)) {
-      this.dirtyWhileActive.add(key);
+      this.dirtyWhileActive.set(key, (this.dirtyWhileActive.get(key) ?? false) || !!options.bypassBackoff);
       return;
     }
     if (this.queuedSet.has(key)) return;
@@ -67,6 +74,16 @@ export class WorkQueue {
     }, delayMs);
     timer.unref();
     this.delayed.set(key, timer);
+  }
+
+  /**
+   * Retries now every key waiting out a failure's backoff, keeping their failure counts (the API
+   * server is back after an outage: what failed then may well succeed now).
+   */
+  retryFailedNow(): void {
+    for (const key of [...this.delayed.keys()]) {
+      if (this.failures.has(key)) this.add(key, { bypassBackoff: true });
+    }
   }
 
   /** Forgets a key's failure count, e.g. when its object was deleted. */
@@ -125,8 +142,11 @@ export class WorkQueue {
     }
     this.active.delete(key);
     this.running -= 1;
-    // A change seen while the key was handled is new information: handle it now, not after a backoff.
-    if (this.dirtyWhileActive.delete(key)) this.add(key);
+    // A change seen while the key was handled is new information: handle it now, unless the pass
+    // failed and the change cannot fix that (see add).
+    const dirty = this.dirtyWhileActive.get(key);
+    this.dirtyWhileActive.delete(key);
+    if (dirty !== undefined && (retryAfterMs === undefined || dirty)) this.add(key, { bypassBackoff: true });
     else if (retryAfterMs !== undefined) this.addAfter(key, retryAfterMs);
     this.pump();
     this.notifyIdle();

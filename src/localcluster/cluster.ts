@@ -15,8 +15,14 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Node } from '@kubernetes/client-node';
-import { parseAllDocuments } from 'yaml';
 import { ensureBuilt, stderrProgress } from './build.ts';
+import {
+  componentSpecs,
+  healthy,
+  readKwokctlConfig,
+  startComponent,
+  type ComponentSpec,
+} from './components.ts';
 import type { Progress } from './build.ts';
 import {
   binDir,
@@ -51,6 +57,10 @@ export interface NodeShape {
   memory: string;
   pods: string;
 }
+
+const KWOK_CONTROLLER = 'kwok-controller';
+/** The annotation that has kwok simulate a node (kwok-controller's annotation selector, in kwokctlConfigYaml). */
+const SIMULATED_NODE_ANNOTATION = 'kwok.x-k8s.io/node';
 
 export const DEFAULT_NODES: NodeShape = { count: 4, cpu: '8', memory: '32Gi', pods: '110' };
 
@@ -94,8 +104,13 @@ export interface ClusterStatus {
 
 export interface UpResult {
   kubeconfig: string;
-  /** False when the cluster was already running. */
+  /** False when the cluster was already running (or only some of its components were started again). */
   started: boolean;
+  /**
+   * Components started again, keeping the cluster's objects: those that were not running (and the
+   * API server's clients, when it was one of them).
+   */
+  repaired?: string[];
   status: ClusterStatus;
 }
 
@@ -137,21 +152,6 @@ function processesUnder(folder: string): ComponentProcess[] {
     found.push({ pid, command: args.join(' ') });
   }
   return found;
-}
-
-interface KwokctlConfigDoc {
-  options?: Record<string, unknown>;
-  components?: { name?: string; binary?: string; args?: string[] }[];
-}
-
-function readKwokctlConfig(clusterDir: string): KwokctlConfigDoc | undefined {
-  const file = path.join(clusterDir, 'kwok.yaml');
-  if (!existsSync(file)) return undefined;
-  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
-    const value = doc.toJS() as { kind?: string } | null;
-    if (value?.kind === 'KwokctlConfiguration') return value as KwokctlConfigDoc;
-  }
-  return undefined;
 }
 
 export function status(options: ClusterOptions = {}): ClusterStatus {
@@ -255,10 +255,14 @@ options:
   etcdQuotaBackendSize: 2Gi
   enableCRDs: [Exec, ClusterExec, Logs, ClusterLogs, Attach, ClusterAttach]
 componentsPatches:
+# Alone in their cluster, the controller manager and the scheduler need no leader election; with it they
+# exit when the API server is away longer than their lease, and nothing would start them again.
 - name: kube-controller-manager
   extraArgs:
   - key: controllers
     value: "*"
+  - key: leader-elect
+    value: "false"
   # The default client rate (20/s) makes the Job controller, not the code under test, the bottleneck
   # when hundreds of pods start at once (benchmarks).
   - key: kube-api-qps
@@ -267,6 +271,10 @@ componentsPatches:
     value: "400"
 # A real node (--real-node) can join any time: the API server reaches its kubelet (exec, logs) with the
 # cluster's admin identity, and kwok leaves alone every node that is not one of its simulated ones.
+- name: kube-scheduler
+  extraArgs:
+  - key: leader-elect
+    value: "false"
 - name: kube-apiserver
   extraArgs:
   - key: kubelet-client-certificate
@@ -280,7 +288,7 @@ componentsPatches:
   - key: manage-all-nodes
     value: "false"
   - key: manage-nodes-with-annotation-selector
-    value: kwok.x-k8s.io/node=fake
+    value: ${SIMULATED_NODE_ANNOTATION}=fake
 ---
 ${STAGES_YAML}
 `;
@@ -301,7 +309,7 @@ function simulatedNode(i: number, shape: NodeShape): V1Node {
         'node.kubernetes.io/instance-type': `sim-${shape.cpu}cpu-${shape.memory}`,
         type: 'kwok',
       },
-      annotations: { 'kwok.x-k8s.io/node': 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
+      annotations: { [SIMULATED_NODE_ANNOTATION]: 'fake', 'node.alpha.kubernetes.io/ttl': '0' },
     },
     spec: { podCIDR: `10.244.${i}.0/24`, podCIDRs: [`10.244.${i}.0/24`] },
     status: {
@@ -321,11 +329,16 @@ function httpStatus(err: unknown): number | undefined {
   return typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : undefined;
 }
 
-async function waitUsable(kubeconfig: string, shape: NodeShape, deadline: number, progress: Progress) {
+async function waitUsable(
+  kubeconfig: string,
+  ports: Record<string, number>,
+  shape: NodeShape,
+  deadline: number,
+  progress: Progress,
+) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
-  const coordination = kc.makeApiClient(CoordinationV1Api);
   await until('the API server', deadline, async () => (await core.listNamespace()).items);
   for (let i = 0; i < shape.count; i++) {
     try {
@@ -342,15 +355,16 @@ async function waitUsable(kubeconfig: string, shape: NodeShape, deadline: number
     return ready.length >= shape.count ? ready : undefined;
   });
   // Pods need the namespace's default ServiceAccount (admission); the scheduler and the controller
-  // manager hold their leader leases once they work.
+  // manager answer their health checks once they work.
   await until('the default ServiceAccount', deadline, async () =>
     core.readNamespacedServiceAccount({ name: 'default', namespace: 'default' }),
   );
-  for (const lease of ['kube-scheduler', 'kube-controller-manager']) {
-    await until(`the ${lease} leader lease`, deadline, async () => {
-      const l = await coordination.readNamespacedLease({ name: lease, namespace: 'kube-system' });
-      return l.spec?.holderIdentity ? l : undefined;
-    });
+  for (const [component, port] of [
+    ['kube-scheduler', ports.kubeSchedulerPort],
+    ['kube-controller-manager', ports.kubeControllerManagerPort],
+  ] as const) {
+    if (port === undefined) continue;
+    await until(`${component} healthy`, deadline, async () => ((await healthy(port)) ? true : undefined));
   }
   progress(`${shape.count} simulated nodes Ready (${shape.cpu} cpu, ${shape.memory} each)`);
 }
@@ -432,8 +446,14 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
       mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
       copyFileSync(kwokKubeconfig, r.kubeconfig);
     }
-    await waitUsable(r.kubeconfig, shape, deadline(), () => {});
+    await waitUsable(r.kubeconfig, before.ports, shape, deadline(), () => {});
     return { kubeconfig: r.kubeconfig, started: false, status: status(options) };
+  }
+  if (before.exists && existsSync(kwokKubeconfig)) {
+    mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
+    copyFileSync(kwokKubeconfig, r.kubeconfig);
+    const repaired = await repair(r, before, shape, deadline());
+    if (repaired) return { kubeconfig: r.kubeconfig, started: false, repaired, status: status(options) };
   }
   if (before.exists || before.processes.length > 0) {
     r.progress(`cluster ${r.name} is stale (some processes are gone); recreating it`);
@@ -462,13 +482,84 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
   }
   mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
   copyFileSync(kwokKubeconfig, r.kubeconfig);
-  await waitUsable(r.kubeconfig, shape, deadline(), r.progress);
   const st = status(options);
+  await waitUsable(r.kubeconfig, st.ports, shape, deadline(), r.progress);
   r.progress(
     `cluster ${r.name} up in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${st.apiserver ?? '?'}; ` +
       `kubeconfig: ${r.kubeconfig}`,
   );
   return { kubeconfig: r.kubeconfig, started: true, status: st };
+}
+
+/** Deletes the node leases of the simulated nodes, once the API server answers. */
+async function releaseSimulatedNodeLeases(kubeconfig: string, deadline: number): Promise<void> {
+  const kc = new KubeConfig();
+  kc.loadFromFile(kubeconfig);
+  const core = kc.makeApiClient(CoreV1Api);
+  const coordination = kc.makeApiClient(CoordinationV1Api);
+  const nodes = await until('the API server', deadline, async () => (await core.listNode()).items);
+  for (const node of nodes) {
+    const name = node.metadata?.name;
+    if (!name || node.metadata?.annotations?.[SIMULATED_NODE_ANNOTATION] !== 'fake') continue;
+    try {
+      await coordination.deleteNamespacedLease({ name, namespace: 'kube-node-lease' });
+    } catch (err) {
+      if (httpStatus(err) !== 404) throw err;
+    }
+  }
+}
+
+/**
+ * Starts again, as kwokctl configured them, the components of an existing cluster that are not running
+ * (etcd keeps the objects on disk, so nothing is lost). Returns their names, or undefined when that
+ * does not make the cluster usable.
+ */
+async function repair(
+  r: ReturnType<typeof resolve>,
+  before: ClusterStatus,
+  shape: NodeShape,
+  deadline: number,
+): Promise<string[] | undefined> {
+  const config = readKwokctlConfig(r.clusterDir);
+  if (!config) return undefined;
+  const dead = new Set(before.components.filter((c) => !c.alive).map((c) => c.name));
+  const components = componentSpecs(config, r.clusterDir);
+  // The API server's clients outlived it, but their watches now wait out client-go's backoff (up to
+  // 30 s, then the Job controller and the scheduler lag behind for a minute): started afresh, they
+  // list and watch at once.
+  const serverRestarted = dead.has('kube-apiserver') || dead.has('etcd');
+  const refresh = serverRestarted
+    ? components.filter((c) => !dead.has(c.name) && c.name !== 'etcd' && c.name !== 'kube-apiserver')
+    : [];
+  await terminate(
+    refresh.flatMap((c) => before.processes.filter((p) => p.command.startsWith(c.binary)).map((p) => p.pid)),
+  );
+  const t0 = Date.now();
+  const started: string[] = [];
+  const start = async (component: ComponentSpec) => {
+    const restart = refresh.includes(component);
+    if (!dead.has(component.name) && !restart) return;
+    r.progress(
+      restart
+        ? `cluster ${r.name}: restarting ${component.name}, a client of the restarted API server`
+        : `cluster ${r.name}: ${component.name} is not running; starting it again`,
+    );
+    // kwok simulates only the nodes whose lease it holds; those its previous instance held would be
+    // left alone until they expired (kwokctl sets 200 s).
+    if (component.name === KWOK_CONTROLLER) await releaseSimulatedNodeLeases(r.kubeconfig, deadline);
+    startComponent(r.clusterDir, component);
+    started.push(component.name);
+  };
+  for (const component of components) if (component.name !== KWOK_CONTROLLER) await start(component);
+  try {
+    for (const component of components) if (component.name === KWOK_CONTROLLER) await start(component);
+    await waitUsable(r.kubeconfig, before.ports, shape, deadline, r.progress);
+  } catch (err) {
+    r.progress(`cluster ${r.name} is still not usable (${String(err)}); recreating it`);
+    return undefined;
+  }
+  r.progress(`cluster ${r.name} repaired in ${((Date.now() - t0) / 1000).toFixed(1)} s, its objects kept`);
+  return started;
 }
 
 /**

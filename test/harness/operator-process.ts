@@ -20,8 +20,9 @@ export interface OperatorProcess {
 export async function spawnOperator(
   namespace: string,
   extraArgs: readonly string[] = [],
+  options: { kubeconfig?: string } = {},
 ): Promise<OperatorProcess> {
-  const { kubeconfig } = await cluster();
+  const kubeconfig = options.kubeconfig ?? (await cluster()).kubeconfig;
   const child = spawn(
     process.execPath,
     [

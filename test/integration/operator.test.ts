@@ -393,6 +393,100 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     await waitForCondition(clients, namespace, 'waiting', 'Ready', 'True', 45_000);
   });
 
+  it('creates nothing when the API server would refuse the Job, says why, and goes on once allowed', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    // An admission policy of the cluster, such as a platform team sets: no Job in this namespace.
+    const policy = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicy',
+      metadata: { name: `no-jobs-${namespace}` },
+      spec: {
+        failurePolicy: 'Fail',
+        matchConstraints: {
+          resourceRules: [
+            {
+              apiGroups: ['batch'],
+              apiVersions: ['v1'],
+              operations: ['CREATE', 'UPDATE'],
+              resources: ['jobs'],
+            },
+          ],
+        },
+        validations: [{ expression: 'false', message: 'Jobs wait for a review in this namespace' }],
+      },
+    };
+    const binding = {
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'ValidatingAdmissionPolicyBinding',
+      metadata: { name: `no-jobs-${namespace}` },
+      spec: {
+        policyName: policy.metadata.name,
+        validationActions: ['Deny'],
+        matchResources: { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': namespace } } },
+      },
+    };
+    for (const object of [policy, binding]) {
+      await clients.objects.create(object as never);
+      t.after(() => clients.objects.delete(object as never).catch(() => undefined));
+    }
+    const jobRefused = async () => {
+      try {
+        await clients.batch.createNamespacedJob({
+          namespace,
+          dryRun: 'All',
+          body: {
+            metadata: { name: 'probe' },
+            spec: {
+              template: { spec: { restartPolicy: 'Never', containers: [{ name: 'c', image: 'busybox' }] } },
+            },
+          },
+        });
+        return false;
+      } catch (error) {
+        if (httpStatus(error) === undefined) throw error;
+        return true;
+      }
+    };
+    await waitFor(jobRefused, { what: 'the admission policy to take effect' });
+
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'reviewed', { size: 2, interactive: true }));
+    const refused = await waitFor(
+      async () => {
+        const status = await readStatus(clients, namespace, 'reviewed');
+        return conditionOf(status, 'Ready')?.reason === 'ApplyFailed' ? status : false;
+      },
+      { what: 'an ApplyFailed condition' },
+    );
+    assert.match(conditionOf(refused, 'Ready')?.message ?? '', /Job\/reviewed: .*Jobs wait for a review/);
+    const owned = { namespace, labelSelector: 'flux-framework.org/minicluster=reviewed' };
+    const [configMaps, secrets, services, jobs] = await Promise.all([
+      clients.core.listNamespacedConfigMap(owned),
+      clients.core.listNamespacedSecret(owned),
+      clients.core.listNamespacedService(owned),
+      clients.batch.listNamespacedJob(owned),
+    ]);
+    assert.deepEqual(
+      [configMaps.items, secrets.items, services.items, jobs.items].map((list) => list.length),
+      [0, 0, 0, 0],
+      'nothing half-made',
+    );
+    assert.deepEqual(
+      operator.logLines.filter((line) => line.includes('"level":"error"')),
+      [],
+      'a refusal is a condition and an event, not an error line',
+    );
+
+    await clients.objects.delete(binding as never);
+    await waitFor(async () => !(await jobRefused()), { what: 'the admission policy to be lifted' });
+    // The operator looks again by itself (every 30 s), or at once when the spec changes.
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'reviewed', { size: 2, interactive: true, logging: { quiet: true } }),
+    );
+    await waitForCondition(clients, namespace, 'reviewed', 'Ready', 'True', 45_000);
+  });
+
   it('makes no API writes at steady state, and keeps keys across passes', async (t) => {
     const { namespace, operator } = await operatorIn(t);
     const { clients } = operator;

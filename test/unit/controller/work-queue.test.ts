@@ -97,4 +97,62 @@ describe('WorkQueue', () => {
     await queue.idle();
     assert.deepEqual(handled, []);
   });
+
+  it("keeps a failing key on its backoff when its children's events add it, not when its spec does", async () => {
+    const attempts: number[] = [];
+    const queue = new WorkQueue(
+      async () => {
+        attempts.push(Date.now());
+        throw new Error('refused');
+      },
+      { concurrency: 1, baseDelayMs: 200 },
+    );
+    queue.add('a');
+    await sleep(20); // failed once; a retry waits 200 ms
+    for (let i = 0; i < 10; i++) queue.add('a');
+    await sleep(20);
+    assert.equal(attempts.length, 1, 'events during the backoff do not retry it');
+    queue.add('a', { bypassBackoff: true });
+    await sleep(20);
+    assert.equal(attempts.length, 2, 'a spec change does');
+    queue.stop();
+  });
+
+  it('retries every failing key at once when told the API server is back', async () => {
+    let failing = true;
+    const handled: string[] = [];
+    const queue = new WorkQueue(
+      async (key) => {
+        handled.push(key);
+        if (failing) throw new Error('connection refused');
+      },
+      { concurrency: 2, baseDelayMs: 60_000 },
+    );
+    queue.add('a');
+    queue.add('b');
+    await sleep(20);
+    assert.deepEqual(handled.sort(), ['a', 'b']);
+    failing = false;
+    queue.retryFailedNow();
+    await queue.idle();
+    assert.deepEqual(handled.sort(), ['a', 'a', 'b', 'b']);
+  });
+
+  it('does not run a failed key again at once for an add that came in while it ran', async () => {
+    let runs = 0;
+    const queue = new WorkQueue(
+      async () => {
+        runs += 1;
+        await sleep(10);
+        throw new Error('refused');
+      },
+      { concurrency: 1, baseDelayMs: 500 },
+    );
+    queue.add('a');
+    await sleep(2);
+    queue.add('a'); // a child's event while the pass runs
+    await sleep(50);
+    assert.equal(runs, 1);
+    queue.stop();
+  });
 });

@@ -1,0 +1,86 @@
+// The control-plane components of a local cluster as kwokctl configured them (binary, arguments, work
+// folder), so that one that died can be started again exactly as kwokctl started it, without
+// recreating the cluster and losing its objects (etcd keeps them on disk).
+import { spawn } from 'node:child_process';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { request } from 'node:https';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+export interface ComponentSpec {
+  readonly name: string;
+  readonly binary: string;
+  readonly args: readonly string[];
+  readonly workDir: string;
+}
+
+export interface KwokctlConfigDoc {
+  options?: Record<string, unknown>;
+  components?: { name?: string; binary?: string; args?: string[]; workDir?: string }[];
+}
+
+export function readKwokctlConfig(clusterDir: string): KwokctlConfigDoc | undefined {
+  const file = path.join(clusterDir, 'kwok.yaml');
+  if (!existsSync(file)) return undefined;
+  for (const doc of parseAllDocuments(readFileSync(file, 'utf8'))) {
+    const value = doc.toJS() as { kind?: string } | null;
+    if (value?.kind === 'KwokctlConfiguration') return value as KwokctlConfigDoc;
+  }
+  return undefined;
+}
+
+/** The components in kwokctl's start order (etcd first, the API server before its clients). */
+export function componentSpecs(config: KwokctlConfigDoc, clusterDir: string): ComponentSpec[] {
+  return (config.components ?? []).flatMap((c) =>
+    c.name && c.binary
+      ? [{ name: c.name, binary: c.binary, args: c.args ?? [], workDir: c.workDir ?? clusterDir }]
+      : [],
+  );
+}
+
+/**
+ * Starts a component detached, as kwokctl does: output appended to logs/<name>.log, pid in
+ * pids/<name>.pid. Returns its pid.
+ */
+export function startComponent(clusterDir: string, component: ComponentSpec): number {
+  const logs = path.join(clusterDir, 'logs');
+  const pids = path.join(clusterDir, 'pids');
+  mkdirSync(logs, { recursive: true });
+  mkdirSync(pids, { recursive: true });
+  const log = openSync(path.join(logs, `${component.name}.log`), 'a');
+  try {
+    const child = spawn(component.binary, [...component.args], {
+      cwd: component.workDir,
+      detached: true,
+      stdio: ['ignore', log, log],
+    });
+    child.unref();
+    if (child.pid === undefined) throw new Error(`could not start ${component.binary}`);
+    writeFileSync(path.join(pids, `${component.name}.pid`), String(child.pid));
+    return child.pid;
+  } finally {
+    closeSync(log);
+  }
+}
+
+/**
+ * Whether a component's secure port answers /healthz with "ok" (kube-controller-manager and
+ * kube-scheduler serve it to anyone: --authorization-always-allow-paths; their certificate is
+ * self-signed, and the port is on loopback).
+ */
+export function healthy(port: number, timeoutMs = 2_000): Promise<boolean> {
+  return new Promise((resolve) => {
+    const req = request(
+      { host: '127.0.0.1', port, path: '/healthz', rejectUnauthorized: false, timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () => resolve(res.statusCode === 200 && body.trim() === 'ok'));
+      },
+    );
+    req.on('timeout', () => req.destroy());
+    req.on('error', () => resolve(false));
+    req.end();
+  });
+}
