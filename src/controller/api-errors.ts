@@ -1,8 +1,10 @@
 import { ApiException } from '@kubernetes/client-node';
 
-/** The HTTP code of an API error, if it is one. */
+/** The HTTP code of an API error, if it is one (the client's watch reports it as `statusCode`). */
 export function apiErrorCode(error: unknown): number | undefined {
-  return error instanceof ApiException ? error.code : undefined;
+  if (error instanceof ApiException) return error.code;
+  const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
+  return typeof statusCode === 'number' ? statusCode : undefined;
 }
 
 export function isNotFound(error: unknown): boolean {

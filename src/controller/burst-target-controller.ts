@@ -45,7 +45,9 @@ import {
 import type { InstallOperator } from '../burst/install-operator.ts';
 import { reconcileLogger } from '../observability/logger.ts';
 import { describeApiError, isNotFound } from './api-errors.ts';
+import type { ApiServerRecovery } from './api-server-recovery.ts';
 import { EventRecorder } from './events.ts';
+import { isTransient, watchFailureLogger } from './failure-log.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
 import type { KubeClients } from './kube-clients.ts';
 import type { WriteCounter } from './reconciler.ts';
@@ -74,6 +76,8 @@ export interface BurstTargetControllerOptions {
   readonly namespaces: readonly string[];
   /** Targets checked in parallel (default 4). */
   readonly concurrency?: number;
+  /** The manager's: restarts the BurstTarget watch as soon as the API server is back. */
+  readonly recovery?: ApiServerRecovery;
   /** Re-check and backoff intervals (default: 1 min; 5 s doubling up to 5 min). */
   readonly schedule?: Partial<RetrySchedule>;
   /** How long a target has to answer each request (default 10 s). */
@@ -156,8 +160,8 @@ export class BurstTargetController {
         onUpdate: (target) => this.onTarget(target),
         onDelete: (target) => this.onDeleted(target),
       },
-      onError: (kind, error, retryInMs) =>
-        log.warn({ kind, retryInMs, error: describeApiError(error) }, 'watch failed; restarting it'),
+      onError: watchFailureLogger(log, () => options.recovery?.serverAway ?? false),
+      ...(options.recovery ? { recovery: options.recovery } : {}),
     });
     this.queue = new WorkQueue((key) => this.check(key), {
       concurrency: options.concurrency ?? 4,
@@ -165,7 +169,8 @@ export class BurstTargetController {
       maxDelayMs: this.schedule.maxBackoffMs,
       onError: (key, error, attempt) => {
         const { namespace, name } = splitTargetKey(key);
-        log.error(
+        const transient = (options.recovery?.serverAway ?? false) || isTransient(error);
+        (transient ? log.warn.bind(log) : log.error.bind(log))(
           { namespace, name, attempt, error: describeApiError(error) },
           'BurstTarget check failed; retrying',
         );

@@ -11,7 +11,8 @@ import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUST
 import type { KubeObject } from '../render/index.ts';
 import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
-import { apiErrorCode, describeApiError, isNotFound } from './api-errors.ts';
+import { describeApiError, isNotFound } from './api-errors.ts';
+import { isTransient, watchFailureLogger } from './failure-log.ts';
 import { ApiServerRecovery, readyzProbe } from './api-server-recovery.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import type { BurstEnvironment } from './burst-step.ts';
@@ -117,11 +118,7 @@ export class Manager {
       onRecovered: () => this.resync(),
     });
     // During an outage every watch fails again and again: the recovery's one line says it all.
-    const onError = (kind: string, error: unknown, retryInMs: number) =>
-      (this.recovery.serverAway ? log.debug.bind(log) : log.warn.bind(log))(
-        { kind, retryInMs, error: describeApiError(error) },
-        'watch failed; restarting it',
-      );
+    const onError = watchFailureLogger(log, () => this.recovery.serverAway);
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
     const enqueueOwner = (object: KubernetesObject) => {
       const key = ownerKey(object);
@@ -183,6 +180,7 @@ export class Manager {
     this.targets = new BurstTargetController({
       clients,
       log,
+      recovery: this.recovery,
       namespaces: options.namespaces,
       onWrite,
       ...(options.providers ? { providers: options.providers } : {}),
@@ -244,8 +242,7 @@ export class Manager {
       onError: (key, error, attempt) => {
         const { namespace, name } = splitKey(key);
         // An unreachable or overloaded API server is not this MiniCluster's fault, and heals by itself.
-        const code = apiErrorCode(error);
-        const transient = this.recovery.serverAway || code === undefined || code === 429 || code >= 500;
+        const transient = this.recovery.serverAway || isTransient(error);
         (transient ? log.warn.bind(log) : log.error.bind(log))(
           {
             namespace,

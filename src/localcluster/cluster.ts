@@ -35,7 +35,7 @@ import {
   stateDir as defaultStateDir,
   validateName,
 } from './paths.ts';
-import { isAlive, listeningSocketsOf, rssBytes, terminate, waitExited } from './procfs.ts';
+import { isAlive, listeningSockets, listeningSocketsOf, rssBytes, terminate, waitExited } from './procfs.ts';
 import type { ListeningSocket } from './procfs.ts';
 import { until } from './poll.ts';
 import { STAGES_YAML } from './stages.ts';
@@ -524,6 +524,18 @@ async function repair(
   if (!config) return undefined;
   const dead = new Set(before.components.filter((c) => !c.alive).map((c) => c.name));
   const components = componentSpecs(config, r.clusterDir);
+  // While a component was dead, another process (another cluster created meanwhile) may have taken
+  // its port: it could not start again there.
+  const listening = new Set(listeningSockets().map((socket) => socket.port));
+  const taken = components.flatMap((c) =>
+    dead.has(c.name)
+      ? c.ports.filter((port) => listening.has(port)).map((port) => `${c.name}'s port ${port}`)
+      : [],
+  );
+  if (taken.length > 0) {
+    r.progress(`cluster ${r.name}: another process took ${taken.join(', ')}; recreating the cluster`);
+    return undefined;
+  }
   // The API server's clients outlived it, but their watches now wait out client-go's backoff (up to
   // 30 s, then the Job controller and the scheduler lag behind for a minute): started afresh, they
   // list and watch at once.

@@ -12,11 +12,19 @@ export interface ComponentSpec {
   readonly binary: string;
   readonly args: readonly string[];
   readonly workDir: string;
+  /** The TCP ports it listens on. */
+  readonly ports: readonly number[];
 }
 
 export interface KwokctlConfigDoc {
   options?: Record<string, unknown>;
-  components?: { name?: string; binary?: string; args?: string[]; workDir?: string }[];
+  components?: {
+    name?: string;
+    binary?: string;
+    args?: string[];
+    workDir?: string;
+    ports?: { port?: number }[];
+  }[];
 }
 
 export function readKwokctlConfig(clusterDir: string): KwokctlConfigDoc | undefined {
@@ -33,7 +41,15 @@ export function readKwokctlConfig(clusterDir: string): KwokctlConfigDoc | undefi
 export function componentSpecs(config: KwokctlConfigDoc, clusterDir: string): ComponentSpec[] {
   return (config.components ?? []).flatMap((c) =>
     c.name && c.binary
-      ? [{ name: c.name, binary: c.binary, args: c.args ?? [], workDir: c.workDir ?? clusterDir }]
+      ? [
+          {
+            name: c.name,
+            binary: c.binary,
+            args: c.args ?? [],
+            workDir: c.workDir ?? clusterDir,
+            ports: (c.ports ?? []).flatMap((p) => (typeof p.port === 'number' ? [p.port] : [])),
+          },
+        ]
       : [],
   );
 }

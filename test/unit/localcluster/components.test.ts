@@ -26,6 +26,7 @@ describe('control-plane components', () => {
           '  binary: /bin/etcd',
           '  args: [--name=node0]',
           '  workDir: /w',
+          '  ports: [{name: http, port: 32765, protocol: TCP}]',
           '- name: kube-apiserver',
           '  binary: /bin/kube-apiserver',
           '- name: broken',
@@ -37,8 +38,8 @@ describe('control-plane components', () => {
       const config = readKwokctlConfig(dir);
       assert.ok(config);
       assert.deepEqual(componentSpecs(config, dir), [
-        { name: 'etcd', binary: '/bin/etcd', args: ['--name=node0'], workDir: '/w' },
-        { name: 'kube-apiserver', binary: '/bin/kube-apiserver', args: [], workDir: dir },
+        { name: 'etcd', binary: '/bin/etcd', args: ['--name=node0'], workDir: '/w', ports: [32765] },
+        { name: 'kube-apiserver', binary: '/bin/kube-apiserver', args: [], workDir: dir, ports: [] },
       ]);
       assert.equal(readKwokctlConfig(path.join(dir, 'missing')), undefined);
     } finally {
@@ -55,6 +56,7 @@ describe('control-plane components', () => {
         binary: '/bin/sh',
         args: ['-c', 'echo started in "$PWD"; exec sleep 30'],
         workDir: dir,
+        ports: [],
       });
       assert.equal(readFileSync(path.join(dir, 'pids', 'echoer.pid'), 'utf8'), String(pid));
       assert.ok(isAlive(pid));
