@@ -39,6 +39,7 @@ import { isAlive, listeningSockets, listeningSocketsOf, rssBytes, terminate, wai
 import type { ListeningSocket } from './procfs.ts';
 import { until } from './poll.ts';
 import { STAGES_YAML } from './stages.ts';
+import { KUBERNETES_SERVICE_IP, NODE_IP } from './real-node/config.ts';
 import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
 
 export interface ClusterOptions {
@@ -253,6 +254,9 @@ options:
   etcdBinary: ${b('etcd')}
   kwokControllerBinary: ${b('kwok')}
   etcdQuotaBackendSize: 2Gi
+  # Pods of the real node reach the API server as the kubernetes Service (its first IP) through the
+  # node's address, where the real node forwards to the loopback port.
+  kubeApiserverCertSANs: [${JSON.stringify(KUBERNETES_SERVICE_IP)}, ${JSON.stringify(NODE_IP)}]
   enableCRDs: [Exec, ClusterExec, Logs, ClusterLogs, Attach, ClusterAttach]
 componentsPatches:
 # Alone in their cluster, the controller manager and the scheduler need no leader election; with it they
@@ -283,6 +287,8 @@ componentsPatches:
     value: ${pki('admin.key')}
   - key: kubelet-preferred-address-types
     value: InternalIP,Hostname
+  - key: advertise-address
+    value: ${JSON.stringify(NODE_IP)}
 - name: kwok-controller
   extraArgs:
   - key: manage-all-nodes

@@ -107,6 +107,23 @@ export function listeningSocketsOf(pids: number[]): ListeningSocket[] {
   return listeningSockets().filter((s) => inodes.has(s.inode));
 }
 
+/** The live processes whose parent is `pid` (a forking server's connection handlers, say). */
+export function childrenOf(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      // The command name (field 2) is parenthesised and may hold spaces: the ppid follows its ")".
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
 /** Waits up to `ms` for the processes to exit; returns those still alive. */
 export async function waitExited(pids: number[], ms: number): Promise<number[]> {
   const deadline = Date.now() + ms;

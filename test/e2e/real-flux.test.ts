@@ -12,6 +12,7 @@ import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
+import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 
 let saved: SavedHost | undefined;
@@ -24,6 +25,7 @@ before(async () => {
 
 describe('real Flux on the real node', { concurrency: 3 }, () => {
   coreScenarios();
+  inClusterScenarios();
   burstingScenarios();
   v1alpha1ExampleScenarios();
 });

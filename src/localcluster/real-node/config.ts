@@ -20,6 +20,8 @@ export const REAL_NODE_PLACEMENT = {
 export const CLUSTER_DOMAIN = 'cluster.local';
 /** kube-dns's address: the tenth of the API server's Service range (10.0.0.0/24, kwokctl's default). */
 export const CLUSTER_DNS_IP = '10.0.0.10';
+/** The `kubernetes` Service: the first address of the API server's default service range. */
+export const KUBERNETES_SERVICE_IP = '10.0.0.1';
 /** The pods' network: a bridge of its own whose gateway address is also the node's address. */
 export const BRIDGE_NAME = 'fo-cni0';
 export const POD_SUBNET = '10.244.200.0/24';

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { isAlive, terminate } from '../procfs.ts';
+import { childrenOf, isAlive, terminate } from '../procfs.ts';
 
 export interface DaemonSpec {
   name: string;
@@ -66,6 +66,7 @@ export function startDaemon(spec: DaemonSpec, dirs: DaemonDirs): number {
 
 export async function stopDaemon(dirs: DaemonDirs, name: string, binary: string, graceMs?: number) {
   const pid = daemonPid(dirs, name, binary);
-  if (pid !== undefined) await terminate([pid], graceMs);
+  // With its children: a forking daemon's connection handlers outlive their parent otherwise.
+  if (pid !== undefined) await terminate([pid, ...childrenOf(pid)], graceMs);
   rmSync(pidFile(dirs, name), { force: true });
 }

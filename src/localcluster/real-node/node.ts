@@ -90,9 +90,15 @@ interface Daemons {
   kubelet: DaemonSpec;
   kubeProxy: DaemonSpec;
   coredns: DaemonSpec;
+  apiserverProxy: DaemonSpec;
 }
 
-function daemons(bin: string, paths: RealNodePaths): Daemons {
+/**
+ * The node's daemons. `apiserverPort` is the API server's (loopback) port, which the node's address
+ * forwards to, so that pods reach it through the `kubernetes` Service; status and teardown need no
+ * port (a daemon is recognised by its binary).
+ */
+function daemons(bin: string, paths: RealNodePaths, apiserverPort = 0): Daemons {
   // containerd-shim and runc come from PATH; Debian's are in /usr/bin.
   return {
     containerd: {
@@ -121,6 +127,13 @@ function daemons(bin: string, paths: RealNodePaths): Daemons {
       args: [`--config=${paths.kubeProxyConfig}`, '--v=1'],
     },
     coredns: { name: 'coredns', binary: path.join(bin, 'coredns'), args: ['-conf', paths.corefile] },
+    // The API server listens on loopback only (nothing of the cluster listens on the machine's
+    // network); its advertised address is the node's, where this forwards the same port to it.
+    apiserverProxy: {
+      name: 'apiserver-proxy',
+      binary: '/usr/bin/socat',
+      args: [`TCP-LISTEN:${apiserverPort},bind=${NODE_IP},fork,reuseaddr`, `TCP:127.0.0.1:${apiserverPort}`],
+    },
   };
 }
 
@@ -221,6 +234,15 @@ export function realNodeFootprint(stateDir: string, saved: SavedHost): Footprint
  * Brings the real node up (building its binaries and images on first use) and waits until it is Ready.
  * Idempotent: a running node is kept; a partial one is removed first.
  */
+/** The port of the API server the kubeconfig names. */
+function apiserverPortOf(kubeconfig: string): number {
+  const config = new KubeConfig();
+  config.loadFromFile(kubeconfig);
+  const port = Number(new URL(config.getCurrentCluster()?.server ?? '').port);
+  if (!(port > 0)) throw new Error(`${kubeconfig}: no API server port in its current cluster`);
+  return port;
+}
+
 export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): Promise<void> {
   const why = realNodeUnavailable();
   if (why) throw new Error(why);
@@ -282,8 +304,9 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   writeFileSync(paths.corefile, corefile(paths.kubeconfig));
   writeFileSync(paths.resolvConf, podResolvConf());
 
-  const d = daemons(bin, paths);
+  const d = daemons(bin, paths, apiserverPortOf(kubeconfig));
   const dirs = dirsOf(paths);
+  startDaemon(d.apiserverProxy, dirs);
   startDaemon(d.containerd, dirs);
   await until('containerd', Date.now() + 30_000, () => (ctr(paths, ['version']) ? true : undefined));
   await loadImages(paths, [pause.archive, images.plain.archive, images.awkward.archive], progress);
@@ -360,7 +383,7 @@ export async function realNodeDown(
   if (options.kubeconfig && existsSync(options.kubeconfig)) await drain(options.kubeconfig, progress);
 
   const d = daemons(realNodeBinDir(readVersions(), options.env ?? process.env), paths);
-  for (const daemon of [d.kubeProxy, d.coredns, d.kubelet])
+  for (const daemon of [d.kubeProxy, d.coredns, d.kubelet, d.apiserverProxy])
     await stopDaemon(dirs, daemon.name, daemon.binary);
   if (existsSync(d.kubeProxy.binary)) {
     try {
