@@ -8,7 +8,11 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiException, ApiextensionsV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
-import type { KubernetesObject, V1CustomResourceDefinitionCondition } from '@kubernetes/client-node';
+import type {
+  KubernetesObject,
+  V1CustomResourceDefinitionCondition,
+  V1Toleration,
+} from '@kubernetes/client-node';
 import { CRD_NAME } from '../api/index.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, crdAndRbacObjects, installObjects } from '../deploy/index.ts';
 import type { InstallObject } from '../deploy/index.ts';
@@ -24,6 +28,11 @@ export interface InstallCommandOptions {
   readonly withDeployment?: boolean;
   /** Operator image for the Deployment; this version's release image by default. */
   readonly image?: string;
+  /** The Deployment's replicas (standbys behind leader election), its watched namespaces, its placement. */
+  readonly replicas?: number;
+  readonly watchNamespaces?: readonly string[];
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly tolerations?: readonly V1Toleration[];
   /** How long to wait for the CRD to become Established; 60 s by default. */
   readonly establishTimeoutMs?: number;
   /** Receives one progress line per object; stdout by default. */
@@ -220,8 +229,34 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
   const { kc, where } = loadKubeConfig(options.kubeconfig);
   const client = KubernetesObjectApi.makeApiClient(kc);
 
+  const deploymentOnly = [
+    options.replicas !== undefined && '--replicas',
+    (options.watchNamespaces?.length ?? 0) > 0 && '--watch-namespace',
+    Object.keys(options.nodeSelector ?? {}).length > 0 && '--node-selector',
+    (options.tolerations?.length ?? 0) > 0 && '--toleration',
+  ].filter((flag): flag is string => typeof flag === 'string');
+  if (!options.withDeployment && deploymentOnly.length > 0) {
+    throw new InputError([
+      `${deploymentOnly.join(', ')}: only with --with-deployment (they shape the Deployment)`,
+    ]);
+  }
+  for (const watched of options.watchNamespaces ?? []) {
+    if (watched.length > 63 || !NAMESPACE_NAME.test(watched)) {
+      throw new InputError([`--watch-namespace ${JSON.stringify(watched)}: not a valid namespace name`]);
+    }
+  }
+  if (options.replicas !== undefined && !(Number.isInteger(options.replicas) && options.replicas >= 1)) {
+    throw new InputError([`--replicas ${String(options.replicas)}: expected a whole number, 1 or more`]);
+  }
   const objects = options.withDeployment
-    ? installObjects({ namespace, ...(options.image === undefined ? {} : { image: options.image }) })
+    ? installObjects({
+        namespace,
+        ...(options.image === undefined ? {} : { image: options.image }),
+        ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+        ...(options.watchNamespaces === undefined ? {} : { watchNamespaces: options.watchNamespaces }),
+        ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
+        ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
+      })
     : crdAndRbacObjects({ namespace });
 
   const applied: { object: string; outcome: ApplyOutcome }[] = [];

@@ -7,6 +7,7 @@ import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
 import { burstPlanCommand } from './burst-plan-command.ts';
 import { burstStatusCommand } from './burst-status-command.ts';
 import { installCommand } from './install-command.ts';
+import { parseNodeSelectors, parseTolerations } from './placement-flags.ts';
 import { quickstart } from './quickstart-command.ts';
 import { renderFiles } from './render-command.ts';
 import { runOperator } from './run-command.ts';
@@ -104,17 +105,34 @@ export function buildProgram(): Command {
     .option('--namespace <namespace>', 'namespace the operator is installed in')
     .option('--with-deployment', 'also install the operator Deployment', false)
     .option('--image <image>', 'operator image for the Deployment')
+    .option('--replicas <n>', 'Deployment replicas: one leads, the others stand by', (value) => Number(value))
+    .option(
+      '--watch-namespace <namespace>',
+      'a namespace the operator watches (repeat; default: all)',
+      collect,
+      [],
+    )
+    .option('--node-selector <key=value>', "a label the operator's node must have (repeat)", collect, [])
+    .option('--toleration <key[=value]:Effect>', 'a taint the operator tolerates (repeat)', collect, [])
     .action(
       async (options: {
         kubeconfig?: string;
         namespace?: string;
         withDeployment: boolean;
         image?: string;
+        replicas?: number;
+        watchNamespace: string[];
+        nodeSelector: string[];
+        toleration: string[];
       }) => {
         await installCommand({
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
           ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
           ...(options.image !== undefined ? { image: options.image } : {}),
+          ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+          watchNamespaces: options.watchNamespace,
+          nodeSelector: parseNodeSelectors(options.nodeSelector),
+          tolerations: parseTolerations(options.toleration),
           withDeployment: options.withDeployment,
         });
       },

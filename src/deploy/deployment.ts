@@ -10,6 +10,7 @@ import type {
   V1PodSecurityContext,
   V1Probe,
   V1SecurityContext,
+  V1Toleration,
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
@@ -37,6 +38,11 @@ export interface DeploymentOptions {
   readonly namespace: string;
   /** 1 by default; more replicas are standbys behind leader election. */
   readonly replicas?: number;
+  /** Namespaces the operator watches (one `--namespace` each); every namespace when empty. */
+  readonly watchNamespaces?: readonly string[];
+  /** Where the pod may run (as the Helm values nodeSelector and tolerations). */
+  readonly nodeSelector?: Readonly<Record<string, string>>;
+  readonly tolerations?: readonly V1Toleration[];
 }
 
 /** Pod-level security: non-root and the runtime's default seccomp profile (Pod Security "restricted"). */
@@ -105,13 +111,13 @@ export function operatorVolumeMounts(): V1VolumeMount[] {
   return [{ name: 'tmp', mountPath: '/tmp' }];
 }
 
-export function operatorContainer(image: string): V1Container {
+export function operatorContainer(image: string, watchNamespaces: readonly string[] = []): V1Container {
   return {
     name: OPERATOR_CONTAINER_NAME,
     image,
     imagePullPolicy: 'IfNotPresent',
     command: [OPERATOR_COMMAND],
-    args: [...OPERATOR_ARGS],
+    args: [...OPERATOR_ARGS, ...watchNamespaces.map((namespace) => `--namespace=${namespace}`)],
     env: [...operatorEnv(), operatorImageEnv(image)],
     ports: containerPorts(),
     livenessProbe: livenessProbe(),
@@ -136,8 +142,14 @@ export function operatorDeployment(options: DeploymentOptions): Rendered<V1Deplo
           serviceAccountName: OPERATOR_NAME,
           securityContext: podSecurityContext(),
           terminationGracePeriodSeconds: 10,
-          containers: [operatorContainer(options.image)],
+          containers: [operatorContainer(options.image, options.watchNamespaces)],
           volumes: operatorVolumes(),
+          ...(options.nodeSelector && Object.keys(options.nodeSelector).length > 0
+            ? { nodeSelector: { ...options.nodeSelector } }
+            : {}),
+          ...(options.tolerations && options.tolerations.length > 0
+            ? { tolerations: options.tolerations.map((toleration) => ({ ...toleration })) }
+            : {}),
         },
       },
     },

@@ -3,7 +3,7 @@ import type { V1Namespace } from '@kubernetes/client-node';
 import { burstTargetCrd, miniClusterCrd } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
-import { operatorDeployment } from './deployment.ts';
+import { operatorDeployment, type DeploymentOptions } from './deployment.ts';
 import {
   clusterRole,
   clusterRoleBinding,
@@ -21,6 +21,9 @@ export interface InstallObjectsOptions {
   /** Namespace of the operator; OPERATOR_NAMESPACE when absent. */
   readonly namespace?: string;
   readonly replicas?: number;
+  readonly watchNamespaces?: DeploymentOptions['watchNamespaces'];
+  readonly nodeSelector?: DeploymentOptions['nodeSelector'];
+  readonly tolerations?: DeploymentOptions['tolerations'];
 }
 
 /**
@@ -64,10 +67,13 @@ export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespac
 /** The full install: crdAndRbacObjects() and the operator's Deployment. */
 export function installObjects(options: InstallObjectsOptions = {}): InstallObject[] {
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
-  const deploymentOptions = {
+  const deploymentOptions: DeploymentOptions = {
     image: options.image ?? DEFAULT_OPERATOR_IMAGE,
     namespace,
     ...(options.replicas === undefined ? {} : { replicas: options.replicas }),
+    ...(options.watchNamespaces === undefined ? {} : { watchNamespaces: options.watchNamespaces }),
+    ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
+    ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
   };
   return [...crdAndRbacObjects({ namespace }), operatorDeployment(deploymentOptions)];
 }

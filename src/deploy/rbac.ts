@@ -12,7 +12,7 @@ import type {
 } from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, GROUP, PLURAL } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
-import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, operatorLabels } from './constants.ts';
+import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
 
 /** A policy rule and why the operator needs it (shown as a comment in the generated YAML). */
 export interface DocumentedRule {
@@ -138,11 +138,20 @@ export function clusterRole(): Rendered<V1ClusterRole> {
   };
 }
 
+/**
+ * One binding per namespace the operator is installed in: installs in two namespaces of one cluster
+ * (a test install beside the real one, say) would otherwise take the binding from each other. The
+ * default namespace keeps the plain name.
+ */
+export function clusterRoleBindingName(namespace: string): string {
+  return namespace === OPERATOR_NAMESPACE ? OPERATOR_NAME : `${OPERATOR_NAME}-${namespace}`;
+}
+
 export function clusterRoleBinding(namespace: string): Rendered<V1ClusterRoleBinding> {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
-    metadata: { name: OPERATOR_NAME, labels: operatorLabels() },
+    metadata: { name: clusterRoleBindingName(namespace), labels: operatorLabels() },
     roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
     subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace }],
   };

@@ -13,6 +13,7 @@ import { cluster } from '../harness/cluster.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
+import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 
 let saved: SavedHost | undefined;
@@ -26,6 +27,7 @@ before(async () => {
 describe('real Flux on the real node', { concurrency: 3 }, () => {
   coreScenarios();
   inClusterScenarios();
+  installedOperatorScenarios();
   burstingScenarios();
   v1alpha1ExampleScenarios();
 });

@@ -17,6 +17,7 @@ import {
   LEADER_ELECTION_ROLE_NAME,
   OPERATOR_NAME,
   clusterRole,
+  clusterRoleBindingName,
   crdAndRbacObjects,
   leaderElectionRole,
   operatorSelectorLabels,
@@ -67,7 +68,7 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
   const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
   const role = await rbac.readClusterRole({ name: OPERATOR_NAME });
   assert.deepEqual(JSON.parse(JSON.stringify(role.rules)), clusterRole().rules);
-  const binding = await rbac.readClusterRoleBinding({ name: OPERATOR_NAME });
+  const binding = await rbac.readClusterRoleBinding({ name: clusterRoleBindingName(namespace) });
   assert.deepEqual(
     binding.subjects?.map((s) => `${s.kind}/${s.namespace}/${s.name}`),
     [`ServiceAccount/${namespace}/${OPERATOR_NAME}`],

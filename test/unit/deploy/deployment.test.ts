@@ -107,4 +107,31 @@ describe('operator Deployment', () => {
     assert.match(DEFAULT_OPERATOR_IMAGE, /^ghcr\.io\/flux-framework\/flux-operator-ts:\d+\.\d+\.\d+/);
     assert.equal(installed?.metadata?.namespace, 'flux-operator-system');
   });
+
+  it('watches the namespaces and runs where the install says, and only there', () => {
+    const placed = operatorDeployment({
+      image: 'example.com/op:1',
+      namespace: 'ops',
+      replicas: 2,
+      watchNamespaces: ['team-a', 'team-b'],
+      nodeSelector: { 'example.com/pool': 'operators' },
+      tolerations: [{ key: 'example.com/pool', operator: 'Equal', value: 'operators', effect: 'NoSchedule' }],
+    });
+    const spec = placed.spec?.template.spec;
+    assert.equal(placed.spec?.replicas, 2);
+    assert.deepEqual(spec?.containers[0]?.args, [
+      'run',
+      '--leader-elect',
+      '--metrics-addr=:8080',
+      '--health-addr=:8081',
+      '--namespace=team-a',
+      '--namespace=team-b',
+    ]);
+    assert.deepEqual(spec?.nodeSelector, { 'example.com/pool': 'operators' });
+    assert.deepEqual(spec?.tolerations, [
+      { key: 'example.com/pool', operator: 'Equal', value: 'operators', effect: 'NoSchedule' },
+    ]);
+    assert.equal(pod?.nodeSelector, undefined, 'no placement unless asked');
+    assert.equal(pod?.tolerations, undefined);
+  });
 });

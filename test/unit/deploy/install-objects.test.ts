@@ -26,7 +26,7 @@ describe('installObjects', () => {
       'CustomResourceDefinition/bursttargets.flux-framework.org',
       'ClusterRole/flux-operator',
       'ServiceAccount/ops/flux-operator',
-      'ClusterRoleBinding/flux-operator',
+      'ClusterRoleBinding/flux-operator-ops',
       'Role/ops/flux-operator-leader-election',
       'RoleBinding/ops/flux-operator-leader-election',
       'Deployment/ops/flux-operator',

@@ -71,6 +71,9 @@ describe('ClusterRole', () => {
     });
     assert.deepEqual(binding.subjects, [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: 'ops' }]);
     assert.equal(binding.metadata.namespace, undefined);
+    // Its own binding per install namespace, so that two installs do not take it from each other.
+    assert.equal(binding.metadata.name, 'flux-operator-ops');
+    assert.equal(clusterRoleBinding('flux-operator-system').metadata.name, 'flux-operator');
     assert.deepEqual(serviceAccount('ops').metadata, {
       name: OPERATOR_NAME,
       namespace: 'ops',

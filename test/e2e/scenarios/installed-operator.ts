@@ -1,0 +1,344 @@
+// The operator as users install it, running on the real node from its own image: installed by
+// `flux-operator install --with-deployment` and by `helm install`, each put on the real node the way a
+// user would put it on a node pool (a node selector and a toleration). Each install gets the same
+// scenarios: its pods become Ready through their own probes; a MiniCluster with a command succeeds with
+// the command's real output; /metrics read through the pod's port shows the reconcile counter moving;
+// of two replicas exactly one holds the Lease, and when its pod is deleted the other takes over within
+// the lease duration and reconciles a MiniCluster created meanwhile, with no duplicate objects; and
+// the operator's logs over the whole run hold no 403.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { it } from 'node:test';
+import { stringify } from 'yaml';
+import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
+import { kubeClients, type KubeClients } from '../../../src/controller/kube-clients.ts';
+import {
+  REAL_NODE_KEY,
+  REAL_NODE_NAME,
+  REAL_NODE_VALUE,
+} from '../../../src/localcluster/real-node/config.ts';
+import { cluster, httpStatus, waitFor, withNamespace } from '../../harness/cluster.ts';
+import {
+  OPERATOR_IMAGE,
+  counterSum,
+  deploymentPods,
+  fluxOperatorCli,
+  leaseHolder,
+  readyPods,
+  scrape,
+} from '../../harness/installed-operator.ts';
+import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
+import { leadLog, realMiniCluster } from '../../harness/real-node.ts';
+
+const LEASE_DURATION_MS = 15_000;
+const PLACEMENT_SELECTOR = `${REAL_NODE_KEY}=${REAL_NODE_VALUE}`;
+const PLACEMENT_TOLERATION = `${REAL_NODE_KEY}=${REAL_NODE_VALUE}:NoSchedule`;
+
+interface Installed {
+  /** The operator's namespace and Deployment. */
+  readonly namespace: string;
+  readonly deployment: string;
+  /** The namespace it watches, where the scenarios put their MiniClusters. */
+  readonly watched: string;
+}
+
+/** Every line every operator pod printed, kept as pods come and go (the deleted leader's too). */
+async function collectLogs(clients: KubeClients, installed: Installed, into: Map<string, string>) {
+  for (const pod of await deploymentPods(clients, installed.namespace, installed.deployment)) {
+    const name = pod.metadata?.name ?? '';
+    try {
+      into.set(name, await clients.core.readNamespacedPodLog({ name, namespace: installed.namespace }));
+    } catch {
+      // not started yet
+    }
+  }
+}
+
+async function ownedObjects(clients: KubeClients, namespace: string, miniCluster: string) {
+  const selector = { namespace, labelSelector: `flux-framework.org/minicluster=${miniCluster}` };
+  const [jobs, services, configMaps, secrets] = await Promise.all([
+    clients.batch.listNamespacedJob(selector),
+    clients.core.listNamespacedService(selector),
+    clients.core.listNamespacedConfigMap(selector),
+    clients.core.listNamespacedSecret(selector),
+  ]);
+  return [jobs, services, configMaps, secrets].map((list) =>
+    list.items.map((item) => item.metadata?.name ?? '').sort(),
+  );
+}
+
+/** The scenarios every install path goes through; the install has two replicas. */
+async function exercise(clients: KubeClients, installed: Installed): Promise<void> {
+  const { namespace, deployment, watched } = installed;
+  const logs = new Map<string, string>();
+  const pods = await readyPods(clients, namespace, deployment, 2);
+  for (const pod of pods)
+    assert.equal(pod.spec?.nodeName, REAL_NODE_NAME, 'the operator runs on the real node');
+
+  // Exactly one leads: the Lease names it, and only it reconciles.
+  const holder = await waitFor(() => leaseHolder(clients, namespace), { what: 'a Lease holder' });
+  const leader = pods.find((pod) => holder.startsWith(`${pod.metadata?.name ?? '?'}-`));
+  assert.ok(leader, `the Lease holder ${holder} is one of the pods`);
+  const standby = pods.find((pod) => pod !== leader);
+  assert.ok(standby);
+
+  const before = counterSum(await scrape(leader), 'controller_runtime_reconcile_total', {
+    controller: 'minicluster',
+  });
+  await applyMiniCluster(
+    clients,
+    realMiniCluster(
+      watched,
+      'hello',
+      { size: 2 },
+      { command: 'echo hello from $(flux getattr size) brokers' },
+    ),
+  );
+  await waitForCondition(clients, watched, 'hello', 'Succeeded', 'True', 180_000);
+  assert.match(await leadLog(clients, watched, 'hello'), /^hello from 2 brokers$/m);
+  const after = counterSum(await scrape(leader), 'controller_runtime_reconcile_total', {
+    controller: 'minicluster',
+  });
+  assert.ok(after > before, `the reconcile counter moved: ${before} -> ${after}`);
+  assert.equal(
+    counterSum(await scrape(standby), 'controller_runtime_reconcile_total', { controller: 'minicluster' }),
+    0,
+    'the standby reconciled nothing',
+  );
+
+  // The leader goes; a MiniCluster made meanwhile is reconciled by the other, once.
+  await collectLogs(clients, installed, logs);
+  const deletedAt = Date.now();
+  await clients.core.deleteNamespacedPod({
+    name: leader.metadata?.name ?? '',
+    namespace,
+    gracePeriodSeconds: 0,
+  });
+  await applyMiniCluster(clients, realMiniCluster(watched, 'meanwhile', { size: 2, interactive: true }));
+  const newHolder = await waitFor(
+    async () => {
+      const current = await leaseHolder(clients, namespace);
+      return current?.startsWith(`${standby.metadata?.name ?? '?'}-`) ? current : undefined;
+    },
+    { what: 'the standby to take the Lease', timeoutMs: LEASE_DURATION_MS + 15_000, intervalMs: 250 },
+  );
+  const tookOverMs = Date.now() - deletedAt;
+  process.stderr.write(
+    `[installed operator] ${newHolder} took over ${tookOverMs} ms after the leader's deletion\n`,
+  );
+  assert.ok(tookOverMs <= LEASE_DURATION_MS + 5_000, `took over in ${tookOverMs} ms`);
+  await waitForCondition(clients, watched, 'meanwhile', 'Ready', 'True', 120_000);
+  assert.deepEqual(
+    await ownedObjects(clients, watched, 'meanwhile'),
+    [
+      ['meanwhile'],
+      ['meanwhile'],
+      ['meanwhile-flux-config'],
+      ['meanwhile-curve-cert', 'meanwhile-munge-key'],
+    ],
+    'each object once',
+  );
+
+  await collectLogs(clients, installed, logs);
+  const forbidden = [...logs.entries()].flatMap(([pod, text]) =>
+    text
+      .split('\n')
+      .filter((line) => /\b403\b|forbidden/i.test(line))
+      .map((line) => `${pod}: ${line}`),
+  );
+  assert.deepEqual(forbidden, [], 'the RBAC is enough for every request the operator made');
+}
+
+/** Deletes a namespace and waits until it is gone (the operator's pods with it). */
+async function removeNamespace(clients: KubeClients, name: string): Promise<void> {
+  try {
+    await clients.core.deleteNamespace({ name });
+  } catch (error) {
+    if (httpStatus(error) === 404) return;
+    throw error;
+  }
+  await waitFor(
+    async () => {
+      try {
+        await clients.core.readNamespace({ name });
+        return false;
+      } catch (error) {
+        return httpStatus(error) === 404;
+      }
+    },
+    { what: `namespace ${name} to be deleted`, timeoutMs: 90_000 },
+  );
+}
+
+async function adminClients(): Promise<{ kubeconfig: string; clients: KubeClients }> {
+  const { kubeconfig, kc } = await cluster();
+  return { kubeconfig, clients: kubeClients(kc) };
+}
+
+/** A namespace name no other run uses (the operator's own namespace, outside withNamespace's). */
+function uniqueName(prefix: string): string {
+  return `${prefix}-${process.pid.toString(36)}-${Date.now().toString(36).slice(-5)}`;
+}
+
+function helmBinary(): string {
+  return execFileSync('bash', [path.join(REPOSITORY_ROOT, 'hack/build-helm.sh')], {
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'inherit'],
+  }).trim();
+}
+
+export function installedOperatorScenarios(): void {
+  it('installed by `flux-operator install --with-deployment`, on the real node from its image', async (t) => {
+    const { kubeconfig, clients } = await adminClients();
+    const watched = await withNamespace(t, 'cli-mc');
+    const namespace = uniqueName('fo-cli');
+    t.after(async () => {
+      await removeNamespace(clients, namespace);
+      await clients.objects
+        .delete({
+          apiVersion: 'rbac.authorization.k8s.io/v1',
+          kind: 'ClusterRoleBinding',
+          metadata: { name: `flux-operator-${namespace}` },
+        })
+        .catch(() => undefined);
+    });
+    const installed = await fluxOperatorCli([
+      'install',
+      '--kubeconfig',
+      kubeconfig,
+      '--namespace',
+      namespace,
+      '--with-deployment',
+      '--image',
+      OPERATOR_IMAGE,
+      '--replicas',
+      '2',
+      '--watch-namespace',
+      watched,
+      '--node-selector',
+      PLACEMENT_SELECTOR,
+      '--toleration',
+      PLACEMENT_TOLERATION,
+    ]);
+    assert.equal(installed.code, 0, installed.stderr);
+    await exercise(clients, { namespace, deployment: 'flux-operator', watched });
+  });
+
+  it('installed by `helm install` of the chart, on the real node from its image', async (t) => {
+    const { kubeconfig, clients } = await adminClients();
+    const watched = await withNamespace(t, 'helm-mc');
+    const namespace = uniqueName('fo-helm');
+    const release = 'fo-e2e';
+    const helm = helmBinary();
+    const values = path.join(mkdtempSync(path.join(tmpdir(), 'helm-values-')), 'values.yaml');
+    const [repository, tag] = OPERATOR_IMAGE.split(/:(?=[^:]+$)/);
+    writeFileSync(
+      values,
+      stringify({
+        image: { repository, tag, pullPolicy: 'Never' },
+        replicas: 2,
+        watchNamespaces: [watched],
+        nodeSelector: { [REAL_NODE_KEY]: REAL_NODE_VALUE },
+        tolerations: [
+          { key: REAL_NODE_KEY, operator: 'Equal', value: REAL_NODE_VALUE, effect: 'NoSchedule' },
+        ],
+      }),
+    );
+    const helmRun = (args: string[]) =>
+      execFileSync(helm, [...args, '--kubeconfig', kubeconfig], { encoding: 'utf8', stdio: 'pipe' });
+    t.after(async () => {
+      try {
+        helmRun(['uninstall', release, '--namespace', namespace, '--wait']);
+      } catch {
+        // never installed
+      }
+      await removeNamespace(clients, namespace);
+    });
+    helmRun([
+      'install',
+      release,
+      path.join(REPOSITORY_ROOT, 'deploy/helm/flux-operator'),
+      '--namespace',
+      namespace,
+      '--create-namespace',
+      '--values',
+      values,
+    ]);
+    await exercise(clients, { namespace, deployment: `${release}-flux-operator`, watched });
+  });
+
+  it('an install without the right to create the CRD fails in one line naming it, and a second run with it succeeds', async (t) => {
+    const { kubeconfig, clients } = await adminClients();
+    const home = await withNamespace(t, 'limited');
+    const namespace = uniqueName('fo-limited');
+    t.after(() => removeNamespace(clients, namespace));
+    // A user who may manage namespaces but not CustomResourceDefinitions or ClusterRoles.
+    const role = `limited-installer-${home}`;
+    await clients.core.createNamespacedServiceAccount({
+      namespace: home,
+      body: { metadata: { name: 'installer' } },
+    });
+    for (const object of [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: role },
+        rules: [{ apiGroups: [''], resources: ['namespaces'], verbs: ['get', 'create', 'patch'] }],
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: role },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'installer', namespace: home }],
+      },
+    ]) {
+      await clients.objects.create(object as never);
+      t.after(() => clients.objects.delete(object as never).catch(() => undefined));
+    }
+    const token = await clients.core.createNamespacedServiceAccountToken({
+      name: 'installer',
+      namespace: home,
+      body: { spec: { expirationSeconds: 600 } },
+    });
+    const admin = (await cluster()).kc;
+    const server = admin.getCurrentCluster();
+    assert.ok(server);
+    const limited = path.join(mkdtempSync(path.join(tmpdir(), 'limited-')), 'kubeconfig');
+    writeFileSync(
+      limited,
+      stringify({
+        apiVersion: 'v1',
+        kind: 'Config',
+        clusters: [
+          {
+            name: 'local',
+            cluster: {
+              server: server.server,
+              ...(server.caData ? { 'certificate-authority-data': server.caData } : {}),
+              ...(server.caFile ? { 'certificate-authority': server.caFile } : {}),
+            },
+          },
+        ],
+        users: [{ name: 'installer', user: { token: token.status?.token } }],
+        contexts: [{ name: 'limited', context: { cluster: 'local', user: 'installer' } }],
+        'current-context': 'limited',
+      }),
+    );
+
+    const refused = await fluxOperatorCli(['install', '--kubeconfig', limited, '--namespace', namespace]);
+    assert.notEqual(refused.code, 0);
+    const lines = refused.stderr.trim().split('\n');
+    assert.equal(lines.length, 1, refused.stderr);
+    assert.match(
+      lines[0] ?? '',
+      /^error: applying customresourcedefinition\.apiextensions\.k8s\.io\/miniclusters\.flux-framework\.org: forbidden .*cannot \w+ resource "customresourcedefinitions"/,
+    );
+    const second = await fluxOperatorCli(['install', '--kubeconfig', kubeconfig, '--namespace', namespace]);
+    assert.equal(second.code, 0, second.stderr);
+    assert.match(second.stdout, /miniclusters\.flux-framework\.org established/);
+  });
+}
