@@ -58,3 +58,35 @@ export type {
   MmdebstrapPaths,
   Progress,
 } from './flux-image.ts';
+export {
+  APP_DIR,
+  DEPS_NPM_ARGS,
+  NODE_BINARY_PATH,
+  NODE_RUNTIME_PACKAGES,
+  NODE_USER,
+  OPERATOR_DEV_IMAGE,
+  OPERATOR_RECIPE_REVISION,
+  appLayerEntries,
+  depsKey,
+  nodeImageEnv,
+  nodeLayerEntries,
+  operatorBaseArgs,
+  operatorImageHistory,
+  operatorImageRecipe,
+  runtimeKey,
+  writeAppLayer,
+  writeDepsLayer,
+  writeOperatorArchive,
+} from './operator-image.ts';
+export type { OperatorImageRecipe, OperatorLayers } from './operator-image.ts';
+export {
+  OPERATOR_SOURCES,
+  ensureNodeBinary,
+  ensureOperatorImage,
+  nodeHome,
+  npmEnv,
+  operatorProgress,
+  readOperatorRecipe,
+  treeDigest,
+} from './operator-image-build.ts';
+export type { EnsureOperatorImageOptions, OperatorImage } from './operator-image-build.ts';
