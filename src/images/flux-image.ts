@@ -7,18 +7,29 @@
 // Built once per recipe into <cache>/images/flux-<version>-<recipe hash>/, then reused.
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
-import { lstat, mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { runHackScript } from '../localcluster/build.ts';
 import { runCommand } from '../localcluster/command.ts';
 import { cacheRoot, findProjectRoot, readVersions } from '../localcluster/paths.ts';
 import { mountsUnder } from '../localcluster/real-node/host.ts';
+import {
+  DEBIAN_MIRRORS,
+  DEBIAN_SUITE,
+  IMAGE_PATH,
+  SOURCE_DATE_EPOCH,
+  debianRootfsArgs,
+  hookPath,
+  makeDebianRootfs,
+  readBaseEtc,
+} from './debian-rootfs.ts';
 import { canonicalJson, writeImageArchive } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
+import { describeStep, variantLayerEntries } from './layer-steps.ts';
+import type { VariantStep } from './layer-steps.ts';
 import { withExclusiveLock } from './lock.ts';
-import { archivePath, writeTar } from './tar-writer.ts';
-import type { TarEntry } from './tar-writer.ts';
+import { writeTar } from './tar-writer.ts';
 import { unpackImageArchive } from './unpack.ts';
 
 export type Progress = (line: string) => void;
@@ -29,14 +40,6 @@ export const stderrProgress: Progress = (line) => process.stderr.write(`[flux-im
 export const RECIPE_REVISION = 1;
 
 export const FLUX_IMAGE_REPOSITORY = 'localhost/flux';
-
-/** The same suites as this Debian 12 machine, where flux-core is built: same library versions. */
-export const DEBIAN_SUITE = 'bookworm';
-export const DEBIAN_MIRRORS = [
-  'deb http://deb.debian.org/debian bookworm main',
-  'deb http://deb.debian.org/debian bookworm-updates main',
-  'deb http://deb.debian.org/debian-security bookworm-security main',
-];
 
 /** What flux-core's programs, libraries and Python commands load at run time (checked with ldd). */
 export const FLUX_RUNTIME_PACKAGES = [
@@ -60,18 +63,6 @@ export const FLUX_RUNTIME_PACKAGES = [
   'python3-ply',
   'python3-yaml',
 ];
-
-/** 2025-01-01T00:00:00Z. */
-export const SOURCE_DATE_EPOCH = 1_735_689_600;
-
-export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
-
-/** A customisation of a variant, applied as a small layer over the shared base. */
-export type VariantStep =
-  /** A folder owned by a user of the image (e.g. /run/munge, which systemd would otherwise make). */
-  | { kind: 'owned-dir'; path: string; owner: string; mode: number }
-  /** A user with its own group (gid = uid) and home made from /etc/skel, as `useradd -m -U` makes it. */
-  | { kind: 'user'; name: string; uid: number; comment: string; home: string; shell: string };
 
 export type FluxImageName = 'plain' | 'awkward';
 export const FLUX_IMAGE_NAMES: readonly FluxImageName[] = ['plain', 'awkward'];
@@ -136,187 +127,21 @@ export interface MmdebstrapPaths {
   etcCopy: string;
 }
 
-/** Files of /etc the variant layers start from, copied out of the base by mmdebstrap. */
-export const BASE_ETC_FILES = ['passwd', 'group', 'shadow', 'gshadow'] as const;
-
 /** The mmdebstrap command line (without `mmdebstrap` itself) that makes the base layer. */
 export function mmdebstrapArgs(recipe: FluxImageRecipe, paths: MmdebstrapPaths): string[] {
-  for (const [what, p] of Object.entries(paths)) {
-    // mmdebstrap splits special hooks (sync-in, copy-out) at spaces.
-    if (/\s/.test(p) || !path.isAbsolute(p))
-      throw new Error(`${what} must be an absolute path without spaces: ${p}`);
-  }
-  return [
-    '--variant=minbase',
-    '--mode=root',
-    '--format=tar',
-    '--architectures=amd64',
-    `--include=${[...recipe.packages].sort().join(',')}`,
-    // Like the slim Debian images: no manuals, info pages or translations; licences stay.
-    '--dpkgopt=path-exclude=/usr/share/man/*',
-    '--dpkgopt=path-exclude=/usr/share/info/*',
-    '--dpkgopt=path-exclude=/usr/share/doc/*',
-    '--dpkgopt=path-include=/usr/share/doc/*/copyright',
-    '--dpkgopt=path-exclude=/usr/share/locale/*',
-    '--dpkgopt=path-include=/usr/share/locale/locale.alias',
-    `--customize-hook=sync-in ${paths.fluxRoot} /`,
-    '--customize-hook=chroot "$1" ldconfig',
+  return debianRootfsArgs(recipe, { output: paths.output, etcCopy: paths.etcCopy }, [
+    `sync-in ${hookPath('fluxRoot', paths.fluxRoot)} /`,
+    'chroot "$1" ldconfig',
     // flux-core's Python package lives in /usr/lib/python3.X/site-packages, which Debian's python3 does
     // not search (the flux command adds it for its own subcommands): a .pth file makes `import flux` work.
-    '--customize-hook=for d in "$1"/usr/lib/python3*/site-packages; do if [ -d "$d/flux" ]; then echo "${d#"$1"}"; fi; done >"$1/usr/lib/python3/dist-packages/flux-core.pth"',
-    // mmdebstrap copies the build machine's hostname and resolver into the chroot; the runtime provides both.
-    '--customize-hook=rm -f "$1/etc/hostname" "$1/etc/resolv.conf" && touch "$1/etc/hostname" "$1/etc/resolv.conf"',
-    `--customize-hook=copy-out ${BASE_ETC_FILES.map((f) => `/etc/${f}`).join(' ')} /etc/skel ${paths.etcCopy}`,
-    recipe.suite,
-    paths.output,
-    ...recipe.mirrors,
-  ];
+    'for d in "$1"/usr/lib/python3*/site-packages; do if [ -d "$d/flux" ]; then echo "${d#"$1"}"; fi; done >"$1/usr/lib/python3/dist-packages/flux-core.pth"',
+  ]);
 }
 
 /** Hex digest naming a recipe's cache folder: changes with the recipe and with the mmdebstrap command. */
 export function recipeKey(recipe: FluxImageRecipe): string {
   const args = mmdebstrapArgs(recipe, { fluxRoot: '/FLUX', output: '/OUT.tar', etcCopy: '/ETC' });
   return createHash('sha256').update(canonicalJson({ recipe, args })).digest('hex').slice(0, 16);
-}
-
-/** A file of the base image: its content and metadata as the variant layers must keep them. */
-export interface BaseFile {
-  data: Buffer;
-  mode: number;
-  uid: number;
-  gid: number;
-}
-
-export interface BaseEtc {
-  passwd: BaseFile;
-  group: BaseFile;
-  shadow: BaseFile;
-  gshadow: BaseFile;
-  /** The files of /etc/skel by name. */
-  skel: Record<string, BaseFile>;
-}
-
-interface PasswdEntry {
-  name: string;
-  uid: number;
-  gid: number;
-}
-
-function parsePasswd(text: string): PasswdEntry[] {
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => {
-      const [name = '', , uid = '', gid = ''] = l.split(':');
-      return { name, uid: Number(uid), gid: Number(gid) };
-    });
-}
-
-function parseGroup(text: string): { name: string; gid: number }[] {
-  return text
-    .split('\n')
-    .filter((l) => l.trim() !== '')
-    .map((l) => {
-      const [name = '', , gid = ''] = l.split(':');
-      return { name, gid: Number(gid) };
-    });
-}
-
-function appendLine(file: BaseFile, line: string): BaseFile {
-  const text = file.data.toString('utf8');
-  const sep = text === '' || text.endsWith('\n') ? '' : '\n';
-  return { ...file, data: Buffer.from(`${text}${sep}${line}\n`) };
-}
-
-function parentDirs(p: string): string[] {
-  const parts = p.split('/');
-  return parts.slice(0, -1).map((_, i) => parts.slice(0, i + 1).join('/'));
-}
-
-/**
- * The entries of a variant's layer over a base whose /etc files are `base`: pure. Parent folders are
- * written as Debian has them (0755, root); entries come out in path order.
- */
-export function variantLayerEntries(steps: readonly VariantStep[], base: BaseEtc): TarEntry[] {
-  const entries = new Map<string, TarEntry>();
-  const etc = { ...base };
-  const etcChanged = new Set<(typeof BASE_ETC_FILES)[number]>();
-  const addDirWithParents = (entry: TarEntry): void => {
-    for (const parent of parentDirs(entry.path)) {
-      if (!entries.has(parent)) entries.set(parent, { type: 'directory', path: parent, mode: 0o755 });
-    }
-    entries.set(entry.path, entry);
-  };
-  for (const step of steps) {
-    if (step.kind === 'owned-dir') {
-      const owner = parsePasswd(etc.passwd.data.toString('utf8')).find((u) => u.name === step.owner);
-      if (owner === undefined) throw new Error(`${step.path}: the image has no user ${step.owner}`);
-      addDirWithParents({
-        type: 'directory',
-        path: archivePath(step.path),
-        mode: step.mode,
-        uid: owner.uid,
-        gid: owner.gid,
-      });
-    } else {
-      const users = parsePasswd(etc.passwd.data.toString('utf8'));
-      const groups = parseGroup(etc.group.data.toString('utf8'));
-      const clash =
-        users.find((u) => u.uid === step.uid || u.name === step.name) ??
-        groups.find((g) => g.gid === step.uid || g.name === step.name);
-      if (clash !== undefined) {
-        throw new Error(`cannot add user ${step.name} (uid ${step.uid}): ${clash.name} is already there`);
-      }
-      const { name, uid } = step;
-      etc.passwd = appendLine(
-        etc.passwd,
-        `${name}:x:${uid}:${uid}:${step.comment}:${step.home}:${step.shell}`,
-      );
-      etc.group = appendLine(etc.group, `${name}:x:${uid}:`);
-      // Locked password, no ageing (an empty last-change field), as for an image's default user.
-      etc.shadow = appendLine(etc.shadow, `${name}:!::0:99999:7:::`);
-      etc.gshadow = appendLine(etc.gshadow, `${name}:!::`);
-      for (const f of BASE_ETC_FILES) etcChanged.add(f);
-      const home = archivePath(step.home);
-      addDirWithParents({ type: 'directory', path: home, mode: 0o750, uid, gid: uid });
-      for (const [file, content] of Object.entries(base.skel)) {
-        entries.set(`${home}/${file}`, {
-          type: 'file',
-          path: `${home}/${file}`,
-          mode: content.mode,
-          uid,
-          gid: uid,
-          data: content.data,
-        });
-      }
-    }
-  }
-  for (const f of etcChanged) {
-    const { data, mode, uid, gid } = etc[f];
-    addDirWithParents({ type: 'file', path: `etc/${f}`, data, mode, uid, gid });
-  }
-  return [...entries.values()].sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-}
-
-async function readBaseFile(file: string): Promise<BaseFile> {
-  const st = await stat(file);
-  return { data: await readFile(file), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
-}
-
-/** Reads the /etc files mmdebstrap copied out (see mmdebstrapArgs). */
-export async function readBaseEtc(dir: string): Promise<BaseEtc> {
-  const skel: Record<string, BaseFile> = {};
-  for (const name of (await readdir(path.join(dir, 'skel'))).sort()) {
-    const full = path.join(dir, 'skel', name);
-    if ((await lstat(full)).isFile()) skel[name] = await readBaseFile(full);
-  }
-  return {
-    passwd: await readBaseFile(path.join(dir, 'passwd')),
-    group: await readBaseFile(path.join(dir, 'group')),
-    shadow: await readBaseFile(path.join(dir, 'shadow')),
-    gshadow: await readBaseFile(path.join(dir, 'gshadow')),
-    skel,
-  };
 }
 
 export interface FluxImage {
@@ -451,13 +276,11 @@ async function buildFluxImages(
     `mmdebstrap: ${recipe.suite} with ${recipe.packages.length} runtime packages and flux-core (under a minute here)`,
   );
   await timed('mmdebstrap', () =>
-    runCommand('mmdebstrap', mmdebstrapArgs(recipe, { fluxRoot, output: baseLayer, etcCopy }), {
-      env: { ...env, SOURCE_DATE_EPOCH: String(recipe.sourceDateEpoch) },
-      onLine: (l) => l.startsWith('I: ') && progress(`mmdebstrap ${l}`),
+    makeDebianRootfs(mmdebstrapArgs(recipe, { fluxRoot, output: baseLayer, etcCopy }), recipe, baseLayer, {
+      env,
+      progress,
     }),
   );
-  // Device nodes stay out of the image (the runtime makes /dev); the folder itself stays.
-  await runCommand('tar', ['--delete', '--wildcards', '-f', baseLayer, './dev/?*'], { env });
 
   const base = await readBaseEtc(etcCopy);
   const images = {} as FluxImagesBuild['images'];
@@ -500,12 +323,6 @@ async function buildFluxImages(
       .join(', ')})`,
   );
   return build;
-}
-
-export function describeStep(step: VariantStep): string {
-  return step.kind === 'owned-dir'
-    ? `mkdir ${step.path} owned by ${step.owner} (mode ${step.mode.toString(8)})`
-    : `useradd -m -U -u ${step.uid} -s ${step.shell} ${step.name}`;
 }
 
 /**

@@ -21,29 +21,33 @@ export {
   BASE_ETC_FILES,
   DEBIAN_MIRRORS,
   DEBIAN_SUITE,
+  IMAGE_PATH,
+  MERGED_USR_HOOKS,
+  SOURCE_DATE_EPOCH,
+  debianRootfsArgs,
+  makeDebianRootfs,
+  readBaseEtc,
+} from './debian-rootfs.ts';
+export type { BaseEtc, BaseFile, DebianRootfs, DebianRootfsPaths } from './debian-rootfs.ts';
+export { byPath, describeStep, variantLayerEntries } from './layer-steps.ts';
+export type { VariantStep } from './layer-steps.ts';
+export {
   FLUX_IMAGE_NAMES,
   FLUX_IMAGE_REPOSITORY,
   FLUX_RUNTIME_PACKAGES,
-  IMAGE_PATH,
   RECIPE_REVISION,
-  SOURCE_DATE_EPOCH,
   cachedFluxImages,
   checkFluxImage,
-  describeStep,
   ensureFluxImages,
   fluxImageRecipe,
   fluxImagesDir,
   mmdebstrapArgs,
-  readBaseEtc,
   readFluxCoreVersion,
   readFluxImagesBuild,
   recipeKey,
   stderrProgress,
-  variantLayerEntries,
 } from './flux-image.ts';
 export type {
-  BaseEtc,
-  BaseFile,
   EnsureFluxImagesOptions,
   FluxImage,
   FluxImageName,
@@ -53,5 +57,36 @@ export type {
   FluxImagesBuild,
   MmdebstrapPaths,
   Progress,
-  VariantStep,
 } from './flux-image.ts';
+export {
+  APP_DIR,
+  DEPS_NPM_ARGS,
+  NODE_BINARY_PATH,
+  NODE_RUNTIME_PACKAGES,
+  NODE_USER,
+  OPERATOR_DEV_IMAGE,
+  OPERATOR_RECIPE_REVISION,
+  appLayerEntries,
+  depsKey,
+  nodeImageEnv,
+  nodeLayerEntries,
+  operatorBaseArgs,
+  operatorImageHistory,
+  operatorImageRecipe,
+  runtimeKey,
+  writeAppLayer,
+  writeDepsLayer,
+  writeOperatorArchive,
+} from './operator-image.ts';
+export type { OperatorImageRecipe, OperatorLayers } from './operator-image.ts';
+export {
+  OPERATOR_SOURCES,
+  ensureNodeBinary,
+  ensureOperatorImage,
+  nodeHome,
+  npmEnv,
+  operatorProgress,
+  readOperatorRecipe,
+  treeDigest,
+} from './operator-image-build.ts';
+export type { EnsureOperatorImageOptions, OperatorImage } from './operator-image-build.ts';

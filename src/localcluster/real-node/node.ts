@@ -193,21 +193,114 @@ function ctr(paths: RealNodePaths, args: string[]): string {
   });
 }
 
-/** The images the node holds: the pod sandbox's pause image and the Flux images of the tests. */
-async function loadImages(paths: RealNodePaths, archives: string[], progress: Progress) {
-  const present = new Set(
-    ctr(paths, ['images', 'list', '--quiet'])
+/** Each image name the node's containerd holds, with its manifest's digest. */
+function imageManifests(paths: RealNodePaths): Map<string, string> {
+  // REF TYPE DIGEST SIZE PLATFORMS LABELS, where DIGEST is the manifest's.
+  return new Map(
+    ctr(paths, ['images', 'list'])
       .split('\n')
-      .filter((line) => line !== ''),
+      .slice(1)
+      .map((line) => line.split(/\s+/))
+      .filter(([ref = '']) => ref !== '')
+      .map(([ref = '', , digest = '']) => [ref, digest] as const),
   );
+}
+
+/** The image id (config digest) under each of `tags` that the node's containerd holds. */
+function presentImageIds(paths: RealNodePaths, tags: readonly string[]): Map<string, string> {
+  const manifests = imageManifests(paths);
+  const ids = new Map<string, string>();
+  for (const tag of tags) {
+    const manifest = manifests.get(tag);
+    if (manifest === undefined) continue;
+    const parsed = JSON.parse(ctr(paths, ['content', 'get', manifest])) as { config?: { digest?: string } };
+    if (parsed.config?.digest !== undefined) ids.set(tag, parsed.config.digest);
+  }
+  return ids;
+}
+
+/**
+ * Forgets images a load moved their tags away from. The CRI plugin keeps each image under its id as
+ * well (`sha256:<id>`); with the kubelet's image collection off, every rebuild of a `:dev` tag would
+ * otherwise stay. Running containers keep their snapshots.
+ */
+function forgetUntagged(paths: RealNodePaths, ids: readonly string[]): void {
+  const manifests = imageManifests(paths);
+  for (const id of ids) {
+    const manifest = manifests.get(id);
+    if (manifest === undefined) continue;
+    const named = [...manifests].some(
+      ([ref, digest]) => ref !== id && !ref.startsWith('sha256:') && digest === manifest,
+    );
+    if (!named) ctr(paths, ['images', 'remove', id]);
+  }
+}
+
+export interface LoadedImage {
+  tags: string[];
+  imageId: string;
+  /** False when the node already had this image under every tag. */
+  imported: boolean;
+  /** The image ids the tags named before, when the import moved them. */
+  replaced: string[];
+}
+
+/**
+ * Imports docker-archives into the node's containerd, unless it holds the same image (by id) under each
+ * tag already. A tag that names another image (a rebuilt `:dev`) moves to the archive's.
+ */
+async function loadImages(
+  paths: RealNodePaths,
+  archives: string[],
+  progress: Progress,
+): Promise<LoadedImage[]> {
+  const loaded: LoadedImage[] = [];
   for (const archive of archives) {
     const t0 = Date.now();
-    const reference = execFileSync('tar', ['-xOf', archive, 'manifest.json'], { encoding: 'utf8' });
-    const tags = (JSON.parse(reference) as { RepoTags?: string[] }[]).flatMap((m) => m.RepoTags ?? []);
-    if (tags.length > 0 && tags.every((tag) => present.has(tag))) continue;
+    const manifest = execFileSync('tar', ['-xOf', archive, 'manifest.json'], { encoding: 'utf8' });
+    const [image] = JSON.parse(manifest) as { Config: string; RepoTags?: string[] }[];
+    if (image === undefined) throw new Error(`${archive} holds no image`);
+    const tags = image.RepoTags ?? [];
+    const imageId = `sha256:${path.basename(image.Config)}`;
+    const present = presentImageIds(paths, tags);
+    const replaced = [...new Set([...present.values()].filter((id) => id !== imageId))];
+    if (tags.length > 0 && tags.every((tag) => present.get(tag) === imageId)) {
+      loaded.push({ tags, imageId, imported: false, replaced });
+      continue;
+    }
     ctr(paths, ['images', 'import', '--snapshotter', 'overlayfs', '--no-unpack=false', archive]);
-    progress(`loaded ${tags.join(', ')} into the real node (${((Date.now() - t0) / 1000).toFixed(1)} s)`);
+    const after = presentImageIds(paths, tags);
+    const missed = tags.filter((tag) => after.get(tag) !== imageId);
+    if (missed.length > 0) throw new Error(`importing ${archive} left ${missed.join(', ')} on another image`);
+    forgetUntagged(paths, replaced);
+    progress(
+      `loaded ${tags.join(', ')} into the real node (${((Date.now() - t0) / 1000).toFixed(1)} s)` +
+        (replaced.length > 0 ? `, replacing ${replaced.join(', ')}` : ''),
+    );
+    loaded.push({ tags, imageId, imported: true, replaced });
   }
+  return loaded;
+}
+
+/** Throws a one-line error naming the command that starts the real node when its containerd is not running. */
+export function requireRealNode(stateDir: string, env: NodeJS.ProcessEnv = process.env): void {
+  const st = realNodeStatus(stateDir, env);
+  if (!st.components.some((c) => c.name === 'containerd' && c.alive)) {
+    throw new Error(
+      `no real node is running on this machine: start one with \`npm run cluster:up -- --real-node\``,
+    );
+  }
+}
+
+/** Loads image archives into the running real node (see loadImages); the kubelet then runs them by tag. */
+export async function loadIntoRealNode(
+  stateDir: string,
+  archives: string[],
+  options: { progress?: Progress; env?: NodeJS.ProcessEnv } = {},
+): Promise<LoadedImage[]> {
+  requireRealNode(stateDir, options.env);
+  const paths = realNodePaths(realNodeLayout(stateDir));
+  return loadImages(paths, archives, options.progress ?? stderrProgress);
 }
 
 function readSaved(paths: RealNodePaths): SavedHost | undefined {

@@ -1,0 +1,147 @@
+// The Debian base layer of the images made here (the Flux images and the operator's): a minbase root
+// file system from mmdebstrap, slimmed like the official slim images, plus a copy of its /etc user files
+// for the layers that go on top of it.
+import { lstat, readFile, readdir, stat } from 'node:fs/promises';
+import path from 'node:path';
+import type { Progress } from '../localcluster/build.ts';
+import { runCommand } from '../localcluster/command.ts';
+
+/** The same suites as this Debian 12 machine, where flux-core is built: same library versions. */
+export const DEBIAN_SUITE = 'bookworm';
+export const DEBIAN_MIRRORS = [
+  'deb http://deb.debian.org/debian bookworm main',
+  'deb http://deb.debian.org/debian bookworm-updates main',
+  'deb http://deb.debian.org/debian-security bookworm-security main',
+];
+
+/** 2025-01-01T00:00:00Z. */
+export const SOURCE_DATE_EPOCH = 1_735_689_600;
+
+export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin';
+
+export interface DebianRootfs {
+  suite: string;
+  mirrors: string[];
+  /** Packages beyond minbase. */
+  packages: string[];
+  /**
+   * SOURCE_DATE_EPOCH for mmdebstrap: file times clamped to it and no run-specific files, so the same
+   * mirror content gives the same base layer (and image ids); also the password-change day of its users.
+   */
+  sourceDateEpoch: number;
+  /** mmdebstrap's hook folders (e.g. its merged-usr one) to run, in order. */
+  hookDirs?: string[];
+}
+
+/**
+ * mmdebstrap's hooks that make /bin, /lib and /sbin symlinks into /usr and install usr-is-merged, as the
+ * Debian images have it: without them apt meets init-system-helpers' dependency with usrmerge, which
+ * brings the whole of perl (50 MB).
+ */
+export const MERGED_USR_HOOKS = '/usr/share/mmdebstrap/hooks/merged-usr';
+
+export interface DebianRootfsPaths {
+  /** The root file system tar to write. */
+  output: string;
+  /** Where /etc/passwd, group, shadow, gshadow and skel of the result are copied (for the layers above). */
+  etcCopy: string;
+}
+
+/** Files of /etc the layers above the base start from, copied out of it by mmdebstrap. */
+export const BASE_ETC_FILES = ['passwd', 'group', 'shadow', 'gshadow'] as const;
+
+/** Checks that a path can go into an mmdebstrap special hook, which splits its arguments at spaces. */
+export function hookPath(what: string, p: string): string {
+  if (/\s/.test(p) || !path.isAbsolute(p))
+    throw new Error(`${what} must be an absolute path without spaces: ${p}`);
+  return p;
+}
+
+/**
+ * The mmdebstrap command line (without `mmdebstrap` itself) that makes a base layer; `hooks` are
+ * customize-hooks of the image, run before the common clean-up and the copy of /etc.
+ */
+export function debianRootfsArgs(
+  rootfs: DebianRootfs,
+  paths: DebianRootfsPaths,
+  hooks: string[] = [],
+): string[] {
+  for (const [what, p] of Object.entries(paths)) hookPath(what, p);
+  return [
+    '--variant=minbase',
+    '--mode=root',
+    '--format=tar',
+    '--architectures=amd64',
+    `--include=${[...rootfs.packages].sort().join(',')}`,
+    // Like the slim Debian images: no manuals, info pages or translations; licences stay.
+    '--dpkgopt=path-exclude=/usr/share/man/*',
+    '--dpkgopt=path-exclude=/usr/share/info/*',
+    '--dpkgopt=path-exclude=/usr/share/doc/*',
+    '--dpkgopt=path-include=/usr/share/doc/*/copyright',
+    '--dpkgopt=path-exclude=/usr/share/locale/*',
+    '--dpkgopt=path-include=/usr/share/locale/locale.alias',
+    ...(rootfs.hookDirs ?? []).map((dir) => `--hook-dir=${dir}`),
+    ...hooks.map((hook) => `--customize-hook=${hook}`),
+    // mmdebstrap copies the build machine's hostname and resolver into the chroot; the runtime provides both.
+    '--customize-hook=rm -f "$1/etc/hostname" "$1/etc/resolv.conf" && touch "$1/etc/hostname" "$1/etc/resolv.conf"',
+    `--customize-hook=copy-out ${BASE_ETC_FILES.map((f) => `/etc/${f}`).join(' ')} /etc/skel ${paths.etcCopy}`,
+    rootfs.suite,
+    paths.output,
+    ...rootfs.mirrors,
+  ];
+}
+
+/**
+ * Runs mmdebstrap with `args` (see debianRootfsArgs; as root) and drops the device nodes from the tar it
+ * wrote: the runtime makes /dev, and only the folder itself stays.
+ */
+export async function makeDebianRootfs(
+  args: string[],
+  rootfs: Pick<DebianRootfs, 'sourceDateEpoch'>,
+  output: string,
+  options: { env: NodeJS.ProcessEnv; progress: Progress },
+): Promise<void> {
+  await runCommand('mmdebstrap', args, {
+    env: { ...options.env, SOURCE_DATE_EPOCH: String(rootfs.sourceDateEpoch) },
+    onLine: (l) => l.startsWith('I: ') && options.progress(`mmdebstrap ${l}`),
+  });
+  await runCommand('tar', ['--delete', '--wildcards', '-f', output, './dev/?*'], { env: options.env });
+}
+
+/** A file of the base image: its content and metadata as the layers above must keep them. */
+export interface BaseFile {
+  data: Buffer;
+  mode: number;
+  uid: number;
+  gid: number;
+}
+
+export interface BaseEtc {
+  passwd: BaseFile;
+  group: BaseFile;
+  shadow: BaseFile;
+  gshadow: BaseFile;
+  /** The files of /etc/skel by name. */
+  skel: Record<string, BaseFile>;
+}
+
+async function readBaseFile(file: string): Promise<BaseFile> {
+  const st = await stat(file);
+  return { data: await readFile(file), mode: st.mode & 0o7777, uid: st.uid, gid: st.gid };
+}
+
+/** Reads the /etc files mmdebstrap copied out (see debianRootfsArgs). */
+export async function readBaseEtc(dir: string): Promise<BaseEtc> {
+  const skel: Record<string, BaseFile> = {};
+  for (const name of (await readdir(path.join(dir, 'skel'))).sort()) {
+    const full = path.join(dir, 'skel', name);
+    if ((await lstat(full)).isFile()) skel[name] = await readBaseFile(full);
+  }
+  return {
+    passwd: await readBaseFile(path.join(dir, 'passwd')),
+    group: await readBaseFile(path.join(dir, 'group')),
+    shadow: await readBaseFile(path.join(dir, 'shadow')),
+    gshadow: await readBaseFile(path.join(dir, 'gshadow')),
+    skel,
+  };
+}
