@@ -8,8 +8,16 @@ import {
   MAX_VOLUMES_PER_CONTAINER,
   SCRIPT_MAX_LENGTH,
   SHORT_STRING_MAX_LENGTH,
+  VOLUME_PATH_MAX_LENGTH,
 } from './limits.ts';
+import { ENVIRONMENT_RULES } from './pod-rules.ts';
+import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resource-rules.ts';
 import {
+  ABSOLUTE_PATH_PATTERN,
+  HOST_PATH_PATTERN,
+  IMAGE_PATTERN,
+  ITEM_PATH_PATTERN,
+  NO_NUL_PATTERN,
   absolutePath,
   boundedString,
   celRules,
@@ -22,6 +30,8 @@ import {
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
+import { CONTAINER_SCRIPT_RULES } from './script-rules.ts';
+import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-rules.ts';
 
 /** Environment values may hold small documents; a bound keeps the pod spec within limits. */
 const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
@@ -31,12 +41,24 @@ const MAX_UID = 2147483647;
 
 export const VolumeSchema = Type.Object(
   {
-    path: absolutePath('Where the volume is mounted in the container (an absolute path).'),
+    path: Type.String({
+      description: 'Where the volume is mounted in the container (an absolute path).',
+      minLength: 1,
+      maxLength: VOLUME_PATH_MAX_LENGTH,
+      pattern: ABSOLUTE_PATH_PATTERN,
+    }),
     readOnly: withDefault(Type.Boolean({ description: 'Mount the volume read-only.' }), false),
     configMapName: Type.Optional(objectName('Mount this existing ConfigMap (same namespace).')),
     secretName: Type.Optional(objectName('Mount this existing Secret (same namespace).')),
     claimName: Type.Optional(objectName('Mount this existing PersistentVolumeClaim (same namespace).')),
-    hostPath: Type.Optional(absolutePath("Mount this directory of the node's file system.")),
+    hostPath: Type.Optional(
+      Type.String({
+        description: "Mount this directory of the node's file system (an absolute path without `..`).",
+        minLength: 1,
+        maxLength: VOLUME_PATH_MAX_LENGTH,
+        pattern: HOST_PATH_PATTERN,
+      }),
+    ),
     emptyDir: Type.Optional(
       Type.Boolean({ description: 'Mount an empty directory that lives as long as the pod.' }),
     ),
@@ -49,8 +71,9 @@ export const VolumeSchema = Type.Object(
     emptyDirSizeLimit: Type.Optional(quantity('Size limit of the emptyDir, e.g. 1Gi.')),
     items: Type.Optional(
       stringMap(
-        'For configMapName or secretName: only these keys, each mounted at the given path relative to `path`. Unset: every key, as a file named after the key.',
-        SHORT_STRING_MAX_LENGTH,
+        'For configMapName or secretName: only these keys, each mounted at the given path relative to `path` (no `..`). Unset: every key, as a file named after the key.',
+        { minLength: 1, maxLength: SHORT_STRING_MAX_LENGTH, pattern: ITEM_PATH_PATTERN },
+        ...VOLUME_ITEMS_RULES,
       ),
     ),
   },
@@ -81,7 +104,11 @@ export const VolumeSchema = Type.Object(
 );
 
 function volumeMap(description: string) {
-  return Type.Record(Type.String(), VolumeSchema, { description, maxProperties: MAX_VOLUMES_PER_CONTAINER });
+  return Type.Record(Type.String(), VolumeSchema, {
+    description,
+    maxProperties: MAX_VOLUMES_PER_CONTAINER,
+    ...celRules(...VOLUME_MAP_RULES),
+  });
 }
 
 export const FluxUserSchema = Type.Object(
@@ -172,10 +199,19 @@ export const SecurityContextSchema = Type.Object(
 
 export const ResourcesSchema = Type.Object(
   {
-    limits: Type.Optional(quantityMap('Most of each resource the container may use.')),
-    requests: Type.Optional(quantityMap('Resources reserved for the container when scheduling.')),
+    limits: Type.Optional(
+      quantityMap('Most of each resource the container may use.', ...CONTAINER_RESOURCE_MAP_RULES),
+    ),
+    requests: Type.Optional(
+      quantityMap('Resources reserved for the container when scheduling.', ...CONTAINER_RESOURCE_MAP_RULES),
+    ),
   },
-  { description: 'Compute resources of the container.', additionalProperties: false },
+  {
+    description:
+      'Compute resources of the container: cpu, memory, ephemeral-storage, hugepages-<size> or extended resources such as nvidia.com/gpu.',
+    additionalProperties: false,
+    ...celRules(...CONTAINER_RESOURCES_RULES),
+  },
 );
 
 export const ContainerSchema = Type.Object(
@@ -190,6 +226,7 @@ export const ContainerSchema = Type.Object(
         "Container image. The Flux container's image must contain flux-core (and flux-sched for Fluxion).",
       minLength: 1,
       maxLength: SHORT_STRING_MAX_LENGTH,
+      pattern: IMAGE_PATTERN,
     }),
     command: Type.Optional(
       boundedString(
@@ -199,7 +236,11 @@ export const ContainerSchema = Type.Object(
     ),
     workingDir: Type.Optional(absolutePath('Working directory of the command.')),
     environment: Type.Optional(
-      stringMap('Environment variables: name to value.', ENVIRONMENT_VALUE_MAX_LENGTH),
+      stringMap(
+        'Environment variables: name to value.',
+        { maxLength: ENVIRONMENT_VALUE_MAX_LENGTH, pattern: NO_NUL_PATTERN },
+        ...ENVIRONMENT_RULES,
+      ),
     ),
     ports: Type.Optional(
       Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
@@ -276,6 +317,8 @@ export const ContainerSchema = Type.Object(
         fieldPath: '.existingVolumes',
         reason: 'FieldValueDuplicate',
       },
+      ...CONTAINER_VOLUME_RULES,
+      ...CONTAINER_SCRIPT_RULES,
     ),
   },
 );

@@ -178,6 +178,10 @@ function intOrString(source: SourceNode, branches: SourceNode[], path: string): 
   const target: JsonSchemaProps = {};
   copyKeywords(source, target);
   target.anyOf = [{ type: 'integer' }, { type: 'string' }];
+  // Numeric bounds apply to the integer, string bounds to the string: one node holds both.
+  if (typeof integerBranch.minimum === 'number') target.minimum = integerBranch.minimum;
+  if (typeof integerBranch.maximum === 'number') target.maximum = integerBranch.maximum;
+  if (typeof stringBranch.maxLength === 'number') target.maxLength = stringBranch.maxLength;
   if (typeof stringBranch.pattern === 'string') target.pattern = stringBranch.pattern;
   target['x-kubernetes-int-or-string'] = true;
   return orderKeys(target);

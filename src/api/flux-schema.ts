@@ -13,9 +13,17 @@ import {
   SHORT_STRING_MAX_LENGTH,
 } from './limits.ts';
 import {
+  BURSTING_HOST_NAME_RULES,
+  BURST_CLUSTER_LIST_RULES,
+  FLUX_HOST_NAME_RULES,
+  LEAD_BROKER_HOST_NAME_RULES,
+} from './host-name-rules.ts';
+import {
+  ADDRESS_PATTERN,
   DURATION_PATTERN,
   absolutePath,
   boundedString,
+  celRegex,
   celRules,
   derivedDefault,
   dns1035Label,
@@ -26,6 +34,22 @@ import {
 
 /** Flux's `tbon.topo` values: `kary:K`, `binomial`, `mincrit` or `mincrit:K`. */
 export const TOPOLOGY_PATTERN = '^(kary:[0-9]+|binomial|mincrit(:[0-9]+)?)$';
+
+/**
+ * An RFC 29 hostlist as Flux reads it: comma-separated hosts (printable ASCII but space, `,`, `[`
+ * and `]`), each with at most one bracket of ids and id ranges. Whether it expands (ascending
+ * ranges, one padding, distinct hosts) only the validator can tell: CEL cannot expand it.
+ */
+const HOST_CHARACTER = '[\\x21-\\x2b\\x2d-\\x5a\\x5c\\x5e-\\x7e]';
+const HOST_TERM = `(${HOST_CHARACTER}*\\[[0-9]+(-[0-9]+)?(,[0-9]+(-[0-9]+)?)*\\]${HOST_CHARACTER}*|${HOST_CHARACTER}+)`;
+export const HOSTLIST_PATTERN = `^${HOST_TERM}(,${HOST_TERM})*$`;
+
+/**
+ * The public and secret keys of a zcert, as the validator and CEL (RE2) both read it: 40 Z85
+ * characters each (printable ASCII without `"`).
+ */
+export const CURVE_CERT_PATTERN =
+  'public-key[\\t\\n\\v\\f\\r ]*=[\\t\\n\\v\\f\\r ]*"[!#-~]{40}"[\\s\\S]*secret-key[\\t\\n\\v\\f\\r ]*=[\\t\\n\\v\\f\\r ]*"[!#-~]{40}"';
 
 /** Queue policies of Fluxion's qmanager (`[sched-fluxion-qmanager] queue-policy`). */
 export const QUEUE_POLICIES = ['fcfs', 'easy', 'hybrid', 'conservative'] as const;
@@ -40,6 +64,7 @@ export const LeadBrokerSchema = Type.Object(
       description: "The lead broker's externally reachable host name or IP address.",
       minLength: 1,
       maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+      pattern: ADDRESS_PATTERN,
     }),
     name: dns1035Label("Name of the lead MiniCluster; its brokers' host names are `<name>-<index>`."),
     size: brokerCount('Size of the lead MiniCluster.'),
@@ -52,6 +77,7 @@ export const LeadBrokerSchema = Type.Object(
     description:
       'Set on a MiniCluster that bursts from another one: the lead broker (rank 0) of the instance it joins. Unset on the lead MiniCluster.',
     additionalProperties: false,
+    ...celRules(...LEAD_BROKER_HOST_NAME_RULES),
   },
 );
 
@@ -190,18 +216,16 @@ export const BurstingSchema = Type.Object(
         description:
           'Clusters to burst to, in rank order. Their hosts are listed in the broker config up front and show as down until they join.',
         maxItems: MAX_BURST_CLUSTERS,
-        ...celRules({
-          rule: 'self.all(cluster, !has(cluster.name) || self.filter(other, has(other.name) && other.name == cluster.name).size() == 1)',
-          message: 'burst cluster names must be unique; rename the duplicates',
-          reason: 'FieldValueDuplicate',
-        }),
+        ...celRules(...BURST_CLUSTER_LIST_RULES),
       }),
     ),
     hostlist: Type.Optional(
-      boundedString(
-        'A Flux hostlist (e.g. `flux-sample-[0-3],burst-0-[0-3]`) replacing the generated one, for burst hosts that do not follow `<name>-<index>`. Excludes clusters.',
-        SHORT_STRING_MAX_LENGTH * 4,
-      ),
+      Type.String({
+        description:
+          'A Flux hostlist (e.g. `flux-sample-[0-3],burst-0-[0-3]`) replacing the generated one, for burst hosts that do not follow `<name>-<index>`. Lists every host of the instance, each once. Excludes clusters.',
+        maxLength: SHORT_STRING_MAX_LENGTH * 4,
+        pattern: HOSTLIST_PATTERN,
+      }),
     ),
   },
   {
@@ -220,6 +244,7 @@ export const BurstingSchema = Type.Object(
         fieldPath: '.slot',
         reason: 'FieldValueForbidden',
       },
+      ...BURSTING_HOST_NAME_RULES,
     ),
   },
 );
@@ -320,6 +345,13 @@ export const FluxSchema = Type.Object(
         reason: 'FieldValueForbidden',
       },
       {
+        rule: `!has(self.curveCert) || self.curveCert.matches(${celRegex(CURVE_CERT_PATTERN)})`,
+        message:
+          'curveCert must be a ZeroMQ CURVE certificate (zcert text) with a 40-character public-key and secret-key; create one with `flux keygen`',
+        fieldPath: '.curveCert',
+        reason: 'FieldValueInvalid',
+      },
+      {
         rule: '!has(self.bursting) || !has(self.bursting.leadBroker) || has(self.curveCert) || has(self.curveCertSecret)',
         message:
           "bursting.leadBroker needs the lead MiniCluster's CURVE certificate: set curveCertSecret (or curveCert)",
@@ -345,6 +377,7 @@ export const FluxSchema = Type.Object(
         fieldPath: '.bootServer',
         reason: 'FieldValueForbidden',
       },
+      ...FLUX_HOST_NAME_RULES,
     ),
   },
 );

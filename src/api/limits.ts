@@ -23,6 +23,22 @@ export const MAX_TOLERATIONS = 32;
 export const MAX_MAP_ENTRIES = 64;
 export const MAX_CAPABILITIES = 32;
 
+/**
+ * Largest integer any field takes: JavaScript numbers hold integers exactly up to 2^53-1, so a
+ * larger one would reach the rendered objects as a different number than the one stored.
+ */
+export const MAX_INTEGER = Number.MAX_SAFE_INTEGER;
+/** Tasks of the command (`flux submit -n`): Flux counts them in a C int. */
+export const MAX_TASKS = 2147483647;
+/** Largest quantity (resources, emptyDir size): the same bound, so quantities compare exactly. */
+export const MAX_QUANTITY = MAX_INTEGER;
+/** A quantity string: a number and a suffix; the bound keeps CEL's cost estimates low. */
+export const QUANTITY_MAX_LENGTH = 64;
+/** Kubernetes refuses a pod whose annotations (keys and values) exceed 256 KiB. */
+export const ANNOTATIONS_MAX_BYTES = 262144;
+/** Kubernetes refuses a ConfigMap whose data exceeds 1 MiB. */
+export const CONFIG_MAP_MAX_BYTES = 1048576;
+
 /** Label values (Kubernetes: at most 63 characters). */
 export const LABEL_VALUE_MAX_LENGTH = 63;
 /** Shell snippets (commands.pre, ...), the command, batch scripts: generous but bounded. */
@@ -33,6 +49,11 @@ export const BROKER_CONFIG_MAX_LENGTH = 65536;
 export const CURVE_CERT_MAX_LENGTH = 4096;
 /** File system paths (PATH_MAX on Linux). */
 export const PATH_MAX_LENGTH = 4096;
+/**
+ * Mount paths and host paths: CEL compares them pairwise (unique mount paths, one source per pod
+ * volume), and the API server prices such rules by the bound; PATH_MAX would price them out.
+ */
+export const VOLUME_PATH_MAX_LENGTH = 1024;
 /** Free-form short strings: image references, option flags, addresses. */
 export const SHORT_STRING_MAX_LENGTH = 1024;
 /** Condition messages, as metav1.Condition. */

@@ -7,16 +7,23 @@ import type { TSchema } from '@sinclair/typebox';
 import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
-import { TOPOLOGY_PATTERN } from './flux-schema.ts';
+import { HOSTLIST_PATTERN, TOPOLOGY_PATTERN } from './flux-schema.ts';
 import { fieldPath, indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import {
+  ABSOLUTE_PATH_PATTERN,
+  ADDRESS_PATTERN,
   DNS_1035_LABEL_PATTERN,
   DNS_1123_LABEL_PATTERN,
   DNS_1123_SUBDOMAIN_PATTERN,
   DURATION_PATTERN,
+  HOST_PATH_PATTERN,
+  IMAGE_PATTERN,
+  ITEM_PATH_PATTERN,
   LABEL_VALUE_PATTERN,
+  NO_NUL_PATTERN,
   QUANTITY_PATTERN,
+  RESOURCE_QUANTITY_PATTERN,
 } from './schema-helpers.ts';
 
 const RFC3339_PATTERN = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -38,9 +45,19 @@ const PATTERN_MEANINGS: Record<string, string> = {
   [LABEL_VALUE_PATTERN]:
     'must be a label value: letters, digits, "-", "_" and ".", starting and ending with a letter or digit',
   [QUANTITY_PATTERN]: 'must be a quantity such as 500m, 2Gi or 4',
+  [RESOURCE_QUANTITY_PATTERN]:
+    'must be a quantity such as 500m, 2Gi or 4 (not negative; exponents of at most two digits)',
   [DURATION_PATTERN]: 'must be a duration such as 5s, 1m30s or 500ms',
   [TOPOLOGY_PATTERN]: 'must be kary:K, binomial, mincrit or mincrit:K',
-  '^/': 'must be an absolute path (starting with /)',
+  [NO_NUL_PATTERN]: 'must not contain a NUL character',
+  [ABSOLUTE_PATH_PATTERN]: 'must be an absolute path (starting with /, no NUL character)',
+  [HOST_PATH_PATTERN]: 'must be an absolute path without a .. element (and no NUL character)',
+  [ITEM_PATH_PATTERN]:
+    'must be a relative path without a .. element, not starting with .. (and no NUL character)',
+  [IMAGE_PATTERN]: 'must be an image reference: printable ASCII without spaces',
+  [ADDRESS_PATTERN]: 'must be a host name or an IP address',
+  [HOSTLIST_PATTERN]:
+    'must be a hostlist: comma-separated hosts (printable ASCII without spaces, "[", "]" and ","), each with at most one [ids] bracket of numbers and ranges such as [0-3,7]',
   '^[a-z_][a-z0-9_-]*$':
     'must be a Linux user name: lowercase letters, digits, "_" and "-", not starting with a digit',
   '^[A-Z][A-Z0-9_]*$': 'must be a capability name in capitals, such as SYS_ADMIN',
@@ -108,7 +125,7 @@ function messageFor(error: ValueError): string {
         ? 'must not be empty'
         : `must have at least ${schema.minLength} characters`;
     case ValueErrorType.StringMaxLength:
-      return `must have at most ${schema.maxLength} characters; got ${String(value).length}`;
+      return `must have at most ${schema.maxLength} characters; got ${characters(String(value))}`;
     case ValueErrorType.StringPattern: {
       const meaning = PATTERN_MEANINGS[schema.pattern ?? ''] ?? `must match ${schema.pattern}`;
       return `${meaning}; got ${describeValue(value)}`;
@@ -138,6 +155,25 @@ function messageFor(error: ValueError): string {
     default:
       return error.message.charAt(0).toLowerCase() + error.message.slice(1);
   }
+}
+
+/** Characters as Kubernetes counts them: code points (TypeBox counts UTF-16 code units). */
+function characters(text: string): number {
+  return [...text].length;
+}
+
+/**
+ * A maxLength error TypeBox reports for a string whose characters are within the bound (emoji
+ * take two code units): the API server stores such a string, so it is no problem.
+ */
+function withinMaxLength(error: ValueError): boolean {
+  const { maxLength } = error.schema as SchemaView;
+  return (
+    error.type === ValueErrorType.StringMaxLength &&
+    typeof error.value === 'string' &&
+    maxLength !== undefined &&
+    characters(error.value) <= maxLength
+  );
 }
 
 function decodePointerSegment(segment: string): string {
@@ -178,6 +214,7 @@ export function schemaProblems(schema: TSchema, value: unknown): Problem[] {
   const problems: Problem[] = [];
   const seenPaths = new Set<string>();
   for (const error of Value.Errors(schema, value)) {
+    if (withinMaxLength(error)) continue;
     const path = pointerToFieldPath(schema, error.path);
     if (seenPaths.has(path)) continue;
     seenPaths.add(path);

@@ -22,7 +22,9 @@ import {
   DNS_SUBDOMAIN_MAX_LENGTH,
   LABEL_VALUE_MAX_LENGTH,
   MAX_MAP_ENTRIES,
+  MAX_QUANTITY,
   PATH_MAX_LENGTH,
+  QUANTITY_MAX_LENGTH,
 } from './limits.ts';
 
 // Patterns are anchored and use only what both JavaScript RegExp and Go's RE2 (the API server's
@@ -37,12 +39,49 @@ export const DNS_1123_SUBDOMAIN_PATTERN =
   '^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$';
 /** A label value: empty, or alphanumerics with `-_.` inside. */
 export const LABEL_VALUE_PATTERN = '^(([A-Za-z0-9][-A-Za-z0-9_.]*)?[A-Za-z0-9])?$';
-/** A qualified name (label or annotation key): optional DNS subdomain prefix and a name. */
+/**
+ * A qualified name (label or annotation key): optional DNS subdomain prefix and a name of at most 63
+ * characters. The prefix's own bound (253) is a separate check (see qualified-names.ts).
+ */
 export const QUALIFIED_NAME_PATTERN =
-  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$';
+  '^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$';
 /** A Kubernetes resource quantity (`500m`, `2Gi`, `1e3`), the pattern controller-gen emits. */
 export const QUANTITY_PATTERN =
   '^(\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE](\\+|-)?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))))?$';
+/**
+ * A quantity the pod takes: no sign (Kubernetes refuses negative resources and sizes) and a whole
+ * exponent of at most two digits, which Kubernetes and quantity.ts read the same way.
+ */
+export const RESOURCE_QUANTITY_PATTERN =
+  '^\\+?(([0-9]+(\\.[0-9]*)?)|(\\.[0-9]+))(([KMGTPE]i)|[numkMGTPE]|([eE][-+]?[0-9]{1,2}))?$';
+/**
+ * Text with no NUL character: a shell word, an exec argument or a file cannot hold one, and the API
+ * server would store it.
+ */
+export const NO_NUL_PATTERN = '^[^\\x00]*$';
+/** An absolute path without NUL characters. */
+export const ABSOLUTE_PATH_PATTERN = '^/[^\\x00]*$';
+/** One element of a path that is not `..` (and holds no `/` or NUL); may be empty (`a//b`). */
+const PATH_ELEMENT = '([^/.\\x00][^/\\x00]*|\\.([^/.\\x00][^/\\x00]*)?|\\.\\.[^/\\x00]+)?';
+/**
+ * An absolute path with no `..` element: what Kubernetes takes as a hostPath (no backsteps).
+ */
+export const HOST_PATH_PATTERN = `^(/${PATH_ELEMENT})+$`;
+/**
+ * A relative path inside a volume (configMap or secret items): not absolute, no `..` element and not
+ * starting with `..`, as Kubernetes requires of `items[].path`.
+ */
+export const ITEM_PATH_PATTERN = `^([^/.\\x00][^/\\x00]*|\\.([^/.\\x00][^/\\x00]*)?)(/${PATH_ELEMENT})*$`;
+/**
+ * An environment variable name as every Kubernetes version takes it (1.34 relaxed the rule to any
+ * printable ASCII but `=`; older servers refuse more).
+ */
+export const ENVIRONMENT_NAME_PATTERN = '^[-._a-zA-Z][-._a-zA-Z0-9]*$';
+/** An image reference: printable ASCII without spaces (Kubernetes refuses surrounding whitespace). */
+export const IMAGE_PATTERN = '^[!-~]+$';
+/** A host name or an IP address (v4 or v6) a ZeroMQ endpoint can name. */
+export const ADDRESS_PATTERN =
+  '^(([A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)(\\.[A-Za-z0-9]([-A-Za-z0-9]*[A-Za-z0-9])?)*|[0-9A-Fa-f.]*:[0-9A-Fa-f:.]*)$';
 /** A Go duration as Flux's `tbon.connect_timeout` takes it: `5s`, `1m30s`, `500ms`. */
 export const DURATION_PATTERN = '^([0-9]+(\\.[0-9]+)?(ns|us|ms|s|m|h))+$';
 
@@ -55,6 +94,16 @@ export interface CelRule {
   /** JSON path (from the node) of the field the error is reported on. */
   fieldPath?: string;
   reason?: 'FieldValueInvalid' | 'FieldValueForbidden' | 'FieldValueRequired' | 'FieldValueDuplicate';
+}
+
+/**
+ * A CEL string literal holding `pattern` (a JavaScript RegExp source) for `matches()`, which reads
+ * it as RE2: backslashes and quotes escaped for CEL, and `\uXXXX` (which RE2 lacks) as `\x{XXXX}`.
+ * The patterns otherwise use what both engines read alike.
+ */
+export function celRegex(pattern: string): string {
+  const re2 = pattern.replace(/\\u([0-9a-fA-F]{4})/g, '\\x{$1}');
+  return `'${re2.replaceAll('\\', '\\\\').replaceAll("'", "\\'")}'`;
 }
 
 /** Schema options attaching CEL rules to a node: `Type.Object({...}, { ...celRules(...) })`. */
@@ -135,49 +184,78 @@ export function objectName(description: string): TString {
 }
 
 export function absolutePath(description: string): TString {
-  return Type.String({ description, minLength: 1, maxLength: PATH_MAX_LENGTH, pattern: '^/' });
-}
-
-export function boundedString(description: string, maxLength: number): TString {
-  return Type.String({ description, maxLength });
-}
-
-/** A map of strings: `additionalProperties: {type: string}` in the CRD. */
-export function stringMap(description: string, valueMaxLength: number): TRecord<TString, TString> {
-  return Type.Record(Type.String(), Type.String({ maxLength: valueMaxLength }), {
+  return Type.String({
     description,
-    maxProperties: MAX_MAP_ENTRIES,
+    minLength: 1,
+    maxLength: PATH_MAX_LENGTH,
+    pattern: ABSOLUTE_PATH_PATTERN,
   });
 }
 
-/** A map of label values; the keys are checked by semantic validation (see validate.ts). */
-export function labelMap(description: string): TRecord<TString, TString> {
-  return Type.Record(
-    Type.String(),
-    Type.String({ maxLength: LABEL_VALUE_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN }),
-    { description, maxProperties: MAX_MAP_ENTRIES },
+/**
+ * Free text that reaches a script, a file or a command line (shell snippets, options, documents):
+ * bounded, and without NUL characters.
+ */
+export function boundedString(description: string, maxLength: number): TString {
+  return Type.String({ description, maxLength, pattern: NO_NUL_PATTERN });
+}
+
+/** A map of strings: `additionalProperties: {type: string}` in the CRD. */
+export function stringMap(
+  description: string,
+  value: { minLength?: number; maxLength: number; pattern?: string },
+  ...rules: CelRule[]
+): TRecord<TString, TString> {
+  return Type.Record(Type.String(), Type.String(value), {
+    description,
+    maxProperties: MAX_MAP_ENTRIES,
+    ...(rules.length > 0 ? celRules(...rules) : {}),
+  });
+}
+
+/** A map of label values; CEL `rules` (and semantic validation) check the keys. */
+export function labelMap(description: string, ...rules: CelRule[]): TRecord<TString, TString> {
+  return stringMap(
+    description,
+    { maxLength: LABEL_VALUE_MAX_LENGTH, pattern: LABEL_VALUE_PATTERN },
+    ...rules,
   );
 }
 
 /** The schema of a Kubernetes quantity (integer or string). */
 export type TQuantity = TUnion<[TInteger, TString]>;
 
+/** CEL: the quantity `self` (an int-or-string node) is one Kubernetes reads, and not too large. */
+export const CEL_QUANTITY_IN_RANGE = `isQuantity(string(self)) && quantity(string(self)).compareTo(quantity('${MAX_QUANTITY}')) <= 0`;
+
 /**
- * A Kubernetes quantity: an integer or a string such as `500m` or `2Gi`. In the CRD it becomes the
- * structural `x-kubernetes-int-or-string` form (see crd.ts).
+ * A Kubernetes quantity: an integer or a string such as `500m` or `2Gi`, not negative and at most
+ * MAX_QUANTITY. In the CRD it becomes the structural `x-kubernetes-int-or-string` form (see crd.ts).
  */
 export function quantity(description: string): TQuantity {
-  return Type.Union([Type.Integer({ minimum: 0 }), Type.String({ pattern: QUANTITY_PATTERN })], {
-    description,
-    'x-kubernetes-int-or-string': true,
-  });
+  return Type.Union(
+    [
+      Type.Integer({ minimum: 0, maximum: MAX_QUANTITY }),
+      Type.String({ maxLength: QUANTITY_MAX_LENGTH, pattern: RESOURCE_QUANTITY_PATTERN }),
+    ],
+    {
+      description,
+      'x-kubernetes-int-or-string': true,
+      ...celRules({
+        rule: CEL_QUANTITY_IN_RANGE,
+        message: `must be a quantity such as 500m, 2Gi or 4, at most ${MAX_QUANTITY}`,
+        reason: 'FieldValueInvalid',
+      }),
+    },
+  );
 }
 
-/** Resource name (`cpu`, `memory`, `nvidia.com/gpu`) to quantity. */
-export function quantityMap(description: string): TRecord<TString, TQuantity> {
+/** Resource name (`cpu`, `memory`, `nvidia.com/gpu`) to quantity; CEL `rules` check names and values. */
+export function quantityMap(description: string, ...rules: CelRule[]): TRecord<TString, TQuantity> {
   return Type.Record(Type.String(), quantity('A quantity such as 500m, 2Gi or 4.'), {
     description,
     maxProperties: MAX_MAP_ENTRIES,
+    ...(rules.length > 0 ? celRules(...rules) : {}),
   });
 }
 

@@ -3,22 +3,30 @@
  * validation (validate.ts) and the CRD (crd.ts, written to deploy/crd.yaml by hack/generate.ts).
  *
  * Field names follow the Go Flux Operator's v1alpha1 so its manifests apply. Cross-field rules are
- * CEL `x-kubernetes-validations` next to the fields they read; validate.ts mirrors each of them
- * with a field path and a fix, and adds checks CEL cannot afford.
+ * CEL `x-kubernetes-validations` next to the fields they read, so `kubectl apply` refuses with the
+ * field path; the validator (validate.ts, semantic-rules.ts and the *-rules.ts modules, each rule
+ * beside its CEL twin) makes the same checks, and one CEL cannot afford: expanding a hostlist.
  */
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { API_VERSION, KIND } from './group.ts';
 import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
+import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
   MAX_CONTAINERS,
+  MAX_INTEGER,
+  MAX_TASKS,
   MAX_TOLERATIONS,
   SHORT_STRING_MAX_LENGTH,
 } from './limits.ts';
+import { ANNOTATION_RULES, TOLERATION_RULES } from './pod-rules.ts';
+import { celLabelKeys, celNoReservedLabelKeys } from './qualified-names.ts';
+import { POD_RESOURCE_MAP_RULES, SPEC_RESOURCE_RULES } from './resource-rules.ts';
 import {
+  LABEL_VALUE_PATTERN,
   absolutePath,
   celRules,
   derivedDefault,
@@ -30,6 +38,8 @@ import {
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
+import { SPEC_SCRIPT_RULES } from './script-rules.ts';
+import { SPEC_VOLUME_RULES } from './volume-rules.ts';
 import type { Defaulted } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
 
@@ -66,10 +76,22 @@ export const NetworkSchema = Type.Object(
     sharedSelector: Type.Optional(
       labelMap(
         "Connect to another MiniCluster: labels added to the pods, which the headless Service then selects instead of this MiniCluster's own label, so MiniClusters with the same sharedSelector and headlessName resolve each other's pods.",
+        celLabelKeys('spec.network.sharedSelector'),
+        celNoReservedLabelKeys('spec.network.sharedSelector'),
       ),
     ),
   },
-  { description: 'Networking of the pods.', additionalProperties: false },
+  {
+    description: 'Networking of the pods.',
+    additionalProperties: false,
+    ...celRules({
+      rule: '!has(self.sharedSelector) || has(self.headlessName)',
+      message:
+        'headlessName is required with sharedSelector: set the same headlessName on every MiniCluster that shares the selector',
+      fieldPath: '.headlessName',
+      reason: 'FieldValueRequired',
+    }),
+  },
 );
 
 export const TolerationSchema = Type.Object(
@@ -78,7 +100,13 @@ export const TolerationSchema = Type.Object(
       Type.String({ description: 'Taint key to tolerate; empty with Exists: every taint.', maxLength: 317 }),
     ),
     operator: Type.Optional(stringEnum(['Exists', 'Equal'], 'How key and value are matched. Unset: Equal.')),
-    value: Type.Optional(Type.String({ description: 'Taint value to match with Equal.', maxLength: 63 })),
+    value: Type.Optional(
+      Type.String({
+        description: 'Taint value to match with Equal (a label value); empty with Exists.',
+        maxLength: 63,
+        pattern: LABEL_VALUE_PATTERN,
+      }),
+    ),
     effect: Type.Optional(
       stringEnum(
         ['NoSchedule', 'PreferNoSchedule', 'NoExecute'],
@@ -89,18 +117,38 @@ export const TolerationSchema = Type.Object(
       Type.Integer({
         description: 'With NoExecute: how long the pod stays after the taint appears.',
         minimum: 0,
+        maximum: MAX_INTEGER,
       }),
     ),
   },
-  { description: 'A toleration of node taints.', additionalProperties: false },
+  {
+    description: 'A toleration of node taints.',
+    additionalProperties: false,
+    ...celRules(...TOLERATION_RULES),
+  },
 );
 
 export const PodSchema = Type.Object(
   {
-    annotations: Type.Optional(stringMap('Annotations of every pod.', SHORT_STRING_MAX_LENGTH * 64)),
-    labels: Type.Optional(labelMap("Labels of every pod (the operator's own label keys are reserved).")),
+    annotations: Type.Optional(
+      stringMap(
+        'Annotations of every pod (at most 256 KiB of keys and values, as Kubernetes allows).',
+        { maxLength: SHORT_STRING_MAX_LENGTH * 64 },
+        celLabelKeys('spec.pod.annotations'),
+        ...ANNOTATION_RULES,
+      ),
+    ),
+    labels: Type.Optional(
+      labelMap(
+        "Labels of every pod (the operator's own label keys are reserved).",
+        celLabelKeys('spec.pod.labels'),
+        celNoReservedLabelKeys('spec.pod.labels'),
+      ),
+    ),
     serviceAccountName: Type.Optional(objectName('Service account of the pods.')),
-    nodeSelector: Type.Optional(labelMap('Node labels the pods must be scheduled on.')),
+    nodeSelector: Type.Optional(
+      labelMap('Node labels the pods must be scheduled on.', celLabelKeys('spec.pod.nodeSelector')),
+    ),
     tolerations: Type.Optional(
       Type.Array(TolerationSchema, {
         description: 'Node taints the pods tolerate.',
@@ -108,7 +156,12 @@ export const PodSchema = Type.Object(
         'x-kubernetes-list-type': 'atomic',
       }),
     ),
-    resources: Type.Optional(quantityMap('Pod-level resource limits (resource name to quantity).')),
+    resources: Type.Optional(
+      quantityMap(
+        'Pod-level resource limits: cpu and memory, for resources the containers do not set themselves.',
+        ...POD_RESOURCE_MAP_RULES,
+      ),
+    ),
   },
   { description: 'Settings of every MiniCluster pod.', additionalProperties: false },
 );
@@ -149,6 +202,7 @@ export const MiniClusterSpecSchema = Type.Object(
       Type.Integer({
         description: 'Number of tasks the command is submitted with (`flux submit -n`).',
         minimum: 1,
+        maximum: MAX_TASKS,
       }),
       1,
     ),
@@ -162,10 +216,17 @@ export const MiniClusterSpecSchema = Type.Object(
       Type.Integer({
         description: "Most seconds the MiniCluster may run (the Job's activeDeadlineSeconds).",
         minimum: 1,
+        maximum: MAX_INTEGER,
       }),
       DEFAULT_DEADLINE_SECONDS,
     ),
-    jobLabels: Type.Optional(labelMap("Labels of the Job (the operator's own label keys are reserved).")),
+    jobLabels: Type.Optional(
+      labelMap(
+        "Labels of the Job (the operator's own label keys are reserved).",
+        celLabelKeys('spec.jobLabels'),
+        celNoReservedLabelKeys('spec.jobLabels'),
+      ),
+    ),
     containers: Type.Array(ContainerSchema, {
       description: 'Containers of every pod; exactly one runs Flux.',
       minItems: 1,
@@ -215,11 +276,21 @@ export const MiniClusterSpecSchema = Type.Object(
         reason: 'FieldValueRequired',
       },
       {
+        rule: 'self.containers.all(container, !has(container.name) || self.containers.filter(other, has(other.name) && other.name == container.name).size() == 1)',
+        message: 'container names must be unique',
+        fieldPath: '.containers',
+        reason: 'FieldValueDuplicate',
+      },
+      {
         rule: `${CEL_MAX_SIZE} + (${CEL_BURSTING} && has(self.flux.bursting.clusters) ? self.flux.bursting.clusters.map(cluster, has(cluster.size) ? cluster.size : self.size).sum() : 0) + (${CEL_BURSTING} && has(self.flux.bursting.leadBroker) ? self.flux.bursting.leadBroker.size : 0) <= ${MAX_BROKERS}`,
         message: `the Flux instance may list at most ${MAX_BROKERS} brokers (maxSize, burst cluster sizes and leadBroker.size together); lower them`,
         fieldPath: '.maxSize',
         reason: 'FieldValueInvalid',
       },
+      ...SPEC_HOST_NAME_RULES,
+      ...SPEC_VOLUME_RULES,
+      ...SPEC_RESOURCE_RULES,
+      ...SPEC_SCRIPT_RULES,
     ),
   },
 );
@@ -274,6 +345,15 @@ export const MiniClusterSchema = Type.Object(
         fieldPath: '.spec.size',
         reason: 'FieldValueForbidden',
       },
+      {
+        // An unnamed Flux container is named after the MiniCluster.
+        rule: 'self.spec.containers.size() == 1 || !self.spec.containers.exists(container, !has(container.name) && has(container.runFlux) && container.runFlux) || !self.spec.containers.exists(container, has(container.name) && container.name == self.metadata.name)',
+        message:
+          "a container is named like the MiniCluster, which is the unnamed Flux container's name; name the Flux container or rename the other",
+        fieldPath: '.spec.containers',
+        reason: 'FieldValueDuplicate',
+      },
+      ...ROOT_HOST_NAME_RULES,
     ),
   },
 );

@@ -1,83 +1,25 @@
 /**
  * Semantic validation: the cross-field rules of the CEL `x-kubernetes-validations` (so the CLI and
- * tests give the same answers as the API server), plus rules CEL cannot afford (label keys,
- * uniqueness after defaulting, host name lengths). Each rule is a small pure function from the
- * MiniCluster to its problems; every problem names its field and the fix.
+ * tests give the same answers as the API server), each a small pure function from the MiniCluster
+ * to its problems; every problem names its field and the fix. Rules of one subject live in their
+ * own module next to their CEL twins (host names, volumes, resources, pod fields, scripts); the
+ * rest are here. The only rule without a CEL twin expands a burst hostlist, which CEL cannot.
  */
+import { CURVE_CERT_PATTERN } from './flux-schema.ts';
+import { bootServerHosts, burstClusters, leadBrokerHosts, metadataName, ownSlot } from './host-name-rules.ts';
 import { RESERVED_LABEL_KEYS } from './labels.ts';
-import { DNS_LABEL_MAX_LENGTH, MAX_BROKERS } from './limits.ts';
-import { fieldPath, indexPath } from './problems.ts';
+import { MAX_BROKERS } from './limits.ts';
+import { annotationSize, environmentNames, tolerations } from './pod-rules.ts';
+import { indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
-import { DNS_1035_LABEL_PATTERN, DNS_1123_LABEL_PATTERN, QUALIFIED_NAME_PATTERN } from './schema-helpers.ts';
-import type { DefaultedMiniClusterSpec, MiniClusterSpec, MiniClusterStatus, Volume } from './schema.ts';
+import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './qualified-names.ts';
+import { emptyDirSizes, resources } from './resource-rules.ts';
+import { duplicates } from './rule-helpers.ts';
+import type { RuleInput, SemanticRule } from './rule-helpers.ts';
+import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
+import { volumes } from './volume-rules.ts';
 
-export interface RuleInput {
-  /** metadata.name */
-  name: string;
-  /** The spec as written, to tell a field that was set from one that was defaulted. */
-  given: MiniClusterSpec;
-  /** The spec after applyDefaults. */
-  spec: DefaultedMiniClusterSpec;
-  status: MiniClusterStatus | undefined;
-}
-
-export interface SemanticRule {
-  /** What the rule checks, for test names and documentation. */
-  name: string;
-  check: (input: RuleInput) => Problem[];
-}
-
-const dns1035Label = new RegExp(DNS_1035_LABEL_PATTERN);
-const dns1123Label = new RegExp(DNS_1123_LABEL_PATTERN);
-const qualifiedName = new RegExp(QUALIFIED_NAME_PATTERN);
-
-/** Longest name such that `<name>-<lastIndex>` is still a DNS label. */
-function longestPrefixFor(count: number): number {
-  return DNS_LABEL_MAX_LENGTH - 1 - String(count - 1).length;
-}
-
-/** Problem if host names `<prefix>-0` ... `<prefix>-(count-1)` would not be DNS labels. */
-function hostNameLengthProblems(path: string, prefix: string, count: number, what: string): Problem[] {
-  const limit = longestPrefixFor(count);
-  if (prefix.length <= limit) return [];
-  return [
-    {
-      path,
-      message: `must have at most ${limit} characters (got ${prefix.length}) so that host names up to ${prefix}-${count - 1} stay within ${DNS_LABEL_MAX_LENGTH}; shorten ${what}`,
-    },
-  ];
-}
-
-/** Indexes of list entries equal to an earlier entry (by `key`). */
-function duplicates<T>(
-  items: readonly T[],
-  key: (item: T) => unknown,
-): { index: number; firstIndex: number }[] {
-  const firstIndexByKey = new Map<unknown, number>();
-  const found: { index: number; firstIndex: number }[] = [];
-  items.forEach((item, index) => {
-    const itemKey = key(item);
-    const firstIndex = firstIndexByKey.get(itemKey);
-    if (firstIndex === undefined) firstIndexByKey.set(itemKey, index);
-    else found.push({ index, firstIndex });
-  });
-  return found;
-}
-
-const metadataName: SemanticRule = {
-  name: 'metadata.name is a DNS label short enough for <name>-<index> host names',
-  check: ({ name, spec }) => {
-    if (!dns1035Label.test(name)) {
-      return [
-        {
-          path: 'metadata.name',
-          message: `must be a DNS label (lowercase letters, digits and "-", starting with a letter, ending with a letter or digit), since pod host names and the Service derive from it; got ${JSON.stringify(name)}`,
-        },
-      ];
-    }
-    return hostNameLengthProblems('metadata.name', name, spec.maxSize, 'the name');
-  },
-};
+export type { RuleInput, SemanticRule } from './rule-helpers.ts';
 
 const maxSizeAtLeastSize: SemanticRule = {
   name: 'spec.maxSize >= spec.size',
@@ -205,110 +147,6 @@ const setLists: SemanticRule = {
     }),
 };
 
-const VOLUME_SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDir'] as const;
-
-function volumeSources(volume: Volume): string[] {
-  return VOLUME_SOURCES.filter((source) =>
-    source === 'emptyDir' ? volume.emptyDir === true : volume[source] !== undefined,
-  );
-}
-
-/** What makes two mounts of the same pod volume the same volume (path and readOnly may differ). */
-function volumeSourceKey(volume: Volume): string {
-  const {
-    configMapName,
-    secretName,
-    claimName,
-    hostPath,
-    emptyDir,
-    emptyDirMedium,
-    emptyDirSizeLimit,
-    items,
-  } = volume;
-  return JSON.stringify([
-    configMapName,
-    secretName,
-    claimName,
-    hostPath,
-    emptyDir,
-    emptyDirMedium,
-    emptyDirSizeLimit,
-    items,
-  ]);
-}
-
-function volumeEntryProblems(path: string, volumeName: string, volume: Volume): Problem[] {
-  const problems: Problem[] = [];
-  if (volumeName.length > DNS_LABEL_MAX_LENGTH || !dns1123Label.test(volumeName)) {
-    problems.push({
-      path,
-      message: `volume name ${JSON.stringify(volumeName)} must be a DNS label (lowercase letters, digits and "-", at most ${DNS_LABEL_MAX_LENGTH} characters); rename it`,
-    });
-  }
-  const sources = volumeSources(volume);
-  if (sources.length !== 1) {
-    problems.push({
-      path,
-      message:
-        sources.length === 0
-          ? 'has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true'
-          : `has several sources (${sources.join(', ')}); keep exactly one`,
-    });
-  }
-  if (volume.items !== undefined && volume.configMapName === undefined && volume.secretName === undefined) {
-    problems.push({
-      path: fieldPath(path, 'items'),
-      message: 'applies to configMapName or secretName volumes only; remove items',
-    });
-  }
-  if (
-    (volume.emptyDirMedium !== undefined || volume.emptyDirSizeLimit !== undefined) &&
-    volume.emptyDir !== true
-  ) {
-    problems.push({
-      path,
-      message:
-        'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only; set emptyDir or remove them',
-    });
-  }
-  return problems;
-}
-
-const volumes: SemanticRule = {
-  name: 'volumes have one source, DNS label names, and one definition per pod volume name',
-  check: ({ spec }) => {
-    const problems: Problem[] = [];
-    // Pod volumes are shared by all containers: a name must mean the same source everywhere.
-    const firstDefinition = new Map<string, { path: string; sourceKey: string }>();
-    spec.containers.forEach((container, index) => {
-      const containerPath = `spec.containers[${index}]`;
-      for (const mapName of ['volumes', 'existingVolumes'] as const) {
-        for (const [volumeName, volume] of Object.entries(container[mapName] ?? {})) {
-          const path = indexPath(`${containerPath}.${mapName}`, volumeName);
-          problems.push(...volumeEntryProblems(path, volumeName, volume));
-          if (mapName === 'existingVolumes' && container.volumes?.[volumeName] !== undefined) {
-            problems.push({
-              path,
-              message: `is also in ${containerPath}.volumes; keep each volume name in one of volumes and existingVolumes`,
-            });
-            continue;
-          }
-          const sourceKey = volumeSourceKey(volume);
-          const first = firstDefinition.get(volumeName);
-          if (first === undefined) firstDefinition.set(volumeName, { path, sourceKey });
-          else if (first.sourceKey !== sourceKey) {
-            problems.push({
-              path,
-              message: `has a different source than ${first.path}; a pod volume name means one source, so rename one of them`,
-            });
-          }
-        }
-      }
-    });
-    return problems;
-  },
-};
-
 function labelKeyProblems(
   path: string,
   labels: Record<string, string> | undefined,
@@ -316,16 +154,7 @@ function labelKeyProblems(
 ): Problem[] {
   return Object.keys(labels ?? {}).flatMap((key) => {
     const keyPath = indexPath(path, key);
-    const [prefix, name] = key.includes('/') ? key.split(/\/(.*)/s) : ['', key];
-    if (!qualifiedName.test(key) || (prefix ?? '').length > 253 || (name ?? '').length > 63) {
-      return [
-        {
-          path: keyPath,
-          message:
-            'must be a label key: an optional DNS subdomain prefix and "/", then a name of at most 63 letters, digits, "-", "_" and "."; rename it',
-        },
-      ];
-    }
+    if (!isQualifiedName(key)) return [{ path: keyPath, message: `${QUALIFIED_NAME_MESSAGE}; rename it` }];
     if (reserved && RESERVED_LABEL_KEYS.includes(key)) {
       return [{ path: keyPath, message: 'is set by the operator (its selectors rely on it); remove it' }];
     }
@@ -358,57 +187,7 @@ const sharedSelector: SemanticRule = {
       : [],
 };
 
-const burstClusters: SemanticRule = {
-  name: 'burst clusters: hostlist or clusters, unique DNS-safe names distinct from local hosts',
-  check: ({ name, spec }) => {
-    const bursting = spec.flux.bursting;
-    if (bursting === undefined) return [];
-    const problems: Problem[] = [];
-    const clusters = bursting.clusters ?? [];
-    if (bursting.hostlist !== undefined && clusters.length > 0) {
-      problems.push({
-        path: 'spec.flux.bursting.hostlist',
-        message: 'replaces the hosts generated from clusters; set only one of hostlist and clusters',
-      });
-    }
-    // The lead side lists its own hosts before the burst clusters, so a cluster named like it would
-    // collide. On the external side (leadBroker set) the cluster named like this MiniCluster is its
-    // own slot in the shared list; only the lead's name is taken there.
-    const takenPrefixes = bursting.leadBroker === undefined ? [name] : [bursting.leadBroker.name];
-    if (bursting.slot !== undefined && bursting.leadBroker === undefined) {
-      problems.push({
-        path: 'spec.flux.bursting.slot',
-        message: "needs leadBroker: it names the lead MiniCluster's slot this one fills",
-      });
-    }
-    clusters.forEach((cluster, index) => {
-      const path = `spec.flux.bursting.clusters[${index}].name`;
-      if (!dns1035Label.test(cluster.name)) {
-        problems.push({
-          path,
-          message: `must be a DNS label starting with a letter; got ${JSON.stringify(cluster.name)}`,
-        });
-        return;
-      }
-      if (takenPrefixes.includes(cluster.name)) {
-        problems.push({
-          path,
-          message: `${JSON.stringify(cluster.name)} is already a host name prefix of this instance, so host names would collide; rename the burst cluster`,
-        });
-      }
-      problems.push(...hostNameLengthProblems(path, cluster.name, cluster.size, 'the burst cluster name'));
-    });
-    for (const { index, firstIndex } of duplicates(clusters, (cluster) => cluster.name)) {
-      problems.push({
-        path: `spec.flux.bursting.clusters[${index}].name`,
-        message: `duplicates spec.flux.bursting.clusters[${firstIndex}].name ${JSON.stringify(clusters[index]?.name)} (unnamed clusters are burst-<index>); burst cluster names must be unique`,
-      });
-    }
-    return problems;
-  },
-};
-
-const CURVE_CERT_KEYS = /public-key\s*=\s*"[^"]{40}"[\s\S]*secret-key\s*=\s*"[^"]{40}"/;
+const CURVE_CERT_KEYS = new RegExp(CURVE_CERT_PATTERN);
 
 const curveCertificate: SemanticRule = {
   name: 'curveCert and curveCertSecret exclude each other; curveCert is a zcert',
@@ -434,8 +213,8 @@ const curveCertificate: SemanticRule = {
 };
 
 const leadBroker: SemanticRule = {
-  name: 'joining a lead broker needs its certificate and munge key, and distinct host names',
-  check: ({ name, spec }) => {
+  name: "joining a lead broker needs the lead's certificate and munge key",
+  check: ({ spec }) => {
     const lead = spec.flux.bursting?.leadBroker;
     if (lead === undefined) return [];
     const path = 'spec.flux.bursting.leadBroker';
@@ -450,22 +229,13 @@ const leadBroker: SemanticRule = {
     if (spec.flux.mungeSecret === undefined) {
       problems.push({ path, message: "needs the lead MiniCluster's munge key: set spec.flux.mungeSecret" });
     }
-    if (lead.name === name) {
-      problems.push({
-        path: `${path}.name`,
-        message: `equals this MiniCluster's name, so host names would collide; a bursting MiniCluster needs its own name`,
-      });
-    }
-    problems.push(
-      ...hostNameLengthProblems(`${path}.name`, lead.name, lead.size, 'the lead MiniCluster name'),
-    );
     return problems;
   },
 };
 
 const bootServer: SemanticRule = {
-  name: 'connecting to another MiniCluster: bootServer and bootServerSize together, not self, not with leadBroker',
-  check: ({ name, spec }) => {
+  name: 'connecting to another MiniCluster: bootServer and bootServerSize together, not with leadBroker',
+  check: ({ spec }) => {
     const { bootServer: server, bootServerSize } = spec.flux;
     const problems: Problem[] = [];
     if (server !== undefined && bootServerSize === undefined) {
@@ -480,17 +250,31 @@ const bootServer: SemanticRule = {
         message: 'is required with bootServerSize; set the MiniCluster to connect to',
       });
     }
-    if (server !== undefined && server === name) {
-      problems.push({
-        path: 'spec.flux.bootServer',
-        message: 'names this MiniCluster itself; name the MiniCluster to connect to',
-      });
-    }
     if (server !== undefined && spec.flux.bursting?.leadBroker !== undefined) {
       problems.push({
         path: 'spec.flux.bootServer',
         message:
           'excludes bursting.leadBroker (connect in-cluster or join from outside, not both); remove one',
+      });
+    }
+    return problems;
+  },
+};
+
+const burstPolicy: SemanticRule = {
+  name: 'burst targets are named once; a node port only for a NodePort Service',
+  check: ({ spec }) => {
+    const bursting = spec.flux.bursting;
+    const targets = bursting?.policy?.targets ?? [];
+    const problems: Problem[] = duplicates(targets, (target) => target.name).map(({ index, firstIndex }) => ({
+      path: `spec.flux.bursting.policy.targets[${index}].name`,
+      message: `duplicates spec.flux.bursting.policy.targets[${firstIndex}].name; burst target names must be unique`,
+    }));
+    const expose = bursting?.expose;
+    if (expose?.nodePort !== undefined && expose.type !== 'NodePort') {
+      problems.push({
+        path: 'spec.flux.bursting.expose.nodePort',
+        message: 'applies to type NodePort only; remove nodePort or set type: NodePort',
       });
     }
     return problems;
@@ -511,9 +295,21 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   labelKeys,
   sharedSelector,
   burstClusters,
+  ownSlot,
+  burstHostlist,
+  burstPolicy,
   curveCertificate,
   leadBroker,
+  leadBrokerHosts,
   bootServer,
+  bootServerHosts,
+  tolerations,
+  annotationSize,
+  environmentNames,
+  resources,
+  emptyDirSizes,
+  batchCommand,
+  scriptSizes,
 ];
 
 export function semanticProblems(input: RuleInput): Problem[] {

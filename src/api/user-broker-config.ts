@@ -6,6 +6,7 @@
  * `/etc/flux/system/R` and its default Service `flux-service`.
  */
 import { parse } from 'smol-toml';
+import { PATH_MAX_LENGTH } from './limits.ts';
 
 export interface UserBrokerConfigFacts {
   /** `[bootstrap] curve_cert`, when it is an absolute path. */
@@ -23,8 +24,17 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * An absolute path the entrypoint can quote and the pod can hold: TOML strings may spell a NUL
+ * (`\u0000`), and nothing bounds their length; anything else is no path the operator acts on.
+ */
 function absolutePath(value: unknown): string | undefined {
-  return typeof value === 'string' && value.startsWith('/') ? value : undefined;
+  return typeof value === 'string' &&
+    value.startsWith('/') &&
+    !value.includes('\0') &&
+    value.length <= PATH_MAX_LENGTH
+    ? value
+    : undefined;
 }
 
 function serviceOf(uri: unknown): string | undefined {

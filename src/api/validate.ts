@@ -15,10 +15,29 @@ export { formatProblem } from './problems.ts';
 
 export type ValidationResult = { ok: true; value: DefaultedMiniCluster } | { ok: false; problems: Problem[] };
 
-export function validateMiniCluster(input: unknown): ValidationResult {
-  if (typeof input !== 'object' || input === null || Array.isArray(input)) {
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/**
+ * The value without null fields and map entries, as the API server prunes them from a custom
+ * resource before defaulting and validation (`field: null` reads as no field). Nulls in lists stay.
+ */
+export function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(withoutNulls);
+  if (!isPlainObject(value)) return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([, field]) => field !== null)
+      .map(([key, field]) => [key, withoutNulls(field)]),
+  );
+}
+
+export function validateMiniCluster(raw: unknown): ValidationResult {
+  if (!isPlainObject(raw)) {
     return { ok: false, problems: [{ path: '', message: 'must be a MiniCluster object' }] };
   }
+  const input = withoutNulls(raw);
   const shapeProblems = schemaProblems(MiniClusterSchema, input);
   // The semantic rules read typed fields; on a malformed shape they would report noise (or throw).
   if (shapeProblems.length > 0) return { ok: false, problems: shapeProblems };

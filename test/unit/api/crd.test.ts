@@ -6,6 +6,7 @@ import { Type } from '@sinclair/typebox';
 import { parse } from 'yaml';
 import { miniClusterCrd, toStructuralSchema } from '../../../src/api/crd.ts';
 import type { JsonSchemaProps } from '../../../src/api/crd.ts';
+import { celRegex } from '../../../src/api/schema-helpers.ts';
 import type { CelRule } from '../../../src/api/schema-helpers.ts';
 import { GENERATED_FILES, REPOSITORY_ROOT, staleFiles } from '../../../hack/generate.ts';
 
@@ -208,6 +209,56 @@ describe('miniClusterCrd', () => {
     assert.ok(
       messages('.spec.containers[*].volumes[*]').some((message) => message.includes('exactly one source')),
     );
+  });
+
+  it('bounds every integer of the spec, so render holds it exactly', () => {
+    for (const { path, node } of nodes) {
+      if (!path.startsWith('.spec') || (node.type !== 'integer' && !isIntOrString(node))) continue;
+      assert.ok(
+        node.maximum !== undefined && node.maximum <= Number.MAX_SAFE_INTEGER,
+        `${path} needs a maximum of at most 2^53-1`,
+      );
+    }
+  });
+
+  it('gives every free string of the spec a pattern (no NUL reaches a script, a file or a command)', () => {
+    // Annotation values go to pod metadata only; toleration keys are label keys (a CEL rule).
+    const unpatterned = ['.spec.pod.annotations[*]', '.spec.pod.tolerations[*].key'];
+    for (const { path, node } of nodes) {
+      if (!path.startsWith('.spec') || node.type !== 'string' || node.enum || unpatterned.includes(path))
+        continue;
+      assert.ok(node.pattern, `${path} needs a pattern`);
+    }
+  });
+
+  it('refuses at apply, with the field, what the validator refuses across fields', () => {
+    const fieldPaths = (path: string) => rulesAt(path).map((rule) => rule.fieldPath);
+    assert.ok(fieldPaths('.spec.network').includes('.headlessName'), 'sharedSelector needs headlessName');
+    assert.ok(
+      rulesAt('').some((rule) => rule.message.includes('burst cluster is named like this MiniCluster')),
+      'burst cluster names stay off the MiniCluster host names',
+    );
+    assert.ok(rulesAt('').some((rule) => rule.message.includes('fewer hosts than spec.maxSize')));
+    assert.ok(rulesAt('.spec.pod.tolerations[*]').length >= 4, 'tolerations are checked as Kubernetes does');
+    for (const map of [
+      '.spec.jobLabels',
+      '.spec.pod.labels',
+      '.spec.pod.annotations',
+      '.spec.pod.nodeSelector',
+    ]) {
+      assert.ok(
+        rulesAt(map).some((rule) => rule.message.includes('must be a label key')),
+        `${map} keys are label keys`,
+      );
+    }
+    assert.ok(rulesAt('.spec.containers[*].environment').length > 0, 'environment names are checked');
+    assert.ok(rulesAt('.spec.containers[*].resources').length > 0, 'requests are checked against limits');
+  });
+
+  it('quotes patterns into CEL for RE2: escapes kept, \\u as \\x{}', () => {
+    assert.equal(celRegex('^a\\.b$'), "'^a\\\\.b$'");
+    assert.equal(celRegex('[\\u00a0\\t]'), "'[\\\\x{00a0}\\\\t]'");
+    assert.equal(celRegex("it's"), "'it\\'s'");
   });
 
   it('fixes maxSize at creation with a transition rule', () => {

@@ -257,8 +257,8 @@ const semanticCases: Case[] = [
     }),
     problems: [
       ['spec.flux.bootServerSize', /is required with bootServer/],
-      ['spec.flux.bootServer', /names this MiniCluster itself/],
       ['spec.flux.bootServer', /excludes bursting\.leadBroker/],
+      ['spec.flux.bootServer', /names this MiniCluster itself/],
     ],
   },
   {
@@ -363,7 +363,10 @@ describe('validateMiniCluster', () => {
               ? {
                   ...container,
                   cores: 4,
-                  resources: { limits: { cpu: 4, memory: '8Gi' }, requests: { cpu: '3500m' } },
+                  resources: {
+                    limits: { memory: '8Gi', 'example.com/gpu': 1 },
+                    requests: { memory: '6Gi', 'example.com/gpu': '1' },
+                  },
                   volumes: {
                     data: { path: '/work', claimName: 'data', readOnly: true },
                     config: { path: '/etc/app', configMapName: 'app', items: { 'app.toml': 'app.toml' } },
@@ -393,7 +396,7 @@ describe('validateMiniCluster', () => {
             serviceAccountName: 'flux',
             nodeSelector: { 'kubernetes.io/arch': 'amd64' },
             tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
-            resources: { cpu: 1 },
+            resources: { cpu: 4 },
           },
           flux: {
             optionFlags: '-ompi=openmpi@5',

@@ -87,12 +87,13 @@ Named templates the chart's hand-written templates include.
     - get
     - list
     - watch
-# The burst queue reader runs `flux jobs` in the lead broker pod.
+# The burst queue reader runs `flux jobs` in the lead broker pod (over a WebSocket).
 - apiGroups:
     - ""
   resources:
     - pods/exec
   verbs:
+    - get
     - create
 # Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
 - apiGroups:

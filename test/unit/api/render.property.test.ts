@@ -1,0 +1,102 @@
+/**
+ * What the validator accepts, the operator can run: every MiniCluster it accepts (over the whole
+ * schema, with hostile contents) renders without throwing, into a ConfigMap Kubernetes takes, with
+ * a broker.toml that parses and an entrypoint that `bash -n` reads.
+ */
+import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { promisify } from 'node:util';
+import type { V1ConfigMap } from '@kubernetes/client-node';
+import fc from 'fast-check';
+import { parse as parseToml } from 'smol-toml';
+import { CONFIG_MAP_MAX_BYTES } from '../../../src/api/limits.ts';
+import type { DefaultedMiniCluster } from '../../../src/api/schema.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
+import { renderMiniCluster } from '../../../src/render/index.ts';
+import type { MiniClusterKeys } from '../../../src/render/index.ts';
+import { hostileMiniCluster } from './hostile-arbitraries.ts';
+
+const run = promisify(execFile);
+
+const KEYS: MiniClusterKeys = {
+  curveCertificate: 'CURVE-CERTIFICATE-TEXT\n',
+  mungeKey: Uint8Array.from({ length: 1024 }, (_, index) => index % 251),
+};
+
+const utf8 = new TextEncoder();
+
+function configMapOf(miniCluster: DefaultedMiniCluster): V1ConfigMap {
+  const owner = {
+    apiVersion: 'flux-framework.org/v1alpha1',
+    kind: 'MiniCluster',
+    name: miniCluster.metadata.name,
+    uid: 'u',
+  };
+  const objects = renderMiniCluster(miniCluster, KEYS, { owner });
+  const configMap = objects.find((object) => object.kind === 'ConfigMap') as V1ConfigMap | undefined;
+  assert.ok(configMap?.data, 'a ConfigMap with data');
+  return configMap;
+}
+
+function configMapBytes(configMap: V1ConfigMap): number {
+  return Object.entries(configMap.data ?? {}).reduce(
+    (total, [key, value]) => total + utf8.encode(key).length + utf8.encode(value).length,
+    0,
+  );
+}
+
+/** The accepted MiniClusters among `count` generated ones (seeded: the same on every run). */
+function acceptedSamples(count: number, seed: number): DefaultedMiniCluster[] {
+  return fc.sample(hostileMiniCluster, { numRuns: count, seed }).flatMap((sample) => {
+    const result = validateMiniCluster(sample);
+    return result.ok ? [result.value] : [];
+  });
+}
+
+describe('validated MiniClusters render (properties)', () => {
+  it('renders every accepted MiniCluster without throwing, into a ConfigMap Kubernetes takes', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(hostileMiniCluster, (sample) => {
+        const result = validateMiniCluster(sample);
+        if (!result.ok) return;
+        accepted++;
+        const configMap = configMapOf(result.value);
+        assert.ok(configMapBytes(configMap) <= CONFIG_MAP_MAX_BYTES, 'the ConfigMap fits in 1 MiB');
+        if (result.value.spec.flux.brokerConfig === undefined)
+          parseToml(configMap.data?.['broker.toml'] ?? '');
+        else assert.equal(configMap.data?.['broker.toml'], result.value.spec.flux.brokerConfig);
+      }),
+      { numRuns: 3000 },
+    );
+    // Not vacuous: a good share of the hostile MiniClusters is valid.
+    assert.ok(accepted > 300, `only ${accepted} of 3000 were accepted`);
+  });
+
+  it('renders entrypoints bash reads without a syntax error', async () => {
+    const entrypoints = [
+      ...new Set(
+        acceptedSamples(400, 42).map((miniCluster) => configMapOf(miniCluster).data?.['entrypoint.sh'] ?? ''),
+      ),
+    ].slice(0, 40);
+    assert.ok(entrypoints.length >= 20, `only ${entrypoints.length} entrypoints`);
+    const dir = mkdtempSync(join(tmpdir(), 'entrypoints-'));
+    try {
+      await Promise.all(
+        entrypoints.map(async (script, index) => {
+          const file = join(dir, `entrypoint-${index}.sh`);
+          writeFileSync(file, script);
+          await run('bash', ['-n', file]).catch((error: Error & { stderr?: string }) => {
+            assert.fail(`bash -n ${file}: ${error.stderr ?? error.message}`);
+          });
+        }),
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
