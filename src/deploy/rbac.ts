@@ -80,8 +80,10 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: [''],
     resources: ['pods/exec'],
-    verbs: ['create'],
-    why: 'The burst queue reader runs `flux jobs` in the lead broker pod.',
+    // A WebSocket exec is an HTTP GET upgrade, authorized as `get` (as `create` only where the API
+    // server's AuthorizePodWebsocketUpgradeCreatePermission check is on): both, so it works on either.
+    verbs: ['get', 'create'],
+    why: 'The burst queue reader runs `flux jobs` in the lead broker pod (over a WebSocket).',
   },
   {
     apiGroups: [''],

@@ -95,6 +95,8 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     [{ group: 'batch', resource: 'jobs', verb: 'delete', namespace: elsewhere }, true],
     [{ resource: 'secrets', verb: 'create', namespace: elsewhere }, true],
     [{ resource: 'pods', subresource: 'exec', verb: 'create', namespace: elsewhere }, true],
+    // A WebSocket exec (what the client does) is authorized as `get`.
+    [{ resource: 'pods', subresource: 'exec', verb: 'get', namespace: elsewhere }, true],
     [{ resource: 'pods', verb: 'delete', namespace: elsewhere }, false],
     [{ group: 'events.k8s.io', resource: 'events', verb: 'create', namespace: elsewhere }, true],
     [{ group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace }, true],

@@ -95,7 +95,7 @@ describe('deploy/install.yaml', () => {
   });
 
   it('explains each RBAC rule in a comment', () => {
-    assert.ok(text.includes('  # The burst queue reader runs `flux jobs` in the lead broker pod.\n  - apiGroups:'));
+    assert.ok(text.includes('  # The burst queue reader runs `flux jobs` in the lead broker pod (over a WebSocket).\n  - apiGroups:'));
     assert.equal(text, `${text.split('\n').slice(0, 2).join('\n')}\n${multiDocumentYaml(installObjects())}`);
   });
 });

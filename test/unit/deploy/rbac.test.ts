@@ -33,7 +33,7 @@ describe('ClusterRole', () => {
       'batch jobs: get,list,watch,create,patch,update,delete',
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
       'core pods: get,list,watch',
-      'core pods/exec: create',
+      'core pods/exec: get,create',
       'core namespaces: get',
       'events.k8s.io events: create,patch',
       'core events: create,patch',
