@@ -4,7 +4,9 @@
 // FLUX_OPERATOR_KEEP_CLUSTER=1 keeps it running for the next run.
 import { down, status, up } from '../../src/localcluster/index.ts';
 import { runHackScript } from '../../src/localcluster/build.ts';
-import { realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';
+import { ensureOperatorImage } from '../../src/images/index.ts';
+import { stateDir } from '../../src/localcluster/index.ts';
+import { loadIntoRealNode, realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';
 
 let startedHere = false;
 /** Tests of bursting to another cluster bring up this one on demand; the run stops it if it did. */
@@ -22,6 +24,11 @@ export async function globalSetup(): Promise<void> {
   const t0 = Date.now();
   const res = await up({ realNode: true });
   startedHere = res.started;
+  // The operator as users install it runs from its own image (test/e2e/scenarios/installed-operator.ts).
+  const image = await ensureOperatorImage();
+  await loadIntoRealNode(stateDir(), [image.archive], {
+    progress: (line) => process.stderr.write(`[global-setup] ${line}\n`),
+  });
   // Started here, before the tests load the machine, rather than on demand by the bursting tests.
   await up({ name: SECOND_CLUSTER });
   process.stderr.write(

@@ -4,8 +4,8 @@
 // scenarios: its pods become Ready through their own probes; a MiniCluster with a command succeeds with
 // the command's real output; /metrics read through the pod's port shows the reconcile counter moving;
 // of two replicas exactly one holds the Lease, and when its pod is deleted the other takes over within
-// the lease duration and reconciles a MiniCluster created meanwhile, with no duplicate objects; and
-// the operator's logs over the whole run hold no 403.
+// the lease duration and reconciles a MiniCluster created meanwhile, with no duplicate objects; a
+// burstable job bursts (one install path); and the operator's logs over the whole run hold no 403.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,6 +14,7 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { stringify } from 'yaml';
 import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
+import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../../../src/api/index.ts';
 import { kubeClients, type KubeClients } from '../../../src/controller/kube-clients.ts';
 import {
   REAL_NODE_KEY,
@@ -31,7 +32,7 @@ import {
   scrape,
 } from '../../harness/installed-operator.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
-import { leadLog, realMiniCluster } from '../../harness/real-node.ts';
+import { fluxInLead, leadLog, podAt, realMiniCluster, waitForNodesUp } from '../../harness/real-node.ts';
 
 const LEASE_DURATION_MS = 15_000;
 const PLACEMENT_SELECTOR = `${REAL_NODE_KEY}=${REAL_NODE_VALUE}`;
@@ -71,7 +72,11 @@ async function ownedObjects(clients: KubeClients, namespace: string, miniCluster
 }
 
 /** The scenarios every install path goes through; the install has two replicas. */
-async function exercise(clients: KubeClients, installed: Installed): Promise<void> {
+async function exercise(
+  clients: KubeClients,
+  installed: Installed,
+  options: { burst?: boolean } = {},
+): Promise<void> {
   const { namespace, deployment, watched } = installed;
   const logs = new Map<string, string>();
   const pods = await readyPods(clients, namespace, deployment, 2);
@@ -108,6 +113,33 @@ async function exercise(clients: KubeClients, installed: Installed): Promise<voi
     0,
     'the standby reconciled nothing',
   );
+
+  if (options.burst) {
+    // Bursting's requests (exec into the lead broker, Secrets copied, a MiniCluster made, events)
+    // under the installed RBAC: a burstable job that needs twice the local brokers.
+    await applyMiniCluster(
+      clients,
+      realMiniCluster(watched, 'bursty', {
+        size: 2,
+        interactive: true,
+        flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }], policy: { pollSeconds: 2 } } },
+      }),
+    );
+    await waitForCondition(clients, watched, 'bursty', 'Ready', 'True', 180_000);
+    const lead = (await podAt(clients, watched, 'bursty')).metadata?.name ?? '';
+    await waitForNodesUp(watched, lead, 2);
+    const { stdout } = await fluxInLead(watched, lead, [
+      'submit',
+      '--setattr=burstable',
+      '-N',
+      '4',
+      '-n',
+      '4',
+      'hostname',
+    ]);
+    const { stdout: output } = await fluxInLead(watched, lead, ['job', 'attach', stdout.trim()]);
+    assert.deepEqual(output.trim().split('\n').sort(), ['burst-0-0', 'burst-0-1', 'bursty-0', 'bursty-1']);
+  }
 
   // The leader goes; a MiniCluster made meanwhile is reconciled by the other, once.
   await collectLogs(clients, installed, logs);
@@ -150,6 +182,19 @@ async function exercise(clients: KubeClients, installed: Installed): Promise<voi
       .map((line) => `${pod}: ${line}`),
   );
   assert.deepEqual(forbidden, [], 'the RBAC is enough for every request the operator made');
+  // Refusals a pass reports in status rather than in a log line (an exec refused, say).
+  const listed = (await clients.custom.listNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    plural: PLURAL,
+    namespace: watched,
+  })) as { items: { metadata: { name: string }; status?: MiniClusterStatus }[] };
+  const refusedInStatus = listed.items.flatMap((mc) =>
+    (mc.status?.conditions ?? [])
+      .filter((condition) => /\b403\b|forbidden/i.test(condition.message ?? ''))
+      .map((condition) => `${mc.metadata.name} ${condition.type}: ${condition.message ?? ''}`),
+  );
+  assert.deepEqual(refusedInStatus, [], 'no condition reports a refused request');
 }
 
 /** Deletes a namespace and waits until it is gone (the operator's pods with it). */
@@ -224,7 +269,8 @@ export function installedOperatorScenarios(): void {
       PLACEMENT_TOLERATION,
     ]);
     assert.equal(installed.code, 0, installed.stderr);
-    await exercise(clients, { namespace, deployment: 'flux-operator', watched });
+    // One path bursts too: the RBAC is generated from one source for every install path.
+    await exercise(clients, { namespace, deployment: 'flux-operator', watched }, { burst: true });
   });
 
   it('installed by `helm install` of the chart, on the real node from its image', async (t) => {
