@@ -32,8 +32,10 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: [GROUP],
     resources: [PLURAL],
-    verbs: ['get', 'list', 'watch', 'update', 'patch', 'delete'],
-    why: 'Watch MiniClusters; update/patch the bursting finalizer; delete a finished one with spec.cleanup.',
+    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+    why:
+      'Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; update/patch the ' +
+      'bursting finalizer; delete a finished one with spec.cleanup.',
   },
   {
     apiGroups: [GROUP],

@@ -277,7 +277,8 @@ export function installedOperatorScenarios(): void {
     const { kubeconfig, clients } = await adminClients();
     const watched = await withNamespace(t, 'helm-mc');
     const namespace = uniqueName('fo-helm');
-    const release = 'fo-e2e';
+    // Its own release name too: the chart's cluster-scoped objects are named after it.
+    const release = namespace.replace(/^fo-helm-/, 'fo-');
     const helm = helmBinary();
     const values = path.join(mkdtempSync(path.join(tmpdir(), 'helm-values-')), 'values.yaml');
     const [repository, tag] = OPERATOR_IMAGE.split(/:(?=[^:]+$)/);

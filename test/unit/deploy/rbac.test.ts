@@ -25,7 +25,7 @@ function summary(rules: readonly { apiGroups?: string[]; resources?: string[]; v
 describe('ClusterRole', () => {
   it('grants exactly the verbs the controller uses', () => {
     assert.deepEqual(summary(clusterRole().rules ?? []), [
-      'flux-framework.org miniclusters: get,list,watch,update,patch,delete',
+      'flux-framework.org miniclusters: get,list,watch,create,update,patch,delete',
       'flux-framework.org miniclusters/status: get,update,patch',
       'flux-framework.org miniclusters/finalizers: update',
       'flux-framework.org bursttargets: get,list,watch',

@@ -4,7 +4,7 @@ change the source and run the command again (CI fails when this file is stale).
 Named templates the chart's hand-written templates include.
 */}}
 {{- define "flux-operator.clusterRoleRules" -}}
-# Watch MiniClusters; update/patch the bursting finalizer; delete a finished one with spec.cleanup.
+# Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; update/patch the bursting finalizer; delete a finished one with spec.cleanup.
 - apiGroups:
     - flux-framework.org
   resources:
@@ -13,6 +13,7 @@ Named templates the chart's hand-written templates include.
     - get
     - list
     - watch
+    - create
     - update
     - patch
     - delete
