@@ -6,7 +6,14 @@ import type { V1Pod } from '@kubernetes/client-node';
 import { REAL_NODE_PLACEMENT } from '../../src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/controller/kube-clients.ts';
 import { waitFor, withNamespace } from './cluster.ts';
-import { kubectl, miniClusterObject, podsOf, startOperator } from './operator.ts';
+import {
+  applyMiniCluster,
+  kubectl,
+  miniClusterObject,
+  podsOf,
+  startOperator,
+  waitForCondition,
+} from './operator.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
 export const FLUX_IMAGE = 'localhost/flux:0.88.0';
@@ -183,4 +190,44 @@ export async function leadLog(clients: KubeClients, namespace: string, name: str
   const lead = pods.find((pod) => pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0');
   assert.ok(lead?.metadata?.name, `the lead pod of ${name} exists`);
   return podLog(clients, namespace, lead.metadata.name);
+}
+
+/**
+ * A MiniCluster of 2 brokers that may burst one cluster of 2 (`burst-0`, polling its queue every 2 s),
+ * up and with both brokers in its instance; resolves with its lead pod's name. `policy` adds to the
+ * bursting policy.
+ */
+export async function burstableMiniCluster(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  policy: Record<string, unknown> = {},
+): Promise<string> {
+  await applyMiniCluster(
+    clients,
+    realMiniCluster(namespace, name, {
+      size: 2,
+      interactive: true,
+      flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }], policy: { pollSeconds: 2, ...policy } } },
+    }),
+  );
+  await waitForCondition(clients, namespace, name, 'Ready', 'True', 180_000);
+  const lead = (await podAt(clients, namespace, name)).metadata?.name ?? '';
+  await waitForNodesUp(namespace, lead, 2);
+  return lead;
+}
+
+/** Submits a burstable job of 4 tasks on 4 nodes running `hostname`; resolves with its output lines, sorted. */
+export async function runBurstableHostnames(namespace: string, lead: string): Promise<string[]> {
+  const { stdout } = await fluxInLead(namespace, lead, [
+    'submit',
+    '--setattr=burstable',
+    '-N',
+    '4',
+    '-n',
+    '4',
+    'hostname',
+  ]);
+  const { stdout: output } = await fluxInLead(namespace, lead, ['job', 'attach', stdout.trim()]);
+  return output.trim().split('\n').sort();
 }

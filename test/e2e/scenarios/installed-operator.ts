@@ -32,7 +32,12 @@ import {
   scrape,
 } from '../../harness/installed-operator.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
-import { fluxInLead, leadLog, podAt, realMiniCluster, waitForNodesUp } from '../../harness/real-node.ts';
+import {
+  burstableMiniCluster,
+  leadLog,
+  realMiniCluster,
+  runBurstableHostnames,
+} from '../../harness/real-node.ts';
 
 const LEASE_DURATION_MS = 15_000;
 const PLACEMENT_SELECTOR = `${REAL_NODE_KEY}=${REAL_NODE_VALUE}`;
@@ -117,28 +122,13 @@ async function exercise(
   if (options.burst) {
     // Bursting's requests (exec into the lead broker, Secrets copied, a MiniCluster made, events)
     // under the installed RBAC: a burstable job that needs twice the local brokers.
-    await applyMiniCluster(
-      clients,
-      realMiniCluster(watched, 'bursty', {
-        size: 2,
-        interactive: true,
-        flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }], policy: { pollSeconds: 2 } } },
-      }),
-    );
-    await waitForCondition(clients, watched, 'bursty', 'Ready', 'True', 180_000);
-    const lead = (await podAt(clients, watched, 'bursty')).metadata?.name ?? '';
-    await waitForNodesUp(watched, lead, 2);
-    const { stdout } = await fluxInLead(watched, lead, [
-      'submit',
-      '--setattr=burstable',
-      '-N',
-      '4',
-      '-n',
-      '4',
-      'hostname',
+    const lead = await burstableMiniCluster(clients, watched, 'bursty');
+    assert.deepEqual(await runBurstableHostnames(watched, lead), [
+      'burst-0-0',
+      'burst-0-1',
+      'bursty-0',
+      'bursty-1',
     ]);
-    const { stdout: output } = await fluxInLead(watched, lead, ['job', 'attach', stdout.trim()]);
-    assert.deepEqual(output.trim().split('\n').sort(), ['burst-0-0', 'burst-0-1', 'bursty-0', 'bursty-1']);
   }
 
   // The leader goes; a MiniCluster made meanwhile is reconciled by the other, once.

@@ -1,5 +1,7 @@
 /** Fixture builders for MiniCluster tests: a valid object, changed by the test that needs it. */
+import assert from 'node:assert/strict';
 import type { Container, MiniCluster, MiniClusterSpec } from '../../../src/api/schema.ts';
+import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 
 export const FLUX_IMAGE = 'ghcr.io/converged-computing/flux-sched:jammy';
 
@@ -32,3 +34,24 @@ export const CURVE_CERT = [
   `    public-key = "${'a'.repeat(40)}"`,
   `    secret-key = "${'b'.repeat(40)}"`,
 ].join('\n');
+
+/** A validation case: an input and the problems it must get. */
+export interface ProblemCase {
+  name: string;
+  input: unknown;
+  /** Exactly these problems, in this order: exact path, message matching the pattern. */
+  problems: [path: string, message: RegExp][];
+}
+
+/** Asserts the validator refuses `input` with exactly these problems, in this order. */
+export function assertProblems(input: unknown, expected: ProblemCase['problems']): void {
+  const result = validateMiniCluster(input);
+  assert.equal(result.ok, false, 'expected problems, got a valid MiniCluster');
+  if (result.ok) return;
+  assert.deepEqual(
+    result.problems.map((problem) => problem.path),
+    expected.map(([path]) => path),
+    result.problems.map(formatProblem).join('\n'),
+  );
+  result.problems.forEach((problem, index) => assert.match(problem.message, expected[index]?.[1] ?? /^$/));
+}

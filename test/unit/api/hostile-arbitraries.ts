@@ -394,7 +394,8 @@ export const shapedMiniCluster = fc
   }));
 
 /** Every path (as keys) into a JSON value. */
-function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
+/** Every path into a JSON value (the value's own, empty path first). */
+export function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
   if (typeof value !== 'object' || value === null) return [prefix];
   const entries = Array.isArray(value)
     ? value.map((item, index) => [index, item] as const)
@@ -402,7 +403,8 @@ function paths(value: unknown, prefix: (string | number)[] = []): (string | numb
   return [prefix, ...entries.flatMap(([key, child]) => paths(child, [...prefix, key]))];
 }
 
-function setAt(target: unknown, at: (string | number)[], replacement: unknown): unknown {
+/** A copy of `target` with the value at `at` replaced (removed, for undefined in an object). */
+export function setAt(target: unknown, at: (string | number)[], replacement: unknown): unknown {
   if (at.length === 0) return replacement;
   const copy = structuredClone(target) as Record<string | number, unknown>;
   let node = copy;

@@ -10,26 +10,14 @@ import { MAX_TASKS, SCRIPT_MAX_LENGTH } from '../../../src/api/limits.ts';
 import type { MiniCluster } from '../../../src/api/schema.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
-import { CURVE_CERT, fluxContainer, miniCluster, withSidecar } from './fixtures.ts';
-
-interface Case {
-  name: string;
-  input: unknown;
-  /** Exactly these problems, in this order: exact path, message matching the pattern. */
-  problems: [path: string, message: RegExp][];
-}
-
-function assertProblems(input: unknown, expected: Case['problems']): void {
-  const result = validateMiniCluster(input);
-  assert.equal(result.ok, false, 'expected problems, got a valid MiniCluster');
-  if (result.ok) return;
-  assert.deepEqual(
-    result.problems.map((problem) => problem.path),
-    expected.map(([path]) => path),
-    result.problems.map(formatProblem).join('\n'),
-  );
-  result.problems.forEach((problem, index) => assert.match(problem.message, expected[index]?.[1] ?? /^$/));
-}
+import {
+  assertProblems,
+  type ProblemCase as Case,
+  CURVE_CERT,
+  fluxContainer,
+  miniCluster,
+  withSidecar,
+} from './fixtures.ts';
 
 const leadBroker = { address: '203.0.113.7', name: 'lead', size: 2 };
 const keys = { curveCert: CURVE_CERT, mungeSecret: 'munge' };

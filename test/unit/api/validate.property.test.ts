@@ -5,6 +5,7 @@ import { applyDefaults } from '../../../src/api/defaults.ts';
 import { QUEUE_POLICIES } from '../../../src/api/flux-schema.ts';
 import type { Container, MiniCluster } from '../../../src/api/schema.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
+import { paths, setAt } from './hostile-arbitraries.ts';
 
 const dnsLabel = (maxTail: number) =>
   fc.stringMatching(new RegExp(`^[a-z]([-a-z0-9]{0,${maxTail}}[a-z0-9])?$`));
@@ -116,24 +117,6 @@ const validMiniCluster: fc.Arbitrary<MiniCluster> = fc
   }));
 
 /** Every path (as keys) into a JSON value, for mutations. */
-function paths(value: unknown, prefix: (string | number)[] = []): (string | number)[][] {
-  if (typeof value !== 'object' || value === null) return [prefix];
-  const entries = Array.isArray(value)
-    ? value.map((item, index) => [index, item] as const)
-    : Object.entries(value);
-  return [prefix, ...entries.flatMap(([key, child]) => paths(child, [...prefix, key]))];
-}
-
-function setAt(target: unknown, path: (string | number)[], replacement: unknown): unknown {
-  if (path.length === 0) return replacement;
-  const copy = structuredClone(target) as Record<string | number, unknown>;
-  let node = copy;
-  for (const key of path.slice(0, -1)) node = node[key] as Record<string | number, unknown>;
-  const last = path.at(-1) ?? '';
-  if (replacement === undefined && !Array.isArray(node)) Reflect.deleteProperty(node, last);
-  else node[last] = replacement;
-  return copy;
-}
 
 const TOP_LEVEL_FIELDS = /^(apiVersion|kind|metadata|spec|status)(\.|\[|$)/;
 

@@ -2,26 +2,15 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import type { MiniCluster } from '../../../src/api/schema.ts';
-import { CURVE_CERT, FLUX_IMAGE, fluxContainer, miniCluster, withSidecar } from './fixtures.ts';
-
-interface Case {
-  name: string;
-  input: unknown;
-  /** Exactly these problems, in this order: exact path, message matching the pattern. */
-  problems: [path: string, message: RegExp][];
-}
-
-function assertProblems(input: unknown, expected: Case['problems']): void {
-  const result = validateMiniCluster(input);
-  assert.equal(result.ok, false, 'expected problems, got a valid MiniCluster');
-  if (result.ok) return;
-  assert.deepEqual(
-    result.problems.map((problem) => problem.path),
-    expected.map(([path]) => path),
-    result.problems.map(formatProblem).join('\n'),
-  );
-  result.problems.forEach((problem, index) => assert.match(problem.message, expected[index]?.[1] ?? /^$/));
-}
+import {
+  assertProblems,
+  type ProblemCase as Case,
+  CURVE_CERT,
+  FLUX_IMAGE,
+  fluxContainer,
+  miniCluster,
+  withSidecar,
+} from './fixtures.ts';
 
 function withStatus(mc: MiniCluster, status: MiniCluster['status']): MiniCluster {
   return { ...mc, status };
