@@ -5,6 +5,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUSTER } from '../api/index.ts';
@@ -49,6 +50,8 @@ async function readClusterId(clients: KubeClients, log: Logger): Promise<string 
   }
 }
 const POD_EVENT_DELAY_MS = 500;
+/** How long a stopping operator waits for running passes before it gives its Lease up. */
+const STOP_WAIT_MS = 5_000;
 export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 
 export interface ManagerOptions {
@@ -295,8 +298,11 @@ export class Manager {
     this.recovery.stop();
     this.queue.stop();
     if (this.orphanTimer) clearInterval(this.orphanTimer);
-    await this.targets.stop();
+    // The Lease goes first, once no pass is running (or after a few seconds): a standby then takes
+    // over at once, whatever the rest of the shutdown takes before the kubelet's SIGKILL.
+    await Promise.race([this.queue.idle(), sleep(STOP_WAIT_MS, undefined, { ref: false })]);
     await this.elector?.stop();
+    await this.targets.stop();
     await Promise.all(this.informers.map((informer) => informer.stop()));
   }
 
