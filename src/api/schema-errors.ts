@@ -23,6 +23,7 @@ import {
   LABEL_VALUE_PATTERN,
   NO_NUL_PATTERN,
   QUANTITY_PATTERN,
+  SECRET_KEY_PATTERN,
   RESOURCE_QUANTITY_PATTERN,
 } from './schema-helpers.ts';
 
@@ -50,6 +51,7 @@ const PATTERN_MEANINGS: Record<string, string> = {
   [DURATION_PATTERN]: 'must be a duration such as 5s, 1m30s or 500ms',
   [TOPOLOGY_PATTERN]: 'must be kary:K, binomial, mincrit or mincrit:K',
   [NO_NUL_PATTERN]: 'must not contain a NUL character',
+  [SECRET_KEY_PATTERN]: 'must be a Secret key: letters, digits, "-", "_" and "."',
   [ABSOLUTE_PATH_PATTERN]: 'must be an absolute path (starting with /, no NUL character)',
   [HOST_PATH_PATTERN]: 'must be an absolute path without a .. element (and no NUL character)',
   [ITEM_PATH_PATTERN]:

@@ -1,0 +1,82 @@
+// Fields of the Go operator's v1alpha1 API that this one keeps: what they accept and how they render.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
+import type { MiniCluster } from '../../../src/api/schema.ts';
+import { renderMiniCluster } from '../../../src/render/index.ts';
+import { KEYS, find, present } from '../render/fixtures.ts';
+import { fluxContainer, miniCluster } from './fixtures.ts';
+
+function problemsOf(input: MiniCluster): string[] {
+  const result = validateMiniCluster(input);
+  return result.ok ? [] : result.problems.map(formatProblem);
+}
+
+function rendered(input: MiniCluster) {
+  const result = validateMiniCluster(input);
+  assert.ok(result.ok, JSON.stringify(result));
+  return renderMiniCluster(result.value, KEYS);
+}
+
+describe('container secrets (environment from Secret keys)', () => {
+  const token = { name: 'api-credentials', key: 'token' };
+
+  it('renders each as valueFrom.secretKeyRef, after the plain values, in name order', () => {
+    const job = find.job(
+      rendered(
+        miniCluster({
+          containers: [
+            fluxContainer({
+              environment: { MODE: 'fast' },
+              secrets: { TOKEN: token, AWS_ACCESS_KEY_ID: { name: 'aws', key: 'AWS_ACCESS_KEY_ID' } },
+            }),
+          ],
+        }),
+      ),
+    );
+    const [container] = present(job.spec?.template.spec).containers;
+    assert.deepEqual(container?.env, [
+      { name: 'MODE', value: 'fast' },
+      {
+        name: 'AWS_ACCESS_KEY_ID',
+        valueFrom: { secretKeyRef: { name: 'aws', key: 'AWS_ACCESS_KEY_ID' } },
+      },
+      { name: 'TOKEN', valueFrom: { secretKeyRef: { name: 'api-credentials', key: 'token' } } },
+    ]);
+  });
+
+  it('refuses what Kubernetes would refuse, naming the field', () => {
+    const cases: [MiniCluster['spec']['containers'][number]['secrets'], RegExp][] = [
+      [{ '1BAD': token }, /^spec\.containers\[0\]\.secrets\[1BAD\]: must be an environment variable name/],
+      [
+        { TOKEN: { name: 'Not_A_Name', key: 'token' } },
+        /^spec\.containers\[0\]\.secrets\[TOKEN\]\.name: must be a DNS subdomain/,
+      ],
+      [
+        { TOKEN: { name: 'creds', key: 'a/b' } },
+        /^spec\.containers\[0\]\.secrets\[TOKEN\]\.key: must be a Secret key/,
+      ],
+      [
+        { TOKEN: { name: 'creds' } as typeof token },
+        /^spec\.containers\[0\]\.secrets\[TOKEN\]\.key: is required$/,
+      ],
+      [{ TOKEN: { ...token, optional: true } as typeof token }, /secrets\[TOKEN\]\.optional: is not a field/],
+    ];
+    for (const [secrets, expected] of cases) {
+      const problems = problemsOf(miniCluster({ containers: [fluxContainer({ secrets })] }));
+      assert.equal(problems.length, 1, problems.join('\n'));
+      assert.match(problems[0] ?? '', expected);
+    }
+  });
+
+  it('refuses a variable set both as a value and from a Secret (Kubernetes would keep one unseen)', () => {
+    const problems = problemsOf(
+      miniCluster({
+        containers: [fluxContainer({ environment: { TOKEN: 'x' }, secrets: { TOKEN: token } })],
+      }),
+    );
+    assert.deepEqual(problems, [
+      'spec.containers[0].secrets[TOKEN]: is also set in environment; keep the variable in one of environment and secrets',
+    ]);
+  });
+});
