@@ -236,6 +236,12 @@ export const MiniClusterSpecSchema = Type.Object(
     logging: withDefault(LoggingSchema, {}),
     network: withDefault(NetworkSchema, {}),
     pod: Type.Optional(PodSchema),
+    shareProcessNamespace: Type.Optional(
+      Type.Boolean({
+        description:
+          "The containers of a pod see each other's processes (the pod's shareProcessNamespace): a sidecar's program can be reached through /proc. The entrypoint is then not PID 1. Unset: false.",
+      }),
+    ),
     flux: withDefault(FluxSchema, {}),
     archive: Type.Optional(ArchiveSchema),
     cleanup: withDefault(

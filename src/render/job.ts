@@ -164,6 +164,7 @@ function podSpec(
     containers,
     volumes,
   };
+  if (spec.shareProcessNamespace === true) pod.shareProcessNamespace = true;
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
   const podOptions = spec.pod;
   if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
-import { leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
+import { FLUX_IMAGE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
 
 export function v1alpha1FieldScenarios(): void {
   it('container secrets: the job Flux runs sees a variable whose value is a key of a Secret the user made', async (t) => {
@@ -31,5 +31,25 @@ export function v1alpha1FieldScenarios(): void {
     const status = await waitForCondition(clients, namespace, 'secrets', 'Succeeded', 'True', 180_000);
     assert.equal(status.summary, 'Succeeded');
     assert.equal(await leadLog(clients, namespace, 'secrets'), 's3cr3t-from-a-secret\n');
+  });
+
+  it("shareProcessNamespace: the job Flux runs sees the sidecar container's process", async (t) => {
+    const { namespace, clients } = await scenario(t, 'sharepid');
+    // Every command line the job can see, one a line; the sidecar's is among them only when shared
+    // (the bracket keeps this shell's own command line from matching).
+    const command = `sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " <"$f"; echo; done 2>/dev/null | grep -x "sleep 6[1] "'`;
+    const miniCluster = realMiniCluster(
+      namespace,
+      'sharepid',
+      { size: 1, logging: { quiet: true }, shareProcessNamespace: true },
+      { command, container: { runFlux: true } },
+    );
+    const spec = miniCluster.spec as { containers: Record<string, unknown>[] };
+    // The sidecar ends on its own: the pod, and so the Job, succeeds only once all its containers have.
+    spec.containers.push({ name: 'sidecar', image: FLUX_IMAGE, command: 'exec sleep 61' });
+    await applyMiniCluster(clients, miniCluster);
+    const status = await waitForCondition(clients, namespace, 'sharepid', 'Succeeded', 'True', 240_000);
+    assert.equal(status.summary, 'Succeeded');
+    assert.equal(await leadLog(clients, namespace, 'sharepid', 'sharepid'), 'sleep 61 \n');
   });
 }

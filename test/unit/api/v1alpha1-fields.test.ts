@@ -80,3 +80,39 @@ describe('container secrets (environment from Secret keys)', () => {
     ]);
   });
 });
+
+describe('shareProcessNamespace', () => {
+  it('is the pod field, set only when asked for', () => {
+    const shared = find.job(rendered(miniCluster({ shareProcessNamespace: true })));
+    assert.equal(shared.spec?.template.spec?.shareProcessNamespace, true);
+    const separate = find.job(rendered(miniCluster()));
+    assert.equal(separate.spec?.template.spec?.shareProcessNamespace, undefined);
+  });
+});
+
+describe('flux.minimalService', () => {
+  const indexLabel = 'batch.kubernetes.io/job-completion-index';
+
+  it('puts only the lead broker behind the headless Service and makes every broker its child', () => {
+    const objects = rendered(miniCluster({ flux: { minimalService: true } }));
+    const service = find.service(objects);
+    assert.equal(service.spec?.clusterIP, 'None');
+    assert.equal(service.spec?.selector?.[indexLabel], '0');
+    assert.equal(service.spec?.selector?.['flux-framework.org/minicluster'], 'flux-sample');
+    const script = find.configMap(objects).data?.['entrypoint.sh'] ?? '';
+    assert.match(script, / -Stbon\.topo=kary:0 /);
+  });
+
+  it('leaves the Service to every pod and the default tree without it', () => {
+    const objects = rendered(miniCluster());
+    assert.equal(find.service(objects).spec?.selector?.[indexLabel], undefined);
+    assert.match(find.configMap(objects).data?.['entrypoint.sh'] ?? '', / -Stbon\.topo=kary:2 /);
+  });
+
+  it('refuses a tree in which a broker would connect to a worker, which has no DNS name', () => {
+    assert.deepEqual(problemsOf(miniCluster({ flux: { minimalService: true, topology: 'binomial' } })), [
+      'spec.flux.topology: must be kary:0 (or unset) with minimalService: only the lead broker has a DNS name, so every broker connects to it; remove topology or minimalService',
+    ]);
+    assert.deepEqual(problemsOf(miniCluster({ flux: { minimalService: true, topology: 'kary:0' } })), []);
+  });
+});
