@@ -12,6 +12,7 @@ import {
   SHORT_STRING_MAX_LENGTH,
   VOLUME_PATH_MAX_LENGTH,
 } from './limits.ts';
+import { CONTAINER_LEFT_OUT_RULES, LEFT_OUT_CONTAINER_PROPERTIES } from './left-out-fields.ts';
 import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
 import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resource-rules.ts';
 import {
@@ -321,6 +322,7 @@ export const ContainerSchema = Type.Object(
     commands: withDefault(CommandsSchema, {}),
     lifeCycle: Type.Optional(LifeCycleSchema),
     securityContext: Type.Optional(SecurityContextSchema),
+    ...LEFT_OUT_CONTAINER_PROPERTIES,
   },
   {
     description: 'A container of every MiniCluster pod.',
@@ -347,6 +349,7 @@ export const ContainerSchema = Type.Object(
       ...SECRET_ENVIRONMENT_RULES,
       ...CONTAINER_VOLUME_RULES,
       ...CONTAINER_SCRIPT_RULES,
+      ...CONTAINER_LEFT_OUT_RULES,
     ),
   },
 );

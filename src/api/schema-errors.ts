@@ -8,6 +8,7 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { HOSTLIST_PATTERN, TOPOLOGY_PATTERN } from './flux-schema.ts';
+import { renamedFieldMessage } from './left-out-fields.ts';
 import { fieldPath, indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import {
@@ -220,7 +221,9 @@ export function schemaProblems(schema: TSchema, value: unknown): Problem[] {
     const path = pointerToFieldPath(schema, error.path);
     if (seenPaths.has(path)) continue;
     seenPaths.add(path);
-    problems.push({ path, message: messageFor(error) });
+    const renamed =
+      error.type === ValueErrorType.ObjectAdditionalProperties ? renamedFieldMessage(path) : undefined;
+    problems.push({ path, message: renamed ?? messageFor(error) });
   }
   return problems;
 }

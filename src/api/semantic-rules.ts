@@ -8,6 +8,7 @@
 import { CURVE_CERT_PATTERN, FLAT_TOPOLOGY } from './flux-schema.ts';
 import { bootServerHosts, burstClusters, leadBrokerHosts, metadataName, ownSlot } from './host-name-rules.ts';
 import { RESERVED_LABEL_KEYS } from './labels.ts';
+import { leftOutFields } from './left-out-fields.ts';
 import { MAX_BROKERS } from './limits.ts';
 import { annotationSize, environmentNames, tolerations } from './pod-rules.ts';
 import { indexPath } from './problems.ts';
@@ -298,6 +299,7 @@ const burstPolicy: SemanticRule = {
 
 /** Every semantic rule, in the order their problems are reported. */
 export const SEMANTIC_RULES: readonly SemanticRule[] = [
+  leftOutFields,
   metadataName,
   maxSizeAtLeastSize,
   sizeWithinRecordedMaximum,

@@ -7,7 +7,7 @@
 // expectedLog).
 //
 // Of the 18 entries of examples/tests, the 10 without a scenario here, and why:
-// - batch, volumes: refused, `spec.volumes` is not a field (v1alpha1's named volumes, which the Go
+// - batch, volumes: refused, `spec.volumes` is a v1alpha1 field left out (named volumes the Go
 //   operator turned into a PersistentVolume and claim of a storage class); batch's output also lands
 //   on that volume.
 // - snakemake: refused (`spec.volumes`); it also needs snakemake and a workflow cloned from GitHub.

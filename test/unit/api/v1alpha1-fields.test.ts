@@ -1,6 +1,7 @@
 // Fields of the Go operator's v1alpha1 API that this one keeps: what they accept and how they render.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { miniClusterCrd } from '../../../src/api/crd.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import type { MiniCluster } from '../../../src/api/schema.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -114,5 +115,59 @@ describe('flux.minimalService', () => {
       'spec.flux.topology: must be kary:0 (or unset) with minimalService: only the lead broker has a DNS name, so every broker connects to it; remove topology or minimalService',
     ]);
     assert.deepEqual(problemsOf(miniCluster({ flux: { minimalService: true, topology: 'kary:0' } })), []);
+  });
+});
+
+describe('v1alpha1 fields left out', () => {
+  const leftOut =
+    /^is a field of the Go Flux Operator's v1alpha1 API \(.+\) that this operator does not support \(yet\); /;
+
+  it('are refused by name, with what to use instead, by the validator and by the CRD', () => {
+    const given = miniCluster({
+      volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } },
+      services: [{ image: 'nginx', name: 'web' }],
+      users: [{ name: 'peenut', password: 'x' }],
+      fluxRestful: { port: 5000 },
+      containers: [fluxContainer({ logs: '/tmp/logs', diagnostics: true })],
+    } as never);
+    const result = validateMiniCluster(given);
+    assert.ok(!result.ok);
+    assert.deepEqual(
+      result.problems.map((problem) => problem.path),
+      [
+        'spec.volumes',
+        'spec.services',
+        'spec.users',
+        'spec.fluxRestful',
+        'spec.containers[0].logs',
+        'spec.containers[0].diagnostics',
+      ],
+    );
+    for (const problem of result.problems) assert.match(problem.message, leftOut);
+    assert.match(result.problems[0]?.message ?? '', /`claimName`.*`hostPath` or `emptyDir: true`$/);
+    assert.match(result.problems[1]?.message ?? '', /a Deployment with a Service of its own/);
+    assert.match(result.problems[2]?.message ?? '', /`interactive: true`.*`kubectl exec`/);
+
+    // Declared (any content kept) so the API server cannot prune them unseen; refused by CEL.
+    const spec = miniClusterCrd().spec.versions[0]?.schema.openAPIV3Schema.properties?.spec;
+    assert.equal(spec?.properties?.volumes?.['x-kubernetes-preserve-unknown-fields'], true);
+    const rules = spec?.['x-kubernetes-validations'] ?? [];
+    for (const field of ['volumes', 'services', 'users', 'fluxRestful']) {
+      const rule = rules.find((candidate) => candidate.rule === `!has(self.${field})`);
+      assert.match(
+        rule?.message ?? '',
+        new RegExp(`^spec\\.${field} is a field of the Go Flux Operator's v1alpha1 API`),
+      );
+      assert.equal(rule?.fieldPath, `.${field}`);
+    }
+  });
+
+  it('names what older Go manifests called a field v1alpha1 renamed', () => {
+    assert.deepEqual(
+      problemsOf(miniCluster({ containers: [{ ...fluxContainer(), preCommand: 'x' } as never] })),
+      [
+        'spec.containers[0].preCommand: is not a field: older Go Flux Operator manifests used this name, its v1alpha1 API (and this operator) call it `commands.pre`; rename it',
+      ],
+    );
   });
 });
