@@ -2,6 +2,7 @@
 // what a Flux job sees of them.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import { FLUX_IMAGE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
 
@@ -51,5 +52,39 @@ export function v1alpha1FieldScenarios(): void {
     const status = await waitForCondition(clients, namespace, 'sharepid', 'Succeeded', 'True', 240_000);
     assert.equal(status.summary, 'Succeeded');
     assert.equal(await leadLog(clients, namespace, 'sharepid', 'sharepid'), 'sleep 61 \n');
+  });
+
+  it('v1alpha1 fields left out: the API server refuses each by name, even from a client that asks it to ignore unknown fields', async (t) => {
+    const { namespace, clients } = await scenario(t, 'leftout');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } } }, 'spec.volumes'],
+      [{ services: [{ image: 'nginx', name: 'nginx' }] }, 'spec.services'],
+      [{ users: [{ name: 'flux-user' }] }, 'spec.users'],
+      [{ fluxRestful: { port: 5000 } }, 'spec.fluxRestful'],
+    ];
+    for (const [fields, field] of cases) {
+      const body = realMiniCluster(namespace, 'leftout', { size: 1, ...fields }, { command: 'true' });
+      await assert.rejects(
+        // `Ignore` would have the API server prune an undeclared field and store the rest.
+        () =>
+          clients.custom.createNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace,
+            plural: PLURAL,
+            body,
+            fieldValidation: 'Ignore',
+          }),
+        (error: unknown) => {
+          const text = String((error as { body?: unknown }).body);
+          assert.match(
+            text,
+            new RegExp(`${field.replace('.', '\\.')} is a field of the Go Flux Operator's v1alpha1 API`),
+            text,
+          );
+          return true;
+        },
+      );
+    }
   });
 }
