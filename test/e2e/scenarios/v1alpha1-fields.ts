@@ -3,20 +3,13 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
-import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
+import { waitFor } from '../../harness/cluster.ts';
+import { applyMiniCluster, conditionOf, readStatus, waitForCondition } from '../../harness/operator.ts';
 import { FLUX_IMAGE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
 
 export function v1alpha1FieldScenarios(): void {
-  it('container secrets: the job Flux runs sees a variable whose value is a key of a Secret the user made', async (t) => {
+  it('container secrets: a missing Secret is named in Ready; once made, the job Flux runs sees its key as a variable', async (t) => {
     const { namespace, clients } = await scenario(t, 'secrets');
-    // Made before the MiniCluster, as a user would; the value never appears in the MiniCluster.
-    await clients.core.createNamespacedSecret({
-      namespace,
-      body: {
-        metadata: { name: 'api-credentials', namespace },
-        stringData: { token: 's3cr3t-from-a-secret' },
-      },
-    });
     await applyMiniCluster(
       clients,
       realMiniCluster(
@@ -29,6 +22,22 @@ export function v1alpha1FieldScenarios(): void {
         },
       ),
     );
+    // The pods cannot start without it, and the condition says why.
+    await waitFor(
+      async () =>
+        /CreateContainerConfigError: secret "api-credentials" not found/.test(
+          conditionOf(await readStatus(clients, namespace, 'secrets'), 'Ready')?.message ?? '',
+        ),
+      { what: 'Ready to name the missing Secret', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    // Made as a user would; the value never appears in the MiniCluster.
+    await clients.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'api-credentials', namespace },
+        stringData: { token: 's3cr3t-from-a-secret' },
+      },
+    });
     const status = await waitForCondition(clients, namespace, 'secrets', 'Succeeded', 'True', 180_000);
     assert.equal(status.summary, 'Succeeded');
     assert.equal(await leadLog(clients, namespace, 'secrets'), 's3cr3t-from-a-secret\n');
