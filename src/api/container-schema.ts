@@ -3,14 +3,17 @@
  */
 import { Type } from '@sinclair/typebox';
 import {
+  DNS_SUBDOMAIN_MAX_LENGTH,
   MAX_CAPABILITIES,
+  MAX_MAP_ENTRIES,
   MAX_PORTS_PER_CONTAINER,
   MAX_VOLUMES_PER_CONTAINER,
   SCRIPT_MAX_LENGTH,
   SHORT_STRING_MAX_LENGTH,
   VOLUME_PATH_MAX_LENGTH,
 } from './limits.ts';
-import { ENVIRONMENT_RULES } from './pod-rules.ts';
+import { CONTAINER_LEFT_OUT_RULES, LEFT_OUT_CONTAINER_PROPERTIES } from './left-out-fields.ts';
+import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
 import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resource-rules.ts';
 import {
   ABSOLUTE_PATH_PATTERN,
@@ -18,6 +21,7 @@ import {
   IMAGE_PATTERN,
   ITEM_PATH_PATTERN,
   NO_NUL_PATTERN,
+  SECRET_KEY_PATTERN,
   absolutePath,
   boundedString,
   celRules,
@@ -100,6 +104,22 @@ export const VolumeSchema = Type.Object(
         reason: 'FieldValueForbidden',
       },
     ),
+  },
+);
+
+export const SecretKeyRefSchema = Type.Object(
+  {
+    name: objectName('Name of an existing Secret (same namespace).'),
+    key: Type.String({
+      description: 'Key of that Secret whose value the variable takes.',
+      minLength: 1,
+      maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
+      pattern: SECRET_KEY_PATTERN,
+    }),
+  },
+  {
+    description: 'A key of an existing Secret; the pod does not start until the Secret and the key exist.',
+    additionalProperties: false,
   },
 );
 
@@ -242,6 +262,14 @@ export const ContainerSchema = Type.Object(
         ...ENVIRONMENT_RULES,
       ),
     ),
+    secrets: Type.Optional(
+      Type.Record(Type.String(), SecretKeyRefSchema, {
+        description:
+          'Environment variables from Secret keys: variable name to the Secret and key holding its value (`valueFrom.secretKeyRef`), so credentials stay out of the MiniCluster.',
+        maxProperties: MAX_MAP_ENTRIES,
+        ...celRules(...ENVIRONMENT_RULES),
+      }),
+    ),
     ports: Type.Optional(
       Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
         description: 'Container ports to expose.',
@@ -294,6 +322,7 @@ export const ContainerSchema = Type.Object(
     commands: withDefault(CommandsSchema, {}),
     lifeCycle: Type.Optional(LifeCycleSchema),
     securityContext: Type.Optional(SecurityContextSchema),
+    ...LEFT_OUT_CONTAINER_PROPERTIES,
   },
   {
     description: 'A container of every MiniCluster pod.',
@@ -317,8 +346,10 @@ export const ContainerSchema = Type.Object(
         fieldPath: '.existingVolumes',
         reason: 'FieldValueDuplicate',
       },
+      ...SECRET_ENVIRONMENT_RULES,
       ...CONTAINER_VOLUME_RULES,
       ...CONTAINER_SCRIPT_RULES,
+      ...CONTAINER_LEFT_OUT_RULES,
     ),
   },
 );

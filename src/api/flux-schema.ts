@@ -51,6 +51,9 @@ export const HOSTLIST_PATTERN = `^${HOST_TERM}(,${HOST_TERM})*$`;
 export const CURVE_CERT_PATTERN =
   'public-key[\\t\\n\\v\\f\\r ]*=[\\t\\n\\v\\f\\r ]*"[!#-~]{40}"[\\s\\S]*secret-key[\\t\\n\\v\\f\\r ]*=[\\t\\n\\v\\f\\r ]*"[!#-~]{40}"';
 
+/** A flat broker tree: every broker's parent is rank 0 (Flux's `kary:0`). */
+export const FLAT_TOPOLOGY = 'kary:0';
+
 /** Queue policies of Fluxion's qmanager (`[sched-fluxion-qmanager] queue-policy`). */
 export const QUEUE_POLICIES = ['fcfs', 'easy', 'hybrid', 'conservative'] as const;
 
@@ -321,6 +324,12 @@ export const FluxSchema = Type.Object(
     brokerConfig: Type.Optional(
       boundedString('A complete broker.toml used instead of the generated one.', BROKER_CONFIG_MAX_LENGTH),
     ),
+    minimalService: Type.Optional(
+      Type.Boolean({
+        description:
+          'Only the lead broker (pod index 0) gets a DNS name: the headless Service selects it alone, and every other broker connects to it directly (a flat tree), so no broker needs another name. Fewer DNS records at scale; the workers cannot be reached by host name. Unset: false.',
+      }),
+    ),
     bursting: Type.Optional(BurstingSchema),
     scheduler: Type.Optional(SchedulerSchema),
     bootServer: Type.Optional(
@@ -375,6 +384,12 @@ export const FluxSchema = Type.Object(
         message:
           'bootServer (connect in-cluster) and bursting.leadBroker (join from outside) exclude each other; set one',
         fieldPath: '.bootServer',
+        reason: 'FieldValueForbidden',
+      },
+      {
+        rule: `!has(self.minimalService) || !self.minimalService || !has(self.topology) || self.topology == '${FLAT_TOPOLOGY}'`,
+        message: `topology must be ${FLAT_TOPOLOGY} (or unset) with minimalService: only the lead broker has a DNS name, so every broker connects to it; remove topology or minimalService`,
+        fieldPath: '.topology',
         reason: 'FieldValueForbidden',
       },
       ...FLUX_HOST_NAME_RULES,

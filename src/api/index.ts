@@ -12,6 +12,7 @@ export {
   LeadBrokerExposureSchema,
   BurstClusterSchema,
   QUEUE_POLICIES,
+  FLAT_TOPOLOGY,
 } from './flux-schema.ts';
 export type { CelRule, Defaulted } from './schema-helpers.ts';
 export { applyDefaults, applySchemaDefaults, defaultMiniCluster } from './defaults.ts';

@@ -1,7 +1,7 @@
 /**
  * Fields passed through to the pod, checked as Kubernetes checks them so that a MiniCluster the API
  * server stores renders a Job it accepts: tolerations, the size of the pod annotations, environment
- * variable names. (Label keys, resources and volumes have rules of their own.) The validator's rules
+ * variable names (values and Secret keys). (Label keys, resources and volumes have rules of their own.) The validator's rules
  * and the CRD's CEL rules for the same checks sit side by side.
  */
 import { ANNOTATIONS_MAX_BYTES } from './limits.ts';
@@ -103,25 +103,45 @@ export const ANNOTATION_RULES: CelRule[] = [
   },
 ];
 
+const ENVIRONMENT_NAME_MESSAGE =
+  'must be an environment variable name: letters, digits, "_", "-" and ".", not starting with a digit';
+
 export const environmentNames: SemanticRule = {
-  name: 'environment variable names are what every Kubernetes takes',
+  name: 'environment variable names (values and Secret keys) are what every Kubernetes takes, each set once',
   check: ({ spec }) =>
-    spec.containers.flatMap((container, index) =>
-      Object.keys(container.environment ?? {})
-        .filter((name) => !environmentName.test(name))
+    spec.containers.flatMap((container, index) => {
+      const path = `spec.containers[${index}]`;
+      const badNames = (field: 'environment' | 'secrets') =>
+        Object.keys(container[field] ?? {})
+          .filter((name) => !environmentName.test(name))
+          .map((name) => ({ path: indexPath(`${path}.${field}`, name), message: ENVIRONMENT_NAME_MESSAGE }));
+      // Kubernetes keeps the last of two same-named variables: one of them would be dropped unseen.
+      const twice = Object.keys(container.secrets ?? {})
+        .filter((name) => container.environment?.[name] !== undefined)
         .map((name) => ({
-          path: indexPath(`spec.containers[${index}].environment`, name),
-          message:
-            'must be an environment variable name: letters, digits, "_", "-" and ".", not starting with a digit',
-        })),
-    ),
+          path: indexPath(`${path}.secrets`, name),
+          message: 'is also set in environment; keep the variable in one of environment and secrets',
+        }));
+      return [...badNames('environment'), ...badNames('secrets'), ...twice];
+    }),
 };
 
-/** Rules on a container's environment. */
+/** Rules on a container's environment (and on its Secret-backed variables). */
 export const ENVIRONMENT_RULES: CelRule[] = [
   {
     rule: `self.all(name, name.matches(${celRegex(ENVIRONMENT_NAME_PATTERN)}))`,
     message: 'environment variable names are letters, digits, "_", "-" and ".", not starting with a digit',
     reason: 'FieldValueInvalid',
+  },
+];
+
+/** Rules on a container: a variable comes from a value or from a Secret, not both. */
+export const SECRET_ENVIRONMENT_RULES: CelRule[] = [
+  {
+    rule: '!has(self.secrets) || !has(self.environment) || self.secrets.all(name, !(name in self.environment))',
+    message:
+      'a variable is set in both environment and secrets; keep the variable in one of environment and secrets',
+    fieldPath: '.secrets',
+    reason: 'FieldValueDuplicate',
   },
 ];

@@ -8,6 +8,7 @@ import { ValueErrorType } from '@sinclair/typebox/errors';
 import type { ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { HOSTLIST_PATTERN, TOPOLOGY_PATTERN } from './flux-schema.ts';
+import { renamedFieldMessage } from './left-out-fields.ts';
 import { fieldPath, indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import {
@@ -23,6 +24,7 @@ import {
   LABEL_VALUE_PATTERN,
   NO_NUL_PATTERN,
   QUANTITY_PATTERN,
+  SECRET_KEY_PATTERN,
   RESOURCE_QUANTITY_PATTERN,
 } from './schema-helpers.ts';
 
@@ -50,6 +52,7 @@ const PATTERN_MEANINGS: Record<string, string> = {
   [DURATION_PATTERN]: 'must be a duration such as 5s, 1m30s or 500ms',
   [TOPOLOGY_PATTERN]: 'must be kary:K, binomial, mincrit or mincrit:K',
   [NO_NUL_PATTERN]: 'must not contain a NUL character',
+  [SECRET_KEY_PATTERN]: 'must be a Secret key: letters, digits, "-", "_" and "."',
   [ABSOLUTE_PATH_PATTERN]: 'must be an absolute path (starting with /, no NUL character)',
   [HOST_PATH_PATTERN]: 'must be an absolute path without a .. element (and no NUL character)',
   [ITEM_PATH_PATTERN]:
@@ -218,7 +221,9 @@ export function schemaProblems(schema: TSchema, value: unknown): Problem[] {
     const path = pointerToFieldPath(schema, error.path);
     if (seenPaths.has(path)) continue;
     seenPaths.add(path);
-    problems.push({ path, message: messageFor(error) });
+    const renamed =
+      error.type === ValueErrorType.ObjectAdditionalProperties ? renamedFieldMessage(path) : undefined;
+    problems.push({ path, message: renamed ?? messageFor(error) });
   }
   return problems;
 }

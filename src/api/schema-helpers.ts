@@ -77,6 +77,8 @@ export const ITEM_PATH_PATTERN = `^([^/.\\x00][^/\\x00]*|\\.([^/.\\x00][^/\\x00]
  * printable ASCII but `=`; older servers refuse more).
  */
 export const ENVIRONMENT_NAME_PATTERN = '^[-._a-zA-Z][-._a-zA-Z0-9]*$';
+/** A Secret (or ConfigMap) data key, as Kubernetes takes it. */
+export const SECRET_KEY_PATTERN = '^[-._a-zA-Z0-9]+$';
 /** An image reference: printable ASCII without spaces (Kubernetes refuses surrounding whitespace). */
 export const IMAGE_PATTERN = '^[!-~]+$';
 /** A host name or an IP address (v4 or v6) a ZeroMQ endpoint can name. */

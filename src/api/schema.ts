@@ -13,6 +13,7 @@ import { API_VERSION, KIND } from './group.ts';
 import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts';
+import { LEFT_OUT_SPEC_PROPERTIES, SPEC_LEFT_OUT_RULES } from './left-out-fields.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
@@ -236,6 +237,12 @@ export const MiniClusterSpecSchema = Type.Object(
     logging: withDefault(LoggingSchema, {}),
     network: withDefault(NetworkSchema, {}),
     pod: Type.Optional(PodSchema),
+    shareProcessNamespace: Type.Optional(
+      Type.Boolean({
+        description:
+          "The containers of a pod see each other's processes (the pod's shareProcessNamespace): a sidecar's program can be reached through /proc. The entrypoint is then not PID 1. Unset: false.",
+      }),
+    ),
     flux: withDefault(FluxSchema, {}),
     archive: Type.Optional(ArchiveSchema),
     cleanup: withDefault(
@@ -244,6 +251,7 @@ export const MiniClusterSpecSchema = Type.Object(
       }),
       false,
     ),
+    ...LEFT_OUT_SPEC_PROPERTIES,
   },
   {
     description: 'Desired state of the MiniCluster.',
@@ -291,6 +299,7 @@ export const MiniClusterSpecSchema = Type.Object(
       ...SPEC_VOLUME_RULES,
       ...SPEC_RESOURCE_RULES,
       ...SPEC_SCRIPT_RULES,
+      ...SPEC_LEFT_OUT_RULES,
     ),
   },
 );

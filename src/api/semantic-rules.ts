@@ -5,9 +5,10 @@
  * own module next to their CEL twins (host names, volumes, resources, pod fields, scripts); the
  * rest are here. The only rule without a CEL twin expands a burst hostlist, which CEL cannot.
  */
-import { CURVE_CERT_PATTERN } from './flux-schema.ts';
+import { CURVE_CERT_PATTERN, FLAT_TOPOLOGY } from './flux-schema.ts';
 import { bootServerHosts, burstClusters, leadBrokerHosts, metadataName, ownSlot } from './host-name-rules.ts';
 import { RESERVED_LABEL_KEYS } from './labels.ts';
+import { leftOutFields } from './left-out-fields.ts';
 import { MAX_BROKERS } from './limits.ts';
 import { annotationSize, environmentNames, tolerations } from './pod-rules.ts';
 import { indexPath } from './problems.ts';
@@ -187,6 +188,21 @@ const sharedSelector: SemanticRule = {
       : [],
 };
 
+const minimalService: SemanticRule = {
+  name: 'a minimal Service keeps the broker tree flat',
+  check: ({ spec }) =>
+    spec.flux.minimalService === true &&
+    spec.flux.topology !== undefined &&
+    spec.flux.topology !== FLAT_TOPOLOGY
+      ? [
+          {
+            path: 'spec.flux.topology',
+            message: `must be ${FLAT_TOPOLOGY} (or unset) with minimalService: only the lead broker has a DNS name, so every broker connects to it; remove topology or minimalService`,
+          },
+        ]
+      : [],
+};
+
 const CURVE_CERT_KEYS = new RegExp(CURVE_CERT_PATTERN);
 
 const curveCertificate: SemanticRule = {
@@ -283,6 +299,7 @@ const burstPolicy: SemanticRule = {
 
 /** Every semantic rule, in the order their problems are reported. */
 export const SEMANTIC_RULES: readonly SemanticRule[] = [
+  leftOutFields,
   metadataName,
   maxSizeAtLeastSize,
   sizeWithinRecordedMaximum,
@@ -294,6 +311,7 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   volumes,
   labelKeys,
   sharedSelector,
+  minimalService,
   burstClusters,
   ownSlot,
   burstHostlist,

@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
+import { yamlErrorMessage } from './yaml-problems.ts';
 
 /** One YAML document of a manifest file, with where it came from for error messages. */
 export interface ManifestDocument {
@@ -42,7 +43,7 @@ export function parseManifestText(
     if (document.errors.length > 0) {
       for (const error of document.errors) {
         const where = error.linePos ? `:${error.linePos[0].line}:${error.linePos[0].col}` : '';
-        problems.push(`${source}${where}: invalid YAML: ${error.message.split('\n')[0]}`);
+        problems.push(`${source}${where}: invalid YAML: ${yamlErrorMessage(text, error)}`);
       }
       return;
     }

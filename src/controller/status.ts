@@ -62,6 +62,21 @@ function podIndex(pod: V1Pod): number {
   return Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? Number.NaN);
 }
 
+/** Reasons a container waits that only say it is on its way; any other one is worth telling. */
+const ROUTINE_WAITING_REASONS = new Set(['ContainerCreating', 'PodInitializing']);
+
+/**
+ * Why a container of the pod cannot start, e.g. `CreateContainerConfigError: secret "creds" not
+ * found` when a Secret of `containers[].secrets` is missing: the pod stays Pending without it.
+ */
+function containerWaiting(pod: V1Pod): string | undefined {
+  const waiting = pod.status?.containerStatuses
+    ?.map((status) => status.state?.waiting)
+    .find((state) => state?.reason !== undefined && !ROUTINE_WAITING_REASONS.has(state.reason));
+  if (waiting?.reason === undefined) return undefined;
+  return waiting.message ? `${waiting.reason}: ${waiting.message}` : waiting.reason;
+}
+
 /** Why the pods that are not ready are waiting, briefly: `flux-sample-2 Pending (Unschedulable)`. */
 function waitingPods(pods: readonly V1Pod[], size: number): string {
   const waiting = pods
@@ -70,7 +85,9 @@ function waitingPods(pods: readonly V1Pod[], size: number): string {
     .slice(0, 5)
     .map((pod) => {
       const scheduled = pod.status?.conditions?.find((condition) => condition.type === 'PodScheduled');
-      const why = scheduled?.status === 'False' && scheduled.reason ? ` (${scheduled.reason})` : '';
+      const reason =
+        scheduled?.status === 'False' && scheduled.reason ? scheduled.reason : containerWaiting(pod);
+      const why = reason === undefined ? '' : ` (${reason})`;
       return `${pod.metadata?.name ?? '?'} ${pod.status?.phase ?? 'Pending'}${why}`;
     });
   return waiting.length > 0 ? `; waiting for ${waiting.join(', ')}` : '';

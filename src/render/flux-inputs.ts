@@ -3,6 +3,7 @@
  * decision about what the Flux instance looks like from the spec is made here.
  */
 import {
+  FLAT_TOPOLOGY,
   userBrokerConfigFacts,
   type DefaultedContainer,
   type DefaultedMiniCluster,
@@ -37,14 +38,8 @@ import {
 } from './paths.ts';
 import type { MiniClusterNames } from './names.ts';
 
-/** Flux's default tree (`kary:2`), unless the instance spans clusters. */
+/** Flux's default tree (`kary:2`), unless the instance spans clusters or has a minimal Service. */
 const DEFAULT_TOPOLOGY = 'kary:2';
-/**
- * A flat tree: every broker's parent is rank 0. Across clusters only rank 0 is reachable (through
- * its exposed Service), so a burst broker must never get a local worker, or another burst
- * broker, as its parent.
- */
-const FLAT_TOPOLOGY = 'kary:0';
 const WORKER_RETRY_DELAY_SECONDS = 5;
 /**
  * `-Slog-stderr-level` with `logging.quiet`: errors and worse only. The brokers' info lines are not
@@ -76,6 +71,15 @@ export function joinsAnotherInstance(miniCluster: DefaultedMiniCluster): boolean
 function spansClusters(miniCluster: DefaultedMiniCluster): boolean {
   const bursting = miniCluster.spec.flux.bursting;
   return joinsAnotherInstance(miniCluster) || (bursting?.clusters?.length ?? 0) > 0;
+}
+
+/**
+ * Only rank 0 can be reached by name: across clusters only the lead is exposed (so a burst broker
+ * must never get a local worker, or another burst broker, as its parent), and with a minimal Service
+ * only the lead has a DNS record. A flat tree makes rank 0 every broker's parent.
+ */
+function onlyLeadReachable(miniCluster: DefaultedMiniCluster): boolean {
+  return spansClusters(miniCluster) || miniCluster.spec.flux.minimalService === true;
 }
 
 /** The rank-ordered `[[bootstrap.hosts]]` entries, identical (but for rank 0's alias) on every side. */
@@ -201,7 +205,7 @@ export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniCl
   const container = fluxContainer(miniCluster);
   const hosts = brokerHostEntries(miniCluster);
   const listedSize = expandBrokerHosts(hosts).length;
-  const topology = spec.flux.topology ?? (spansClusters(miniCluster) ? FLAT_TOPOLOGY : DEFAULT_TOPOLOGY);
+  const topology = spec.flux.topology ?? (onlyLeadReachable(miniCluster) ? FLAT_TOPOLOGY : DEFAULT_TOPOLOGY);
   // optionFlags are job options (`-o mpi=...`): the broker refuses them, the submissions take them.
   const jobOptions = words(spec.flux.optionFlags);
   const extraOptions: string[] = [];

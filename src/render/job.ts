@@ -93,7 +93,13 @@ function renderContainer(container: DefaultedContainer, ownMounts: V1VolumeMount
   if (container.runFlux) rendered.command = ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`];
   else if (container.command !== undefined) rendered.command = ['/bin/sh', '-c', container.command];
   if (container.workingDir !== undefined) rendered.workingDir = container.workingDir;
-  const env = sortedEntries(container.environment).map(([name, value]) => ({ name, value }));
+  const env: NonNullable<V1Container['env']> = [
+    ...sortedEntries(container.environment).map(([name, value]) => ({ name, value })),
+    ...sortedEntries(container.secrets).map(([name, { name: secret, key }]) => ({
+      name,
+      valueFrom: { secretKeyRef: { name: secret, key } },
+    })),
+  ];
   if (env.length > 0) rendered.env = env;
   const ports = [
     ...(container.runFlux
@@ -158,6 +164,7 @@ function podSpec(
     containers,
     volumes,
   };
+  if (spec.shareProcessNamespace === true) pod.shareProcessNamespace = true;
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
   const podOptions = spec.pod;
   if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;

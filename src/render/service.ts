@@ -14,7 +14,8 @@ import type { MiniClusterNames } from './names.ts';
 
 /**
  * The headless Service that gives every pod the DNS name `<job>-<index>.<service>.<namespace>.svc`.
- * It selects this MiniCluster's pods only, unless `network.sharedSelector` connects MiniClusters.
+ * It selects this MiniCluster's pods only, unless `network.sharedSelector` connects MiniClusters;
+ * with `flux.minimalService`, the lead broker's pod only (the others connect to it alone).
  */
 export function renderService(
   miniCluster: DefaultedMiniCluster,
@@ -32,7 +33,10 @@ export function renderService(
     },
     spec: {
       clusterIP: 'None',
-      selector: shared && Object.keys(shared).length > 0 ? { ...shared } : selectorLabels(name),
+      selector: {
+        ...(shared && Object.keys(shared).length > 0 ? shared : selectorLabels(name)),
+        ...(miniCluster.spec.flux.minimalService === true ? { [LABEL_JOB_COMPLETION_INDEX]: '0' } : {}),
+      },
       // Brokers resolve each other while they start, before any readiness is known.
       publishNotReadyAddresses: true,
       ports: [

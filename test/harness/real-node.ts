@@ -68,8 +68,14 @@ export async function podAt(
   );
 }
 
-export async function podLog(clients: KubeClients, namespace: string, pod: string): Promise<string> {
-  return clients.core.readNamespacedPodLog({ name: pod, namespace });
+/** A pod's log; `container` names which one when the pod has several. */
+export async function podLog(
+  clients: KubeClients,
+  namespace: string,
+  pod: string,
+  container?: string,
+): Promise<string> {
+  return clients.core.readNamespacedPodLog({ name: pod, namespace, ...(container ? { container } : {}) });
 }
 
 /** Runs a command in a pod as a user would (`kubectl exec`); resolves with its output, rejects on failure. */
@@ -185,11 +191,16 @@ export async function hostnamesFromJob(namespace: string, pod: string, nodes: nu
   return stdout.trim().split('\n').sort();
 }
 
-export async function leadLog(clients: KubeClients, namespace: string, name: string): Promise<string> {
+export async function leadLog(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  container?: string,
+): Promise<string> {
   const pods = await podsOf(clients, namespace, name);
   const lead = pods.find((pod) => pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0');
   assert.ok(lead?.metadata?.name, `the lead pod of ${name} exists`);
-  return podLog(clients, namespace, lead.metadata.name);
+  return podLog(clients, namespace, lead.metadata.name, container);
 }
 
 /**

@@ -103,6 +103,29 @@ describe('computeStatus', () => {
     assert.equal(status.summary, 'Starting');
   });
 
+  it("says why a container cannot start (a missing Secret of containers[].secrets), not that it's being created", () => {
+    const waitingFor = (reason: string, message?: string) =>
+      pod(1, 'Pending', {
+        containerStatuses: [
+          {
+            name: 'flux-sample',
+            image: 'flux',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: { waiting: { reason, ...(message ? { message } : {}) } },
+          },
+        ],
+      });
+    const missing = waitingFor('CreateContainerConfigError', 'secret "api-credentials" not found');
+    const creating = { ...waitingFor('ContainerCreating'), metadata: { ...pod(2, 'Pending').metadata } };
+    const status = computeStatus(observe({ pods: [pod(0, 'Running'), missing, creating] }));
+    assert.equal(
+      condition(status, 'Ready')?.message,
+      '1/3 brokers running; waiting for flux-sample-1-abcde Pending (CreateContainerConfigError: secret "api-credentials" not found), flux-sample-2-abcde Pending',
+    );
+  });
+
   it('reports Succeeded as soon as the success policy is met, with its time as the completion time', () => {
     const status = computeStatus(
       observe({

@@ -1,0 +1,149 @@
+/**
+ * Fields of the Go Flux Operator's v1alpha1 API that this operator does not implement. They are
+ * declared (loosely) in the schema only so that they are refused by name with what to use instead:
+ * left undeclared, the API server would prune them from a manifest sent without strict field
+ * validation, and the MiniCluster would run without the storage, services or users it asked for.
+ *
+ * Also the names older Go manifests used for fields that v1alpha1 renamed: those stay undeclared
+ * (the Go operator's last v1alpha1 refused them too), but the validator says what they became.
+ */
+import { Type } from '@sinclair/typebox';
+import { MAX_MAP_ENTRIES, PATH_MAX_LENGTH } from './limits.ts';
+import { fieldPath } from './problems.ts';
+import type { Problem } from './problems.ts';
+import type { SemanticRule } from './rule-helpers.ts';
+import { NO_NUL_PATTERN } from './schema-helpers.ts';
+import type { CelRule } from './schema-helpers.ts';
+
+interface LeftOutField {
+  /** What the field did in the Go operator's v1alpha1. */
+  readonly meaning: string;
+  /** What to write instead, here. */
+  readonly instead: string;
+}
+
+const INTERACTIVE_INSTEAD =
+  'there is no RESTful API server here: set `interactive: true` and submit jobs with `kubectl exec` into the lead broker pod (`runuser -u flux -- flux proxy local:///run/flux/local`)';
+
+/** Left-out fields of `spec`, by name. */
+export const LEFT_OUT_SPEC_FIELDS = {
+  volumes: {
+    meaning: 'named volumes the Go operator turned into a PersistentVolume and claim of a storage class',
+    instead:
+      'give each container volume its own source instead: `containers[].volumes.<name>` with `claimName` (an existing PersistentVolumeClaim, e.g. one you create for that storage class or CSI driver), `hostPath` or `emptyDir: true`',
+  },
+  services: {
+    meaning: "service containers in a pod of their own on the MiniCluster's network",
+    instead:
+      "run the service as a Deployment with a Service of its own in the same namespace and reach it by that Service's name, or as a sidecar: another entry of `containers`, reachable on localhost",
+  },
+  users: {
+    meaning: 'users of the Flux RESTful API server',
+    instead: INTERACTIVE_INSTEAD,
+  },
+  fluxRestful: {
+    meaning: 'the Flux RESTful API server run in the lead broker pod',
+    instead: INTERACTIVE_INSTEAD,
+  },
+} as const satisfies Record<string, LeftOutField>;
+
+/** Left-out fields of `spec.containers[]`, by name. */
+export const LEFT_OUT_CONTAINER_FIELDS = {
+  logs: {
+    meaning: 'a directory the Go operator wrote the Flux logs to',
+    instead:
+      'the brokers log to the pod log (`kubectl logs`); to keep a copy, redirect the output in the command to a file on a mounted volume',
+  },
+  diagnostics: {
+    meaning: 'run Flux diagnostics instead of the command',
+    instead:
+      'make the diagnostics the command (e.g. `command: flux overlay status`), or run them with `kubectl exec` in an interactive MiniCluster',
+  },
+} as const satisfies Record<string, LeftOutField>;
+
+/** Fields of older Go operator manifests, unknown to its last v1alpha1, and what they became. */
+const RENAMED_CONTAINER_FIELDS: Record<string, string> = {
+  preCommand: 'commands.pre',
+  fluxOptionFlags: 'spec.flux.optionFlags',
+};
+
+function leftOutMessage(field: LeftOutField): string {
+  return `is a field of the Go Flux Operator's v1alpha1 API (${field.meaning}) that this operator does not support (yet); ${field.instead}`;
+}
+
+/** The schema's description of a left-out field: accepted in shape only, to be refused below. */
+function described(field: LeftOutField): { description: string } {
+  return {
+    description: `Not supported (a v1alpha1 field of the Go Flux Operator: ${field.meaning}); refused.`,
+  };
+}
+
+/** Any object, as the v1alpha1 field held one; its content is never read. */
+function anyObject(options: { description?: string } = {}) {
+  return Type.Object({}, { ...options, 'x-kubernetes-preserve-unknown-fields': true });
+}
+
+/** The left-out fields of `spec`, as schema properties. */
+export const LEFT_OUT_SPEC_PROPERTIES = {
+  volumes: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.volumes))),
+  services: Type.Optional(
+    Type.Array(anyObject(), { ...described(LEFT_OUT_SPEC_FIELDS.services), maxItems: MAX_MAP_ENTRIES }),
+  ),
+  users: Type.Optional(
+    Type.Array(anyObject(), { ...described(LEFT_OUT_SPEC_FIELDS.users), maxItems: MAX_MAP_ENTRIES }),
+  ),
+  fluxRestful: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.fluxRestful))),
+};
+
+/** The left-out fields of a container, as schema properties. */
+export const LEFT_OUT_CONTAINER_PROPERTIES = {
+  logs: Type.Optional(
+    Type.String({
+      ...described(LEFT_OUT_CONTAINER_FIELDS.logs),
+      maxLength: PATH_MAX_LENGTH,
+      pattern: NO_NUL_PATTERN,
+    }),
+  ),
+  diagnostics: Type.Optional(Type.Boolean(described(LEFT_OUT_CONTAINER_FIELDS.diagnostics))),
+};
+
+function celRefusals(fields: Record<string, LeftOutField>, where: string): CelRule[] {
+  return Object.entries(fields).map(([name, field]) => ({
+    rule: `!has(self.${name})`,
+    message: `${where}${name} ${leftOutMessage(field)}`,
+    fieldPath: `.${name}`,
+    reason: 'FieldValueForbidden',
+  }));
+}
+
+/** CEL twins of `leftOutFields`, on the spec and on a container. */
+export const SPEC_LEFT_OUT_RULES: CelRule[] = celRefusals(LEFT_OUT_SPEC_FIELDS, 'spec.');
+export const CONTAINER_LEFT_OUT_RULES: CelRule[] = celRefusals(LEFT_OUT_CONTAINER_FIELDS, '');
+
+function refusals(path: string, given: object, fields: Record<string, LeftOutField>): Problem[] {
+  return Object.entries(fields)
+    .filter(([name]) => name in given)
+    .map(([name, field]) => ({ path: fieldPath(path, name), message: leftOutMessage(field) }));
+}
+
+export const leftOutFields: SemanticRule = {
+  name: 'v1alpha1 fields this operator does not support are refused by name, never dropped',
+  check: ({ given }) => [
+    ...refusals('spec', given, LEFT_OUT_SPEC_FIELDS),
+    ...given.containers.flatMap((container, index) =>
+      refusals(`spec.containers[${index}]`, container, LEFT_OUT_CONTAINER_FIELDS),
+    ),
+  ],
+};
+
+/**
+ * The message for an unknown field at `path` (`spec.containers[0].preCommand`) when older Go
+ * operator manifests used that name; undefined for any other unknown field.
+ */
+export function renamedFieldMessage(path: string): string | undefined {
+  const match = /^spec\.containers\[\d+\]\.([A-Za-z]+)$/.exec(path);
+  const renamed = match?.[1] === undefined ? undefined : RENAMED_CONTAINER_FIELDS[match[1]];
+  return renamed === undefined
+    ? undefined
+    : `is not a field: older Go Flux Operator manifests used this name, its v1alpha1 API (and this operator) call it \`${renamed}\`; rename it`;
+}

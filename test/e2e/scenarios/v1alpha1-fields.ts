@@ -1,0 +1,99 @@
+// Fields of the Go operator's v1alpha1 API that this operator keeps, seen working on the real node:
+// what a Flux job sees of them.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
+import { waitFor } from '../../harness/cluster.ts';
+import { applyMiniCluster, conditionOf, readStatus, waitForCondition } from '../../harness/operator.ts';
+import { FLUX_IMAGE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
+
+export function v1alpha1FieldScenarios(): void {
+  it('container secrets: a missing Secret is named in Ready; once made, the job Flux runs sees its key as a variable', async (t) => {
+    const { namespace, clients } = await scenario(t, 'secrets');
+    await applyMiniCluster(
+      clients,
+      realMiniCluster(
+        namespace,
+        'secrets',
+        { size: 2, logging: { quiet: true } },
+        {
+          command: 'printenv API_TOKEN',
+          container: { secrets: { API_TOKEN: { name: 'api-credentials', key: 'token' } } },
+        },
+      ),
+    );
+    // The pods cannot start without it, and the condition says why.
+    await waitFor(
+      async () =>
+        /CreateContainerConfigError: secret "api-credentials" not found/.test(
+          conditionOf(await readStatus(clients, namespace, 'secrets'), 'Ready')?.message ?? '',
+        ),
+      { what: 'Ready to name the missing Secret', timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    // Made as a user would; the value never appears in the MiniCluster.
+    await clients.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'api-credentials', namespace },
+        stringData: { token: 's3cr3t-from-a-secret' },
+      },
+    });
+    const status = await waitForCondition(clients, namespace, 'secrets', 'Succeeded', 'True', 180_000);
+    assert.equal(status.summary, 'Succeeded');
+    assert.equal(await leadLog(clients, namespace, 'secrets'), 's3cr3t-from-a-secret\n');
+  });
+
+  it("shareProcessNamespace: the job Flux runs sees the sidecar container's process", async (t) => {
+    const { namespace, clients } = await scenario(t, 'sharepid');
+    // Every command line the job can see, one a line; the sidecar's is among them only when shared
+    // (the bracket keeps this shell's own command line from matching).
+    const command = `sh -c 'for f in /proc/[0-9]*/cmdline; do tr "\\0" " " <"$f"; echo; done 2>/dev/null | grep -x "sleep 6[1] "'`;
+    const miniCluster = realMiniCluster(
+      namespace,
+      'sharepid',
+      { size: 1, logging: { quiet: true }, shareProcessNamespace: true },
+      { command, container: { runFlux: true } },
+    );
+    const spec = miniCluster.spec as { containers: Record<string, unknown>[] };
+    // The sidecar ends on its own: the pod, and so the Job, succeeds only once all its containers have.
+    spec.containers.push({ name: 'sidecar', image: FLUX_IMAGE, command: 'exec sleep 61' });
+    await applyMiniCluster(clients, miniCluster);
+    const status = await waitForCondition(clients, namespace, 'sharepid', 'Succeeded', 'True', 240_000);
+    assert.equal(status.summary, 'Succeeded');
+    assert.equal(await leadLog(clients, namespace, 'sharepid', 'sharepid'), 'sleep 61 \n');
+  });
+
+  it('v1alpha1 fields left out: the API server refuses each by name, even from a client that asks it to ignore unknown fields', async (t) => {
+    const { namespace, clients } = await scenario(t, 'leftout');
+    const cases: [Record<string, unknown>, string][] = [
+      [{ volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } } }, 'spec.volumes'],
+      [{ services: [{ image: 'nginx', name: 'nginx' }] }, 'spec.services'],
+      [{ users: [{ name: 'flux-user' }] }, 'spec.users'],
+      [{ fluxRestful: { port: 5000 } }, 'spec.fluxRestful'],
+    ];
+    for (const [fields, field] of cases) {
+      const body = realMiniCluster(namespace, 'leftout', { size: 1, ...fields }, { command: 'true' });
+      await assert.rejects(
+        // `Ignore` would have the API server prune an undeclared field and store the rest.
+        () =>
+          clients.custom.createNamespacedCustomObject({
+            group: GROUP,
+            version: VERSION,
+            namespace,
+            plural: PLURAL,
+            body,
+            fieldValidation: 'Ignore',
+          }),
+        (error: unknown) => {
+          const text = String((error as { body?: unknown }).body);
+          assert.match(
+            text,
+            new RegExp(`${field.replace('.', '\\.')} is a field of the Go Flux Operator's v1alpha1 API`),
+            text,
+          );
+          return true;
+        },
+      );
+    }
+  });
+}
