@@ -7,6 +7,7 @@ import {
   KubeConfig,
   KubernetesObjectApi,
 } from '@kubernetes/client-node';
+import { poolConnections } from '../kube/connection-pool.ts';
 
 /** The API clients the operator uses, all from one kubeconfig. */
 export interface KubeClients {
@@ -37,7 +38,9 @@ export function loadKubeConfig(file?: string): KubeConfig {
   return config;
 }
 
+/** The clients over `config`, which from here on shares one connection pool (watches too). */
 export function kubeClients(config: KubeConfig): KubeClients {
+  poolConnections(config);
   return {
     config,
     objects: KubernetesObjectApi.makeApiClient(config),

@@ -6,6 +6,9 @@
  *   ratio: operator / direct (1.0 means the operator adds nothing);
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
  *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
+ *   operator_cpu_seconds / api_requests: the operator's CPU time (user + system) and its API requests
+ *   (rest_client_requests_total, watches included) from its start until every MiniCluster was Ready;
+ *   steady_state_requests_30s: requests in the 30 s after that (should be 0);
  *   operator_rss_mib / operator_peak_rss_mib / operator_heap_used_mib: memory of the operator process.
  * `--burst` measures bursting instead (see burst.ts).
  */
@@ -175,6 +178,13 @@ async function settledTotal(
   return { total, afterMs: changedAt - started };
 }
 
+/** CPU seconds (user + system) a process has used, from /proc (clock ticks of 1/100 s on Linux). */
+function cpuSeconds(pid: number): number {
+  // The fields after the command name, which is in parentheses and may itself hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function rssMiB(pid: number): { rss: number; peak: number } {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
@@ -252,8 +262,11 @@ async function main(): Promise<void> {
     // The last status writes (Ready) trail the pods: count once no write came for 3 s.
     const settled = await settledTotal(metricsPort, 'flux_operator_api_writes_total', 3000);
     const writes = settled.total;
+    const cpu = cpuSeconds(child.pid ?? 0);
+    const requests = await metricsTotal(metricsPort, 'rest_client_requests_total');
     await sleep(options.steadySeconds * 1000);
     const steadyWrites = (await metricsTotal(metricsPort, 'flux_operator_api_writes_total')) - writes;
+    const steadyRequests = (await metricsTotal(metricsPort, 'rest_client_requests_total')) - requests;
     const memory = rssMiB(child.pid ?? 0);
     // V8's live heap as the operator's default metrics report it (RSS also holds freed pages).
     const heapUsed = await metricsTotal(metricsPort, 'nodejs_heap_size_used_bytes');
@@ -271,6 +284,10 @@ async function main(): Promise<void> {
         ratio: round(operatorSeconds / directSeconds),
         writes_per_minicluster: round(writes / options.count),
         steady_state_writes_30s: steadyWrites,
+        operator_cpu_seconds: round(cpu),
+        operator_cpu_ms_per_minicluster: round((cpu * 1000) / options.count),
+        api_requests: requests,
+        steady_state_requests_30s: steadyRequests,
         operator_rss_mib: round(memory.rss),
         operator_peak_rss_mib: round(memory.peak),
         operator_heap_used_mib: round(heapUsed / 2 ** 20),
