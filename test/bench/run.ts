@@ -19,8 +19,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { V1Node } from '@kubernetes/client-node';
 import { API_VERSION, KIND, validateMiniCluster } from '../../src/api/index.ts';
-import { serverSideApply } from '../../src/controller/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { serverSideApply } from '../../src/kube/apply.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
@@ -158,6 +158,18 @@ async function metricsTotal(port: number, metric: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 
+/** A metric's values by one label (summed over the others), e.g. writes by verb. */
+async function metricsByLabel(port: number, metric: string, label: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const totals: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue;
+    const key = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1] ?? '';
+    totals[key] = (totals[key] ?? 0) + Number(line.split(' ').pop());
+  }
+  return totals;
+}
+
 /** A metric's total once it has not changed for `quietMs`, and how long after the call that was. */
 async function settledTotal(
   port: number,
@@ -263,6 +275,7 @@ async function main(): Promise<void> {
     const settled = await settledTotal(metricsPort, 'flux_operator_api_writes_total', 3000);
     const writes = settled.total;
     const cpu = cpuSeconds(child.pid ?? 0);
+    const writesByVerb = await metricsByLabel(metricsPort, 'flux_operator_api_writes_total', 'verb');
     const requests = await metricsTotal(metricsPort, 'rest_client_requests_total');
     await sleep(options.steadySeconds * 1000);
     const steadyWrites = (await metricsTotal(metricsPort, 'flux_operator_api_writes_total')) - writes;
@@ -283,6 +296,7 @@ async function main(): Promise<void> {
         operator_settled_seconds: round(operatorSeconds + settled.afterMs / 1000),
         ratio: round(operatorSeconds / directSeconds),
         writes_per_minicluster: round(writes / options.count),
+        writes_by_verb: writesByVerb,
         steady_state_writes_30s: steadyWrites,
         operator_cpu_seconds: round(cpu),
         operator_cpu_ms_per_minicluster: round((cpu * 1000) / options.count),

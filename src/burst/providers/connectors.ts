@@ -16,7 +16,7 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../../api/index.ts';
-import { apiErrorCode, describeApiError } from '../../controller/api-errors.ts';
+import { apiErrorCode, describeApiError } from '../../kube/api-errors.ts';
 import { installOperatorObjects, type InstallOperator } from '../install-operator.ts';
 import type { ProviderConnector, ProviderKubeConfig, ReadSecret } from '../target-connection.ts';
 import { failure, type TargetFailure, type TargetFailureReason } from '../target-errors.ts';

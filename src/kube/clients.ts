@@ -5,14 +5,14 @@ import {
   CustomObjectsApi,
   EventsV1Api,
   KubeConfig,
-  KubernetesObjectApi,
 } from '@kubernetes/client-node';
-import { poolConnections } from '../kube/connection-pool.ts';
+import { poolConnections } from './connection-pool.ts';
+import { ObjectApi } from './object-api.ts';
 
 /** The API clients the operator uses, all from one kubeconfig. */
 export interface KubeClients {
   readonly config: KubeConfig;
-  readonly objects: KubernetesObjectApi;
+  readonly objects: ObjectApi;
   readonly core: CoreV1Api;
   readonly batch: BatchV1Api;
   readonly custom: CustomObjectsApi;
@@ -43,7 +43,7 @@ export function kubeClients(config: KubeConfig): KubeClients {
   poolConnections(config);
   return {
     config,
-    objects: KubernetesObjectApi.makeApiClient(config),
+    objects: ObjectApi.forConfig(config),
     core: config.makeApiClient(CoreV1Api),
     batch: config.makeApiClient(BatchV1Api),
     custom: config.makeApiClient(CustomObjectsApi),
