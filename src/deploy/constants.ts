@@ -53,7 +53,7 @@ export const OPERATOR_ARGS: readonly string[] = [RUN_SUBCOMMAND, LEADER_ELECT_FL
 export const OPERATOR_NODE_OPTIONS = '--max-old-space-size-percentage=50';
 
 /**
- * Requests fit the measured operator (docs/performance.md): ~155 MiB idle, ~280 MiB after 50
+ * Requests fit the measured operator (docs/performance.md): ~155 MiB idle, ~230 MiB after 50
  * MiniClusters x 8 pods. Only memory is limited (a CPU limit would throttle bursts); 512Mi leaves
  * V8 256 MiB of old space (OPERATOR_NODE_OPTIONS) against a live heap of ~100 MiB at 50 x 8.
  */
