@@ -2,9 +2,11 @@
  * Installing the operator on a burst target's cluster (GKE/EKS clusters the operator made, and
  * kubeconfig targets with `installOperator`): its full install applied with server-side apply.
  */
-import { KubernetesObjectApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../api/index.ts';
-import { serverSideApply } from '../controller/apply.ts';
+import { serverSideApply } from '../kube/apply.ts';
+import { poolConnections } from '../kube/connection-pool.ts';
+import { ObjectApi } from '../kube/object-api.ts';
 import {
   DEFAULT_OPERATOR_IMAGE,
   FIELD_MANAGER,
@@ -30,7 +32,7 @@ export async function installOperatorObjects(
   config: KubeConfig,
   options: InstallOperatorOptions = {},
 ): Promise<void> {
-  const api = KubernetesObjectApi.makeApiClient(config);
+  const api = ObjectApi.forConfig(poolConnections(config));
   const objects = installObjects({
     image: options.image ?? DEFAULT_OPERATOR_IMAGE,
     namespace: options.namespace ?? OPERATOR_NAMESPACE,

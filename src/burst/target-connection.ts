@@ -26,8 +26,8 @@ import {
   type BurstTarget,
   type DefaultedBurstTarget,
 } from '../api/index.ts';
-import { apiErrorCode, describeApiError } from '../controller/api-errors.ts';
-import { kubeClients, type KubeClients } from '../controller/kube-clients.ts';
+import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
+import { kubeClients, type KubeClients } from '../kube/clients.ts';
 import { installOperatorObjects, type InstallOperator } from './install-operator.ts';
 import { classifyProbeError, failure, type ProbeContext, type TargetFailure } from './target-errors.ts';
 import { checkKubeconfig } from './target-kubeconfig.ts';

@@ -4,7 +4,7 @@
  * Messages never include credential material: API errors contribute only their status message.
  */
 import { ApiException } from '@kubernetes/client-node';
-import { describeApiError } from '../controller/api-errors.ts';
+import { describeApiError } from '../kube/api-errors.ts';
 
 export const TARGET_FAILURE_REASONS = [
   'SecretMissing',

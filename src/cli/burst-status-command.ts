@@ -4,11 +4,11 @@
  * clusters (where, how big, for which jobs), and the burst targets with their Connected condition.
  */
 import { CONDITION_BURSTING, PLURAL, type MiniCluster, type MiniClusterStatus } from '../api/index.ts';
-import { isNotFound } from '../controller/api-errors.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../controller/kube-clients.ts';
+import { isNotFound } from '../kube/api-errors.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/clients.ts';
 import { InputError } from './input-error.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { listCustomObjects } from '../controller/custom-objects.ts';
+import { listCustomObjects } from '../kube/custom-objects.ts';
 
 export interface BurstStatusOptions {
   readonly kubeconfig?: string;

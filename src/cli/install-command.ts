@@ -16,7 +16,9 @@ import type {
 import { CRD_NAME } from '../api/index.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, crdAndRbacObjects, installObjects } from '../deploy/index.ts';
 import type { InstallObject } from '../deploy/index.ts';
-import { serverSideApply } from '../controller/apply.ts';
+import { serverSideApply } from '../kube/apply.ts';
+import { poolConnections } from '../kube/connection-pool.ts';
+import { ObjectApi } from '../kube/object-api.ts';
 import { InputError } from './input-error.ts';
 
 export interface InstallCommandOptions {
@@ -157,11 +159,7 @@ async function readIfExists(
   }
 }
 
-async function apply(
-  client: KubernetesObjectApi,
-  object: InstallObject,
-  where: string,
-): Promise<ApplyOutcome> {
+async function apply(client: ObjectApi, object: InstallObject, where: string): Promise<ApplyOutcome> {
   const ref = objectRef(object);
   try {
     const before = await readIfExists(client, object);
@@ -227,7 +225,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     ]);
   }
   const { kc, where } = loadKubeConfig(options.kubeconfig);
-  const client = KubernetesObjectApi.makeApiClient(kc);
+  const client = ObjectApi.forConfig(poolConnections(kc));
 
   const deploymentOnly = [
     options.replicas !== undefined && '--replicas',

@@ -20,9 +20,9 @@ import {
   type MiniClusterStatus,
   type Toleration,
 } from '../api/index.ts';
-import { isNotFound } from '../controller/api-errors.ts';
-import { serverSideApply } from '../controller/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../controller/kube-clients.ts';
+import { isNotFound } from '../kube/api-errors.ts';
+import { serverSideApply } from '../kube/apply.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/clients.ts';
 import { readMiniClusterStatus } from '../controller/minicluster-client.ts';
 import { Manager } from '../controller/manager.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';

@@ -6,8 +6,8 @@ import { CONTROLLER_NAME, Manager } from '../controller/manager.ts';
 import { installOperatorObjects, type InstallOperator } from '../burst/install-operator.ts';
 import { providerConnectors } from '../burst/providers/connectors.ts';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/index.ts';
-import { isNotFound } from '../controller/api-errors.ts';
-import { kubeClients, loadKubeConfig } from '../controller/kube-clients.ts';
+import { isNotFound } from '../kube/api-errors.ts';
+import { kubeClients, loadKubeConfig } from '../kube/clients.ts';
 import {
   createLogger,
   isLogLevel,

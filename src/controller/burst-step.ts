@@ -18,13 +18,13 @@ import { policyOfSpec } from '../burst/policy.ts';
 import type { FluxQueueReader } from '../burst/queue.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { miniClusterNames } from '../render/index.ts';
-import { describeApiError, isNotFound } from './api-errors.ts';
+import { describeApiError, isNotFound } from '../kube/api-errors.ts';
 import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
-import { serverSideApply } from './apply.ts';
-import type { KubeClients } from './kube-clients.ts';
+import { serverSideApply } from '../kube/apply.ts';
+import type { KubeClients } from '../kube/clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { leadBrokerAddress, type DesiredCondition, type TransitionEvent } from './status.ts';
-import { deleteCustomObject } from './custom-objects.ts';
+import { deleteCustomObject } from '../kube/custom-objects.ts';
 
 /** How often a bursting MiniCluster's queue is read when its policy does not say (pollSeconds). */
 export const BURST_POLL_MS = 10_000;

@@ -44,15 +44,15 @@ import {
 } from '../burst/target-status.ts';
 import type { InstallOperator } from '../burst/install-operator.ts';
 import { reconcileLogger } from '../observability/logger.ts';
-import { describeApiError, isNotFound } from './api-errors.ts';
+import { describeApiError, isNotFound } from '../kube/api-errors.ts';
 import type { ApiServerRecovery } from './api-server-recovery.ts';
 import { EventRecorder } from './events.ts';
 import { isTransient, watchFailureLogger } from './failure-log.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
-import type { KubeClients } from './kube-clients.ts';
+import type { KubeClients } from '../kube/clients.ts';
 import type { WriteCounter } from './reconciler.ts';
 import { WorkQueue } from './work-queue.ts';
-import { customObjectsPath, listCustomObjects, patchFinalizers } from './custom-objects.ts';
+import { customObjectsPath, listCustomObjects, patchFinalizers } from '../kube/custom-objects.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
 /** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */

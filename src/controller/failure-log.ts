@@ -4,7 +4,7 @@
  * hand; a refusal is.
  */
 import type { Logger } from 'pino';
-import { apiErrorCode, describeApiError } from './api-errors.ts';
+import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
 
 /** Unreachable (no HTTP status), throttled or failing on the server's side. */
 export function isTransient(error: unknown): boolean {

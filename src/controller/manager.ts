@@ -12,7 +12,7 @@ import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUST
 import type { KubeObject } from '../render/index.ts';
 import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
-import { describeApiError, isNotFound } from './api-errors.ts';
+import { describeApiError, isNotFound } from '../kube/api-errors.ts';
 import { isTransient, watchFailureLogger } from './failure-log.ts';
 import { ApiServerRecovery, readyzProbe } from './api-server-recovery.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
@@ -21,7 +21,7 @@ import { collectOrphans, type OrphanSweep } from './orphans.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
-import type { KubeClients } from './kube-clients.ts';
+import type { KubeClients } from '../kube/clients.ts';
 import { LeaderElector } from './leader-election.ts';
 import { reconcileLogger } from '../observability/logger.ts';
 import {

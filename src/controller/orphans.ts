@@ -5,9 +5,9 @@
  */
 import { PLURAL } from '../api/index.ts';
 import { LABEL_BURST_ORIGIN_CLUSTER, LABEL_BURST_ORIGIN_UID } from '../burst/external-minicluster.ts';
-import { isNotFound } from './api-errors.ts';
+import { isNotFound } from '../kube/api-errors.ts';
 import type { ConnectedTarget } from './burst-step.ts';
-import { deleteCustomObject, listCustomObjects } from './custom-objects.ts';
+import { deleteCustomObject, listCustomObjects } from '../kube/custom-objects.ts';
 
 interface Labelled {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };

@@ -31,12 +31,12 @@ import {
   type MiniClusterNames,
 } from '../render/index.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
-import { apiErrorCode, describeApiError, isNotFound } from './api-errors.ts';
-import { serverSideApply } from './apply.ts';
+import { apiErrorCode, describeApiError, isNotFound } from '../kube/api-errors.ts';
+import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired } from './desired-state.ts';
 import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
-import type { KubeClients } from './kube-clients.ts';
+import type { KubeClients } from '../kube/clients.ts';
 import { resolveKeys } from './keys.ts';
 import {
   computeStatus,
@@ -54,7 +54,7 @@ import {
   type BurstOutcome,
 } from './burst-step.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
-import { deleteCustomObject, patchFinalizers } from './custom-objects.ts';
+import { deleteCustomObject, patchFinalizers } from '../kube/custom-objects.ts';
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
 const WAITING_REQUEUE_MS = 10_000;

@@ -8,8 +8,8 @@ import type {
 } from '@kubernetes/client-node';
 import { PLURAL, type MiniCluster } from '../api/index.ts';
 import type { WatchedKind } from './informers.ts';
-import type { KubeClients } from './kube-clients.ts';
-import { customObjectsPath, listCustomObjects } from './custom-objects.ts';
+import type { KubeClients } from '../kube/clients.ts';
+import { customObjectsPath, listCustomObjects } from '../kube/custom-objects.ts';
 
 /** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
 export type LiveMiniCluster = MiniCluster &

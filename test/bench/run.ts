@@ -6,6 +6,11 @@
  *   ratio: operator / direct (1.0 means the operator adds nothing);
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
  *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
+ *   operator_cpu_seconds / api_requests: the operator's CPU time (user + system) and its API writes
+ *   (rest_client_requests_total: the operator counts writes there) from its start until every
+ *   MiniCluster was Ready; operator_start_cpu_seconds: the part spent starting (imports, first
+ *   lists), before any MiniCluster existed; operator_cpu_ms_per_minicluster: the rest per MiniCluster;
+ *   steady_state_requests_30s: requests in the 30 s after that (should be 0);
  *   operator_rss_mib / operator_peak_rss_mib / operator_heap_used_mib: memory of the operator process.
  * `--burst` measures bursting instead (see burst.ts).
  */
@@ -16,8 +21,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import type { V1Node } from '@kubernetes/client-node';
 import { API_VERSION, KIND, validateMiniCluster } from '../../src/api/index.ts';
-import { serverSideApply } from '../../src/controller/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { serverSideApply } from '../../src/kube/apply.ts';
+import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
@@ -155,6 +160,18 @@ async function metricsTotal(port: number, metric: string): Promise<number> {
     .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
 }
 
+/** A metric's values by one label (summed over the others), e.g. writes by verb. */
+async function metricsByLabel(port: number, metric: string, label: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+  const totals: Record<string, number> = {};
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(`${metric}{`)) continue;
+    const key = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1] ?? '';
+    totals[key] = (totals[key] ?? 0) + Number(line.split(' ').pop());
+  }
+  return totals;
+}
+
 /** A metric's total once it has not changed for `quietMs`, and how long after the call that was. */
 async function settledTotal(
   port: number,
@@ -173,6 +190,13 @@ async function settledTotal(
     }
   }
   return { total, afterMs: changedAt - started };
+}
+
+/** CPU seconds (user + system) a process has used, from /proc (clock ticks of 1/100 s on Linux). */
+function cpuSeconds(pid: number): number {
+  // The fields after the command name, which is in parentheses and may itself hold spaces.
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
+  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 function rssMiB(pid: number): { rss: number; peak: number } {
@@ -240,6 +264,7 @@ async function main(): Promise<void> {
     const metricsPort = await startedOn(() => output);
     await sleep(1000); // caches synced
 
+    const startCpu = cpuSeconds(child.pid ?? 0);
     process.stderr.write(`[bench] operator: ${options.count} MiniClusters x ${options.size}\n`);
     const started = performance.now();
     const miniClusters = Array.from({ length: options.count }, (_, index) =>
@@ -252,8 +277,12 @@ async function main(): Promise<void> {
     // The last status writes (Ready) trail the pods: count once no write came for 3 s.
     const settled = await settledTotal(metricsPort, 'flux_operator_api_writes_total', 3000);
     const writes = settled.total;
+    const cpu = cpuSeconds(child.pid ?? 0);
+    const writesByVerb = await metricsByLabel(metricsPort, 'flux_operator_api_writes_total', 'verb');
+    const requests = await metricsTotal(metricsPort, 'rest_client_requests_total');
     await sleep(options.steadySeconds * 1000);
     const steadyWrites = (await metricsTotal(metricsPort, 'flux_operator_api_writes_total')) - writes;
+    const steadyRequests = (await metricsTotal(metricsPort, 'rest_client_requests_total')) - requests;
     const memory = rssMiB(child.pid ?? 0);
     // V8's live heap as the operator's default metrics report it (RSS also holds freed pages).
     const heapUsed = await metricsTotal(metricsPort, 'nodejs_heap_size_used_bytes');
@@ -270,7 +299,13 @@ async function main(): Promise<void> {
         operator_settled_seconds: round(operatorSeconds + settled.afterMs / 1000),
         ratio: round(operatorSeconds / directSeconds),
         writes_per_minicluster: round(writes / options.count),
+        writes_by_verb: writesByVerb,
         steady_state_writes_30s: steadyWrites,
+        operator_cpu_seconds: round(cpu),
+        operator_start_cpu_seconds: round(startCpu),
+        operator_cpu_ms_per_minicluster: round(((cpu - startCpu) * 1000) / options.count),
+        api_requests: requests,
+        steady_state_requests_30s: steadyRequests,
         operator_rss_mib: round(memory.rss),
         operator_peak_rss_mib: round(memory.peak),
         operator_heap_used_mib: round(heapUsed / 2 ** 20),

@@ -14,8 +14,8 @@ import {
   miniClusterCrd,
   type BurstTargetStatus,
 } from '../../src/api/index.ts';
-import { serverSideApply } from '../../src/controller/apply.ts';
-import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import { serverSideApply } from '../../src/kube/apply.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
 import { waitFor } from './cluster.ts';
 
 const MANAGER = 'flux-operator-tests';

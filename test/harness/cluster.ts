@@ -7,11 +7,11 @@ import {
   CoreV1Api,
   DiscoveryV1Api,
   KubeConfig,
-  KubernetesObjectApi,
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
 import { EXIT_CODE_ANNOTATION, up } from '../../src/localcluster/index.ts';
+import { ObjectApi } from '../../src/kube/object-api.ts';
 
 export interface Clients {
   kubeconfig: string;
@@ -20,7 +20,7 @@ export interface Clients {
   batch: BatchV1Api;
   discovery: DiscoveryV1Api;
   coordination: CoordinationV1Api;
-  objects: KubernetesObjectApi;
+  objects: ObjectApi;
 }
 
 let connected: Promise<Clients> | undefined;
@@ -41,7 +41,7 @@ export function cluster(): Promise<Clients> {
       batch: kc.makeApiClient(BatchV1Api),
       discovery: kc.makeApiClient(DiscoveryV1Api),
       coordination: kc.makeApiClient(CoordinationV1Api),
-      objects: KubernetesObjectApi.makeApiClient(kc),
+      objects: ObjectApi.forConfig(kc),
     };
   })();
   return connected;

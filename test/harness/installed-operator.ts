@@ -5,7 +5,7 @@ import { request } from 'node:http';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
 import { waitFor } from './cluster.ts';
 
 const run = promisify(execFile);

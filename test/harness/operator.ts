@@ -12,8 +12,8 @@ import {
   miniClusterCrd,
   type MiniClusterStatus,
 } from '../../src/api/index.ts';
-import { serverSideApply } from '../../src/controller/apply.ts';
-import { kubeClients, type KubeClients } from '../../src/controller/kube-clients.ts';
+import { serverSideApply } from '../../src/kube/apply.ts';
+import { kubeClients, type KubeClients } from '../../src/kube/clients.ts';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { REAL_NODE_PLACEMENT } from '../../src/localcluster/real-node/config.ts';
-import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
 import { waitFor, withNamespace } from './cluster.ts';
 import {
   applyMiniCluster,

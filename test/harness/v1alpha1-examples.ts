@@ -9,7 +9,7 @@ import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import type { KubeClients } from '../../src/controller/kube-clients.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
 import { depsFile } from '../../src/localcluster/paths.ts';
 import { FLUX_IMAGE, ON_REAL_NODE } from './real-node.ts';
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResilientInformer } from '../../src/controller/informers.ts';
-import { kubeClients } from '../../src/controller/kube-clients.ts';
+import { kubeClients } from '../../src/kube/clients.ts';
 import { watchedKinds } from '../../src/controller/watched-kinds.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 

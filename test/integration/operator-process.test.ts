@@ -9,7 +9,7 @@ import {
   waitForCondition,
 } from '../harness/operator.ts';
 import { spawnOperator } from '../harness/operator-process.ts';
-import { kubeClients } from '../../src/controller/kube-clients.ts';
+import { kubeClients } from '../../src/kube/clients.ts';
 import { cluster } from '../harness/cluster.ts';
 
 async function clients() {

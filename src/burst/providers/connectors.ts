@@ -16,7 +16,7 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../../api/index.ts';
-import { apiErrorCode, describeApiError } from '../../controller/api-errors.ts';
+import { apiErrorCode, describeApiError } from '../../kube/api-errors.ts';
 import { installOperatorObjects, type InstallOperator } from '../install-operator.ts';
 import type { ProviderConnector, ProviderKubeConfig, ReadSecret } from '../target-connection.ts';
 import { failure, type TargetFailure, type TargetFailureReason } from '../target-errors.ts';
@@ -29,8 +29,10 @@ import {
   type ProviderKind,
   type ProvisionState,
 } from './cluster-provider.ts';
-import { EksProvider, type EksClusterSpec, type EksProviderOptions } from './eks-provider.ts';
-import { GkeProvider, type GkeClusterSpec, type GkeProviderOptions } from './gke-provider.ts';
+// The cloud SDKs load only when a target of theirs is connected: they are most of what the
+// operator would otherwise import at start (docs/performance.md), and most installs use neither.
+import type { EksClusterSpec, EksProviderOptions } from './eks-provider.ts';
+import type { GkeClusterSpec, GkeProvider, GkeProviderOptions } from './gke-provider.ts';
 
 /** Key of the service-account key JSON in a GKE `credentialsSecret`. */
 export const GKE_CREDENTIALS_KEY = 'credentials.json';
@@ -206,6 +208,7 @@ function bindGke(target: DefaultedBurstTarget, options: ProviderConnectorsOption
     }
     const secrets = serviceAccountJson === undefined ? [] : [serviceAccountJson];
     const where = `Secret ${target.metadata.namespace ?? 'default'}/${gke.credentialsSecret ?? ''} key ${GKE_CREDENTIALS_KEY}`;
+    const { GkeProvider } = await import('./gke-provider.ts');
     let provider: GkeProvider;
     try {
       provider = new GkeProvider({
@@ -266,6 +269,7 @@ function bindEks(target: DefaultedBurstTarget, options: ProviderConnectorsOption
     const secrets = credentials
       ? [credentials.secretAccessKey, credentials.accessKeyId, credentials.sessionToken ?? '']
       : [];
+    const { EksProvider } = await import('./eks-provider.ts');
     const provider = new EksProvider({
       ...options.providerOptions?.eks,
       ...(credentials ? { credentials } : {}),

@@ -15,7 +15,7 @@ import { it } from 'node:test';
 import { stringify } from 'yaml';
 import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
 import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../../../src/api/index.ts';
-import { kubeClients, type KubeClients } from '../../../src/controller/kube-clients.ts';
+import { kubeClients, type KubeClients } from '../../../src/kube/clients.ts';
 import {
   REAL_NODE_KEY,
   REAL_NODE_NAME,

@@ -24,7 +24,7 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
-import type { KubeClients } from '../../../src/controller/kube-clients.ts';
+import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, readStatus } from '../../harness/operator.ts';
 import { leadLog, scenario } from '../../harness/real-node.ts';

@@ -5,13 +5,14 @@ import {
   CustomObjectsApi,
   EventsV1Api,
   KubeConfig,
-  KubernetesObjectApi,
 } from '@kubernetes/client-node';
+import { poolConnections } from './connection-pool.ts';
+import { ObjectApi } from './object-api.ts';
 
 /** The API clients the operator uses, all from one kubeconfig. */
 export interface KubeClients {
   readonly config: KubeConfig;
-  readonly objects: KubernetesObjectApi;
+  readonly objects: ObjectApi;
   readonly core: CoreV1Api;
   readonly batch: BatchV1Api;
   readonly custom: CustomObjectsApi;
@@ -37,10 +38,12 @@ export function loadKubeConfig(file?: string): KubeConfig {
   return config;
 }
 
+/** The clients over `config`, which from here on shares one connection pool (watches too). */
 export function kubeClients(config: KubeConfig): KubeClients {
+  poolConnections(config);
   return {
     config,
-    objects: KubernetesObjectApi.makeApiClient(config),
+    objects: ObjectApi.forConfig(config),
     core: config.makeApiClient(CoreV1Api),
     batch: config.makeApiClient(BatchV1Api),
     custom: config.makeApiClient(CustomObjectsApi),
