@@ -54,6 +54,15 @@ const ESTABLISH_POLL_MS = 250;
 /** An RFC 1123 label, as namespace names must be. */
 const NAMESPACE_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 
+function checkNamespaceName(flag: string, name: string): void {
+  if (name.length > 63 || !NAMESPACE_NAME.test(name)) {
+    throw new InputError([
+      `${flag} ${JSON.stringify(name)}: not a valid namespace name ` +
+        '(lower-case letters, digits and "-", at most 63 characters, starting and ending alphanumeric)',
+    ]);
+  }
+}
+
 interface Target {
   readonly kc: KubeConfig;
   /** "context X (server Y) of kubeconfig Z", for every error message. */
@@ -218,12 +227,7 @@ async function waitEstablished(kc: KubeConfig, where: string, timeoutMs: number)
 export async function installCommand(options: InstallCommandOptions = {}): Promise<InstallResult> {
   const log = options.log ?? ((line: string) => process.stdout.write(`${line}\n`));
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
-  if (namespace.length > 63 || !NAMESPACE_NAME.test(namespace)) {
-    throw new InputError([
-      `--namespace ${JSON.stringify(namespace)}: not a valid namespace name ` +
-        '(lower-case letters, digits and "-", at most 63 characters, starting and ending alphanumeric)',
-    ]);
-  }
+  checkNamespaceName('--namespace', namespace);
   const { kc, where } = loadKubeConfig(options.kubeconfig);
   const client = ObjectApi.forConfig(poolConnections(kc));
 
@@ -238,11 +242,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
       `${deploymentOnly.join(', ')}: only with --with-deployment (they shape the Deployment)`,
     ]);
   }
-  for (const watched of options.watchNamespaces ?? []) {
-    if (watched.length > 63 || !NAMESPACE_NAME.test(watched)) {
-      throw new InputError([`--watch-namespace ${JSON.stringify(watched)}: not a valid namespace name`]);
-    }
-  }
+  for (const watched of options.watchNamespaces ?? []) checkNamespaceName('--watch-namespace', watched);
   if (options.replicas !== undefined && !(Number.isInteger(options.replicas) && options.replicas >= 1)) {
     throw new InputError([`--replicas ${String(options.replicas)}: expected a whole number, 1 or more`]);
   }

@@ -4,16 +4,16 @@
  * `kubectl taint`). Each parser throws InputError naming the flag and the fix.
  */
 import type { V1Toleration } from '@kubernetes/client-node';
+import { LABEL_VALUE_MAX_LENGTH } from '../api/limits.ts';
+import { isQualifiedName } from '../api/qualified-names.ts';
+import { LABEL_VALUE_PATTERN } from '../api/schema-helpers.ts';
 import { InputError } from './input-error.ts';
 
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;
-/** A label key: an optional DNS-subdomain prefix and a name (Kubernetes' qualified name). */
-const LABEL_KEY =
-  /^([a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*\/)?[A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?$/;
-const LABEL_VALUE = /^([A-Za-z0-9]([-A-Za-z0-9_.]{0,61}[A-Za-z0-9])?)?$/;
+const LABEL_VALUE = new RegExp(LABEL_VALUE_PATTERN);
 
 function checkKey(flag: string, given: string, key: string): void {
-  if (!LABEL_KEY.test(key) || key.length > 317) {
+  if (!isQualifiedName(key)) {
     throw new InputError([
       `${flag} ${JSON.stringify(given)}: ${JSON.stringify(key)} is not a label key ` +
         '(an optional DNS prefix and "/", then up to 63 letters, digits, "-", "_", ".")',
@@ -22,7 +22,7 @@ function checkKey(flag: string, given: string, key: string): void {
 }
 
 function checkValue(flag: string, given: string, value: string): void {
-  if (!LABEL_VALUE.test(value)) {
+  if (!LABEL_VALUE.test(value) || value.length > LABEL_VALUE_MAX_LENGTH) {
     throw new InputError([
       `${flag} ${JSON.stringify(given)}: ${JSON.stringify(value)} is not a label value ` +
         '(up to 63 letters, digits, "-", "_", ".", starting and ending alphanumeric)',

@@ -44,10 +44,10 @@ import {
 } from '../burst/target-status.ts';
 import type { InstallOperator } from '../burst/install-operator.ts';
 import { reconcileLogger } from '../observability/logger.ts';
-import { describeApiError, isNotFound } from '../kube/api-errors.ts';
+import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import type { ApiServerRecovery } from './api-server-recovery.ts';
 import { EventRecorder } from './events.ts';
-import { isTransient, watchFailureLogger } from './failure-log.ts';
+import { watchFailureLogger } from './failure-log.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
 import type { KubeClients } from '../kube/clients.ts';
 import type { WriteCounter } from './reconciler.ts';

@@ -4,13 +4,7 @@
  * hand; a refusal is.
  */
 import type { Logger } from 'pino';
-import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
-
-/** Unreachable (no HTTP status), throttled or failing on the server's side. */
-export function isTransient(error: unknown): boolean {
-  const code = apiErrorCode(error);
-  return code === undefined || code === 429 || code >= 500;
-}
+import { describeApiError, isTransient } from '../kube/api-errors.ts';
 
 /** Retries of a watch shorter than this are the server settling, not yet worth a warning. */
 const SETTLING_RETRY_MS = 4_000;

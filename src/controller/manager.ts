@@ -12,8 +12,8 @@ import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUST
 import type { KubeObject } from '../render/index.ts';
 import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
-import { describeApiError, isNotFound } from '../kube/api-errors.ts';
-import { isTransient, watchFailureLogger } from './failure-log.ts';
+import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
+import { watchFailureLogger } from './failure-log.ts';
 import { ApiServerRecovery, readyzProbe } from './api-server-recovery.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import type { BurstEnvironment } from './burst-step.ts';

@@ -31,7 +31,7 @@ import {
   type MiniClusterNames,
 } from '../render/index.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
-import { apiErrorCode, describeApiError, isNotFound } from '../kube/api-errors.ts';
+import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired } from './desired-state.ts';
 import type { EventRecorder } from './events.ts';
@@ -260,9 +260,8 @@ export class Reconciler {
       if (!options.dryRun) this.deps.countWrite('apply', object.kind);
       await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER, options);
     } catch (error) {
-      const code = apiErrorCode(error);
       // Unreachable or overloaded: not the MiniCluster's problem; the queue's backoff retries it.
-      if (code === undefined || code === 429 || code >= 500) throw error;
+      if (isTransient(error)) throw error;
       const message = describeApiError(error);
       // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
       const reason =

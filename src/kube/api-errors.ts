@@ -7,6 +7,12 @@ export function apiErrorCode(error: unknown): number | undefined {
   return typeof statusCode === 'number' ? statusCode : undefined;
 }
 
+/** Unreachable (no HTTP status), throttled or failing on the server's side: it heals by itself. */
+export function isTransient(error: unknown): boolean {
+  const code = apiErrorCode(error);
+  return code === undefined || code === 429 || code >= 500;
+}
+
 export function isNotFound(error: unknown): boolean {
   return apiErrorCode(error) === 404;
 }

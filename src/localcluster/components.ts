@@ -1,11 +1,11 @@
 // The control-plane components of a local cluster as kwokctl configured them (binary, arguments, work
 // folder), so that one that died can be started again exactly as kwokctl started it, without
 // recreating the cluster and losing its objects (etcd keeps them on disk).
-import { spawn } from 'node:child_process';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { request } from 'node:https';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import { startDaemon } from './real-node/daemons.ts';
 
 export interface ComponentSpec {
   readonly name: string;
@@ -59,24 +59,10 @@ export function componentSpecs(config: KwokctlConfigDoc, clusterDir: string): Co
  * pids/<name>.pid. Returns its pid.
  */
 export function startComponent(clusterDir: string, component: ComponentSpec): number {
-  const logs = path.join(clusterDir, 'logs');
-  const pids = path.join(clusterDir, 'pids');
-  mkdirSync(logs, { recursive: true });
-  mkdirSync(pids, { recursive: true });
-  const log = openSync(path.join(logs, `${component.name}.log`), 'a');
-  try {
-    const child = spawn(component.binary, [...component.args], {
-      cwd: component.workDir,
-      detached: true,
-      stdio: ['ignore', log, log],
-    });
-    child.unref();
-    if (child.pid === undefined) throw new Error(`could not start ${component.binary}`);
-    writeFileSync(path.join(pids, `${component.name}.pid`), String(child.pid));
-    return child.pid;
-  } finally {
-    closeSync(log);
-  }
+  return startDaemon(
+    { name: component.name, binary: component.binary, args: [...component.args], cwd: component.workDir },
+    { pidDir: path.join(clusterDir, 'pids'), logDir: path.join(clusterDir, 'logs') },
+  );
 }
 
 /**

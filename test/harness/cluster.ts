@@ -99,6 +99,29 @@ export function httpStatus(err: unknown): number | undefined {
 
 let counter = 0;
 
+/** Deletes a namespace (gone already is fine) and waits until it is gone, with what it held. */
+export async function deleteNamespace(name: string, timeoutMs = 60_000): Promise<void> {
+  const { core } = await cluster();
+  try {
+    await core.deleteNamespace({ name });
+  } catch (err) {
+    if (httpStatus(err) === 404) return;
+    throw err;
+  }
+  await waitFor(
+    async () => {
+      try {
+        await core.readNamespace({ name });
+        return false;
+      } catch (err) {
+        if (httpStatus(err) === 404) return true;
+        throw err;
+      }
+    },
+    { what: `namespace ${name} to be deleted`, timeoutMs },
+  );
+}
+
 /**
  * Creates a namespace unique to this test (named after it), waits until pods can be created in it
  * (its default ServiceAccount exists), and deletes it after the test, waiting until it is gone.
@@ -116,19 +139,7 @@ export async function withNamespace(t: TestContext, prefix = 't'): Promise<strin
   });
   t.after(async () => {
     if (process.env.FLUX_OPERATOR_KEEP_NAMESPACES === '1') return;
-    await core.deleteNamespace({ name });
-    await waitFor(
-      async () => {
-        try {
-          await core.readNamespace({ name });
-          return false;
-        } catch (err) {
-          if (httpStatus(err) === 404) return true;
-          throw err;
-        }
-      },
-      { what: `namespace ${name} to be deleted`, timeoutMs: 60_000 },
-    );
+    await deleteNamespace(name);
   });
   await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
     what: `the default ServiceAccount in ${name}`,

@@ -8,11 +8,11 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { miniClusterCrd } from '../../src/api/index.ts';
+import { readyzProbe, type ReadinessProbe } from '../../src/controller/api-server-recovery.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { kubeClients, type KubeClients } from '../../src/kube/clients.ts';
@@ -58,19 +58,6 @@ function pidOf(component: string): number {
   return found.pid;
 }
 
-/** GET /readyz without credentials (the system:public-info-viewer role allows it). */
-function ready(server: string): Promise<boolean> {
-  return new Promise((resolve) => {
-    const req = request(new URL('/readyz', server), { rejectUnauthorized: false, timeout: 1_000 }, (res) => {
-      res.resume();
-      resolve(res.statusCode === 200);
-    });
-    req.on('timeout', () => req.destroy());
-    req.on('error', () => resolve(false));
-    req.end();
-  });
-}
-
 async function secretsData(api: KubeClients): Promise<Map<string, string>> {
   const list = await api.core.listNamespacedSecret({ namespace: NAMESPACE, labelSelector: OWNED });
   return new Map(list.items.map((s) => [s.metadata?.name ?? '', JSON.stringify(s.data)]));
@@ -87,6 +74,8 @@ async function job(api: KubeClients, name: string): Promise<V1Job | undefined> {
 describe('an API server outage', () => {
   let api: KubeClients;
   let server: string;
+  /** The same /readyz check the operator's recovery makes. */
+  let ready: ReadinessProbe;
   let operator: OperatorProcess | undefined;
 
   before(async () => {
@@ -95,6 +84,7 @@ describe('an API server outage', () => {
     const config = new KubeConfig();
     config.loadFromFile(kubeconfig);
     api = kubeClients(config);
+    ready = readyzProbe(config, 1_000);
     await serverSideApply(api.objects, miniClusterCrd() as never, 'flux-operator-tests');
     await installBurstTargetCrd(api);
     await api.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
@@ -153,7 +143,7 @@ describe('an API server outage', () => {
     assert.equal(pidOf('kube-controller-manager'), controllerManager, 'kube-controller-manager kept running');
     assert.equal(pidOf('kube-scheduler'), scheduler, 'kube-scheduler kept running');
     const repairing = up({ name: CLUSTER, progress });
-    await waitFor(() => ready(server), {
+    await waitFor(() => ready(), {
       what: 'the API server to be ready',
       timeoutMs: 60_000,
       intervalMs: 50,

@@ -13,6 +13,8 @@ export interface DaemonSpec {
   binary: string;
   args: string[];
   env?: NodeJS.ProcessEnv;
+  /** Working folder; this process's when absent. */
+  cwd?: string;
 }
 
 export interface DaemonDirs {
@@ -54,10 +56,12 @@ export function startDaemon(spec: DaemonSpec, dirs: DaemonDirs): number {
       detached: true,
       stdio: ['ignore', log, log],
       env: spec.env ?? process.env,
+      ...(spec.cwd === undefined ? {} : { cwd: spec.cwd }),
     });
     if (child.pid === undefined) throw new Error(`could not start ${spec.name} (${spec.binary})`);
     child.unref();
-    writeFileSync(pidFile(dirs, spec.name), `${child.pid}\n`);
+    // The bare number, as kwokctl writes and reads its components' pid files (strconv.Atoi, no trim).
+    writeFileSync(pidFile(dirs, spec.name), String(child.pid));
     return child.pid;
   } finally {
     closeSync(log);

@@ -21,7 +21,7 @@ import {
   REAL_NODE_NAME,
   REAL_NODE_VALUE,
 } from '../../../src/localcluster/real-node/config.ts';
-import { cluster, httpStatus, waitFor, withNamespace } from '../../harness/cluster.ts';
+import { cluster, deleteNamespace, waitFor, withNamespace } from '../../harness/cluster.ts';
 import {
   OPERATOR_IMAGE,
   counterSum,
@@ -189,27 +189,6 @@ async function exercise(
   assert.deepEqual(refusedInStatus, [], 'no condition reports a refused request');
 }
 
-/** Deletes a namespace and waits until it is gone (the operator's pods with it). */
-async function removeNamespace(clients: KubeClients, name: string): Promise<void> {
-  try {
-    await clients.core.deleteNamespace({ name });
-  } catch (error) {
-    if (httpStatus(error) === 404) return;
-    throw error;
-  }
-  await waitFor(
-    async () => {
-      try {
-        await clients.core.readNamespace({ name });
-        return false;
-      } catch (error) {
-        return httpStatus(error) === 404;
-      }
-    },
-    { what: `namespace ${name} to be deleted`, timeoutMs: 90_000 },
-  );
-}
-
 async function adminClients(): Promise<{ kubeconfig: string; clients: KubeClients }> {
   const { kubeconfig, kc } = await cluster();
   return { kubeconfig, clients: kubeClients(kc) };
@@ -233,7 +212,7 @@ export function installedOperatorScenarios(): void {
     const watched = await withNamespace(t, 'cli-mc');
     const namespace = uniqueName('fo-cli');
     t.after(async () => {
-      await removeNamespace(clients, namespace);
+      await deleteNamespace(namespace, 90_000);
       await clients.objects
         .delete({
           apiVersion: 'rbac.authorization.k8s.io/v1',
@@ -294,7 +273,7 @@ export function installedOperatorScenarios(): void {
       } catch {
         // never installed
       }
-      await removeNamespace(clients, namespace);
+      await deleteNamespace(namespace, 90_000);
     });
     helmRun([
       'install',
@@ -313,7 +292,7 @@ export function installedOperatorScenarios(): void {
     const { kubeconfig, clients } = await adminClients();
     const home = await withNamespace(t, 'limited');
     const namespace = uniqueName('fo-limited');
-    t.after(() => removeNamespace(clients, namespace));
+    t.after(() => deleteNamespace(namespace, 90_000));
     // A user who may manage namespaces but not CustomResourceDefinitions or ClusterRoles.
     const role = `limited-installer-${home}`;
     await clients.core.createNamespacedServiceAccount({
