@@ -144,10 +144,11 @@ export class Reconciler {
       const objects = renderMiniCluster(miniCluster, keys, {
         owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
       });
-      applied.push(...(await this.applyChanged(objects)));
-      if (applied.length > 0) log.info({ applied }, 'applied');
+      // First: a spec change the Job cannot take must not keep what the spec dropped alive.
       const pruned = await this.pruneStale(objects, names, namespace, live.metadata.uid ?? '');
       if (pruned.length > 0) log.info({ pruned }, 'deleted what the spec no longer asks for');
+      applied.push(...(await this.applyChanged(objects)));
+      if (applied.length > 0) log.info({ applied }, 'applied');
       burst = await this.burst(live, miniCluster);
       if (burst) requeueAfterMs = burst.requeueAfterMs;
     } catch (error) {

@@ -4,6 +4,7 @@
 // (with what to use instead), a field name older than v1alpha1, or a key the YAML sets twice.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import { parseManifestText, type ManifestDocument } from '../../../src/cli/manifests.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -157,5 +158,35 @@ describe('the Go operator v1alpha1 examples (69 MiniCluster manifests, from ../s
     for (const row of ['| manifest | outcome | first message |', '|---|---|---|', ...rows]) t.diagnostic(row);
     const accepted = Object.values(EXPECTED).filter((outcome) => outcome === 'accepted').length;
     assert.equal(accepted, 37);
+  });
+
+  it('with spec.services, render the services pod under the name their containers use for it', () => {
+    const rendered: Record<string, string> = {};
+    for (const manifest of manifests) {
+      if (!/^\s+services:/m.test(manifest.text) || EXPECTED[manifest.path] !== 'accepted') continue;
+      const documents: ManifestDocument[] = [];
+      parseManifestText(manifest.path, manifest.text, documents, []);
+      const result = validateMiniCluster(documents[0]?.content);
+      assert.ok(result.ok, manifest.path);
+      const deployment = renderMiniCluster(result.value, KEYS).find(
+        (object) => object.kind === 'Deployment',
+      ) as V1Deployment | undefined;
+      const pod = deployment?.spec?.template.spec;
+      const address = `${pod?.hostname}.${pod?.subdomain}.flux-operator.svc.cluster.local`;
+      rendered[manifest.path] = `${deployment?.metadata?.name} ${address}`;
+      // Where the manifest addresses its services, it is by exactly this name.
+      for (const used of manifest.text.match(/[\w-]+-services\.[\w-]+\.[\w-]+\.svc\.cluster\.local/g) ?? []) {
+        assert.equal(used, address, manifest.path);
+      }
+    }
+    const address = 'flux-sample-services flux-sample-services.flux-service.flux-operator.svc.cluster.local';
+    const ownName = 'flux-sample-services flux-sample-services.flux-sample.flux-operator.svc.cluster.local';
+    assert.deepEqual(rendered, {
+      'experimental/bursting/broker-gke/v1/minicluster.yaml': ownName,
+      'experimental/bursting/nginx/minicluster.yaml': ownName,
+      'services/single/minicluster-registry.yaml': address,
+      'singularity/lammps-registry/minicluster.yaml': address,
+      'tests/nginx-service/minicluster.yaml': address,
+    });
   });
 });

@@ -210,6 +210,41 @@ describe('spec.services', () => {
     );
   });
 
+  it("keeps v1alpha1's Service name `flux-service` when a container addresses the services by it", () => {
+    const address = 'flux-sample-services.flux-service.default.svc.cluster.local';
+    const cases: [Parameters<typeof defaulted>[0], string][] = [
+      [{ containers: [{ image: IMAGE, environment: { REGISTRY: address } }] }, 'flux-service'],
+      [{ containers: [{ image: IMAGE, command: `curl -s ${address}` }] }, 'flux-service'],
+      [
+        { containers: [{ image: IMAGE, commands: { brokerPre: `oras push ${address}:5000/x` } }] },
+        'flux-service',
+      ],
+      [
+        { containers: [{ image: IMAGE, command: 'curl -s flux-sample-services.flux-sample' }] },
+        'flux-sample',
+      ],
+      [
+        { containers: [{ image: IMAGE, command: `curl ${address}` }], network: { headlessName: 'own' } },
+        'own',
+      ],
+    ];
+    for (const [spec, service] of cases) {
+      const objects = renderMiniCluster(
+        defaulted({ ...spec, services: [{ name: 'web', image: IMAGE }] }),
+        KEYS,
+      );
+      assert.equal(find.service(objects).metadata?.name, service, JSON.stringify(spec));
+      assert.equal(deployment(objects).spec?.template.spec?.subdomain, service);
+      assert.equal(find.job(objects).spec?.template.spec?.subdomain, service);
+    }
+    // Without services too: dropping them must not rename the Service (the Job's pods keep it).
+    const objects = renderMiniCluster(
+      defaulted({ containers: [{ image: IMAGE, command: `curl ${address}` }] }),
+      KEYS,
+    );
+    assert.equal(find.service(objects).metadata?.name, 'flux-service');
+  });
+
   it('hashes a host name that would pass 63 characters, so it stays a DNS label', () => {
     const name = `m${'x'.repeat(60)}`;
     const objects = renderMiniCluster(defaulted({ services: [{ name: 'web', image: IMAGE }] }, name), KEYS);
