@@ -4,13 +4,25 @@
 // never counted as a broker; left running when the MiniCluster finishes; deleted once the spec
 // drops it.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { it } from 'node:test';
+import { parse } from 'yaml';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { isNotFound } from '../../../src/kube/api-errors.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, readStatus, waitForCondition } from '../../harness/operator.ts';
-import { FLUX_IMAGE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
+import { FLUX_IMAGE, ON_REAL_NODE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
+
+/** The services example of docs/v1alpha1.md, as a user copies it. */
+function documentedExample(): Record<string, unknown> {
+  const text = readFileSync(new URL('../../../docs/v1alpha1.md', import.meta.url), 'utf8');
+  const block = [...text.matchAll(/^```yaml\n([\s\S]*?)^```$/gm)]
+    .map((match) => match[1] ?? '')
+    .find((yaml) => /^\s+services:/m.test(yaml));
+  assert.ok(block, 'docs/v1alpha1.md has a MiniCluster with services');
+  return parse(block) as Record<string, unknown>;
+}
 
 const GREETING = 'hello from the services pod';
 
@@ -106,5 +118,22 @@ export function servicesScenarios(): void {
       timeoutMs: 60_000,
       intervalMs: 500,
     });
+  });
+
+  it('services: the example of docs/v1alpha1.md runs as written (its own Service name), on the real node', async (t) => {
+    const { namespace, clients } = await scenario(t, 'services-doc');
+    const example = documentedExample();
+    const metadata = example.metadata as { name: string };
+    // Only where it runs changes: this namespace, and the real node's placement.
+    const spec = example.spec as Record<string, unknown>;
+    await applyMiniCluster(clients, {
+      ...example,
+      metadata: { ...metadata, namespace },
+      spec: { ...spec, pod: { ...ON_REAL_NODE } },
+    });
+    const status = await waitForCondition(clients, namespace, metadata.name, 'Succeeded', 'True', 300_000);
+    assert.equal(status.summary, 'Succeeded');
+    const log = await leadLog(clients, namespace, metadata.name);
+    assert.equal(log.split('\n').filter((line) => line === 'hello').length, 2, log);
   });
 }
