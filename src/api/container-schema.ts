@@ -123,7 +123,7 @@ export const SecretKeyRefSchema = Type.Object(
   },
 );
 
-function volumeMap(description: string) {
+export function volumeMap(description: string) {
   return Type.Record(Type.String(), VolumeSchema, {
     description,
     maxProperties: MAX_VOLUMES_PER_CONTAINER,

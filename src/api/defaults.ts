@@ -64,6 +64,24 @@ function defaultNode(schema: SchemaNode, value: unknown): unknown {
   return value;
 }
 
+/** The Go operator's v1alpha1 headless Service name, the same for every MiniCluster. */
+const V1ALPHA1_SERVICE_NAME = 'flux-service';
+
+/**
+ * Whether a container reaches the services pod by v1alpha1's name, `<name>-services.flux-service`
+ * (in its command, hooks or environment), as the Go operator's examples do.
+ */
+function addressesV1alpha1Services(spec: MiniClusterSpec, miniClusterName: string): boolean {
+  const address = `${miniClusterName}-services.${V1ALPHA1_SERVICE_NAME}`;
+  return spec.containers.some((container) =>
+    [
+      container.command,
+      ...Object.values(container.environment ?? {}),
+      ...Object.values(container.commands ?? {}),
+    ].some((text) => typeof text === 'string' && text.includes(address)),
+  );
+}
+
 /**
  * The fully defaulted spec of the MiniCluster named `miniClusterName`. Meant for specs that passed
  * validation (see validateMiniCluster), but total: it never throws on a schema-valid spec.
@@ -73,7 +91,10 @@ function defaultNode(schema: SchemaNode, value: unknown): unknown {
  * - `network.headlessName`: the MiniCluster's name, unique per namespace, so two MiniClusters
  *   never share a Service by accident (the Go operator's shared `flux-service` raced); with the
  *   user's own `flux.brokerConfig`, the Service its connect URIs go through (a v1alpha1 broker.toml
- *   names `flux-service`), since its brokers find each other only there.
+ *   names `flux-service`), since its brokers find each other only there; when the containers address
+ *   the services pod by v1alpha1's name `<name>-services.flux-service`, `flux-service`, so that name
+ *   resolves as it did there (whether `services` is set or not: removing them must not rename the
+ *   Service, which would need a new Job).
  * - `containers[].runFlux`: true for a single container (it is the Flux container whatever it
  *   says, as in the Go operator), false otherwise.
  * - `containers[].name`: the MiniCluster's name for the Flux container (as in the Go operator);
@@ -91,6 +112,7 @@ export function applyDefaults(spec: MiniClusterSpec, miniClusterName: string): D
   defaulted.network.headlessName =
     (partial.network ?? {}).headlessName ??
     (userConfig !== undefined ? userBrokerConfigFacts(userConfig).serviceName : undefined) ??
+    (addressesV1alpha1Services(partial, miniClusterName) ? V1ALPHA1_SERVICE_NAME : undefined) ??
     miniClusterName;
 
   const single = defaulted.containers.length === 1;

@@ -16,6 +16,8 @@ export const COMPONENT_BROKER = 'broker';
 export const COMPONENT_LEAD_BROKER_SERVICE = 'lead-broker-service';
 export const COMPONENT_HEADLESS_SERVICE = 'headless-service';
 export const COMPONENT_CONFIG = 'config';
+/** The pod of `spec.services` (and its Deployment): on the MiniCluster's network, never a broker. */
+export const COMPONENT_SERVICES = 'services';
 
 /** Kubernetes recommended label: the tool that manages the object. */
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
@@ -50,14 +52,25 @@ export const RESERVED_LABEL_KEYS: readonly string[] = [
   LABEL_JOB_NAME,
 ];
 
-/** Labels that select exactly the pods of one MiniCluster (Service selector, scale subresource). */
+/**
+ * Labels that select exactly the pods on one MiniCluster's network (the headless Service's
+ * selector): its brokers, and its services pod when it has `spec.services`.
+ */
 export function selectorLabels(miniClusterName: string): Record<string, string> {
   return { [LABEL_APP_NAME]: APP_NAME, [LABEL_MINICLUSTER]: miniClusterName };
 }
 
-/** The same selector in the string form `status.selector` needs for the scale subresource. */
+/** Labels that select the broker pods of one MiniCluster alone (what is counted, scaled, read). */
+export function brokerSelectorLabels(miniClusterName: string): Record<string, string> {
+  return { ...selectorLabels(miniClusterName), [LABEL_APP_COMPONENT]: COMPONENT_BROKER };
+}
+
+/**
+ * The broker selector in the string form `status.selector` needs for the scale subresource, so an
+ * autoscaler averages over the brokers and never over the services pod.
+ */
 export function selectorString(miniClusterName: string): string {
-  return Object.entries(selectorLabels(miniClusterName))
+  return Object.entries(brokerSelectorLabels(miniClusterName))
     .map(([key, value]) => `${key}=${value}`)
     .join(',');
 }

@@ -16,6 +16,8 @@ export const DNS_SUBDOMAIN_MAX_LENGTH = 253;
 export const MAX_BROKERS = 10000;
 
 export const MAX_CONTAINERS = 16;
+/** Service containers (v1alpha1 `spec.services`): few, since the CRD's CEL budget prices each. */
+export const MAX_SERVICES = 4;
 export const MAX_PORTS_PER_CONTAINER = 32;
 export const MAX_VOLUMES_PER_CONTAINER = 32;
 export const MAX_BURST_CLUSTERS = 32;

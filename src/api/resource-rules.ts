@@ -94,7 +94,7 @@ function compare(a: Quantity, b: Quantity): number {
   return left < right ? -1 : left > right ? 1 : 0;
 }
 
-function containerResourceProblems(
+export function containerResourceProblems(
   path: string,
   resources: { limits?: QuantityMap; requests?: QuantityMap },
 ): Problem[] {

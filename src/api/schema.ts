@@ -14,10 +14,13 @@ import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts';
 import { LEFT_OUT_SPEC_PROPERTIES, SPEC_LEFT_OUT_RULES } from './left-out-fields.ts';
+import { SPEC_SERVICE_RULES } from './service-rules.ts';
+import { ServiceContainerSchema } from './service-schema.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
   MAX_CONTAINERS,
+  MAX_SERVICES,
   MAX_INTEGER,
   MAX_TASKS,
   MAX_TOLERATIONS,
@@ -234,6 +237,14 @@ export const MiniClusterSpecSchema = Type.Object(
       maxItems: MAX_CONTAINERS,
       'x-kubernetes-list-type': 'atomic',
     }),
+    services: Type.Optional(
+      Type.Array(ServiceContainerSchema, {
+        description:
+          "Service containers (v1alpha1): run together in one pod of their own, `<name>-services`, on the MiniCluster's network, so brokers and jobs reach them as `<name>-services.<headlessName>`. Not brokers: not counted, scaled or given work by Flux.",
+        maxItems: MAX_SERVICES,
+        'x-kubernetes-list-type': 'atomic',
+      }),
+    ),
     logging: withDefault(LoggingSchema, {}),
     network: withDefault(NetworkSchema, {}),
     pod: Type.Optional(PodSchema),
@@ -299,6 +310,7 @@ export const MiniClusterSpecSchema = Type.Object(
       ...SPEC_VOLUME_RULES,
       ...SPEC_RESOURCE_RULES,
       ...SPEC_SCRIPT_RULES,
+      ...SPEC_SERVICE_RULES,
       ...SPEC_LEFT_OUT_RULES,
     ),
   },
@@ -371,6 +383,7 @@ export type MiniClusterSpec = Static<typeof MiniClusterSpecSchema>;
 export type MiniCluster = Static<typeof MiniClusterSchema>;
 export type ObjectMeta = Static<typeof ObjectMetaSchema>;
 export type Container = Static<typeof ContainerSchema>;
+export type ServiceContainer = Static<typeof ServiceContainerSchema>;
 export type FluxSpec = Static<typeof FluxSchema>;
 export type LoggingSpec = Static<typeof LoggingSchema>;
 export type NetworkSpec = Static<typeof NetworkSchema>;
@@ -385,6 +398,7 @@ export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;
 /** The spec after `applyDefaults`: every field with a default (static or derived) is present. */
 export type DefaultedMiniClusterSpec = Defaulted<typeof MiniClusterSpecSchema>;
 export type DefaultedContainer = DefaultedMiniClusterSpec['containers'][number];
+export type DefaultedServiceContainer = NonNullable<DefaultedMiniClusterSpec['services']>[number];
 export type DefaultedFluxSpec = DefaultedMiniClusterSpec['flux'];
 export type DefaultedBurstPolicy = NonNullable<NonNullable<DefaultedFluxSpec['bursting']>['policy']>;
 /** A MiniCluster whose spec went through `applyDefaults`. */

@@ -14,10 +14,12 @@ import { annotationSize, environmentNames, tolerations } from './pod-rules.ts';
 import { indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './qualified-names.ts';
-import { emptyDirSizes, resources } from './resource-rules.ts';
+import { containerResourceProblems, emptyDirSizes, resources } from './resource-rules.ts';
 import { duplicates } from './rule-helpers.ts';
 import type { RuleInput, SemanticRule } from './rule-helpers.ts';
 import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
+import { serviceRules } from './service-rules.ts';
+import type { DefaultedContainer } from './schema.ts';
 import { volumes } from './volume-rules.ts';
 
 export type { RuleInput, SemanticRule } from './rule-helpers.ts';
@@ -298,6 +300,44 @@ const burstPolicy: SemanticRule = {
 };
 
 /** Every semantic rule, in the order their problems are reported. */
+/** The checks of a container that hold for a service container too, in the containers' own words. */
+const CONTAINER_CHECKS_FOR_SERVICES: readonly SemanticRule[] = [
+  setLists,
+  volumes,
+  environmentNames,
+  emptyDirSizes,
+];
+
+function asServicePath(text: string): string {
+  return text.replaceAll('spec.containers[', 'spec.services[');
+}
+
+/**
+ * A service container is a container without Flux, in a pod of its own: the containers' checks run
+ * on the services as if they were the only containers of a pod (no Flux container, no pod-level
+ * resources: those apply to the brokers), and speak of `spec.services`.
+ */
+const serviceContainers: SemanticRule = {
+  name: 'service containers pass the checks of a container without Flux, within their own pod',
+  check: (input) => {
+    const services = input.spec.services ?? [];
+    if (services.length === 0) return [];
+    const containers = services.map(
+      (service) => ({ ...service, runFlux: false }) as unknown as DefaultedContainer,
+    );
+    const { pod: _pod, ...rest } = input.spec;
+    const asContainers = { ...input, spec: { ...rest, containers } };
+    return [
+      ...CONTAINER_CHECKS_FOR_SERVICES.flatMap((rule) => rule.check(asContainers)),
+      ...services.flatMap((service, index) =>
+        service.resources
+          ? containerResourceProblems(`spec.services[${index}].resources`, service.resources)
+          : [],
+      ),
+    ].map((problem) => ({ path: asServicePath(problem.path), message: asServicePath(problem.message) }));
+  },
+};
+
 export const SEMANTIC_RULES: readonly SemanticRule[] = [
   leftOutFields,
   metadataName,
@@ -309,6 +349,8 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   containerModes,
   setLists,
   volumes,
+  serviceRules,
+  serviceContainers,
   labelKeys,
   sharedSelector,
   minimalService,

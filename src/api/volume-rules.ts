@@ -243,18 +243,24 @@ const OPERATOR_PATHS_LIST = `[${OPERATOR_MOUNT_PATHS.map((path) => `'${path}'`).
  * against existingVolumes (every ordered pair of containers covers the fourth), each a rule of its
  * own since the API server prices each rule on its own.
  */
-export const SPEC_VOLUME_RULES: CelRule[] = [
-  ...[
+export function podVolumeAgreementRules(list: 'containers' | 'services'): CelRule[] {
+  const self = list === 'containers' ? 'self.containers' : 'self.services';
+  const guard = list === 'containers' ? '' : '!has(self.services) || ';
+  return [
     ['volumes', 'volumes'],
     ['existingVolumes', 'existingVolumes'],
     ['volumes', 'existingVolumes'],
   ].map(([first = '', second = '']) => ({
-    rule: `self.containers.all(first, self.containers.all(second, ${celMapsAgree(`first.${first}`, `second.${second}`)}))`,
-    message:
-      'a volume name has different sources in different containers (or in volumes and existingVolumes); a pod volume name means one source, so rename one of them',
-    fieldPath: '.containers',
+    rule: `${guard}${self}.all(first, ${self}.all(second, ${celMapsAgree(`first.${first}`, `second.${second}`)}))`,
+    message: `a volume name has different sources in different ${list} (or in volumes and existingVolumes); a pod volume name means one source, so rename one of them`,
+    fieldPath: `.${list}`,
     reason: 'FieldValueInvalid' as const,
-  })),
+  }));
+}
+
+export const SPEC_VOLUME_RULES: CelRule[] = [
+  ...podVolumeAgreementRules('containers'),
+  ...podVolumeAgreementRules('services'),
   {
     rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || ${VOLUME_MAPS.map(
       (map) =>

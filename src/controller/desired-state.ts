@@ -1,3 +1,5 @@
+import type { KubeObject } from '../render/index.ts';
+
 /**
  * Whether a live object already has everything the desired one says. The API server adds defaults
  * and other controllers add labels, so "has everything" is a subset test, not equality; it lets the
@@ -33,4 +35,30 @@ export function containsDesired(desired: unknown, live: unknown): boolean {
     );
   }
   return desired === live;
+}
+
+interface OwnedObject {
+  kind?: string;
+  metadata?: { name?: string; ownerReferences?: { uid?: string; controller?: boolean }[] };
+}
+
+/**
+ * The live children a MiniCluster controls (by its uid) that the rendered objects no longer
+ * include: what a changed spec left behind (the services Deployment once `spec.services` is
+ * removed). Objects of anyone else, the user's own among them, are never in the answer.
+ */
+export function staleChildren<T extends OwnedObject>(
+  desired: readonly KubeObject[],
+  live: readonly T[],
+  ownerUid: string,
+): T[] {
+  if (ownerUid === '') return [];
+  const wanted = new Set(desired.map((object) => `${object.kind}/${object.metadata.name}`));
+  return live.filter(
+    (object) =>
+      !wanted.has(`${object.kind}/${object.metadata?.name ?? ''}`) &&
+      (object.metadata?.ownerReferences ?? []).some(
+        (reference) => reference.uid === ownerUid && reference.controller === true,
+      ),
+  );
 }

@@ -8,7 +8,15 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUSTER } from '../api/index.ts';
+import {
+  APP_NAME,
+  COMPONENT_BROKER,
+  LABEL_APP_COMPONENT,
+  LABEL_APP_NAME,
+  LABEL_MANAGED_BY,
+  LABEL_MINICLUSTER,
+  MANAGED_BY,
+} from '../api/index.ts';
 import type { KubeObject } from '../render/index.ts';
 import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
 import { fluxContainer } from '../render/index.ts';
@@ -159,7 +167,9 @@ export class Manager {
     const services = make(kinds.services, owned, childHandlers);
     const configMaps = make(kinds.configMaps, owned, childHandlers);
     const secrets = make(kinds.secrets, owned, childHandlers);
-    make(kinds.pods, `${LABEL_APP_NAME}=${APP_NAME}`, {
+    const deployments = make(kinds.deployments, owned, childHandlers);
+    // Broker pods only: the services pod shares the MiniCluster's network labels, never its count.
+    make(kinds.pods, `${LABEL_APP_NAME}=${APP_NAME},${LABEL_APP_COMPONENT}=${COMPONENT_BROKER}`, {
       onAdd: (pod) => this.indexPod(pod, false),
       onUpdate: (pod) => this.indexPod(pod, false),
       onDelete: (pod) => this.indexPod(pod, true),
@@ -170,6 +180,7 @@ export class Manager {
       ['Service', services as unknown as ResilientInformer<KubeObject>],
       ['ConfigMap', configMaps as unknown as ResilientInformer<KubeObject>],
       ['Secret', secrets as unknown as ResilientInformer<KubeObject>],
+      ['Deployment', deployments as unknown as ResilientInformer<KubeObject>],
     ]);
     this.cache = {
       miniClusters,

@@ -33,7 +33,7 @@ import {
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
-import { containsDesired } from './desired-state.ts';
+import { containsDesired, staleChildren } from './desired-state.ts';
 import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
 import type { KubeClients } from '../kube/clients.ts';
@@ -144,6 +144,9 @@ export class Reconciler {
       const objects = renderMiniCluster(miniCluster, keys, {
         owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
       });
+      // First: a spec change the Job cannot take must not keep what the spec dropped alive.
+      const pruned = await this.pruneStale(objects, names, namespace, live.metadata.uid ?? '');
+      if (pruned.length > 0) log.info({ pruned }, 'deleted what the spec no longer asks for');
       applied.push(...(await this.applyChanged(objects)));
       if (applied.length > 0) log.info({ applied }, 'applied');
       burst = await this.burst(live, miniCluster);
@@ -252,6 +255,36 @@ export class Reconciler {
     if (failure) throw failure.reason;
     for (const job of jobs) await this.applyOne(job);
     return changed.map((object) => `${object.kind}/${object.metadata.name}`);
+  }
+
+  /**
+   * Deletes the children the spec stopped asking for. Only the services Deployment can go this way
+   * (every other child exists whatever the spec says, or belongs to bursting, which removes its own).
+   */
+  private async pruneStale(
+    objects: readonly KubeObject[],
+    names: MiniClusterNames,
+    namespace: string,
+    uid: string,
+  ): Promise<string[]> {
+    const live = this.deps.cache.children.get('Deployment')?.get(names.services, namespace);
+    const stale = staleChildren(objects, live ? [{ ...live, kind: 'Deployment' }] : [], uid);
+    const deleted: string[] = [];
+    for (const object of stale) {
+      const name = object.metadata.name;
+      this.deps.countWrite('delete', 'Deployment');
+      try {
+        await this.deps.clients.apps.deleteNamespacedDeployment({
+          name,
+          namespace,
+          propagationPolicy: 'Background',
+        });
+      } catch (error) {
+        if (!isNotFound(error)) throw error;
+      }
+      deleted.push(`Deployment/${name}`);
+    }
+    return deleted;
   }
 
   private async applyOne(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<void> {

@@ -1,5 +1,6 @@
 import type {
   KubernetesObject,
+  V1Deployment,
   V1ConfigMap,
   V1Job,
   V1Pod,
@@ -28,7 +29,7 @@ function corePath(resource: string) {
 }
 
 export function watchedKinds(clients: KubeClients) {
-  const { core, batch, custom } = clients;
+  const { core, batch, apps, custom } = clients;
   const miniClusters: WatchedKind<LiveMiniCluster> = {
     name: 'MiniCluster',
     path: (namespace) => customObjectsPath(PLURAL, namespace),
@@ -76,5 +77,16 @@ export function watchedKinds(clients: KubeClients) {
         ? core.listSecretForAllNamespaces({ labelSelector })
         : core.listNamespacedSecret({ namespace, labelSelector }),
   };
-  return { miniClusters, jobs, pods, services, configMaps, secrets };
+  const deployments: WatchedKind<V1Deployment> = {
+    name: 'Deployment',
+    path: (namespace) =>
+      namespace === undefined
+        ? '/apis/apps/v1/deployments'
+        : `/apis/apps/v1/namespaces/${namespace}/deployments`,
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? apps.listDeploymentForAllNamespaces({ labelSelector })
+        : apps.listNamespacedDeployment({ namespace, labelSelector }),
+  };
+  return { miniClusters, jobs, pods, services, configMaps, secrets, deployments };
 }

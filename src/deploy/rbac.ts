@@ -74,6 +74,12 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.',
   },
   {
+    apiGroups: ['apps'],
+    resources: ['deployments'],
+    verbs: [...MANAGE],
+    why: 'The services pod of a MiniCluster with spec.services (a Deployment of one replica): applied, watched, deleted when the services are removed.',
+  },
+  {
     apiGroups: [''],
     resources: ['pods'],
     verbs: ['get', 'list', 'watch'],

@@ -1,4 +1,5 @@
 import {
+  AppsV1Api,
   BatchV1Api,
   CoordinationV1Api,
   CoreV1Api,
@@ -15,6 +16,8 @@ export interface KubeClients {
   readonly objects: ObjectApi;
   readonly core: CoreV1Api;
   readonly batch: BatchV1Api;
+  /** Deployments: the services pod of MiniClusters with `spec.services`. */
+  readonly apps: AppsV1Api;
   readonly custom: CustomObjectsApi;
   readonly coordination: CoordinationV1Api;
   readonly events: EventsV1Api;
@@ -46,6 +49,7 @@ export function kubeClients(config: KubeConfig): KubeClients {
     objects: ObjectApi.forConfig(config),
     core: config.makeApiClient(CoreV1Api),
     batch: config.makeApiClient(BatchV1Api),
+    apps: config.makeApiClient(AppsV1Api),
     custom: config.makeApiClient(CustomObjectsApi),
     coordination: config.makeApiClient(CoordinationV1Api),
     events: config.makeApiClient(EventsV1Api),

@@ -84,7 +84,24 @@ function shellExec(command: string) {
   return { exec: { command: ['/bin/sh', '-c', command] } };
 }
 
-function renderContainer(container: DefaultedContainer, ownMounts: V1VolumeMount[]): V1Container {
+/** What a pod container is rendered from: a MiniCluster container, or a service (runFlux: false). */
+export type ContainerFields = Pick<
+  DefaultedContainer,
+  | 'name'
+  | 'image'
+  | 'pullAlways'
+  | 'command'
+  | 'workingDir'
+  | 'environment'
+  | 'secrets'
+  | 'ports'
+  | 'resources'
+  | 'lifeCycle'
+  | 'securityContext'
+  | 'runFlux'
+>;
+
+export function renderContainer(container: ContainerFields, ownMounts: V1VolumeMount[]): V1Container {
   const rendered: V1Container = {
     name: container.name,
     image: container.image,
@@ -220,10 +237,10 @@ export function renderJob(
 }
 
 /** Quantities as the API returns them (strings), so applied and live objects compare equal. */
-function quantities(map: Readonly<Record<string, string | number>>): Record<string, string> {
+export function quantities(map: Readonly<Record<string, string | number>>): Record<string, string> {
   return Object.fromEntries(sortedEntries(map).map(([name, value]) => [name, String(value)]));
 }
 
-function sortedObject(map: Readonly<Record<string, string>> | undefined): Record<string, string> {
+export function sortedObject(map: Readonly<Record<string, string>> | undefined): Record<string, string> {
   return Object.fromEntries(sortedEntries(map));
 }

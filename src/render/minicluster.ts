@@ -6,6 +6,7 @@ import type { MiniClusterKeys } from './keys.ts';
 import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
 import { miniClusterNames } from './names.ts';
 import { renderSecrets } from './secrets.ts';
+import { hasServices, renderServicesDeployment } from './services.ts';
 import { exposesLeadBroker, renderLeadBrokerService, renderService, usesSharedService } from './service.ts';
 
 export interface RenderOptions {
@@ -15,7 +16,7 @@ export interface RenderOptions {
 
 /**
  * Every object a MiniCluster needs, in the order to create them: config and Secrets first (the pods
- * mount them), then the Service (so names resolve as pods start), then the Job.
+ * mount them), then the Service (so names resolve as pods start), the services pod, then the Job.
  * A pure function: the same MiniCluster and keys give the same objects.
  */
 export function renderMiniCluster(
@@ -30,6 +31,8 @@ export function renderMiniCluster(
     // A MiniCluster connecting to another through a shared selector uses the first one's Service.
     ...(usesSharedService(miniCluster) ? [] : [renderService(miniCluster, names)]),
     ...(exposesLeadBroker(miniCluster) ? [renderLeadBrokerService(miniCluster, names)] : []),
+    // Services start with the brokers' network, before the brokers that may need them.
+    ...(hasServices(miniCluster) ? [renderServicesDeployment(miniCluster, names)] : []),
     renderJob(miniCluster, names, operatorWritesResourceSpec(miniCluster)),
   ];
   if (options.owner) {

@@ -28,6 +28,11 @@ export interface MiniClusterNames {
   readonly leadBrokerService: string;
   readonly configMap: string;
   /**
+   * The services pod's Deployment and the pod's host name (v1alpha1's `<name>-services`), so it
+   * resolves as `<services>.<service>.<namespace>.svc`.
+   */
+  readonly services: string;
+  /**
    * The Secret holding the curve certificate: the user's curveCertSecret, the generated one, or (with
    * bootServer) the one generated for the boot server.
    */
@@ -69,6 +74,7 @@ export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniCluster
     service: miniCluster.spec.network.headlessName,
     leadBrokerService: dnsLabel([name, 'lead-broker']),
     configMap: dnsLabel([name, 'flux-config']),
+    services: dnsLabel([name, 'services']),
     curveCertSecret: flux.curveCertSecret ?? dnsLabel([ownCurveCert ? name : owner, 'curve-cert']),
     mungeKeySecret: flux.mungeSecret ?? dnsLabel([owner, 'munge-key']),
     generatesCurveCertSecret: ownCurveCert,

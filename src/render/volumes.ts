@@ -26,7 +26,9 @@ export interface ContainerVolumes {
 }
 
 /** The container's own volumes and existingVolumes (validation keeps their names apart). */
-export function containerVolumes(container: DefaultedContainer): ContainerVolumes {
+export function containerVolumes(
+  container: Pick<DefaultedContainer, 'volumes' | 'existingVolumes'>,
+): ContainerVolumes {
   const declared = [...sortedEntries(container.volumes), ...sortedEntries(container.existingVolumes)];
   return {
     volumes: declared.map(([name, volume]) => podVolume(name, volume)),

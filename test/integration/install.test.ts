@@ -94,6 +94,11 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'delete', namespace: elsewhere }, true],
     [{ group: 'flux-framework.org', resource: 'miniclusters', subresource: 'scale', verb: 'update' }, false],
     [{ group: 'batch', resource: 'jobs', verb: 'delete', namespace: elsewhere }, true],
+    // The services pod of spec.services: applied, watched and pruned.
+    [{ group: 'apps', resource: 'deployments', verb: 'watch', namespace: elsewhere }, true],
+    [{ group: 'apps', resource: 'deployments', verb: 'patch', namespace: elsewhere }, true],
+    [{ group: 'apps', resource: 'deployments', verb: 'delete', namespace: elsewhere }, true],
+    [{ group: 'apps', resource: 'statefulsets', verb: 'create', namespace: elsewhere }, false],
     [{ resource: 'secrets', verb: 'create', namespace: elsewhere }, true],
     [{ resource: 'pods', subresource: 'exec', verb: 'create', namespace: elsewhere }, true],
     // A WebSocket exec (what the client does) is authorized as `get`.

@@ -40,7 +40,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     assert.equal(status.jobName, 'hello');
     assert.equal(
       status.selector,
-      'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=hello',
+      'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=hello,app.kubernetes.io/component=broker',
     );
     assert.equal(conditionOf(status, 'Ready')?.message, '4/4 brokers running');
     assert.equal(typeof status.observedGeneration, 'number');
@@ -504,6 +504,53 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     const keysAfter = (await clients.core.readNamespacedSecret({ name: 'steady-curve-cert', namespace }))
       .data;
     assert.deepEqual(keysAfter, keysBefore);
+  });
+
+  it('runs spec.services in a Deployment it owns, never counts it as a broker, writes nothing more at steady state, and deletes it once dropped', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    const object = miniClusterObject(namespace, 'svc', {
+      size: 2,
+      interactive: true,
+      services: [{ name: 'web', image: 'nginx', ports: [80] }],
+    });
+    await applyMiniCluster(clients, object);
+    const status = await waitForCondition(clients, namespace, 'svc', 'Ready', 'True');
+    assert.equal(status.readyPods, 2);
+    assert.equal(conditionOf(status, 'Ready')?.message, '2/2 brokers running');
+    const deployment = await clients.apps.readNamespacedDeployment({ name: 'svc-services', namespace });
+    assert.equal(deployment.metadata?.ownerReferences?.[0]?.kind, 'MiniCluster');
+    assert.equal(deployment.metadata?.ownerReferences?.[0]?.controller, true);
+    assert.equal(deployment.spec?.template.spec?.hostname, 'svc-services');
+    assert.equal(deployment.spec?.template.spec?.subdomain, 'svc');
+    // Its pod is on the MiniCluster's network (the headless Service selects it) but not a broker.
+    await waitFor(async () => (await podsOf(clients, namespace, 'svc')).length === 3, {
+      what: 'the 2 broker pods and the services pod',
+    });
+    const brokers = await clients.core.listNamespacedPod({ namespace, labelSelector: status.selector ?? '' });
+    assert.equal(brokers.items.length, 2);
+
+    await operator.manager.idle();
+    const writesBefore = operator.writes.length;
+    await kubectl('label', 'mc', 'svc', '-n', namespace, 'touched=yes');
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await operator.manager.idle();
+    assert.deepEqual(operator.writes.slice(writesBefore), []);
+
+    delete (object.spec as Record<string, unknown>).services;
+    await applyMiniCluster(clients, object);
+    await waitFor(
+      async () => {
+        try {
+          await clients.apps.readNamespacedDeployment({ name: 'svc-services', namespace });
+          return false;
+        } catch (error) {
+          return httpStatus(error) === 404;
+        }
+      },
+      { what: 'the services Deployment deleted once the spec drops services' },
+    );
+    assert.ok(operator.writes.includes('delete:Deployment'), operator.writes.join(' '));
   });
 
   it('keeps secret material out of every ConfigMap, event and log line', async (t) => {

@@ -120,6 +120,7 @@ const COLLECTIONS: Record<string, string> = {
   Secret: 'secrets',
   Service: 'services',
   Job: 'jobs',
+  Deployment: 'deployments',
 };
 
 function collectionPath(object: KubeObject, namespace: string): string {

@@ -11,8 +11,9 @@
 //   operator turned into a PersistentVolume and claim of a storage class); batch's output also lands
 //   on that volume.
 // - snakemake: refused (`spec.volumes`); it also needs snakemake and a workflow cloned from GitHub.
-// - nginx-service: refused, `spec.services` (service containers in a pod of their own) is a v1alpha1
-//   field left out; it also needs the nginx image and curl from apt.
+// - nginx-service: accepted (its nginx runs in the services pod); needs the nginx image and curl
+//   installed with apt-get (no network here). test/e2e/scenarios/services.ts runs the same shape
+//   with a python3 HTTP server on the Flux image.
 // - osu-benchmarks: refused, invalid YAML (the key `command` set twice in one container); it also needs
 //   the OSU micro-benchmarks built with Open MPI (spack).
 // - lammps: accepted; needs LAMMPS (`lmp`) and its reaxff example inputs, not in the Flux image.

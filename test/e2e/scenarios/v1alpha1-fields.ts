@@ -67,7 +67,6 @@ export function v1alpha1FieldScenarios(): void {
     const { namespace, clients } = await scenario(t, 'leftout');
     const cases: [Record<string, unknown>, string][] = [
       [{ volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } } }, 'spec.volumes'],
-      [{ services: [{ image: 'nginx', name: 'nginx' }] }, 'spec.services'],
       [{ users: [{ name: 'flux-user' }] }, 'spec.users'],
       [{ fluxRestful: { port: 5000 } }, 'spec.fluxRestful'],
     ];

@@ -238,6 +238,41 @@ const containers = fc.integer({ min: 1, max: 3 }).chain((count) =>
     ),
 );
 
+/** v1alpha1 service containers: named (now and then twice), some with a Flux container field. */
+const services = fc.array(
+  fc
+    .tuple(
+      containerFields,
+      mostly(fc.constantFrom('web', 'db', 'cache'), fc.constantFrom('Web', '')),
+      fc.oneof(
+        { arbitrary: fc.constant({}), weight: 8 },
+        {
+          arbitrary: fc.constantFrom(
+            { runFlux: true },
+            { runFlux: false },
+            { launcher: false },
+            { commands: { pre: 'x' } },
+            { fluxUser: {} },
+            { cores: 2 },
+          ),
+          weight: 1,
+        },
+      ),
+    )
+    .map(
+      ([
+        { mode: _mode, cores: _cores, fluxUser: _fluxUser, commands: _commands, ...fields },
+        name,
+        flux,
+      ]) => ({
+        ...fields,
+        name,
+        ...flux,
+      }),
+    ),
+  { maxLength: 2 },
+);
+
 const toleration = fc.record({
   key: sometimes(mostly(fc.oneof(labelKey, fc.constant('')), fc.constantFrom('a b', 'a"b', '$x', 'é'))),
   operator: sometimes(fc.constantFrom('Exists', 'Equal')),
@@ -340,6 +375,7 @@ const flux = fc.record({
   wrap: sometimes(fc.oneof(fc.constantFrom('strace,-e,network', ',,'), text(12))),
   submitCommand: sometimes(fc.oneof(fc.constantFrom('flux batch', 'flux submit --quiet'), text(12))),
   topology: sometimes(fc.constantFrom('kary:2', 'binomial', 'mincrit:8')),
+  minimalService: sometimes(fc.boolean()),
   installRoot: sometimes(mountPath),
   curveCert: sometimes(mostly(fc.constant(CURVE_CERT), text(20))),
   curveCertSecret: fc.oneof(fc.constant(undefined), fc.constant('curve')),
@@ -371,6 +407,7 @@ export const shapedMiniCluster = fc
     deadlineSeconds: sometimes(fc.oneof(fc.integer({ min: 1, max: 100000 }), fc.constant(2 ** 53 - 1))),
     jobLabels: sometimes(labels),
     containers,
+    services: sometimes(services),
     logging: sometimes(
       fc.record({
         quiet: sometimes(fc.boolean()),

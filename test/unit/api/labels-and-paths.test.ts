@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
+  brokerSelectorLabels,
   commonLabels,
   RESERVED_LABEL_KEYS,
   selectorLabels,
@@ -10,14 +11,19 @@ import { MiniClusterSchema } from '../../../src/api/schema.ts';
 import { isRfc3339DateTime, pointerToFieldPath } from '../../../src/api/schema-errors.ts';
 
 describe('labels', () => {
-  it('selects one MiniCluster by our own label and the app name', () => {
+  it("selects one MiniCluster's network by our own label and the app name; its brokers by the component too", () => {
     assert.deepEqual(selectorLabels('flux-sample'), {
       'app.kubernetes.io/name': 'flux-minicluster',
       'flux-framework.org/minicluster': 'flux-sample',
     });
+    assert.deepEqual(brokerSelectorLabels('flux-sample'), {
+      'app.kubernetes.io/name': 'flux-minicluster',
+      'flux-framework.org/minicluster': 'flux-sample',
+      'app.kubernetes.io/component': 'broker',
+    });
     assert.equal(
       selectorString('flux-sample'),
-      'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=flux-sample',
+      'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=flux-sample,app.kubernetes.io/component=broker',
     );
   });
 

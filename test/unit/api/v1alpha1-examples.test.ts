@@ -4,6 +4,7 @@
 // (with what to use instead), a field name older than v1alpha1, or a key the YAML sets twice.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
+import type { V1Deployment } from '@kubernetes/client-node';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import { parseManifestText, type ManifestDocument } from '../../../src/cli/manifests.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -14,7 +15,6 @@ import { KEYS } from '../render/fixtures.ts';
 type Outcome = 'accepted' | { leftOut: string } | { renamed: string } | { duplicateKey: string };
 
 const VOLUMES = { leftOut: 'spec.volumes' };
-const SERVICES = { leftOut: 'spec.services' };
 const OLDER_NAMES = { renamed: 'spec.containers[0].fluxOptionFlags' };
 
 const EXPECTED: Record<string, Outcome> = {
@@ -26,8 +26,8 @@ const EXPECTED: Record<string, Outcome> = {
   'experimental/bursting/broker-eks/minicluster-env.yaml': { duplicateKey: 'spec.interactive' },
   'experimental/bursting/broker-eks/minicluster.yaml': { duplicateKey: 'spec.interactive' },
   'experimental/bursting/broker-gke/minicluster.yaml': 'accepted',
-  'experimental/bursting/broker-gke/v1/minicluster.yaml': SERVICES,
-  'experimental/bursting/nginx/minicluster.yaml': SERVICES,
+  'experimental/bursting/broker-gke/v1/minicluster.yaml': 'accepted',
+  'experimental/bursting/nginx/minicluster.yaml': 'accepted',
   'experimental/shared-process-space/minicluster.yaml': 'accepted',
   'flux-restful/minicluster-conveyorlc.yaml': OLDER_NAMES,
   'flux-restful/minicluster-lammps.yaml': 'accepted',
@@ -48,14 +48,14 @@ const EXPECTED: Record<string, Outcome> = {
   'scaling/basic/minicluster.yaml': 'accepted',
   'scaling/expand/minicluster.yaml': 'accepted',
   'services/sidecar/minicluster-registry.yaml': 'accepted',
-  'services/sidecar/nginx/minicluster.yaml': SERVICES,
-  'services/single/minicluster-registry.yaml': SERVICES,
+  'services/sidecar/nginx/minicluster.yaml': { leftOut: 'spec.fluxRestful' },
+  'services/single/minicluster-registry.yaml': 'accepted',
   'simulations/exaworks-ball-bounce/minicluster.yaml': 'accepted',
   'simulations/laghos-demos/minicluster.yaml': 'accepted',
   'simulations/lulesh/minicluster.yaml': VOLUMES,
   'simulations/qmcpack/minicluster.yaml': 'accepted',
   'simulations/sundials/minicluster.yaml': VOLUMES,
-  'singularity/lammps-registry/minicluster.yaml': SERVICES,
+  'singularity/lammps-registry/minicluster.yaml': 'accepted',
   'singularity/lammps/minicluster.yaml': VOLUMES,
   'singularity/minicluster-hello-world.yaml': 'accepted',
   'singularity/minicluster-prepull.yaml': VOLUMES,
@@ -75,7 +75,7 @@ const EXPECTED: Record<string, Outcome> = {
   'tests/hello-world/minicluster.yaml': 'accepted',
   'tests/lammps/minicluster.yaml': 'accepted',
   'tests/minimal-service/minicluster.yaml': 'accepted',
-  'tests/nginx-service/minicluster.yaml': SERVICES,
+  'tests/nginx-service/minicluster.yaml': 'accepted',
   'tests/nginx-sidecar-service/minicluster.yaml': 'accepted',
   'tests/osu-benchmarks/minicluster.yaml': { duplicateKey: 'spec.containers[0].command' },
   'tests/pokemon/minicluster.yaml': 'accepted',
@@ -157,6 +157,36 @@ describe('the Go operator v1alpha1 examples (69 MiniCluster manifests, from ../s
     // The table of outcomes, one diagnostic line a row (`--test-reporter=tap` shows them).
     for (const row of ['| manifest | outcome | first message |', '|---|---|---|', ...rows]) t.diagnostic(row);
     const accepted = Object.values(EXPECTED).filter((outcome) => outcome === 'accepted').length;
-    assert.equal(accepted, 32);
+    assert.equal(accepted, 37);
+  });
+
+  it('with spec.services, render the services pod under the name their containers use for it', () => {
+    const rendered: Record<string, string> = {};
+    for (const manifest of manifests) {
+      if (!/^\s+services:/m.test(manifest.text) || EXPECTED[manifest.path] !== 'accepted') continue;
+      const documents: ManifestDocument[] = [];
+      parseManifestText(manifest.path, manifest.text, documents, []);
+      const result = validateMiniCluster(documents[0]?.content);
+      assert.ok(result.ok, manifest.path);
+      const deployment = renderMiniCluster(result.value, KEYS).find(
+        (object) => object.kind === 'Deployment',
+      ) as V1Deployment | undefined;
+      const pod = deployment?.spec?.template.spec;
+      const address = `${pod?.hostname}.${pod?.subdomain}.flux-operator.svc.cluster.local`;
+      rendered[manifest.path] = `${deployment?.metadata?.name} ${address}`;
+      // Where the manifest addresses its services, it is by exactly this name.
+      for (const used of manifest.text.match(/[\w-]+-services\.[\w-]+\.[\w-]+\.svc\.cluster\.local/g) ?? []) {
+        assert.equal(used, address, manifest.path);
+      }
+    }
+    const address = 'flux-sample-services flux-sample-services.flux-service.flux-operator.svc.cluster.local';
+    const ownName = 'flux-sample-services flux-sample-services.flux-sample.flux-operator.svc.cluster.local';
+    assert.deepEqual(rendered, {
+      'experimental/bursting/broker-gke/v1/minicluster.yaml': ownName,
+      'experimental/bursting/nginx/minicluster.yaml': ownName,
+      'services/single/minicluster-registry.yaml': address,
+      'singularity/lammps-registry/minicluster.yaml': address,
+      'tests/nginx-service/minicluster.yaml': address,
+    });
   });
 });

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containsDesired } from '../../../src/controller/desired-state.ts';
+import { containsDesired, staleChildren } from '../../../src/controller/desired-state.ts';
 
 describe('containsDesired', () => {
   it('accepts a live object with extra, defaulted fields', () => {
@@ -27,5 +27,37 @@ describe('containsDesired', () => {
   it('does not confuse a list with a map', () => {
     assert.equal(containsDesired({ a: [1] }, { a: { 0: 1 } }), false);
     assert.equal(containsDesired({ a: { b: 1 } }, { a: [1] }), false);
+  });
+});
+
+describe('staleChildren', () => {
+  const owned = (kind: string, name: string, uid = 'u1', controller = true) => ({
+    kind,
+    metadata: { name, ownerReferences: [{ uid, controller }] },
+  });
+  const desired = [{ apiVersion: 'batch/v1', kind: 'Job', metadata: { name: 'mc' } }];
+
+  it('names the children this MiniCluster controls that it no longer renders', () => {
+    assert.deepEqual(
+      staleChildren(desired, [owned('Deployment', 'mc-services'), owned('Job', 'mc')], 'u1').map(
+        (object) => `${object.kind}/${object.metadata.name}`,
+      ),
+      ['Deployment/mc-services'],
+    );
+  });
+
+  it("never names another owner's object, an uncontrolled one, or anything without a uid to match", () => {
+    assert.deepEqual(staleChildren(desired, [owned('Deployment', 'mc-services', 'u2')], 'u1'), []);
+    assert.deepEqual(staleChildren(desired, [owned('Deployment', 'mc-services', 'u1', false)], 'u1'), []);
+    assert.deepEqual(
+      staleChildren(desired, [{ kind: 'Deployment', metadata: { name: 'mc-services' } }], 'u1'),
+      [],
+    );
+    assert.deepEqual(staleChildren(desired, [owned('Deployment', 'mc-services', '')], ''), []);
+  });
+
+  it('keeps what is still rendered', () => {
+    const services = { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { name: 'mc-services' } };
+    assert.deepEqual(staleChildren([...desired, services], [owned('Deployment', 'mc-services')], 'u1'), []);
   });
 });

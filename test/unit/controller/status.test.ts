@@ -81,7 +81,8 @@ describe('computeStatus', () => {
       size: 3,
       readyPods: 3,
       maximumSize: 3,
-      selector: 'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=flux-sample',
+      selector:
+        'app.kubernetes.io/name=flux-minicluster,flux-framework.org/minicluster=flux-sample,app.kubernetes.io/component=broker',
       observedGeneration: 2,
       jobName: 'flux-sample',
       startTime: '2026-03-01T11:00:00Z',

@@ -32,6 +32,7 @@ describe('ClusterRole', () => {
       'flux-framework.org bursttargets/status: get,update,patch',
       'batch jobs: get,list,watch,create,patch,update,delete',
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
+      'apps deployments: get,list,watch,create,patch,update,delete',
       'core pods: get,list,watch',
       'core pods/exec: get,create',
       'core namespaces: get',

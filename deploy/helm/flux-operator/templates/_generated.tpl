@@ -79,6 +79,19 @@ Named templates the chart's hand-written templates include.
     - patch
     - update
     - delete
+# The services pod of a MiniCluster with spec.services (a Deployment of one replica): applied, watched, deleted when the services are removed.
+- apiGroups:
+    - apps
+  resources:
+    - deployments
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - update
+    - delete
 # Read broker pod status (ready pods, the lead pod) for MiniCluster status; never changes pods.
 - apiGroups:
     - ""

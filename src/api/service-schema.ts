@@ -1,0 +1,139 @@
+/**
+ * Schema of `spec.services[]`: v1alpha1's service containers, run in a pod of their own on the
+ * MiniCluster's network (src/render/services.ts). They are plain containers: the fields of a
+ * container that only mean something to Flux are declared loosely, so that they are refused by
+ * name (a v1alpha1 manifest may carry them) instead of being dropped or called unknown.
+ */
+import { Type } from '@sinclair/typebox';
+import {
+  MAX_MAP_ENTRIES,
+  MAX_PORTS_PER_CONTAINER,
+  SCRIPT_MAX_LENGTH,
+  SHORT_STRING_MAX_LENGTH,
+} from './limits.ts';
+import {
+  LifeCycleSchema,
+  ResourcesSchema,
+  SecretKeyRefSchema,
+  SecurityContextSchema,
+  volumeMap,
+} from './container-schema.ts';
+import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
+import {
+  IMAGE_PATTERN,
+  NO_NUL_PATTERN,
+  absolutePath,
+  boundedString,
+  celRules,
+  dns1123Label,
+  objectName,
+  stringMap,
+  withDefault,
+} from './schema-helpers.ts';
+import type { CelRule } from './schema-helpers.ts';
+import { CONTAINER_VOLUME_RULES } from './volume-rules.ts';
+
+/** Environment values may hold small documents; the same bound as a container's. */
+const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
+
+/** Fields of a MiniCluster container that only the Flux container uses; a service has none. */
+export const FLUX_ONLY_SERVICE_FIELDS = [
+  'runFlux',
+  'fluxUser',
+  'cores',
+  'launcher',
+  'batch',
+  'batchRaw',
+  'commands',
+  'logs',
+  'diagnostics',
+] as const;
+
+/** Booleans among them: `false` says nothing and is accepted (a Go operator's defaults wrote it). */
+const FLUX_ONLY_BOOLEANS: readonly string[] = ['runFlux', 'launcher', 'batch', 'batchRaw', 'diagnostics'];
+
+export function fluxOnlyServiceMessage(field: string): string {
+  return `is a field of the Flux container: a service container runs its image (or its command) without Flux; remove ${field}`;
+}
+
+const REFUSED = { description: 'Refused: a Flux container field; services run without Flux.' };
+
+export const ServiceContainerSchema = Type.Object(
+  {
+    name: dns1123Label('Container name, unique among the services.'),
+    image: Type.String({
+      description: 'Container image of the service.',
+      minLength: 1,
+      maxLength: SHORT_STRING_MAX_LENGTH,
+      pattern: IMAGE_PATTERN,
+    }),
+    command: Type.Optional(
+      boundedString(
+        "Shell command the service runs (`/bin/sh -c`). Unset: the image's own entrypoint, as in v1alpha1.",
+        SCRIPT_MAX_LENGTH,
+      ),
+    ),
+    workingDir: Type.Optional(absolutePath('Working directory of the command.')),
+    environment: Type.Optional(
+      stringMap(
+        'Environment variables: name to value.',
+        { maxLength: ENVIRONMENT_VALUE_MAX_LENGTH, pattern: NO_NUL_PATTERN },
+        ...ENVIRONMENT_RULES,
+      ),
+    ),
+    secrets: Type.Optional(
+      Type.Record(Type.String(), SecretKeyRefSchema, {
+        description: 'Environment variables from Secret keys (`valueFrom.secretKeyRef`).',
+        maxProperties: MAX_MAP_ENTRIES,
+        ...celRules(...ENVIRONMENT_RULES),
+      }),
+    ),
+    ports: Type.Optional(
+      Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
+        description: 'Container ports the service listens on (documentation; any port is reachable).',
+        maxItems: MAX_PORTS_PER_CONTAINER,
+        'x-kubernetes-list-type': 'set',
+      }),
+    ),
+    resources: Type.Optional(ResourcesSchema),
+    imagePullSecret: Type.Optional(objectName('Name of an existing image pull Secret for this image.')),
+    pullAlways: withDefault(
+      Type.Boolean({ description: 'Pull the image on every pod start (imagePullPolicy: Always).' }),
+      false,
+    ),
+    volumes: Type.Optional(volumeMap('Volumes to mount, by volume name (a DNS label).')),
+    existingVolumes: Type.Optional(
+      volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),
+    ),
+    lifeCycle: Type.Optional(LifeCycleSchema),
+    securityContext: Type.Optional(SecurityContextSchema),
+    runFlux: Type.Optional(Type.Boolean(REFUSED)),
+    fluxUser: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
+    cores: Type.Optional(Type.Integer({ ...REFUSED, minimum: 0, maximum: 65536 })),
+    launcher: Type.Optional(Type.Boolean(REFUSED)),
+    batch: Type.Optional(Type.Boolean(REFUSED)),
+    batchRaw: Type.Optional(Type.Boolean(REFUSED)),
+    commands: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
+    logs: Type.Optional(
+      Type.String({ ...REFUSED, maxLength: SHORT_STRING_MAX_LENGTH, pattern: NO_NUL_PATTERN }),
+    ),
+    diagnostics: Type.Optional(Type.Boolean(REFUSED)),
+  },
+  {
+    description:
+      "A service container (v1alpha1): runs in the MiniCluster's services pod, reachable by name from the brokers and their jobs.",
+    additionalProperties: false,
+    ...celRules(
+      ...SECRET_ENVIRONMENT_RULES,
+      ...CONTAINER_VOLUME_RULES,
+      ...FLUX_ONLY_SERVICE_FIELDS.map((field): CelRule => ({
+        rule: FLUX_ONLY_BOOLEANS.includes(field)
+          ? `!has(self.${field}) || !self.${field}`
+          : `!has(self.${field})`,
+        message: `${field} ${fluxOnlyServiceMessage(field)}`,
+        fieldPath: `.${field}`,
+        reason: 'FieldValueForbidden',
+      })),
+    ),
+  },
+);

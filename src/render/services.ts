@@ -1,0 +1,97 @@
+import type { V1Deployment, V1PodSpec, V1Volume } from '@kubernetes/client-node';
+import {
+  COMPONENT_SERVICES,
+  LABEL_APP_COMPONENT,
+  LABEL_APP_NAME,
+  LABEL_MINICLUSTER,
+  APP_NAME,
+  commonLabels,
+  type DefaultedMiniCluster,
+} from '../api/index.ts';
+import { namespaceOf } from './flux-inputs.ts';
+import { renderContainer, sortedObject } from './job.ts';
+import { sortedEntries, type Rendered } from './kube-object.ts';
+import type { MiniClusterNames } from './names.ts';
+import { containerVolumes } from './volumes.ts';
+
+/** Whether the MiniCluster runs service containers (v1alpha1 `spec.services`). */
+export function hasServices(miniCluster: DefaultedMiniCluster): boolean {
+  return (miniCluster.spec.services?.length ?? 0) > 0;
+}
+
+function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): V1PodSpec {
+  const { spec } = miniCluster;
+  const services = spec.services ?? [];
+  const volumes: V1Volume[] = [];
+  const seenVolumes = new Set<string>();
+  const containers = services.map((service) => {
+    const own = containerVolumes(service);
+    for (const volume of own.volumes) {
+      // Two services may mount the same named volume; the pod declares it once.
+      if (!seenVolumes.has(volume.name)) volumes.push(volume);
+      seenVolumes.add(volume.name);
+    }
+    return renderContainer({ ...service, runFlux: false }, own.mounts);
+  });
+  const pullSecrets = [...new Set(services.flatMap((s) => (s.imagePullSecret ? [s.imagePullSecret] : [])))];
+  const pod: V1PodSpec = {
+    // `<name>-services.<headless Service>`: the name v1alpha1 manifests use to reach their services.
+    hostname: names.services,
+    subdomain: names.service,
+    setHostnameAsFQDN: false,
+    enableServiceLinks: false,
+    containers,
+  };
+  if (volumes.length > 0) pod.volumes = volumes;
+  if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
+  const podOptions = spec.pod;
+  if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
+  if (podOptions?.nodeSelector !== undefined)
+    pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
+  if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));
+  return pod;
+}
+
+/**
+ * The services pod, as a Deployment of one replica: a pod that comes back when it is evicted or
+ * fails, and rolls when the services change (a bare pod's spec cannot change). It carries the
+ * labels the headless Service selects (or the shared selector), so its host name resolves, but the
+ * component `services`, so nothing that counts, scales or reads the brokers ever sees it. Recreate,
+ * not a rolling update: two pods must never hold the one host name at once.
+ */
+export function renderServicesDeployment(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1Deployment> {
+  const { spec, metadata } = miniCluster;
+  const labels = commonLabels(metadata.name, COMPONENT_SERVICES);
+  const podLabels = {
+    ...sortedObject(spec.pod?.labels),
+    ...sortedObject(spec.network.sharedSelector),
+    ...labels,
+  };
+  const template: NonNullable<V1Deployment['spec']>['template'] = {
+    metadata: { labels: podLabels },
+    spec: servicesPodSpec(miniCluster, names),
+  };
+  if (spec.pod?.annotations !== undefined && template.metadata) {
+    template.metadata.annotations = sortedObject(spec.pod.annotations);
+  }
+  return {
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    metadata: { name: names.services, namespace: namespaceOf(miniCluster), labels },
+    spec: {
+      replicas: 1,
+      strategy: { type: 'Recreate' },
+      selector: {
+        matchLabels: {
+          [LABEL_APP_NAME]: APP_NAME,
+          [LABEL_MINICLUSTER]: metadata.name,
+          [LABEL_APP_COMPONENT]: COMPONENT_SERVICES,
+        },
+      },
+      template,
+    },
+  };
+}
