@@ -1,6 +1,7 @@
 /**
- * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M]`: the operator against a direct apply of the
- * same objects, on the local control plane, in one run. Prints one JSON line:
+ * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M] [-- --cluster NAME]`: the
+ * operator against a direct apply of the same objects, on the local control plane (the default cluster,
+ * or the named one, started if needed and left running), in one run. Prints one JSON line:
  *   direct_seconds / operator_seconds: from the first write to every pod Running;
  *   operator_settled_seconds: to the operator's last write (the Ready status of every MiniCluster);
  *   ratio: operator / direct (1.0 means the operator adds nothing);
@@ -12,26 +13,36 @@
  *   lists), before any MiniCluster existed; operator_cpu_ms_per_minicluster: the rest per MiniCluster;
  *   steady_state_requests_30s: requests in the 30 s after that (should be 0);
  *   operator_rss_mib / operator_peak_rss_mib / operator_heap_used_mib: memory of the operator process.
- * `--burst` measures bursting instead (see burst.ts).
+ * `--burst` measures bursting instead (see burst.ts); `--against-go` runs our operator and the upstream
+ * Go operator side by side (see against-go.ts).
  */
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import type { V1Node } from '@kubernetes/client-node';
-import { API_VERSION, KIND, validateMiniCluster } from '../../src/api/index.ts';
+import { validateMiniCluster } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
+import { againstGoBench } from './against-go.ts';
+import { benchMiniCluster } from './bench-minicluster.ts';
 import { burstBench } from './burst.ts';
+import {
+  createNamespace,
+  deleteNamespace,
+  ensureCapacity,
+  pool,
+  waitAllRunning,
+  waitGone,
+} from './cluster-objects.ts';
+import { oursCommand } from './operator-commands.ts';
+import { cpuSeconds, metricsByLabel, metricsTotal, round, rssMiB, settled } from './process-metrics.ts';
 
 // The operator as deployed (the image runs the compiled CLI): `npm run bench` builds it first.
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
-const PODS_PER_NODE = 110;
 
 interface Options {
   count: number;
@@ -39,6 +50,8 @@ interface Options {
   steadySeconds: number;
   /** V8 old-space limit of the operator (MiB), e.g. what a container memory limit leads Node to pick. */
   operatorHeapMiB: number | undefined;
+  /** A named local cluster to run on instead of the default one (which tests may be using). */
+  cluster: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -52,164 +65,15 @@ function parseOptions(argv: readonly string[]): Options {
     size: value('--size', 8),
     steadySeconds: value('--steady-seconds', 30),
     operatorHeapMiB: argv.includes('--operator-heap-mib') ? value('--operator-heap-mib', 0) : undefined,
+    cluster: argv.includes('--cluster') ? argv[argv.indexOf('--cluster') + 1] : undefined,
   };
-}
-
-function miniClusterSpec(namespace: string, index: number, size: number) {
-  return {
-    apiVersion: API_VERSION,
-    kind: KIND,
-    metadata: { name: `bench-${index}`, namespace },
-    spec: {
-      size,
-      interactive: true,
-      containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', cores: 4 }],
-    },
-  };
-}
-
-/** Runs `work` over `items` with at most `limit` in flight. */
-async function pool<T>(
-  items: readonly T[],
-  limit: number,
-  work: (item: T) => Promise<unknown>,
-): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: Math.min(limit, items.length) }, async () => {
-      while (next < items.length) await work(items[next++] as T);
-    }),
-  );
-}
-
-async function waitAllRunning(clients: KubeClients, namespace: string, expected: number): Promise<void> {
-  for (;;) {
-    const pods = await clients.core.listNamespacedPod({ namespace });
-    const running = pods.items.filter((pod) => pod.status?.phase === 'Running').length;
-    if (running >= expected) return;
-    await sleep(250);
-  }
-}
-
-async function createNamespace(clients: KubeClients, name: string): Promise<void> {
-  await clients.core.createNamespace({ body: { metadata: { name } } });
-  for (;;) {
-    try {
-      await clients.core.readNamespacedServiceAccount({ name: 'default', namespace: name });
-      return;
-    } catch {
-      await sleep(100);
-    }
-  }
-}
-
-async function deleteNamespace(clients: KubeClients, name: string): Promise<void> {
-  try {
-    await clients.core.deleteNamespace({ name });
-  } catch {
-    // already gone
-  }
-}
-
-async function waitGone(clients: KubeClients, name: string): Promise<void> {
-  for (;;) {
-    try {
-      await clients.core.readNamespace({ name });
-    } catch {
-      return;
-    }
-    await sleep(1000);
-  }
-}
-
-/** Enough simulated nodes for every pod of both phases (kwok manages every node it sees). */
-async function ensureCapacity(clients: KubeClients, pods: number): Promise<string[]> {
-  const existing = (await clients.core.listNode()).items.length;
-  const wanted = Math.ceil(pods / PODS_PER_NODE) - existing + 1;
-  const names: string[] = [];
-  for (let i = 0; i < wanted; i++) {
-    const name = `bench-node-${i}`;
-    const resources = { cpu: '64', memory: '256Gi', pods: String(PODS_PER_NODE) };
-    const node: V1Node = {
-      metadata: {
-        name,
-        labels: { type: 'kwok', 'kubernetes.io/hostname': name },
-        annotations: { 'kwok.x-k8s.io/node': 'fake' },
-      },
-      status: {
-        capacity: resources,
-        allocatable: resources,
-        addresses: [{ type: 'InternalIP', address: '127.0.0.1' }],
-      },
-    };
-    try {
-      await clients.core.createNode({ body: node });
-    } catch {
-      // left from an earlier run
-    }
-    names.push(name);
-  }
-  return names;
-}
-
-async function metricsTotal(port: number, metric: string): Promise<number> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith(metric))
-    .reduce((sum, line) => sum + Number(line.split(' ').pop()), 0);
-}
-
-/** A metric's values by one label (summed over the others), e.g. writes by verb. */
-async function metricsByLabel(port: number, metric: string, label: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-  const totals: Record<string, number> = {};
-  for (const line of text.split('\n')) {
-    if (!line.startsWith(`${metric}{`)) continue;
-    const key = new RegExp(`${label}="([^"]*)"`).exec(line)?.[1] ?? '';
-    totals[key] = (totals[key] ?? 0) + Number(line.split(' ').pop());
-  }
-  return totals;
-}
-
-/** A metric's total once it has not changed for `quietMs`, and how long after the call that was. */
-async function settledTotal(
-  port: number,
-  metric: string,
-  quietMs: number,
-): Promise<{ total: number; afterMs: number }> {
-  const started = performance.now();
-  let total = await metricsTotal(port, metric);
-  let changedAt = started;
-  while (performance.now() - changedAt < quietMs) {
-    await sleep(250);
-    const now = await metricsTotal(port, metric);
-    if (now !== total) {
-      total = now;
-      changedAt = performance.now();
-    }
-  }
-  return { total, afterMs: changedAt - started };
-}
-
-/** CPU seconds (user + system) a process has used, from /proc (clock ticks of 1/100 s on Linux). */
-function cpuSeconds(pid: number): number {
-  // The fields after the command name, which is in parentheses and may itself hold spaces.
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ') ?? [];
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
-
-function rssMiB(pid: number): { rss: number; peak: number } {
-  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-  const kib = (field: string) => Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)?.[1] ?? 0);
-  return { rss: kib('VmRSS') / 1024, peak: kib('VmHWM') / 1024 };
 }
 
 async function direct(clients: KubeClients, namespace: string, options: Options): Promise<number> {
   // Rendering (and key generation) is done before the clock starts: the figure is the apply path.
   const objects: KubeObject[] = [];
   for (let index = 0; index < options.count; index++) {
-    const result = validateMiniCluster(miniClusterSpec(namespace, index, options.size));
+    const result = validateMiniCluster(benchMiniCluster(namespace, index, options.size));
     if (!result.ok) throw new Error(JSON.stringify(result.problems));
     objects.push(...renderMiniCluster(result.value, generateMiniClusterKeys(result.value.metadata.name)));
   }
@@ -221,7 +85,10 @@ async function direct(clients: KubeClients, namespace: string, options: Options)
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[bench] ${line}\n`) });
+  const { kubeconfig } = await up({
+    ...(options.cluster === undefined ? {} : { name: options.cluster }),
+    progress: (line) => process.stderr.write(`[bench] ${line}\n`),
+  });
   await installCommand({ kubeconfig, log: () => undefined });
   const clients = kubeClients(loadKubeConfig(kubeconfig));
   const nodes = await ensureCapacity(clients, 2 * options.count * options.size);
@@ -238,27 +105,14 @@ async function main(): Promise<void> {
     await deleteNamespace(clients, directNamespace);
     await waitGone(clients, directNamespace);
 
-    const child = spawn(
-      process.execPath,
-      [
-        ...(options.operatorHeapMiB === undefined ? [] : [`--max-old-space-size=${options.operatorHeapMiB}`]),
-        MAIN,
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--namespace',
-        operatorNamespace,
-        '--metrics-addr',
-        '127.0.0.1:0',
-        '--health-addr',
-        '0',
-        '--log-level',
-        'info',
-        '--concurrency',
-        '8',
-      ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
-    );
+    const command = oursCommand({
+      main: MAIN,
+      kubeconfig,
+      metricsAddr: '127.0.0.1:0',
+      namespace: operatorNamespace,
+      ...(options.operatorHeapMiB === undefined ? {} : { heapMiB: options.operatorHeapMiB }),
+    });
+    const child = spawn(command.command, command.args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const metricsPort = await startedOn(() => output);
@@ -268,15 +122,18 @@ async function main(): Promise<void> {
     process.stderr.write(`[bench] operator: ${options.count} MiniClusters x ${options.size}\n`);
     const started = performance.now();
     const miniClusters = Array.from({ length: options.count }, (_, index) =>
-      miniClusterSpec(operatorNamespace, index, options.size),
+      benchMiniCluster(operatorNamespace, index, options.size),
     );
     await pool(miniClusters, 16, (object) => serverSideApply(clients.objects, object, FIELD_MANAGER));
     await waitAllRunning(clients, operatorNamespace, options.count * options.size);
     const operatorSeconds = (performance.now() - started) / 1000;
 
     // The last status writes (Ready) trail the pods: count once no write came for 3 s.
-    const settled = await settledTotal(metricsPort, 'flux_operator_api_writes_total', 3000);
-    const writes = settled.total;
+    const writesSettled = await settled(
+      () => metricsTotal(metricsPort, 'flux_operator_api_writes_total'),
+      3000,
+    );
+    const writes = writesSettled.total;
     const cpu = cpuSeconds(child.pid ?? 0);
     const writesByVerb = await metricsByLabel(metricsPort, 'flux_operator_api_writes_total', 'verb');
     const requests = await metricsTotal(metricsPort, 'rest_client_requests_total');
@@ -296,7 +153,7 @@ async function main(): Promise<void> {
         pods: options.count * options.size,
         direct_seconds: round(directSeconds),
         operator_seconds: round(operatorSeconds),
-        operator_settled_seconds: round(operatorSeconds + settled.afterMs / 1000),
+        operator_settled_seconds: round(operatorSeconds + writesSettled.afterMs / 1000),
         ratio: round(operatorSeconds / directSeconds),
         writes_per_minicluster: round(writes / options.count),
         writes_by_verb: writesByVerb,
@@ -321,10 +178,6 @@ async function main(): Promise<void> {
   }
 }
 
-function round(value: number): number {
-  return Math.round(value * 100) / 100;
-}
-
 /** The metrics port from the operator's start-up log line. */
 async function startedOn(output: () => string): Promise<number> {
   const deadline = Date.now() + 30_000;
@@ -338,5 +191,7 @@ async function startedOn(output: () => string): Promise<number> {
   throw new Error(`the operator did not start:\n${output()}`);
 }
 
-if (process.argv.includes('--burst')) await burstBench(process.argv.slice(2));
+const argv = process.argv.slice(2);
+if (argv.includes('--burst')) await burstBench(argv);
+else if (argv.includes('--against-go')) await againstGoBench(argv);
 else await main();

@@ -1,0 +1,77 @@
+// How the bench starts each operator out of cluster: command line, the log line that says it is
+// reconciling, and the gauge of its live heap.
+
+/** MiniClusters our operator reconciles at once in benches (the Go operator has one worker, fixed). */
+export const OPERATOR_CONCURRENCY = 8;
+
+export interface OperatorCommand {
+  command: string;
+  args: string[];
+  /** A log line printed once its caches are synced and it reconciles. */
+  readyLine: RegExp;
+  /** The /metrics gauge of its live heap, in bytes. */
+  heapMetric: string;
+}
+
+export interface OursOptions {
+  /** The compiled CLI (dist/src/cli/main.js), as the image runs it. */
+  main: string;
+  kubeconfig: string;
+  metricsAddr: string;
+  /** Watch only this namespace (default: all, as the Go operator does). */
+  namespace?: string;
+  /** V8 old-space limit (MiB), e.g. what a container memory limit leads Node to pick. */
+  heapMiB?: number;
+  node?: string;
+}
+
+export function oursCommand(options: OursOptions): OperatorCommand {
+  return {
+    command: options.node ?? process.execPath,
+    args: [
+      ...(options.heapMiB === undefined ? [] : [`--max-old-space-size=${options.heapMiB}`]),
+      options.main,
+      'run',
+      '--kubeconfig',
+      options.kubeconfig,
+      ...(options.namespace === undefined ? [] : ['--namespace', options.namespace]),
+      '--metrics-addr',
+      options.metricsAddr,
+      '--health-addr',
+      '0',
+      '--log-level',
+      'info',
+      '--concurrency',
+      String(OPERATOR_CONCURRENCY),
+    ],
+    readyLine: /"msg":"leading: reconciling MiniClusters"/,
+    heapMetric: 'nodejs_heap_size_used_bytes',
+  };
+}
+
+/**
+ * The Go operator (controller-runtime 0.12): leader election off (its default, said explicitly),
+ * health probes off, logs as JSON at info like ours (its default is the development console encoder
+ * at debug level).
+ */
+export function goCommand(options: {
+  binary: string;
+  kubeconfig: string;
+  metricsPort: number;
+}): OperatorCommand {
+  return {
+    command: options.binary,
+    args: [
+      '--kubeconfig',
+      options.kubeconfig,
+      '--metrics-bind-address',
+      `127.0.0.1:${options.metricsPort}`,
+      '--health-probe-bind-address',
+      '0',
+      '--leader-elect=false',
+      '--zap-devel=false',
+    ],
+    readyLine: /"msg":"Starting workers"/,
+    heapMetric: 'go_memstats_heap_alloc_bytes',
+  };
+}
