@@ -16,6 +16,8 @@ export const COMPONENT_BROKER = 'broker';
 export const COMPONENT_LEAD_BROKER_SERVICE = 'lead-broker-service';
 export const COMPONENT_HEADLESS_SERVICE = 'headless-service';
 export const COMPONENT_CONFIG = 'config';
+/** The RESTful API's Service and the Secret of its credentials. */
+export const COMPONENT_RESTFUL = 'restful';
 
 /** Kubernetes recommended label: the tool that manages the object. */
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';

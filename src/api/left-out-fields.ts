@@ -2,7 +2,7 @@
  * Fields of the Go Flux Operator's v1alpha1 API that this operator does not implement. They are
  * declared (loosely) in the schema only so that they are refused by name with what to use instead:
  * left undeclared, the API server would prune them from a manifest sent without strict field
- * validation, and the MiniCluster would run without the storage, services or users it asked for.
+ * validation, and the MiniCluster would run without the storage or services it asked for.
  *
  * Also the names older Go manifests used for fields that v1alpha1 renamed: those stay undeclared
  * (the Go operator's last v1alpha1 refused them too), but the validator says what they became.
@@ -22,9 +22,6 @@ interface LeftOutField {
   readonly instead: string;
 }
 
-const INTERACTIVE_INSTEAD =
-  'there is no RESTful API server here: set `interactive: true` and submit jobs with `kubectl exec` into the lead broker pod (`runuser -u flux -- flux proxy local:///run/flux/local`)';
-
 /** Left-out fields of `spec`, by name. */
 export const LEFT_OUT_SPEC_FIELDS = {
   volumes: {
@@ -36,14 +33,6 @@ export const LEFT_OUT_SPEC_FIELDS = {
     meaning: "service containers in a pod of their own on the MiniCluster's network",
     instead:
       "run the service as a Deployment with a Service of its own in the same namespace and reach it by that Service's name, or as a sidecar: another entry of `containers`, reachable on localhost",
-  },
-  users: {
-    meaning: 'users of the Flux RESTful API server',
-    instead: INTERACTIVE_INSTEAD,
-  },
-  fluxRestful: {
-    meaning: 'the Flux RESTful API server run in the lead broker pod',
-    instead: INTERACTIVE_INSTEAD,
   },
 } as const satisfies Record<string, LeftOutField>;
 
@@ -89,10 +78,6 @@ export const LEFT_OUT_SPEC_PROPERTIES = {
   services: Type.Optional(
     Type.Array(anyObject(), { ...described(LEFT_OUT_SPEC_FIELDS.services), maxItems: MAX_MAP_ENTRIES }),
   ),
-  users: Type.Optional(
-    Type.Array(anyObject(), { ...described(LEFT_OUT_SPEC_FIELDS.users), maxItems: MAX_MAP_ENTRIES }),
-  ),
-  fluxRestful: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.fluxRestful))),
 };
 
 /** The left-out fields of a container, as schema properties. */

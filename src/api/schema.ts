@@ -14,6 +14,7 @@ import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts';
 import { LEFT_OUT_SPEC_PROPERTIES, SPEC_LEFT_OUT_RULES } from './left-out-fields.ts';
+import { FluxRestfulSchema, SPEC_RESTFUL_RULES, UsersSchema } from './restful-schema.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
@@ -251,6 +252,8 @@ export const MiniClusterSpecSchema = Type.Object(
       }),
       false,
     ),
+    fluxRestful: Type.Optional(FluxRestfulSchema),
+    users: Type.Optional(UsersSchema),
     ...LEFT_OUT_SPEC_PROPERTIES,
   },
   {
@@ -300,6 +303,7 @@ export const MiniClusterSpecSchema = Type.Object(
       ...SPEC_RESOURCE_RULES,
       ...SPEC_SCRIPT_RULES,
       ...SPEC_LEFT_OUT_RULES,
+      ...SPEC_RESTFUL_RULES,
     ),
   },
 );

@@ -9,3 +9,12 @@ export { ownerReference } from './kube-object.ts';
 export type { KubeObject, Owner } from './kube-object.ts';
 export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } from './flux-inputs.ts';
 export { exposesLeadBroker } from './service.ts';
+export {
+  RESTFUL_SECRET_KEYS,
+  renderRestfulSecret,
+  renderRestfulService,
+  restfulCredentials,
+  restfulPort,
+  servesRestful,
+} from './restful.ts';
+export type { RestfulCredentials } from './restful.ts';

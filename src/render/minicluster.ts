@@ -5,6 +5,7 @@ import { renderJob } from './job.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
 import { miniClusterNames } from './names.ts';
+import { renderRestfulService, servesRestful } from './restful.ts';
 import { renderSecrets } from './secrets.ts';
 import { exposesLeadBroker, renderLeadBrokerService, renderService, usesSharedService } from './service.ts';
 
@@ -30,6 +31,7 @@ export function renderMiniCluster(
     // A MiniCluster connecting to another through a shared selector uses the first one's Service.
     ...(usesSharedService(miniCluster) ? [] : [renderService(miniCluster, names)]),
     ...(exposesLeadBroker(miniCluster) ? [renderLeadBrokerService(miniCluster, names)] : []),
+    ...(servesRestful(miniCluster) ? [renderRestfulService(miniCluster, names)] : []),
     renderJob(miniCluster, names, operatorWritesResourceSpec(miniCluster)),
   ];
   if (options.owner) {

@@ -27,6 +27,8 @@ export interface MiniClusterNames {
   /** The Service exposing the lead broker to burst clusters (local side of bursting only). */
   readonly leadBrokerService: string;
   readonly configMap: string;
+  /** The RESTful API's Service (lead pod only) and the Secret of its credentials (same name). */
+  readonly restful: string;
   /**
    * The Secret holding the curve certificate: the user's curveCertSecret, the generated one, or (with
    * bootServer) the one generated for the boot server.
@@ -69,6 +71,7 @@ export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniCluster
     service: miniCluster.spec.network.headlessName,
     leadBrokerService: dnsLabel([name, 'lead-broker']),
     configMap: dnsLabel([name, 'flux-config']),
+    restful: dnsLabel([name, 'restful']),
     curveCertSecret: flux.curveCertSecret ?? dnsLabel([ownCurveCert ? name : owner, 'curve-cert']),
     mungeKeySecret: flux.mungeSecret ?? dnsLabel([owner, 'munge-key']),
     generatesCurveCertSecret: ownCurveCert,

@@ -14,6 +14,7 @@ import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
+import { restfulScenarios } from './scenarios/restful.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 import { v1alpha1FieldScenarios } from './scenarios/v1alpha1-fields.ts';
 
@@ -32,6 +33,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   burstingScenarios();
   v1alpha1ExampleScenarios();
   v1alpha1FieldScenarios();
+  restfulScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

@@ -28,6 +28,7 @@ const CONCURRENCY = 16;
 const KEYS = {
   curveCertificate: CURVE_CERT,
   mungeKey: Uint8Array.from({ length: 1024 }, (_, index) => index % 251),
+  restfulSeed: Uint8Array.from({ length: 32 }, (_, index) => index),
 };
 
 const leadBroker = { address: '203.0.113.7', name: 'lead', size: 2 };

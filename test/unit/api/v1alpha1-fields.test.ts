@@ -126,33 +126,23 @@ describe('v1alpha1 fields left out', () => {
     const given = miniCluster({
       volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } },
       services: [{ image: 'nginx', name: 'web' }],
-      users: [{ name: 'peenut', password: 'x' }],
-      fluxRestful: { port: 5000 },
       containers: [fluxContainer({ logs: '/tmp/logs', diagnostics: true })],
     } as never);
     const result = validateMiniCluster(given);
     assert.ok(!result.ok);
     assert.deepEqual(
       result.problems.map((problem) => problem.path),
-      [
-        'spec.volumes',
-        'spec.services',
-        'spec.users',
-        'spec.fluxRestful',
-        'spec.containers[0].logs',
-        'spec.containers[0].diagnostics',
-      ],
+      ['spec.volumes', 'spec.services', 'spec.containers[0].logs', 'spec.containers[0].diagnostics'],
     );
     for (const problem of result.problems) assert.match(problem.message, leftOut);
     assert.match(result.problems[0]?.message ?? '', /`claimName`.*`hostPath` or `emptyDir: true`$/);
     assert.match(result.problems[1]?.message ?? '', /a Deployment with a Service of its own/);
-    assert.match(result.problems[2]?.message ?? '', /`interactive: true`.*`kubectl exec`/);
 
     // Declared (any content kept) so the API server cannot prune them unseen; refused by CEL.
     const spec = miniClusterCrd().spec.versions[0]?.schema.openAPIV3Schema.properties?.spec;
     assert.equal(spec?.properties?.volumes?.['x-kubernetes-preserve-unknown-fields'], true);
     const rules = spec?.['x-kubernetes-validations'] ?? [];
-    for (const field of ['volumes', 'services', 'users', 'fluxRestful']) {
+    for (const field of ['volumes', 'services']) {
       const rule = rules.find((candidate) => candidate.rule === `!has(self.${field})`);
       assert.match(
         rule?.message ?? '',
