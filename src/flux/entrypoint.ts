@@ -132,6 +132,8 @@ export type InitialProgram =
    */
   | {
       kind: 'restful';
+      /** fluxRestful.branch, when given: meaningless here (nothing is cloned), said so in the log. */
+      ignoredBranch?: string;
       serverPath: string;
       credentialsSourcePath: string;
       credentialsPath: string;
@@ -698,6 +700,11 @@ function leadSection(input: EntrypointInput, time: string): string[] {
       `copy_secret ${shellQuoteWords([program.credentialsSourcePath, program.credentialsPath])} "$flux_user"`,
       `log ${shellQuote(`RESTful instance: the API is served on port ${program.port}`)}`,
     );
+    if (program.ignoredBranch !== undefined) {
+      lines.push(
+        `log ${shellQuote(`fluxRestful.branch ${program.ignoredBranch} is ignored: the server ships with the operator, nothing is cloned`)}`,
+      );
+    }
   }
   if (staysUp(program)) {
     lines.push('log "interactive instance: connect with flux proxy local://$run_dir/local"');

@@ -312,6 +312,15 @@ def submit_job(h, params, user):
         "gpus_per_task": integer(params, "gpus_per_task", 1),
         "num_nodes": integer(params, "num_nodes", 1),
     }
+    if sizes["num_nodes"] is not None:
+        # Flux would take the job and only then find it unsatisfiable: refused here, as upstream does.
+        total = flux.resource.list.resource_list(h).get().all.nnodes
+        if sizes["num_nodes"] > total:
+            raise HTTPError(
+                400,
+                "Invalid submit request",
+                extra={"Errors": [f"The server only has {total} nodes, you requested {sizes['num_nodes']}"]},
+            )
     runtime = integer(params, "runtime", 0) or 0
     envars = mapping(params, "envars")
     option_flags = mapping(params, "option_flags")

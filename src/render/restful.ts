@@ -133,8 +133,10 @@ export function renderRestfulService(
 
 /** The lead broker's initial program in RESTful mode. */
 export function restfulProgram(miniCluster: DefaultedMiniCluster): InitialProgram {
+  const branch = miniCluster.spec.fluxRestful?.branch;
   return {
     kind: 'restful',
+    ...(branch !== undefined ? { ignoredBranch: branch } : {}),
     serverPath: `${OPERATOR_DIR}/${RESTFUL_SERVER_FILE}`,
     credentialsSourcePath: `${RESTFUL_MOUNT_DIR}/${RESTFUL_CREDENTIALS_FILE}`,
     credentialsPath: RESTFUL_CREDENTIALS_PATH,

@@ -82,6 +82,29 @@ export function restfulScenarios(): void {
       'the job is listed',
     );
 
+    // The environment, working directory and shell options of a submission reach the job; the
+    // search route finds it; unknown jobs and missing commands are refused.
+    const shaped = await api.submit({
+      command: 'bash -c "echo $GREETING; pwd"',
+      envars: { GREETING: 'hello from the API' },
+      workdir: '/tmp',
+      option_flags: { 'output.stderr.type': 'kvs' },
+    });
+    assert.equal((await followJob(api, shaped)).result, 'COMPLETED');
+    assert.deepEqual((await api.output(shaped)).join(''), 'hello from the API\n/tmp\n');
+    const search = (await api.call('GET', '/v1/jobs/search?search=bash&length=5')) as { data: JobRecord[] };
+    assert.deepEqual(
+      search.data.map((job) => job.id),
+      [shaped],
+    );
+    assert.equal((await rejected(api.job(123456789))).status, 404);
+    const noCommand = await rejected(api.call('POST', '/v1/jobs/submit', { num_tasks: 1 }));
+    assert.equal(noCommand.status, 400);
+    assert.match(noCommand.message, /A 'command' is minimally required/);
+    const tooBig = await rejected(api.submit({ command: 'hostname', num_nodes: 3, num_tasks: 3 }));
+    assert.equal(tooBig.status, 400);
+    assert.match(tooBig.message, /The server only has 2 nodes, you requested 3/);
+
     // A long job canceled: it ends CANCELED.
     const long = await api.submit({ command: 'sleep 600' });
     await waitFor(async () => (await api.job(long)).state === 'RUN', {

@@ -154,6 +154,14 @@ describe('RESTful mode', () => {
       script,
       / flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000$/m,
     );
+    assert.doesNotMatch(script, /is ignored/);
+    const withBranch = find.configMap(
+      renderMiniCluster(persistent({ fluxRestful: { branch: 'main' } }), KEYS),
+    );
+    assert.match(
+      present(withBranch.data?.['entrypoint.sh']),
+      /^ {2}log 'fluxRestful\.branch main is ignored: the server ships with the operator, nothing is cloned'$/m,
+    );
   });
 
   it('renders none of it for a MiniCluster with a command, or interactive without fluxRestful', () => {
