@@ -374,6 +374,35 @@ def job_output(h, params, user, jobid):
     return 200, {"Message": "The output does not exist yet, or the jobid is incorrect."}
 
 
+def stream_output(h, params, user, jobid):
+    """The job's output as it comes, until the job ends (a chunked text/plain answer)."""
+    target = job_id(jobid)
+    job_record(h, target)
+
+    def stream(request):
+        request.send_response(200)
+        request.send_header("Content-Type", "text/plain; charset=utf-8")
+        request.send_header("Transfer-Encoding", "chunked")
+        request.end_headers()
+        try:
+            for event in flux.job.event_watch(h, target, "guest.output"):
+                context = event.context
+                if "data" not in context:
+                    continue
+                data = context["data"]
+                if context.get("encoding") == "base64":
+                    data = base64.b64decode(data).decode("utf-8", "replace")
+                chunk = data.encode("utf-8")
+                if chunk:
+                    request.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    request.wfile.flush()
+        except OSError as error:
+            log(f"output stream of job {target.f58} ended: {error}")
+        request.wfile.write(b"0\r\n\r\n")
+
+    return stream
+
+
 def list_nodes(h, params, user):
     listing = flux.resource.list.resource_list(h).get()
     return 200, {"nodes": sorted({str(node) for node in listing.up.nodelist})}
@@ -397,6 +426,7 @@ JOB_ROUTES = {
     ("GET", ()): get_job,
     ("POST", ("cancel",)): cancel_job,
     ("GET", ("output",)): job_output,
+    ("GET", ("output", "stream")): stream_output,
 }
 
 
@@ -485,7 +515,10 @@ class Handler(BaseHTTPRequestHandler):
                     "Incorrect user or token.",
                     headers={"WWW-Authenticate": 'Bearer realm="flux-restful"'},
                 )
-            status, body = handler(handle(), params, user, *args)
+            answer = handler(handle(), params, user, *args)
+            if callable(answer):
+                return answer(self)
+            status, body = answer
             self.send_json(status, body)
         except HTTPError as error:
             self.send_json(error.status, error.body, error.headers)

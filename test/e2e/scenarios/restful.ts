@@ -77,10 +77,20 @@ export function restfulScenarios(): void {
     assert.equal(done.result, 'COMPLETED', JSON.stringify(done));
     assert.equal(done.nnodes, 2);
     assert.deepEqual((await api.output(id)).map((line) => line.trim()).sort(), ['api-0', 'api-1']);
+    // The stream route of flux-restful-client's stream_output: the whole output of an ended job.
+    const streamed = await api.call('GET', `/v1/jobs/${id}/output/stream`);
+    assert.equal(typeof streamed, 'string');
+    assert.deepEqual(String(streamed).trim().split('\n').sort(), ['api-0', 'api-1']);
     assert.ok(
       (await api.jobs()).some((job: JobRecord) => job.id === id),
       'the job is listed',
     );
+
+    // flux-restful-client posts its parameters as a query string.
+    const viaQuery = (await api.call('POST', '/v1/jobs/submit?command=hostname&num_tasks=2&num_nodes=2')) as {
+      id: number;
+    };
+    assert.equal((await followJob(api, viaQuery.id)).nnodes, 2);
 
     // The environment, working directory and shell options of a submission reach the job; the
     // search route finds it; unknown jobs and missing commands are refused.
