@@ -535,6 +535,62 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       assert.ok(!logs.includes(needle), 'a log line holds key material');
     }
   });
+
+  it('RESTful mode: makes the Secret and Service <name>-restful, keeps the seed across operators, adds users with their own token, never logs a credential', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    const spec = { size: 2, containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest' }] };
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'api', spec));
+    await waitForCondition(clients, namespace, 'api', 'Ready', 'True');
+    const service = await clients.core.readNamespacedService({ name: 'api-restful', namespace });
+    assert.deepEqual(
+      service.spec?.ports?.map((port) => [port.name, port.port]),
+      [['http', 5000]],
+    );
+    assert.equal(service.spec?.selector?.['batch.kubernetes.io/job-completion-index'], '0');
+    const read = async () => {
+      const data = (await clients.core.readNamespacedSecret({ name: 'api-restful', namespace })).data ?? {};
+      const text = (key: string) => Buffer.from(data[key] ?? '', 'base64').toString('utf8');
+      return {
+        seed: data.seed,
+        token: text('token'),
+        users: JSON.parse(text('credentials.json')).users as object,
+      };
+    };
+    const first = await read();
+    assert.equal(Buffer.from(first.seed ?? '', 'base64').length, 32);
+    assert.deepEqual(first.users, { flux: first.token });
+
+    // Another operator (a restart) reads the seed back; a user added later gets a token of its own.
+    await operator.stop();
+    const next = await startOperator(namespace);
+    t.after(() => next.stop());
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'api', { ...spec, users: [{ name: 'peenut' }] }),
+    );
+    const second = await waitFor(
+      async () => {
+        const now = await read();
+        return 'peenut' in now.users ? now : undefined;
+      },
+      { what: 'the Secret with the new user' },
+    );
+    assert.equal(second.seed, first.seed);
+    assert.equal(second.token, first.token);
+    const peenut = (second.users as Record<string, string>).peenut ?? '';
+    assert.match(peenut, /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(peenut, first.token);
+
+    const configMaps = JSON.stringify((await clients.core.listNamespacedConfigMap({ namespace })).items);
+    const events = JSON.stringify((await clients.events.listNamespacedEvent({ namespace })).items);
+    const logs = [...operator.logLines, ...next.logLines].join('\n');
+    for (const needle of [first.token, peenut]) {
+      assert.ok(!configMaps.includes(needle), 'a ConfigMap holds a credential');
+      assert.ok(!events.includes(needle), 'an event holds a credential');
+      assert.ok(!logs.includes(needle), 'a log line holds a credential');
+    }
+  });
 });
 
 // Kept for the cluster() call: a test file that runs alone still brings the cluster up.
