@@ -84,13 +84,16 @@ export function submitRequest(words: readonly string[], flags: SubmitFlags): Sub
 }
 
 async function client(name: string, flags: TargetFlags): Promise<RestfulClient> {
+  // flux-restful-client's variables: a token need not be on the command line (nor in its history).
+  const user = flags.user ?? process.env.FLUX_USER;
+  const token = flags.token ?? process.env.FLUX_TOKEN;
   return restfulClientFor({
     config: () => loadKubeConfig(flags.kubeconfig),
     name,
     namespace: flags.namespace,
     ...(flags.url !== undefined ? { url: flags.url } : {}),
-    ...(flags.user !== undefined ? { user: flags.user } : {}),
-    ...(flags.token !== undefined ? { token: flags.token } : {}),
+    ...(user !== undefined ? { user } : {}),
+    ...(token !== undefined ? { token } : {}),
   });
 }
 
@@ -153,8 +156,14 @@ function targetOptions(command: Command): Command {
     .option('-n, --namespace <namespace>', 'namespace of the MiniCluster', 'default')
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
     .option('--url <url>', "the API's URL (e.g. of a port-forward) instead of the API server's service proxy")
-    .option('--user <user>', 'user of the API (default: the one in the Secret <name>-restful)')
-    .option('--token <token>', "the user's token (default: the one in the Secret <name>-restful)");
+    .option(
+      '--user <user>',
+      'user of the API (default: $FLUX_USER, else the one in the Secret <name>-restful)',
+    )
+    .option(
+      '--token <token>',
+      "the user's token (default: $FLUX_TOKEN, else the one in the Secret <name>-restful)",
+    );
 }
 
 /** Adds `jobs` and its subcommands to the program. */

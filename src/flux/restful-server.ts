@@ -145,7 +145,7 @@ def integer(params, name, minimum=None):
     except (TypeError, ValueError):
         raise HTTPError(400, f"{name} must be an integer, got {value!r}")
     if isinstance(value, bool) or (minimum is not None and number < minimum):
-        raise HTTPError(400, f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise HTTPError(400, f"{name} must be an integer >= {minimum or 0}, got {value!r}")
     return number
 
 
@@ -453,6 +453,10 @@ class Handler(BaseHTTPRequestHandler):
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(data)))
+        if status >= 400:
+            # A refused request's body may be unread: the connection cannot carry another request.
+            self.send_header("Connection", "close")
+            self.close_connection = True
         for name, value in (headers or {}).items():
             self.send_header(name, value)
         self.end_headers()
