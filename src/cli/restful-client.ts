@@ -31,16 +31,20 @@ export interface ApiAnswer {
   readonly body: unknown;
   /** The answer came from the Kubernetes API server (its proxy), not from the RESTful server. */
   readonly fromProxy: boolean;
+  /** What a 401 asks for (flux-restful-client answers `Bearer` with the /v1/token handshake). */
+  readonly wwwAuthenticate?: string;
 }
 
 /** A refusal or failure of the API, with what to do about it. */
 export class RestfulApiError extends Error {
   readonly status: number;
+  readonly wwwAuthenticate: string | undefined;
 
-  constructor(status: number, message: string) {
+  constructor(status: number, message: string, wwwAuthenticate?: string) {
     super(message);
     this.name = 'RestfulApiError';
     this.status = status;
+    this.wwwAuthenticate = wwwAuthenticate;
   }
 }
 
@@ -121,7 +125,13 @@ async function send(
           typeof parsed === 'object' &&
           parsed !== null &&
           (parsed as { kind?: unknown }).kind === 'Status';
-        resolve({ status: response.statusCode ?? 0, body: parsed, fromProxy });
+        const challenge = response.headers['www-authenticate'];
+        resolve({
+          status: response.statusCode ?? 0,
+          body: parsed,
+          fromProxy,
+          ...(challenge !== undefined ? { wwwAuthenticate: challenge } : {}),
+        });
       });
       response.on('error', reject);
     });
@@ -201,6 +211,7 @@ export class RestfulClient {
       return new RestfulApiError(
         401,
         `unauthorized: the RESTful API refused user ${this.credentials.user} and its token (${said || 'no message'}); check --user and --token or the Secret`,
+        answer.wwwAuthenticate,
       );
     }
     return new RestfulApiError(answer.status, `${where} answered ${answer.status}: ${said || 'no message'}`);

@@ -128,7 +128,9 @@ export function restfulScenarios(): void {
     // Wrong or missing credentials: 401, with the WWW-Authenticate the client's handshake needs.
     const location = api.location;
     const wrong = new RestfulClient(location, { user: 'flux', token: 'not-the-token' });
-    assert.equal((await rejected(wrong.nodes())).status, 401);
+    const refused = await rejected(wrong.nodes());
+    assert.equal(refused.status, 401);
+    assert.equal(refused.wwwAuthenticate, 'Bearer realm="flux-restful"');
     const stranger = new RestfulClient(location, { user: 'nobody', token: 'x' });
     assert.equal((await rejected(stranger.submit({ command: 'hostname' }))).status, 401);
 
