@@ -55,6 +55,11 @@ export function restfulScenarios(): void {
       realMiniCluster(namespace, 'api', { size: 2, users: [{ name: 'peenut' }] }),
     );
     await waitForCondition(clients, namespace, 'api', 'Ready', 'True', 180_000);
+    const served = await waitForCondition(clients, namespace, 'api', 'RestfulApi', 'True');
+    assert.match(
+      served.conditions?.find((condition) => condition.type === 'RestfulApi')?.message ?? '',
+      /^the lead pod serves the Flux RESTful API on port 5000 of Service api-restful /,
+    );
     const { kc } = await cluster();
     const api = await restfulClientFor({ config: () => kc, name: 'api', namespace });
 
