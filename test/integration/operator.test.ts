@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
@@ -15,6 +17,8 @@ import {
   waitForCondition,
   type RunningOperator,
 } from '../harness/operator.ts';
+
+const MAIN = join(new URL('../../', import.meta.url).pathname, 'src/cli/main.ts');
 
 async function operatorIn(t: TestContext): Promise<{ namespace: string; operator: RunningOperator }> {
   const namespace = await withNamespace(t, 'op');
@@ -581,6 +585,19 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     const peenut = (second.users as Record<string, string>).peenut ?? '';
     assert.match(peenut, /^[A-Za-z0-9_-]{43}$/);
     assert.notEqual(peenut, first.token);
+
+    // The CLI names a MiniCluster that does not serve the API (it has a command).
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'batch', { size: 1 }));
+    const { kubeconfig } = await cluster();
+    const refused = spawnSync(process.execPath, [MAIN, 'jobs', 'list', 'batch', '-n', namespace], {
+      encoding: 'utf8',
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+    });
+    assert.equal(refused.status, 2);
+    assert.equal(
+      refused.stderr,
+      `error: MiniCluster ${namespace}/batch does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful\n`,
+    );
 
     const configMaps = JSON.stringify((await clients.core.listNamespacedConfigMap({ namespace })).items);
     const events = JSON.stringify((await clients.events.listNamespacedEvent({ namespace })).items);
