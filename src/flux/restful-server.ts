@@ -290,6 +290,34 @@ def search_jobs(h, params, user):
     }
 
 
+def default_options():
+    """The MiniCluster's flux.optionFlags (FLUX_OPTION_FLAGS, set by the entrypoint): shell options
+    (-o k=v) and attributes (--setattr=k=v, -S k=v) given to every job, as a submitted command gets them."""
+    shell, attributes = {}, {}
+    words = shlex.split(os.environ.get("FLUX_OPTION_FLAGS", ""))
+    index = 0
+    while index < len(words):
+        word = words[index]
+        value = None
+        for short, long_form, target in (("-o", "--setopt", shell), ("-S", "--setattr", attributes)):
+            if word in (short, long_form) and index + 1 < len(words):
+                index += 1
+                value, into = words[index], target
+            elif word.startswith(long_form + "="):
+                value, into = word[len(long_form) + 1 :], target
+            elif word.startswith(short) and len(word) > 2 and not word.startswith("--"):
+                value, into = word[2:], target
+            if value is not None:
+                break
+        index += 1
+        if value is None:
+            log(f"FLUX_OPTION_FLAGS: {word!r} is not a shell option or attribute: not given to API jobs")
+            continue
+        key, _, item = value.partition("=")
+        into[key] = item if item != "" else 1
+    return shell, attributes
+
+
 def submit_job(h, params, user):
     command = params.get("command")
     if isinstance(command, list):
@@ -336,7 +364,10 @@ def submit_job(h, params, user):
             num_nodes=sizes["num_nodes"],
             exclusive=boolean(params, "exclusive"),
         )
-        for key, value in option_flags.items():
+        shell_defaults, attribute_defaults = default_options()
+        for key, value in attribute_defaults.items():
+            jobspec.setattr(key, value)
+        for key, value in {**shell_defaults, **option_flags}.items():
             jobspec.setattr_shell_option(key, value)
         jobspec.setattr("user", user)
         jobspec.cwd = params.get("workdir") or os.getcwd()

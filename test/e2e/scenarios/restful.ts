@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { it } from 'node:test';
 import { cluster, waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
-import { realMiniCluster, scenario } from '../../harness/real-node.ts';
+import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real-node.ts';
 import { RestfulApiError, RestfulClient, type JobRecord } from '../../../src/cli/restful-client.ts';
 import { restfulClientFor } from '../../../src/cli/restful-target.ts';
 import { followJob } from '../../../src/cli/jobs-command.ts';
@@ -52,7 +52,11 @@ export function restfulScenarios(): void {
     const { namespace, clients } = await scenario(t, 'restful');
     await applyMiniCluster(
       clients,
-      realMiniCluster(namespace, 'api', { size: 2, users: [{ name: 'peenut' }] }),
+      realMiniCluster(namespace, 'api', {
+        size: 2,
+        users: [{ name: 'peenut' }],
+        flux: { optionFlags: '--setattr=user.team=blue -o cpu-affinity=off' },
+      }),
     );
     await waitForCondition(clients, namespace, 'api', 'Ready', 'True', 180_000);
     const served = await waitForCondition(clients, namespace, 'api', 'RestfulApi', 'True');
@@ -82,6 +86,21 @@ export function restfulScenarios(): void {
     assert.equal(done.result, 'COMPLETED', JSON.stringify(done));
     assert.equal(done.nnodes, 2);
     assert.deepEqual((await api.output(id)).map((line) => line.trim()).sort(), ['api-0', 'api-1']);
+    // The jobspec, as Flux holds it: the API user's name, and the MiniCluster's optionFlags.
+    const lead = (await podAt(clients, namespace, 'api')).metadata?.name ?? '';
+    const { stdout: jobspecText } = await fluxInLead(namespace, lead, ['job', 'info', String(id), 'jobspec']);
+    const jobspec = JSON.parse(jobspecText) as {
+      attributes: { user?: Record<string, unknown>; system: Record<string, unknown> };
+    };
+    assert.equal(jobspec.attributes.system.user, 'flux');
+    assert.equal(jobspec.attributes.user?.team, 'blue');
+    assert.deepEqual(
+      (jobspec.attributes.system.shell as { options?: Record<string, unknown> } | undefined)?.options?.[
+        'cpu-affinity'
+      ],
+      'off',
+    );
+
     // The stream route of flux-restful-client's stream_output: the whole output of an ended job.
     const streamed = await api.call('GET', `/v1/jobs/${id}/output/stream`);
     assert.equal(typeof streamed, 'string');
