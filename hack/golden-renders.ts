@@ -21,6 +21,7 @@ export function goldenRenders(root: string): GoldenRender[] {
   const keys = {
     curveCertificate: readFileSync(join(root, 'test/fixtures/keys/curve.cert'), 'utf8'),
     mungeKey: readFileSync(join(root, 'test/fixtures/keys/munge.key')),
+    restfulSeed: readFileSync(join(root, 'test/fixtures/keys/restful.seed')),
   };
   return readdirSync(join(root, 'examples'))
     .filter((file) => file.endsWith('.yaml'))

@@ -33,3 +33,10 @@ export {
   validateBurstTarget,
 } from './burst-target-validate.ts';
 export type { BurstTargetValidationResult } from './burst-target-validate.ts';
+export {
+  DEFAULT_RESTFUL_PORT,
+  DEFAULT_RESTFUL_USER,
+  FluxRestfulSchema,
+  UsersSchema,
+  servesRestfulApi,
+} from './restful-schema.ts';

@@ -18,6 +18,8 @@ export const COMPONENT_HEADLESS_SERVICE = 'headless-service';
 export const COMPONENT_CONFIG = 'config';
 /** The pod of `spec.services` (and its Deployment): on the MiniCluster's network, never a broker. */
 export const COMPONENT_SERVICES = 'services';
+/** The RESTful API's Service and the Secret of its credentials. */
+export const COMPONENT_RESTFUL = 'restful';
 
 /** Kubernetes recommended label: the tool that manages the object. */
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';

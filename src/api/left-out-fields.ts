@@ -2,13 +2,13 @@
  * Fields of the Go Flux Operator's v1alpha1 API that this operator does not implement. They are
  * declared (loosely) in the schema only so that they are refused by name with what to use instead:
  * left undeclared, the API server would prune them from a manifest sent without strict field
- * validation, and the MiniCluster would run without the storage or users it asked for.
+ * validation, and the MiniCluster would run without the storage it asked for.
  *
  * Also the names older Go manifests used for fields that v1alpha1 renamed: those stay undeclared
  * (the Go operator's last v1alpha1 refused them too), but the validator says what they became.
  */
 import { Type } from '@sinclair/typebox';
-import { MAX_MAP_ENTRIES, PATH_MAX_LENGTH } from './limits.ts';
+import { PATH_MAX_LENGTH } from './limits.ts';
 import { fieldPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import type { SemanticRule } from './rule-helpers.ts';
@@ -22,23 +22,12 @@ interface LeftOutField {
   readonly instead: string;
 }
 
-const INTERACTIVE_INSTEAD =
-  'there is no RESTful API server here: set `interactive: true` and submit jobs with `kubectl exec` into the lead broker pod (`runuser -u flux -- flux proxy local:///run/flux/local`)';
-
 /** Left-out fields of `spec`, by name. */
 export const LEFT_OUT_SPEC_FIELDS = {
   volumes: {
     meaning: 'named volumes the Go operator turned into a PersistentVolume and claim of a storage class',
     instead:
       'give each container volume its own source instead: `containers[].volumes.<name>` with `claimName` (an existing PersistentVolumeClaim, e.g. one you create for that storage class or CSI driver), `hostPath` or `emptyDir: true`',
-  },
-  users: {
-    meaning: 'users of the Flux RESTful API server',
-    instead: INTERACTIVE_INSTEAD,
-  },
-  fluxRestful: {
-    meaning: 'the Flux RESTful API server run in the lead broker pod',
-    instead: INTERACTIVE_INSTEAD,
   },
 } as const satisfies Record<string, LeftOutField>;
 
@@ -81,10 +70,6 @@ function anyObject(options: { description?: string } = {}) {
 /** The left-out fields of `spec`, as schema properties. */
 export const LEFT_OUT_SPEC_PROPERTIES = {
   volumes: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.volumes))),
-  users: Type.Optional(
-    Type.Array(anyObject(), { ...described(LEFT_OUT_SPEC_FIELDS.users), maxItems: MAX_MAP_ENTRIES }),
-  ),
-  fluxRestful: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.fluxRestful))),
 };
 
 /** The left-out fields of a container, as schema properties. */

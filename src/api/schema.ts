@@ -16,6 +16,7 @@ import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts
 import { LEFT_OUT_SPEC_PROPERTIES, SPEC_LEFT_OUT_RULES } from './left-out-fields.ts';
 import { SPEC_SERVICE_RULES } from './service-rules.ts';
 import { ServiceContainerSchema } from './service-schema.ts';
+import { FluxRestfulSchema, SPEC_RESTFUL_RULES, UsersSchema } from './restful-schema.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
@@ -262,6 +263,8 @@ export const MiniClusterSpecSchema = Type.Object(
       }),
       false,
     ),
+    fluxRestful: Type.Optional(FluxRestfulSchema),
+    users: Type.Optional(UsersSchema),
     ...LEFT_OUT_SPEC_PROPERTIES,
   },
   {
@@ -312,6 +315,7 @@ export const MiniClusterSpecSchema = Type.Object(
       ...SPEC_SCRIPT_RULES,
       ...SPEC_SERVICE_RULES,
       ...SPEC_LEFT_OUT_RULES,
+      ...SPEC_RESTFUL_RULES,
     ),
   },
 );

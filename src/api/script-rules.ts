@@ -32,6 +32,9 @@ export const BATCH_LINE_PATTERN = `(^|\\n)[${JS_WHITESPACE}]*[^${JS_WHITESPACE}#
 
 const batchLine = new RegExp(BATCH_LINE_PATTERN, 'u');
 
+/** Text with something besides whitespace: a command render does not treat as absent. */
+export const HAS_TEXT_PATTERN = `[^${JS_WHITESPACE}]`;
+
 /** The rendered ConfigMap's fixed part: the entrypoint's own text, paths, host lists, R. */
 export const CONFIG_MAP_FIXED_BYTES = 192 * 1024;
 /** Shell text of one container (command and hooks), as quoted into the entrypoint. */

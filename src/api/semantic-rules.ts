@@ -15,6 +15,7 @@ import { indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './qualified-names.ts';
 import { containerResourceProblems, emptyDirSizes, resources } from './resource-rules.ts';
+import { restfulFields } from './restful-schema.ts';
 import { duplicates } from './rule-helpers.ts';
 import type { RuleInput, SemanticRule } from './rule-helpers.ts';
 import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
@@ -340,6 +341,7 @@ const serviceContainers: SemanticRule = {
 
 export const SEMANTIC_RULES: readonly SemanticRule[] = [
   leftOutFields,
+  restfulFields,
   metadataName,
   maxSizeAtLeastSize,
   sizeWithinRecordedMaximum,

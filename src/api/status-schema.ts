@@ -22,6 +22,8 @@ export const CONDITION_FAILED = 'Failed';
 export const CONDITION_SCALING = 'Scaling';
 /** With burst slots: whether the operator can read the queue and burst, and what it last did. */
 export const CONDITION_BURSTING = 'Bursting';
+/** RESTful mode: where the API is, and what of v1alpha1's fluxRestful and users differs here. */
+export const CONDITION_RESTFUL_API = 'RestfulApi';
 
 /** Why a waiting burstable job is not served (status.burstJobs[].reason); the planner's verdicts. */
 export const BURST_JOB_REASONS = [

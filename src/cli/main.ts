@@ -7,6 +7,7 @@ import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
 import { burstPlanCommand } from './burst-plan-command.ts';
 import { burstStatusCommand } from './burst-status-command.ts';
 import { installCommand } from './install-command.ts';
+import { addJobsCommand } from './jobs-command.ts';
 import { parseNodeSelectors, parseTolerations } from './placement-flags.ts';
 import { quickstart } from './quickstart-command.ts';
 import { renderFiles } from './render-command.ts';
@@ -137,6 +138,8 @@ export function buildProgram(): Command {
         });
       },
     );
+
+  addJobsCommand(program);
 
   program
     .command('quickstart')

@@ -92,12 +92,15 @@ export function renderToYaml(
   now = new Date(),
 ): string {
   const documents = miniClusters.flatMap((miniCluster) => {
-    const needsNewKeys = given.curveCertificate === undefined || given.mungeKey === undefined;
+    const needsNewKeys =
+      given.curveCertificate === undefined || given.mungeKey === undefined || given.restfulSeed === undefined;
     const generated = needsNewKeys ? generateMiniClusterKeys(miniCluster.metadata.name, now) : undefined;
-    const keys: MiniClusterKeys = {
+    let keys: MiniClusterKeys = {
       curveCertificate: given.curveCertificate ?? (generated as MiniClusterKeys).curveCertificate,
       mungeKey: given.mungeKey ?? (generated as MiniClusterKeys).mungeKey,
     };
+    const restfulSeed = given.restfulSeed ?? generated?.restfulSeed;
+    if (restfulSeed !== undefined) keys = { ...keys, restfulSeed };
     return renderMiniCluster(miniCluster, keys);
   });
   return documents.map((object) => `---\n${stringify(object, { lineWidth: 0 })}`).join('');

@@ -27,6 +27,7 @@ import {
   exposesLeadBroker,
   miniClusterNames,
   renderMiniCluster,
+  servesRestful,
   type KubeObject,
   type MiniClusterNames,
 } from '../render/index.ts';
@@ -218,6 +219,7 @@ export class Reconciler {
 
   private async keys(miniCluster: DefaultedMiniCluster, names: MiniClusterNames, log: ReconcileLog) {
     const namespace = miniCluster.metadata.namespace ?? 'default';
+    const restful = servesRestful(miniCluster);
     // The cache may lag a Secret we just created: a miss is confirmed against the API before new keys
     // are made, so keys are never generated twice for one MiniCluster.
     const existing = {
@@ -227,8 +229,15 @@ export class Reconciler {
       mungeKey: names.generatesMungeKeySecret
         ? await this.readSecret(names.mungeKeySecret, namespace)
         : undefined,
+      restful: restful ? await this.readSecret(names.restful, namespace) : undefined,
     };
-    const { keys, generated } = resolveKeys(miniCluster.metadata.name, names, existing, this.deps.now());
+    const { keys, generated } = resolveKeys(
+      miniCluster.metadata.name,
+      names,
+      existing,
+      this.deps.now(),
+      restful,
+    );
     if (generated) log.info({}, 'generated keys');
     return keys;
   }

@@ -8,6 +8,7 @@ import {
   CONDITION_BURSTING,
   CONDITION_FAILED,
   CONDITION_READY,
+  CONDITION_RESTFUL_API,
   CONDITION_SCALING,
   CONDITION_SUCCEEDED,
   selectorString,
@@ -16,6 +17,7 @@ import {
   type MiniClusterStatus,
   type Summary,
 } from '../api/index.ts';
+import { miniClusterNames, restfulPort, servesRestful } from '../render/index.ts';
 
 /** Something that stopped the reconcile pass before the Job could be brought to its desired state. */
 export interface BlockingProblem {
@@ -275,6 +277,27 @@ function burstingConditions(observation: Observation): DesiredCondition[] {
   return last ? [last] : [];
 }
 
+/**
+ * RESTful mode: where the API is served, and what differs from the Go operator's v1alpha1 (which
+ * cloned the server at `fluxRestful.branch` and made Linux users of `users`). Never a credential.
+ */
+export function restfulApiConditions(miniCluster: DefaultedMiniCluster): DesiredCondition[] {
+  if (!servesRestful(miniCluster)) return [];
+  const { name, namespace = 'default' } = miniCluster.metadata;
+  const service = miniClusterNames(miniCluster).restful;
+  const parts = [
+    `the lead pod serves the Flux RESTful API on port ${restfulPort(miniCluster)} of Service ${service} (/api/v1/namespaces/${namespace}/services/${service}:http/proxy/v1/ through the API server; flux-operator jobs ... ${name} -n ${namespace}); credentials in Secret ${service}`,
+    "jobs run as the flux user, labelled with the API user's name",
+  ];
+  const branch = miniCluster.spec.fluxRestful?.branch;
+  if (branch !== undefined) {
+    parts.push(
+      `fluxRestful.branch ${branch} is ignored: the server ships with the operator, nothing is cloned`,
+    );
+  }
+  return [condition(CONDITION_RESTFUL_API, 'True', 'ServedByLeadPod', parts.join('; '))];
+}
+
 export function computeStatus(observation: Observation): MiniClusterStatus {
   const { miniCluster, previous, job, pods, now } = observation;
   const generation = miniCluster.metadata.generation;
@@ -288,6 +311,7 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
     scalingCondition(observation, activePods),
     ...outcomeConditions(job, observation.pods),
     ...burstingConditions(observation),
+    ...restfulApiConditions(miniCluster),
   ];
   const status: MiniClusterStatus = {
     conditions: withTransitionTimes(desired, previous?.conditions, generation, now),

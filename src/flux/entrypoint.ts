@@ -126,6 +126,19 @@ export type InitialProgram =
       nodes?: number;
       submitCommand?: string;
     })
+  /**
+   * The RESTful API server, run with `flux python` as the flux user: the instance lives as long as
+   * it serves. Its credentials file is copied from the Secret mount first (see `copy_secret`).
+   */
+  | {
+      kind: 'restful';
+      /** fluxRestful.branch, when given: meaningless here (nothing is cloned), said so in the log. */
+      ignoredBranch?: string;
+      serverPath: string;
+      credentialsSourcePath: string;
+      credentialsPath: string;
+      port: number;
+    }
   /** `command` is itself the initial program (it submits its own jobs). */
   | (CommandProgram & { kind: 'launcher'; command: string })
   /** Each non-empty, non-comment line of `commands` submitted as its own job, then all are awaited. */
@@ -222,7 +235,18 @@ function validate(input: EntrypointInput): void {
   if ((program.kind === 'batch' || program.kind === 'batchScript') && program.tasks !== undefined) {
     assertInteger('program.tasks', program.tasks, 1);
   }
-  if (program.kind !== 'interactive' && program.kind !== 'launcher' && program.nodes !== undefined) {
+  if (program.kind === 'restful') {
+    assertAbsolutePath('program.serverPath', program.serverPath);
+    assertAbsolutePath('program.credentialsSourcePath', program.credentialsSourcePath);
+    assertAbsolutePath('program.credentialsPath', program.credentialsPath);
+    assertInteger('program.port', program.port, 1, 65535);
+  }
+  if (
+    program.kind !== 'interactive' &&
+    program.kind !== 'restful' &&
+    program.kind !== 'launcher' &&
+    program.nodes !== undefined
+  ) {
     assertInteger('program.nodes', program.nodes, 1);
   }
   if (program.kind === 'batchScript') assertInteger('program.nodes', program.nodes, 1);
@@ -310,7 +334,7 @@ function submitOptions(
 
 /** The shell text of a program that runs a command; its exit status is the program's. */
 function commandText(
-  program: Exclude<InitialProgram, { kind: 'interactive' }>,
+  program: Exclude<InitialProgram, { kind: 'interactive' } | { kind: 'restful' }>,
   context: ProgramContext,
 ): string {
   switch (program.kind) {
@@ -351,7 +375,7 @@ function commandText(
 
 /** True when the lead broker stays up once its program (if any) ended. */
 export function staysUp(program: InitialProgram): boolean {
-  return program.kind === 'interactive' || program.whenDone === 'stayUp';
+  return program.kind === 'interactive' || program.kind === 'restful' || program.whenDone === 'stayUp';
 }
 
 /**
@@ -363,6 +387,9 @@ export function staysUp(program: InitialProgram): boolean {
  */
 export function initialProgramWords(program: InitialProgram, context: ProgramContext = {}): string[] {
   if (program.kind === 'interactive') return ['sleep', 'inf'];
+  if (program.kind === 'restful') {
+    return ['flux', 'python', program.serverPath, program.credentialsPath, String(program.port)];
+  }
   const text = commandText(program, context);
   if (program.whenDone !== 'stayUp') return ['bash', '-c', text];
   const stayUp = [
@@ -667,7 +694,19 @@ function leadSection(input: EntrypointInput, time: string): string[] {
   if (input.jobOptions !== undefined && input.jobOptions.length > 0) {
     lines.push(`export FLUX_OPTION_FLAGS=${shellQuote(input.jobOptions.join(' '))}`);
   }
-  if (staysUp(input.program)) {
+  const { program } = input;
+  if (program.kind === 'restful') {
+    lines.push(
+      `copy_secret ${shellQuoteWords([program.credentialsSourcePath, program.credentialsPath])} "$flux_user"`,
+      `log ${shellQuote(`RESTful instance: the API is served on port ${program.port}`)}`,
+    );
+    if (program.ignoredBranch !== undefined) {
+      lines.push(
+        `log ${shellQuote(`fluxRestful.branch ${program.ignoredBranch} is ignored: the server ships with the operator, nothing is cloned`)}`,
+      );
+    }
+  }
+  if (staysUp(program)) {
     lines.push('log "interactive instance: connect with flux proxy local://$run_dir/local"');
   }
   lines.push(

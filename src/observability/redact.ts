@@ -26,6 +26,10 @@ export const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set([
   'curveCertificate',
   'secretKey',
   'secret-key',
+  // the RESTful API's credentials (spec.fluxRestful, spec.users, the keys)
+  'token',
+  'password',
+  'restfulSeed',
   // request credentials
   'authorization',
 ]);
@@ -40,6 +44,9 @@ export const REDACT_PATHS: readonly string[] = [
   'curveCertificate',
   'secretKey',
   '["secret-key"]',
+  'token',
+  'password',
+  'restfulSeed',
   '*.data',
   '*.stringData',
   '*.binaryData',
@@ -48,6 +55,9 @@ export const REDACT_PATHS: readonly string[] = [
   '*.curveCertificate',
   '*.secretKey',
   '*["secret-key"]',
+  '*.token',
+  '*.password',
+  '*.restfulSeed',
   'body.data',
   'body.stringData',
   'err.body.data',

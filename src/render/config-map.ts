@@ -12,13 +12,18 @@ import {
 import type { Rendered } from './kube-object.ts';
 import type { MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
+import { RESTFUL_SERVER_FILE, RESTFUL_SERVER_SCRIPT } from '../flux/restful-server.ts';
+import { servesRestful } from './restful.ts';
 
 /** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
 export function brokerConfigText(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): string {
   return miniCluster.spec.flux.brokerConfig ?? brokerConfigToml(brokerConfigInput(miniCluster, names));
 }
 
-/** The ConfigMap with broker.toml, the entrypoint and (when cores are known) R. No secret material. */
+/**
+ * The ConfigMap with broker.toml, the entrypoint, (when cores are known) R and (RESTful mode) the API
+ * server's program. No secret material.
+ */
 export function renderConfigMap(
   miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
@@ -31,6 +36,8 @@ export function renderConfigMap(
   if (operatorWritesResourceSpec(miniCluster) && cores !== undefined) {
     data[RESOURCE_SPEC_FILE] = resourceSpecJson({ hosts: brokerHosts(miniCluster), coresPerNode: cores });
   }
+  // The server's program only: its credentials are in the Secret <name>-restful.
+  if (servesRestful(miniCluster)) data[RESTFUL_SERVER_FILE] = RESTFUL_SERVER_SCRIPT;
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -37,6 +37,7 @@ import {
   RUN_DIR,
 } from './paths.ts';
 import type { MiniClusterNames } from './names.ts';
+import { restfulProgram, servesRestful } from './restful.ts';
 
 /** Flux's default tree (`kary:2`), unless the instance spans clusters or has a minimal Service. */
 const DEFAULT_TOPOLOGY = 'kary:2';
@@ -177,7 +178,7 @@ export function initialProgram(
 ): InitialProgram {
   const { spec } = miniCluster;
   const command = container.command?.trim();
-  if (!command) return { kind: 'interactive' };
+  if (!command) return servesRestful(miniCluster) ? restfulProgram(miniCluster) : { kind: 'interactive' };
   const whenDone = spec.interactive ? { whenDone: 'stayUp' as const } : {};
   if (container.launcher) return { kind: 'launcher', command, ...whenDone };
   if (container.batch && container.batchRaw)

@@ -10,3 +10,12 @@ export type { KubeObject, Owner } from './kube-object.ts';
 export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } from './flux-inputs.ts';
 export { exposesLeadBroker } from './service.ts';
 export { hasServices } from './services.ts';
+export {
+  RESTFUL_SECRET_KEYS,
+  renderRestfulSecret,
+  renderRestfulService,
+  restfulCredentials,
+  restfulPort,
+  servesRestful,
+} from './restful.ts';
+export type { RestfulCredentials } from './restful.ts';

@@ -19,8 +19,12 @@ import {
   MUNGE_KEY_MOUNT_DIR,
   OPERATOR_DIR,
   RESOURCE_SPEC_FILE,
+  RESTFUL_CREDENTIALS_FILE,
+  RESTFUL_MOUNT_DIR,
   STATE_DIR,
 } from './paths.ts';
+import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
+import { restfulPort, servesRestful } from './restful.ts';
 import { containerVolumes } from './volumes.ts';
 
 /** Volume names of the operator's own mounts; prefixed so they do not meet the users' names. */
@@ -29,16 +33,37 @@ const VOLUME_OPERATOR_FILES = 'flux-operator-files';
 const VOLUME_CURVE_CERT = 'flux-operator-curve-cert';
 const VOLUME_MUNGE_KEY = 'flux-operator-munge-key';
 const VOLUME_STATE = 'flux-operator-state';
+const VOLUME_RESTFUL = 'flux-operator-restful';
 
 /** Only the owner may read: Flux refuses a certificate others can read (the entrypoint copies it too). */
 const SECRET_FILE_MODE = 0o400;
 const SCRIPT_FILE_MODE = 0o555;
 const CONFIG_FILE_MODE = 0o444;
 
-function fluxVolumes(names: MiniClusterNames, writesResourceSpec: boolean): V1Volume[] {
+/** What the Flux container mounts besides the always-there files. */
+interface FluxMountOptions {
+  writesResourceSpec: boolean;
+  restful: boolean;
+}
+
+function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volume[] {
   const operatorFiles = [{ key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE }];
-  if (writesResourceSpec)
+  if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
+  if (options.restful)
+    operatorFiles.push({ key: RESTFUL_SERVER_FILE, path: RESTFUL_SERVER_FILE, mode: CONFIG_FILE_MODE });
+  const restful: V1Volume[] = options.restful
+    ? [
+        {
+          name: VOLUME_RESTFUL,
+          secret: {
+            secretName: names.restful,
+            items: [{ key: RESTFUL_CREDENTIALS_FILE, path: RESTFUL_CREDENTIALS_FILE }],
+            defaultMode: SECRET_FILE_MODE,
+          },
+        },
+      ]
+    : [];
   return [
     {
       name: VOLUME_BROKER_CONFIG,
@@ -69,6 +94,7 @@ function fluxVolumes(names: MiniClusterNames, writesResourceSpec: boolean): V1Vo
       },
     },
     { name: VOLUME_STATE, emptyDir: {} },
+    ...restful,
   ];
 }
 
@@ -79,6 +105,8 @@ const FLUX_MOUNTS: V1VolumeMount[] = [
   { name: VOLUME_MUNGE_KEY, mountPath: MUNGE_KEY_MOUNT_DIR, readOnly: true },
   { name: VOLUME_STATE, mountPath: STATE_DIR },
 ];
+
+const RESTFUL_MOUNT: V1VolumeMount = { name: VOLUME_RESTFUL, mountPath: RESTFUL_MOUNT_DIR, readOnly: true };
 
 function shellExec(command: string) {
   return { exec: { command: ['/bin/sh', '-c', command] } };
@@ -101,7 +129,12 @@ export type ContainerFields = Pick<
   | 'runFlux'
 >;
 
-export function renderContainer(container: ContainerFields, ownMounts: V1VolumeMount[]): V1Container {
+/** `restfulApiPort`: the API's port, on the Flux container of a RESTful MiniCluster (served by the lead pod only). */
+export function renderContainer(
+  container: ContainerFields,
+  ownMounts: V1VolumeMount[],
+  restfulApiPort?: number,
+): V1Container {
   const rendered: V1Container = {
     name: container.name,
     image: container.image,
@@ -122,6 +155,9 @@ export function renderContainer(container: ContainerFields, ownMounts: V1VolumeM
     ...(container.runFlux
       ? [{ name: 'flux-broker', containerPort: DEFAULT_BROKER_PORT, protocol: 'TCP' }]
       : []),
+    ...(container.runFlux && restfulApiPort !== undefined
+      ? [{ name: 'http', containerPort: restfulApiPort, protocol: 'TCP' }]
+      : []),
     ...(container.ports ?? []).map((port) => ({ containerPort: port, protocol: 'TCP' })),
   ];
   if (ports.length > 0) rendered.ports = ports;
@@ -131,7 +167,8 @@ export function renderContainer(container: ContainerFields, ownMounts: V1VolumeM
     if (container.resources.requests) resources.requests = quantities(container.resources.requests);
     rendered.resources = resources;
   }
-  const mounts = [...(container.runFlux ? FLUX_MOUNTS : []), ...ownMounts];
+  const fluxMounts = restfulApiPort === undefined ? FLUX_MOUNTS : [...FLUX_MOUNTS, RESTFUL_MOUNT];
+  const mounts = [...(container.runFlux ? fluxMounts : []), ...ownMounts];
   if (mounts.length > 0) rendered.volumeMounts = mounts;
   const { lifeCycle, securityContext } = container;
   if (lifeCycle?.postStartExec !== undefined || lifeCycle?.preStopExec !== undefined) {
@@ -155,7 +192,8 @@ function podSpec(
   writesResourceSpec: boolean,
 ): V1PodSpec {
   const { spec } = miniCluster;
-  const volumes: V1Volume[] = fluxVolumes(names, writesResourceSpec);
+  const restful = servesRestful(miniCluster);
+  const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
     const own = containerVolumes(container);
@@ -164,7 +202,7 @@ function podSpec(
       if (!seenVolumes.has(volume.name)) volumes.push(volume);
       seenVolumes.add(volume.name);
     }
-    return renderContainer(container, own.mounts);
+    return renderContainer(container, own.mounts, restful ? restfulPort(miniCluster) : undefined);
   });
   const pullSecrets = [
     ...new Set(spec.containers.flatMap((c) => (c.imagePullSecret ? [c.imagePullSecret] : []))),

@@ -7,7 +7,11 @@ export interface MiniClusterKeys {
   readonly curveCertificate: string;
   /** Raw munge key bytes. */
   readonly mungeKey: Uint8Array;
+  /** Random bytes the RESTful API's generated token, signing key and passwords derive from. */
+  readonly restfulSeed?: Uint8Array;
 }
+
+export const RESTFUL_SEED_BYTES = 32;
 
 export const KEY_GENERATOR = 'flux-operator';
 
@@ -27,5 +31,6 @@ export function generateMiniClusterKeys(miniClusterName: string, now = new Date(
       generator: KEY_GENERATOR,
     }),
     mungeKey: mungeKey((size) => randomBytes(size)),
+    restfulSeed: new Uint8Array(randomBytes(RESTFUL_SEED_BYTES)),
   };
 }

@@ -5,6 +5,7 @@ import { renderJob } from './job.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
 import { miniClusterNames } from './names.ts';
+import { renderRestfulService, servesRestful } from './restful.ts';
 import { renderSecrets } from './secrets.ts';
 import { hasServices, renderServicesDeployment } from './services.ts';
 import { exposesLeadBroker, renderLeadBrokerService, renderService, usesSharedService } from './service.ts';
@@ -33,6 +34,7 @@ export function renderMiniCluster(
     ...(exposesLeadBroker(miniCluster) ? [renderLeadBrokerService(miniCluster, names)] : []),
     // Services start with the brokers' network, before the brokers that may need them.
     ...(hasServices(miniCluster) ? [renderServicesDeployment(miniCluster, names)] : []),
+    ...(servesRestful(miniCluster) ? [renderRestfulService(miniCluster, names)] : []),
     renderJob(miniCluster, names, operatorWritesResourceSpec(miniCluster)),
   ];
   if (options.owner) {

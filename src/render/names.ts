@@ -27,6 +27,8 @@ export interface MiniClusterNames {
   /** The Service exposing the lead broker to burst clusters (local side of bursting only). */
   readonly leadBrokerService: string;
   readonly configMap: string;
+  /** The RESTful API's Service (lead pod only) and the Secret of its credentials (same name). */
+  readonly restful: string;
   /**
    * The services pod's Deployment and the pod's host name (v1alpha1's `<name>-services`), so it
    * resolves as `<services>.<service>.<namespace>.svc`.
@@ -75,6 +77,7 @@ export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniCluster
     leadBrokerService: dnsLabel([name, 'lead-broker']),
     configMap: dnsLabel([name, 'flux-config']),
     services: dnsLabel([name, 'services']),
+    restful: dnsLabel([name, 'restful']),
     curveCertSecret: flux.curveCertSecret ?? dnsLabel([ownCurveCert ? name : owner, 'curve-cert']),
     mungeKeySecret: flux.mungeSecret ?? dnsLabel([owner, 'munge-key']),
     generatesCurveCertSecret: ownCurveCert,

@@ -18,6 +18,9 @@ export const CURVE_CERT_FILE = 'curve.cert';
 export const MUNGE_KEY_MOUNT_DIR = '/etc/flux-operator/munge';
 export const MUNGE_KEY_FILE = 'munge.key';
 export const MUNGE_KEY_PATH = '/etc/munge/munge.key';
+/** The RESTful API's users and keys (read by its server; the lead copies it, 0400, for the flux user). */
+export const RESTFUL_MOUNT_DIR = '/etc/flux-operator/restful';
+export const RESTFUL_CREDENTIALS_FILE = 'credentials.json';
 /**
  * munged's compiled-in directories in the distributions' packages (Debian, Ubuntu, RHEL): the
  * entrypoint makes them, since without systemd nobody makes the socket's.
@@ -31,6 +34,7 @@ export const STATE_DIR = '/mnt/flux';
 export const CURVE_CERT_PATH = `${STATE_DIR}/curve.cert`;
 export const POD_RESOURCE_SPEC_PATH = `${STATE_DIR}/R`;
 export const FLUX_STATE_DIR = `${STATE_DIR}/state`;
+export const RESTFUL_CREDENTIALS_PATH = `${STATE_DIR}/restful-credentials.json`;
 
 /** The rundir gives the instance's local URI, `local:///run/flux/local`, which users pass to `flux proxy`. */
 export const RUN_DIR = '/run/flux';

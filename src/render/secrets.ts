@@ -5,6 +5,7 @@ import type { MiniClusterKeys } from './keys.ts';
 import type { Rendered } from './kube-object.ts';
 import type { MiniClusterNames } from './names.ts';
 import { CURVE_CERT_FILE, MUNGE_KEY_FILE } from './paths.ts';
+import { renderRestfulSecret, servesRestful } from './restful.ts';
 
 type NamedSecret = Rendered<V1Secret>;
 
@@ -31,7 +32,8 @@ function secret(
 
 /**
  * The Secrets the operator generates: the curve certificate (from `keys`, or the spec's inline
- * `flux.curveCert`) unless `curveCertSecret` names one, and the munge key unless `mungeSecret` does.
+ * `flux.curveCert`) unless `curveCertSecret` names one, the munge key unless `mungeSecret` does,
+ * and the RESTful API's credentials when the lead serves it.
  */
 export function renderSecrets(
   miniCluster: DefaultedMiniCluster,
@@ -48,5 +50,6 @@ export function renderSecrets(
   if (names.generatesMungeKeySecret) {
     secrets.push(secret(miniCluster, names.mungeKeySecret, MUNGE_KEY_FILE, keys.mungeKey));
   }
+  if (servesRestful(miniCluster)) secrets.push(renderRestfulSecret(miniCluster, names, keys.restfulSeed));
   return secrets;
 }

@@ -15,6 +15,7 @@ import { coreScenarios } from './scenarios/core.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
+import { restfulScenarios } from './scenarios/restful.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 import { v1alpha1FieldScenarios } from './scenarios/v1alpha1-fields.ts';
 
@@ -34,6 +35,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   v1alpha1ExampleScenarios();
   v1alpha1FieldScenarios();
   servicesScenarios();
+  restfulScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

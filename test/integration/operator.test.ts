@@ -1,4 +1,6 @@
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
@@ -15,6 +17,8 @@ import {
   waitForCondition,
   type RunningOperator,
 } from '../harness/operator.ts';
+
+const MAIN = join(new URL('../../', import.meta.url).pathname, 'src/cli/main.ts');
 
 async function operatorIn(t: TestContext): Promise<{ namespace: string; operator: RunningOperator }> {
   const namespace = await withNamespace(t, 'op');
@@ -580,6 +584,75 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       assert.ok(!configMaps.includes(needle), 'a ConfigMap holds key material');
       assert.ok(!events.includes(needle), 'an event holds key material');
       assert.ok(!logs.includes(needle), 'a log line holds key material');
+    }
+  });
+
+  it('RESTful mode: makes the Secret and Service <name>-restful, keeps the seed across operators, adds users with their own token, never logs a credential', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    const spec = { size: 2, containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest' }] };
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'api', spec));
+    await waitForCondition(clients, namespace, 'api', 'Ready', 'True');
+    const service = await clients.core.readNamespacedService({ name: 'api-restful', namespace });
+    assert.deepEqual(
+      service.spec?.ports?.map((port) => [port.name, port.port]),
+      [['http', 5000]],
+    );
+    assert.equal(service.spec?.selector?.['batch.kubernetes.io/job-completion-index'], '0');
+    const read = async () => {
+      const data = (await clients.core.readNamespacedSecret({ name: 'api-restful', namespace })).data ?? {};
+      const text = (key: string) => Buffer.from(data[key] ?? '', 'base64').toString('utf8');
+      return {
+        seed: data.seed,
+        token: text('token'),
+        users: JSON.parse(text('credentials.json')).users as object,
+      };
+    };
+    const first = await read();
+    assert.equal(Buffer.from(first.seed ?? '', 'base64').length, 32);
+    assert.deepEqual(first.users, { flux: first.token });
+
+    // Another operator (a restart) reads the seed back; a user added later gets a token of its own.
+    await operator.stop();
+    const next = await startOperator(namespace);
+    t.after(() => next.stop());
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'api', { ...spec, users: [{ name: 'peenut' }] }),
+    );
+    const second = await waitFor(
+      async () => {
+        const now = await read();
+        return 'peenut' in now.users ? now : undefined;
+      },
+      { what: 'the Secret with the new user' },
+    );
+    assert.equal(second.seed, first.seed);
+    assert.equal(second.token, first.token);
+    const peenut = (second.users as Record<string, string>).peenut ?? '';
+    assert.match(peenut, /^[A-Za-z0-9_-]{43}$/);
+    assert.notEqual(peenut, first.token);
+
+    // The CLI names a MiniCluster that does not serve the API (it has a command).
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'batch', { size: 1 }));
+    const { kubeconfig } = await cluster();
+    const refused = spawnSync(process.execPath, [MAIN, 'jobs', 'list', 'batch', '-n', namespace], {
+      encoding: 'utf8',
+      env: { ...process.env, KUBECONFIG: kubeconfig },
+    });
+    assert.equal(refused.status, 2);
+    assert.equal(
+      refused.stderr,
+      `error: MiniCluster ${namespace}/batch does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful\n`,
+    );
+
+    const configMaps = JSON.stringify((await clients.core.listNamespacedConfigMap({ namespace })).items);
+    const events = JSON.stringify((await clients.events.listNamespacedEvent({ namespace })).items);
+    const logs = [...operator.logLines, ...next.logLines].join('\n');
+    for (const needle of [first.token, peenut]) {
+      assert.ok(!configMaps.includes(needle), 'a ConfigMap holds a credential');
+      assert.ok(!events.includes(needle), 'an event holds a credential');
+      assert.ok(!logs.includes(needle), 'a log line holds a credential');
     }
   });
 });

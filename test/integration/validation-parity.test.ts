@@ -28,6 +28,7 @@ const CONCURRENCY = 16;
 const KEYS = {
   curveCertificate: CURVE_CERT,
   mungeKey: Uint8Array.from({ length: 1024 }, (_, index) => index % 251),
+  restfulSeed: Uint8Array.from({ length: 32 }, (_, index) => index),
 };
 
 const leadBroker = { address: '203.0.113.7', name: 'lead', size: 2 };
@@ -53,6 +54,38 @@ const FOUND_CASES: unknown[] = [
   ...['a b', 'a"b', '$x', 'é'].map((key) =>
     miniCluster({ pod: { tolerations: [{ key, operator: 'Exists' }] } }),
   ),
+];
+
+const noCommand = [fluxContainer({ command: undefined })];
+const spaceCommand = [fluxContainer({ command: ' \n' })];
+
+/** The RESTful mode's rules, on each side of each line. */
+const RESTFUL_CASES: unknown[] = [
+  miniCluster({ containers: noCommand }),
+  miniCluster({ containers: spaceCommand, users: [{ name: 'peenut' }] }),
+  miniCluster({ fluxRestful: {} }),
+  miniCluster({ users: [{ name: 'peenut' }] }),
+  miniCluster({ users: [] }),
+  miniCluster({ containers: noCommand, interactive: true, users: [{ name: 'peenut' }] }),
+  miniCluster({ containers: noCommand, interactive: true, fluxRestful: {}, users: [{ name: 'peenut' }] }),
+  miniCluster({ containers: noCommand, fluxRestful: { port: 8050 } }),
+  miniCluster({ containers: noCommand, fluxRestful: { port: 8051, username: 'a:b' } }),
+  miniCluster({ containers: noCommand, users: [{ name: 'flux' }] }),
+  miniCluster({ containers: noCommand, fluxRestful: { username: 'me' }, users: [{ name: 'flux' }] }),
+  miniCluster({ containers: noCommand, fluxRestful: { username: 'me' }, users: [{ name: 'me' }] }),
+  miniCluster({ containers: noCommand, users: [{ name: 'a' }, { name: 'a' }] }),
+  miniCluster({ containers: noCommand, users: [{ name: 'a', password: 'has space' }] }),
+  miniCluster({ containers: noCommand, fluxRestful: {}, flux: { bootServer: 'first', bootServerSize: 2 } }),
+  miniCluster({
+    containers: noCommand,
+    users: [{ name: 'a' }],
+    flux: { bootServer: 'first', bootServerSize: 2 },
+  }),
+  miniCluster({
+    containers: noCommand,
+    fluxRestful: { branch: 'main', port: 80, username: 'u', token: 't', secretKey: 'k' },
+    users: [{ name: 'b', password: 'p' }],
+  }),
 ];
 
 /** Bounds both sides must count alike: characters, bytes, whole units. */
@@ -174,6 +207,7 @@ describe('the CRD and the validator agree (local API server)', () => {
     const samples = [
       ...FOUND_CASES,
       ...EDGE_CASES,
+      ...RESTFUL_CASES,
       ...fc.sample(hostileMiniCluster, { numRuns: SAMPLES, seed: SEED }),
     ];
     const failures: string[] = [];

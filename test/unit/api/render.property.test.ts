@@ -25,6 +25,7 @@ const run = promisify(execFile);
 const KEYS: MiniClusterKeys = {
   curveCertificate: 'CURVE-CERTIFICATE-TEXT\n',
   mungeKey: Uint8Array.from({ length: 1024 }, (_, index) => index % 251),
+  restfulSeed: Uint8Array.from({ length: 32 }, (_, index) => index),
 };
 
 const utf8 = new TextEncoder();

@@ -8,7 +8,11 @@ import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { CURVE_CERT, fluxContainer, miniCluster } from './fixtures.ts';
 
-const KEYS = { curveCertificate: CURVE_CERT, mungeKey: new Uint8Array(1024) };
+const KEYS = {
+  curveCertificate: CURVE_CERT,
+  mungeKey: new Uint8Array(1024),
+  restfulSeed: new Uint8Array(32),
+};
 const utf8 = new TextEncoder();
 
 function configMapBytes(input: unknown): number | undefined {

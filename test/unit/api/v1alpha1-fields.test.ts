@@ -125,31 +125,22 @@ describe('v1alpha1 fields left out', () => {
   it('are refused by name, with what to use instead, by the validator and by the CRD', () => {
     const given = miniCluster({
       volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } },
-      users: [{ name: 'peenut', password: 'x' }],
-      fluxRestful: { port: 5000 },
       containers: [fluxContainer({ logs: '/tmp/logs', diagnostics: true })],
     } as never);
     const result = validateMiniCluster(given);
     assert.ok(!result.ok);
     assert.deepEqual(
       result.problems.map((problem) => problem.path),
-      [
-        'spec.volumes',
-        'spec.users',
-        'spec.fluxRestful',
-        'spec.containers[0].logs',
-        'spec.containers[0].diagnostics',
-      ],
+      ['spec.volumes', 'spec.containers[0].logs', 'spec.containers[0].diagnostics'],
     );
     for (const problem of result.problems) assert.match(problem.message, leftOut);
     assert.match(result.problems[0]?.message ?? '', /`claimName`.*`hostPath` or `emptyDir: true`$/);
-    assert.match(result.problems[1]?.message ?? '', /`interactive: true`.*`kubectl exec`/);
 
     // Declared (any content kept) so the API server cannot prune them unseen; refused by CEL.
     const spec = miniClusterCrd().spec.versions[0]?.schema.openAPIV3Schema.properties?.spec;
     assert.equal(spec?.properties?.volumes?.['x-kubernetes-preserve-unknown-fields'], true);
     const rules = spec?.['x-kubernetes-validations'] ?? [];
-    for (const field of ['volumes', 'users', 'fluxRestful']) {
+    for (const field of ['volumes']) {
       const rule = rules.find((candidate) => candidate.rule === `!has(self.${field})`);
       assert.match(
         rule?.message ?? '',

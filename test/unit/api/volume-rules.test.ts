@@ -6,7 +6,11 @@ import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 
-const KEYS = { curveCertificate: 'certificate', mungeKey: new Uint8Array(1024) };
+const KEYS = {
+  curveCertificate: 'certificate',
+  mungeKey: new Uint8Array(1024),
+  restfulSeed: new Uint8Array(32),
+};
 
 /** The Job of a MiniCluster whose Flux container has every operator mount (R written by the operator). */
 function renderedJob(): V1Job {

@@ -4,6 +4,7 @@ import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   computeStatus,
   leadBrokerAddress,
+  restfulApiConditions,
   statusChanged,
   transitionEvents,
   type Observation,
@@ -392,6 +393,36 @@ describe('busyMarkStale', () => {
     assert.equal(
       busyMarkStale({ ...burst, lastBusyAt: '2026-03-01T11:59:59.500Z' }, { idleSeconds: 0 }, NOW),
       false,
+    );
+  });
+});
+
+describe('the RestfulApi condition', () => {
+  const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
+
+  it('says where the API is and what differs from v1alpha1, for RESTful MiniClusters only', () => {
+    assert.deepEqual(
+      restfulApiConditions(
+        defaulted(
+          { containers: [{ image: IMAGE }], fluxRestful: { port: 8080, branch: 'main' } },
+          'api',
+          'team',
+        ),
+      ),
+      [
+        {
+          type: 'RestfulApi',
+          status: 'True',
+          reason: 'ServedByLeadPod',
+          message:
+            "the lead pod serves the Flux RESTful API on port 8080 of Service api-restful (/api/v1/namespaces/team/services/api-restful:http/proxy/v1/ through the API server; flux-operator jobs ... api -n team); credentials in Secret api-restful; jobs run as the flux user, labelled with the API user's name; fluxRestful.branch main is ignored: the server ships with the operator, nothing is cloned",
+        },
+      ],
+    );
+    assert.deepEqual(restfulApiConditions(defaulted({})), []);
+    assert.deepEqual(
+      restfulApiConditions(defaulted({ interactive: true, containers: [{ image: IMAGE }] })),
+      [],
     );
   });
 });

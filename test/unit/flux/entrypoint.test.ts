@@ -261,6 +261,30 @@ describe('entrypointScript validation', () => {
       [{ program: { kind: 'launcher', command: '  ' } }, /program.command must not be empty/],
       [{ program: { kind: 'batchScript', script: '', nodes: 1 } }, /program.script must not be empty/],
       [{ workerRestart: { delaySeconds: -1 } }, /delaySeconds/],
+      [
+        {
+          program: {
+            kind: 'restful',
+            serverPath: 'server.py',
+            credentialsSourcePath: '/a',
+            credentialsPath: '/b',
+            port: 5000,
+          },
+        },
+        /program.serverPath must be an absolute path/,
+      ],
+      [
+        {
+          program: {
+            kind: 'restful',
+            serverPath: '/server.py',
+            credentialsSourcePath: '/a',
+            credentialsPath: '/b',
+            port: 70000,
+          },
+        },
+        /program.port must be an integer in \[1, 65535\]/,
+      ],
     ];
     for (const [overrides, message] of cases) {
       assert.throws(() => entrypointScript(entrypointInput(overrides)), message);
@@ -622,6 +646,52 @@ const recordingHooks = {
 };
 
 describe('entrypointScript run with stubs', () => {
+  it('lead in RESTful mode: copies the credentials for the flux user, then serves with flux python', () => {
+    const sandbox = makeSandbox();
+    const source = join(sandbox.root, 'secrets', 'credentials.json');
+    writeFileSync(source, '{"secretKey":"k","users":{"flux":"t"}}\n', { mode: 0o644 });
+    const credentialsPath = join(sandbox.root, 'state', 'restful-credentials.json');
+    const program: EntrypointInput['program'] = {
+      kind: 'restful',
+      ignoredBranch: 'main',
+      serverPath: '/flux_operator/restful-server.py',
+      credentialsSourcePath: source,
+      credentialsPath,
+      port: 5000,
+    };
+    const run = runScript(sandbox, sandboxInput(sandbox, { program }), 'flux-sample-0');
+    assert.equal(run.status, 0, run.stderr);
+    const server = ['python', '/flux_operator/restful-server.py', credentialsPath, '5000'];
+    assert.deepEqual(run.fluxCalls, [
+      ['R', 'encode', '--hosts=flux-sample-[0-1]', '--local'],
+      [...startWords(sandbox), 'flux', ...server],
+      server,
+    ]);
+    assert.equal(readFileSync(credentialsPath, 'utf8'), '{"secretKey":"k","users":{"flux":"t"}}\n');
+    assert.equal(statSync(credentialsPath).mode & 0o777, 0o400);
+    assert.match(run.stdout, /RESTful instance: the API is served on port 5000\n/);
+    assert.match(
+      run.stdout,
+      /fluxRestful\.branch main is ignored: the server ships with the operator, nothing is cloned\n/,
+    );
+  });
+
+  it('worker in RESTful mode: runs a worker broker and never touches the credentials', () => {
+    const sandbox = makeSandbox();
+    const credentialsPath = join(sandbox.root, 'state', 'restful-credentials.json');
+    const program: EntrypointInput['program'] = {
+      kind: 'restful',
+      serverPath: '/flux_operator/restful-server.py',
+      credentialsSourcePath: join(sandbox.root, 'secrets', 'absent.json'),
+      credentialsPath,
+      port: 5000,
+    };
+    const run = runScript(sandbox, sandboxInput(sandbox, { program }), 'flux-sample-1');
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(run.fluxCalls.at(-1), startWords(sandbox));
+    assert.ok(!existsSync(credentialsPath));
+  });
+
   it('lead: sets up the pod, starts the broker with the submit program, exits with the job status', () => {
     const sandbox = makeSandbox();
     const run = runScript(sandbox, sandboxInput(sandbox, { hooks: recordingHooks }), 'flux-sample-0', {

@@ -183,7 +183,11 @@ describe('logger redaction', () => {
     const text = out.text();
     assert.deepEqual(leaked(material, text), []);
     const records = out.records();
-    assert.deepEqual(dig(records, 0, 'keys'), { curveCertificate: '[REDACTED]', mungeKey: '[REDACTED]' });
+    assert.deepEqual(dig(records, 0, 'keys'), {
+      curveCertificate: '[REDACTED]',
+      mungeKey: '[REDACTED]',
+      restfulSeed: '[REDACTED]',
+    });
     assert.match(
       String(dig(records, 2, 'certificate')),
       /public-key = "/,

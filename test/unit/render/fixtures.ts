@@ -14,6 +14,7 @@ export const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
 export const KEYS: MiniClusterKeys = {
   curveCertificate: 'CURVE-CERTIFICATE-TEXT-SECRET-KEY-MATERIAL\n',
   mungeKey: Uint8Array.from({ length: 1024 }, (_, index) => index % 251),
+  restfulSeed: Uint8Array.from({ length: 32 }, (_, index) => index),
 };
 
 /** A MiniCluster through validation and defaulting, as the CLI and the controller see it. */

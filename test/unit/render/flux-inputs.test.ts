@@ -53,7 +53,27 @@ describe('the initial program from the spec', () => {
         { kind: 'batch', commands: 'a\nb', tasks: 1, whenDone: 'stayUp' },
       ],
       [{ interactive: true, containers: [{ image: IMAGE }] }, { kind: 'interactive' }],
-      [{ containers: [{ image: IMAGE }] }, { kind: 'interactive' }],
+      // Neither a command nor interactive: the persistent MiniCluster serves the RESTful API.
+      [
+        { containers: [{ image: IMAGE }] },
+        {
+          kind: 'restful',
+          serverPath: '/flux_operator/restful-server.py',
+          credentialsSourcePath: '/etc/flux-operator/restful/credentials.json',
+          credentialsPath: '/mnt/flux/restful-credentials.json',
+          port: 5000,
+        },
+      ],
+      [
+        { interactive: true, fluxRestful: { port: 8080 }, containers: [{ image: IMAGE }] },
+        {
+          kind: 'restful',
+          serverPath: '/flux_operator/restful-server.py',
+          credentialsSourcePath: '/etc/flux-operator/restful/credentials.json',
+          credentialsPath: '/mnt/flux/restful-credentials.json',
+          port: 8080,
+        },
+      ],
     ];
     for (const [spec, program] of cases) {
       assert.deepEqual(initialProgram(defaulted(spec)), program, JSON.stringify(spec));

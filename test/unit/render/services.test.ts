@@ -213,10 +213,17 @@ describe('spec.services', () => {
   it("keeps v1alpha1's Service name `flux-service` when a container addresses the services by it", () => {
     const address = 'flux-sample-services.flux-service.default.svc.cluster.local';
     const cases: [Parameters<typeof defaulted>[0], string][] = [
-      [{ containers: [{ image: IMAGE, environment: { REGISTRY: address } }] }, 'flux-service'],
+      [
+        { containers: [{ image: IMAGE, command: 'hostname', environment: { REGISTRY: address } }] },
+        'flux-service',
+      ],
       [{ containers: [{ image: IMAGE, command: `curl -s ${address}` }] }, 'flux-service'],
       [
-        { containers: [{ image: IMAGE, commands: { brokerPre: `oras push ${address}:5000/x` } }] },
+        {
+          containers: [
+            { image: IMAGE, command: 'hostname', commands: { brokerPre: `oras push ${address}:5000/x` } },
+          ],
+        },
         'flux-service',
       ],
       [

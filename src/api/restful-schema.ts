@@ -1,0 +1,215 @@
+/**
+ * `spec.fluxRestful` and `spec.users`: the RESTful mode of a MiniCluster (its lead pod serves an
+ * HTTP API for its Flux instance, compatible with flux-restful-api's v1 routes), and who may use
+ * it. The mode itself, and the rules that keep these fields to MiniClusters in that mode, are here
+ * too, each rule with its CEL twin.
+ */
+import { Type } from '@sinclair/typebox';
+import { DEFAULT_BROKER_PORT, MAX_MAP_ENTRIES } from './limits.ts';
+import type { Problem } from './problems.ts';
+import { celRunsFlux, duplicates } from './rule-helpers.ts';
+import type { SemanticRule } from './rule-helpers.ts';
+import { celRegex, withDefault } from './schema-helpers.ts';
+import type { CelRule } from './schema-helpers.ts';
+import { HAS_TEXT_PATTERN } from './script-rules.ts';
+
+export const DEFAULT_RESTFUL_PORT = 5000;
+/** Longest user name, token, password or secret key. */
+export const CREDENTIAL_MAX_LENGTH = 256;
+/**
+ * A user name: no `:` (HTTP Basic credentials are `user:token`), no space or control character;
+ * letters, digits and `-._@`.
+ */
+export const API_USER_PATTERN = '^[A-Za-z0-9][-._@A-Za-z0-9]*$';
+export const API_USER_MAX_LENGTH = 64;
+/** Tokens, passwords and keys: printable ASCII without space, as a header carries them unchanged. */
+export const CREDENTIAL_PATTERN = '^[!-~]+$';
+
+function credential(description: string) {
+  return Type.String({
+    description,
+    minLength: 1,
+    maxLength: CREDENTIAL_MAX_LENGTH,
+    pattern: CREDENTIAL_PATTERN,
+  });
+}
+
+function userName(description: string) {
+  return Type.String({
+    description,
+    minLength: 1,
+    maxLength: API_USER_MAX_LENGTH,
+    pattern: API_USER_PATTERN,
+  });
+}
+
+export const FluxRestfulSchema = Type.Object(
+  {
+    branch: Type.Optional(
+      Type.String({
+        description:
+          'Accepted for v1alpha1 manifests and ignored: the Go operator cloned flux-restful-api at this branch when the pod started; here the server ships with the operator and nothing is downloaded.',
+        maxLength: 255,
+        pattern: CREDENTIAL_PATTERN,
+      }),
+    ),
+    port: withDefault(
+      Type.Integer({
+        description: `Port the lead pod serves the API on, and the port of the Service <name>-restful. Not the broker port (${DEFAULT_BROKER_PORT}).`,
+        minimum: 1,
+        maximum: 65535,
+      }),
+      DEFAULT_RESTFUL_PORT,
+    ),
+    username: Type.Optional(
+      userName('User of the API. Default: flux. Kept, with the token, in the Secret <name>-restful.'),
+    ),
+    token: Type.Optional(credential("The user's token. Default: a random one, made once.")),
+    secretKey: Type.Optional(
+      credential(
+        'Key that signs the bearer tokens of /v1/token (the flux-restful-client handshake). Default: a random one, made once.',
+      ),
+    ),
+  },
+  {
+    description:
+      'The Flux RESTful API served by the lead pod (see docs/restful-api.md). Implied, with defaults, when the Flux container has no command and the MiniCluster is not interactive.',
+    additionalProperties: false,
+  },
+);
+
+export const ApiUserSchema = Type.Object(
+  {
+    name: userName('Name the user gives as the user of HTTP Basic credentials or the token handshake.'),
+    password: Type.Optional(
+      credential("The user's token (the password of the API). Default: a random one, made once."),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const UsersSchema = Type.Array(ApiUserSchema, {
+  description:
+    'More users of the RESTful API, beside fluxRestful.username; their tokens are kept in the Secret <name>-restful. Their jobs run as the flux user, labelled with their name.',
+  maxItems: MAX_MAP_ENTRIES,
+  'x-kubernetes-list-type': 'map',
+  'x-kubernetes-list-map-keys': ['name'],
+});
+
+/** The default user of the API. */
+export const DEFAULT_RESTFUL_USER = 'flux';
+
+interface RestfulSpecView {
+  interactive?: boolean | undefined;
+  fluxRestful?: unknown;
+  containers: readonly { command?: string | undefined; runFlux?: boolean | undefined }[];
+  flux?: { bootServer?: string | undefined; bursting?: { leadBroker?: unknown } | undefined } | undefined;
+}
+
+const hasText = new RegExp(HAS_TEXT_PATTERN, 'u');
+
+function runner(spec: RestfulSpecView) {
+  return spec.containers.length === 1
+    ? spec.containers[0]
+    : spec.containers.find((container) => container.runFlux);
+}
+
+function runnerHasCommand(spec: RestfulSpecView): boolean {
+  const command = runner(spec)?.command;
+  return command !== undefined && hasText.test(command);
+}
+
+function joinsAnother(spec: RestfulSpecView): boolean {
+  return spec.flux?.bootServer !== undefined || spec.flux?.bursting?.leadBroker !== undefined;
+}
+
+/**
+ * Whether the lead pod serves the RESTful API: `fluxRestful` is set, or the Flux container has no
+ * command and the MiniCluster is not interactive (the design's persistent MiniCluster). Never for
+ * a MiniCluster whose brokers join another's instance: it has no lead of its own.
+ */
+export function servesRestfulApi(spec: RestfulSpecView): boolean {
+  if (joinsAnother(spec)) return false;
+  return spec.fluxRestful !== undefined || (!runnerHasCommand(spec) && spec.interactive !== true);
+}
+
+const CEL_RUNNER_HAS_COMMAND = `self.containers.exists(container, ${celRunsFlux('self', 'container')} && has(container.command) && container.command.matches(${celRegex(HAS_TEXT_PATTERN)}))`;
+const CEL_JOINS_ANOTHER =
+  'has(self.flux) && (has(self.flux.bootServer) || (has(self.flux.bursting) && has(self.flux.bursting.leadBroker)))';
+const CEL_SERVES = `!(${CEL_JOINS_ANOTHER}) && (has(self.fluxRestful) || (!(${CEL_RUNNER_HAS_COMMAND}) && !(has(self.interactive) && self.interactive)))`;
+
+const COMMAND_MESSAGE =
+  'serves jobs through the RESTful API in place of a command: remove the command of the Flux container, or remove fluxRestful to run the command';
+const JOINS_MESSAGE =
+  'cannot be served by a MiniCluster whose brokers join another instance (flux.bootServer or flux.bursting.leadBroker): set it on the MiniCluster that runs the lead broker';
+const USERS_MESSAGE =
+  'are users of the RESTful API, which this MiniCluster does not serve (it has a command or is interactive): set fluxRestful, or remove users';
+const PORT_MESSAGE = `must not be the broker port ${DEFAULT_BROKER_PORT}; choose another port`;
+const USERNAME_MESSAGE = 'must not also be the name of an entry of spec.users; rename one of them';
+
+export const SPEC_RESTFUL_RULES: CelRule[] = [
+  {
+    rule: `!has(self.fluxRestful) || !(${CEL_RUNNER_HAS_COMMAND})`,
+    message: `spec.fluxRestful ${COMMAND_MESSAGE}`,
+    fieldPath: '.fluxRestful',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `!has(self.fluxRestful) || !(${CEL_JOINS_ANOTHER})`,
+    message: `spec.fluxRestful ${JOINS_MESSAGE}`,
+    fieldPath: '.fluxRestful',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `!has(self.users) || self.users.size() == 0 || (${CEL_SERVES})`,
+    message: `spec.users ${USERS_MESSAGE}`,
+    fieldPath: '.users',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `!has(self.fluxRestful) || !has(self.fluxRestful.port) || self.fluxRestful.port != ${DEFAULT_BROKER_PORT}`,
+    message: `spec.fluxRestful.port ${PORT_MESSAGE}`,
+    fieldPath: '.fluxRestful.port',
+    reason: 'FieldValueInvalid',
+  },
+  {
+    rule: `!has(self.users) || !(has(self.fluxRestful) && has(self.fluxRestful.username) ? self.users.exists(user, user.name == self.fluxRestful.username) : self.users.exists(user, user.name == '${DEFAULT_RESTFUL_USER}'))`,
+    message: `spec.fluxRestful.username (default ${DEFAULT_RESTFUL_USER}) ${USERNAME_MESSAGE}`,
+    fieldPath: '.users',
+    reason: 'FieldValueDuplicate',
+  },
+];
+
+export const restfulFields: SemanticRule = {
+  name: 'fluxRestful and users belong to a MiniCluster that serves the RESTful API',
+  check: ({ given }) => {
+    const problems: Problem[] = [];
+    const users = given.users ?? [];
+    if (given.fluxRestful !== undefined && runnerHasCommand(given)) {
+      problems.push({ path: 'spec.fluxRestful', message: COMMAND_MESSAGE });
+    }
+    if (given.fluxRestful !== undefined && joinsAnother(given)) {
+      problems.push({ path: 'spec.fluxRestful', message: JOINS_MESSAGE });
+    }
+    if (users.length > 0 && !servesRestfulApi(given)) {
+      problems.push({ path: 'spec.users', message: USERS_MESSAGE });
+    }
+    if (given.fluxRestful?.port === DEFAULT_BROKER_PORT) {
+      problems.push({ path: 'spec.fluxRestful.port', message: PORT_MESSAGE });
+    }
+    const mainUser = given.fluxRestful?.username ?? DEFAULT_RESTFUL_USER;
+    if (users.some((user) => user.name === mainUser)) {
+      problems.push({
+        path: 'spec.users',
+        message: `has ${mainUser}, the user of spec.fluxRestful.username (default ${DEFAULT_RESTFUL_USER}); ${USERNAME_MESSAGE}`,
+      });
+    }
+    for (const { index } of duplicates(users, (user) => user.name)) {
+      problems.push({
+        path: `spec.users[${index}].name`,
+        message: 'is the name of an earlier user; names must be unique',
+      });
+    }
+    return problems;
+  },
+};

@@ -1,0 +1,106 @@
+/**
+ * Finds a RESTful MiniCluster's API for `flux-operator jobs`: the MiniCluster by name and namespace,
+ * that it serves the API, its Service behind the API server's proxy (or a `--url`), and the
+ * credentials from its Secret (or `--user`/`--token`). Each failure names what is wrong and what to do.
+ */
+import type { KubeConfig } from '@kubernetes/client-node';
+import { DEFAULT_RESTFUL_USER, PLURAL, servesRestfulApi, type MiniCluster } from '../api/index.ts';
+import { apiErrorCode, isNotFound } from '../kube/api-errors.ts';
+import { kubeClients } from '../kube/clients.ts';
+import { GROUP, VERSION } from '../api/index.ts';
+import { dnsLabel, RESTFUL_SECRET_KEYS } from '../render/index.ts';
+import { InputError } from './input-error.ts';
+import { RestfulClient, type ApiCredentials, type ApiLocation } from './restful-client.ts';
+
+export interface TargetOptions {
+  /** The user's kubeconfig, loaded only when needed (not for --url with --token). */
+  readonly config: () => KubeConfig;
+  readonly name: string;
+  readonly namespace: string;
+  /** Straight to this URL instead of the API server's proxy. */
+  readonly url?: string;
+  readonly user?: string;
+  readonly token?: string;
+}
+
+/** `<name>-restful`: the Service and the Secret of a RESTful MiniCluster (see src/render/names.ts). */
+export function restfulObjectName(miniCluster: string): string {
+  return dnsLabel([miniCluster, 'restful']);
+}
+
+function decoded(data: Record<string, string> | undefined, key: string): string | undefined {
+  const value = data?.[key];
+  return value === undefined ? undefined : Buffer.from(value, 'base64').toString('utf8');
+}
+
+async function readCredentials(options: TargetOptions): Promise<ApiCredentials> {
+  if (options.token !== undefined) {
+    return { user: options.user ?? DEFAULT_RESTFUL_USER, token: options.token };
+  }
+  const secret = restfulObjectName(options.name);
+  const where = `Secret ${options.namespace}/${secret}`;
+  try {
+    const found = await kubeClients(options.config()).core.readNamespacedSecret({
+      name: secret,
+      namespace: options.namespace,
+    });
+    const user = decoded(found.data, RESTFUL_SECRET_KEYS.username);
+    const token = decoded(found.data, RESTFUL_SECRET_KEYS.token);
+    if (token === undefined || user === undefined) {
+      throw new InputError([
+        `${where} has no ${RESTFUL_SECRET_KEYS.token} or ${RESTFUL_SECRET_KEYS.username} key`,
+      ]);
+    }
+    return { user: options.user ?? user, token };
+  } catch (error) {
+    if (isNotFound(error)) {
+      throw new InputError([
+        `${where} does not exist yet: the operator makes it when it reconciles MiniCluster ${options.namespace}/${options.name}; try again shortly, or give --token`,
+      ]);
+    }
+    if (apiErrorCode(error) === 403) {
+      throw new InputError([
+        `cannot read ${where} with this kubeconfig (forbidden): give --user and --token`,
+      ]);
+    }
+    throw error;
+  }
+}
+
+/** The API's client for a MiniCluster, after checking that it exists and serves the API. */
+export async function restfulClientFor(options: TargetOptions): Promise<RestfulClient> {
+  let location: ApiLocation;
+  if (options.url !== undefined) {
+    location = { kind: 'url', url: options.url };
+  } else {
+    let miniCluster: MiniCluster;
+    try {
+      miniCluster = (await kubeClients(options.config()).custom.getNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: options.namespace,
+        plural: PLURAL,
+        name: options.name,
+      })) as MiniCluster;
+    } catch (error) {
+      if (isNotFound(error)) {
+        throw new InputError([
+          `there is no MiniCluster ${options.namespace}/${options.name}; check the name and --namespace (kubectl get miniclusters -A)`,
+        ]);
+      }
+      throw error;
+    }
+    if (!servesRestfulApi(miniCluster.spec)) {
+      throw new InputError([
+        `MiniCluster ${options.namespace}/${options.name} does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful`,
+      ]);
+    }
+    location = {
+      kind: 'proxy',
+      config: options.config(),
+      namespace: options.namespace,
+      service: restfulObjectName(options.name),
+    };
+  }
+  return new RestfulClient(location, await readCredentials(options));
+}

@@ -1,0 +1,145 @@
+import { createHmac } from 'node:crypto';
+import type { V1Secret, V1Service } from '@kubernetes/client-node';
+import {
+  COMPONENT_RESTFUL,
+  DEFAULT_RESTFUL_PORT,
+  DEFAULT_RESTFUL_USER,
+  LABEL_JOB_COMPLETION_INDEX,
+  commonLabels,
+  selectorLabels,
+  servesRestfulApi,
+  type DefaultedMiniCluster,
+} from '../api/index.ts';
+import type { InitialProgram } from '../flux/index.ts';
+import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
+import type { Rendered } from './kube-object.ts';
+import type { MiniClusterNames } from './names.ts';
+import {
+  OPERATOR_DIR,
+  RESTFUL_CREDENTIALS_FILE,
+  RESTFUL_CREDENTIALS_PATH,
+  RESTFUL_MOUNT_DIR,
+} from './paths.ts';
+
+/** Keys of the Secret `<name>-restful`; `flux-operator jobs` reads username and token. */
+export const RESTFUL_SECRET_KEYS = {
+  username: 'username',
+  token: 'token',
+  secretKey: 'secretKey',
+  /** The random seed the generated token, key and passwords derive from (kept so they stay). */
+  seed: 'seed',
+  credentials: RESTFUL_CREDENTIALS_FILE,
+} as const;
+
+export interface RestfulCredentials {
+  readonly username: string;
+  readonly token: string;
+  readonly secretKey: string;
+  /** Every user of the API (the main one first) and their tokens. */
+  readonly users: Readonly<Record<string, string>>;
+}
+
+/** The lead pod serves the RESTful API (the spec is already validated). */
+export function servesRestful(miniCluster: DefaultedMiniCluster): boolean {
+  return servesRestfulApi(miniCluster.spec);
+}
+
+export function restfulPort(miniCluster: DefaultedMiniCluster): number {
+  return miniCluster.spec.fluxRestful?.port ?? DEFAULT_RESTFUL_PORT;
+}
+
+/**
+ * A generated secret: derived from the MiniCluster's random seed and what it is for, so the same
+ * seed gives the same values on every reconcile, and a user added later gets a token of their own.
+ */
+function derived(seed: Uint8Array, purpose: string): string {
+  return createHmac('sha256', seed).update(purpose).digest('base64url');
+}
+
+/** The API's credentials: the spec's where it gives them, derived from the seed where not. */
+export function restfulCredentials(miniCluster: DefaultedMiniCluster, seed: Uint8Array): RestfulCredentials {
+  const given = miniCluster.spec.fluxRestful;
+  const username = given?.username ?? DEFAULT_RESTFUL_USER;
+  const token = given?.token ?? derived(seed, 'token');
+  const users: Record<string, string> = { [username]: token };
+  for (const user of miniCluster.spec.users ?? []) {
+    users[user.name] = user.password ?? derived(seed, `user:${user.name}`);
+  }
+  return { username, token, secretKey: given?.secretKey ?? derived(seed, 'secret-key'), users };
+}
+
+function requireSeed(miniCluster: DefaultedMiniCluster, seed: Uint8Array | undefined): Uint8Array {
+  if (seed === undefined || seed.length === 0) {
+    throw new Error(
+      `MiniCluster ${miniCluster.metadata.name} serves the RESTful API but its keys have no restfulSeed`,
+    );
+  }
+  return seed;
+}
+
+/** The Secret `<name>-restful`: never immutable, since the spec's credentials may change. */
+export function renderRestfulSecret(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+  seed: Uint8Array | undefined,
+): Rendered<V1Secret> {
+  const known = requireSeed(miniCluster, seed);
+  const credentials = restfulCredentials(miniCluster, known);
+  const file = `${JSON.stringify({ secretKey: credentials.secretKey, users: credentials.users })}\n`;
+  const encode = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
+  return {
+    apiVersion: 'v1',
+    kind: 'Secret',
+    metadata: {
+      name: names.restful,
+      namespace: miniCluster.metadata.namespace ?? 'default',
+      labels: commonLabels(miniCluster.metadata.name, COMPONENT_RESTFUL),
+    },
+    type: 'Opaque',
+    data: {
+      [RESTFUL_SECRET_KEYS.credentials]: encode(file),
+      [RESTFUL_SECRET_KEYS.secretKey]: encode(credentials.secretKey),
+      [RESTFUL_SECRET_KEYS.seed]: encode(known),
+      [RESTFUL_SECRET_KEYS.token]: encode(credentials.token),
+      [RESTFUL_SECRET_KEYS.username]: encode(credentials.username),
+    },
+  };
+}
+
+/**
+ * The Service `<name>-restful`: the API's port on the lead pod only, reachable in the cluster and
+ * through the API server's service proxy (`/api/v1/namespaces/<ns>/services/<name>-restful:http/proxy/`).
+ */
+export function renderRestfulService(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1Service> {
+  const { name } = miniCluster.metadata;
+  const port = restfulPort(miniCluster);
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: {
+      name: names.restful,
+      namespace: miniCluster.metadata.namespace ?? 'default',
+      labels: commonLabels(name, COMPONENT_RESTFUL),
+    },
+    spec: {
+      selector: { ...selectorLabels(name), [LABEL_JOB_COMPLETION_INDEX]: '0' },
+      ports: [{ name: 'http', port, targetPort: port, protocol: 'TCP' }],
+    },
+  };
+}
+
+/** The lead broker's initial program in RESTful mode. */
+export function restfulProgram(miniCluster: DefaultedMiniCluster): InitialProgram {
+  const branch = miniCluster.spec.fluxRestful?.branch;
+  return {
+    kind: 'restful',
+    ...(branch !== undefined ? { ignoredBranch: branch } : {}),
+    serverPath: `${OPERATOR_DIR}/${RESTFUL_SERVER_FILE}`,
+    credentialsSourcePath: `${RESTFUL_MOUNT_DIR}/${RESTFUL_CREDENTIALS_FILE}`,
+    credentialsPath: RESTFUL_CREDENTIALS_PATH,
+    port: restfulPort(miniCluster),
+  };
+}

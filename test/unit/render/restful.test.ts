@@ -1,0 +1,182 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { RESTFUL_SERVER_SCRIPT } from '../../../src/flux/restful-server.ts';
+import { renderMiniCluster, restfulCredentials } from '../../../src/render/index.ts';
+import type { KubeObject } from '../../../src/render/index.ts';
+import { IMAGE, KEYS, defaulted, find, present } from './fixtures.ts';
+
+/** A RESTful MiniCluster: no command, not interactive. */
+const persistent = (spec: Record<string, unknown> = {}) =>
+  defaulted({ size: 2, containers: [{ image: IMAGE }], ...spec });
+
+// HMAC-SHA256 of the purpose under KEYS.restfulSeed (bytes 0..31), base64url.
+const SEED_TOKEN = 'eZ7zWs8h2mEJlTchusjmP87xRc99l5FazydzSccoKpw';
+const SEED_SECRET_KEY = 'PoZCMbiiaIGIroo9FG-nqEHZuBdy0jCMHOTy-pKkKaE';
+const SEED_PEENUT = 'sJt8X0kT6KqYygivt1AFFLaE_WxgSwfgOoIXbIpXSx4';
+
+function secretText(objects: KubeObject[], key: string): string {
+  const data = find.secret(objects, 'flux-sample-restful').data ?? {};
+  return Buffer.from(present(data[key]), 'base64').toString('utf8');
+}
+
+function restfulService(objects: KubeObject[]) {
+  return present(
+    objects.find((object) => object.kind === 'Service' && object.metadata.name === 'flux-sample-restful'),
+  );
+}
+
+describe('RESTful mode', () => {
+  it('renders the Secret and the Service of the API beside the usual objects', () => {
+    const objects = renderMiniCluster(persistent(), KEYS);
+    assert.deepEqual(
+      objects.map((object) => `${object.kind}/${object.metadata.name}`),
+      [
+        'ConfigMap/flux-sample-flux-config',
+        'Secret/flux-sample-curve-cert',
+        'Secret/flux-sample-munge-key',
+        'Secret/flux-sample-restful',
+        'Service/flux-sample',
+        'Service/flux-sample-restful',
+        'Job/flux-sample',
+      ],
+    );
+  });
+
+  it('keeps generated credentials, derived from the seed, in the Secret only', () => {
+    const objects = renderMiniCluster(
+      persistent({ users: [{ name: 'peenut' }, { name: 'squidward', password: 'pw' }] }),
+      KEYS,
+    );
+    const secret = find.secret(objects, 'flux-sample-restful');
+    assert.equal(secret.immutable, undefined);
+    assert.deepEqual(Object.keys(secret.data ?? {}), [
+      'credentials.json',
+      'secretKey',
+      'seed',
+      'token',
+      'username',
+    ]);
+    assert.equal(secretText(objects, 'username'), 'flux');
+    assert.equal(secretText(objects, 'token'), SEED_TOKEN);
+    assert.equal(secretText(objects, 'secretKey'), SEED_SECRET_KEY);
+    assert.deepEqual(
+      [...Buffer.from(present(secret.data?.seed), 'base64')],
+      Array.from({ length: 32 }, (_, index) => index),
+    );
+    assert.equal(
+      secretText(objects, 'credentials.json'),
+      `${JSON.stringify({ secretKey: SEED_SECRET_KEY, users: { flux: SEED_TOKEN, peenut: SEED_PEENUT, squidward: 'pw' } })}\n`,
+    );
+    const configMap = JSON.stringify(find.configMap(objects));
+    for (const secretValue of [SEED_TOKEN, SEED_SECRET_KEY, SEED_PEENUT]) {
+      assert.ok(!configMap.includes(secretValue), 'no credential in the ConfigMap');
+    }
+  });
+
+  it("takes the spec's credentials, and a user added later keeps the same derived token", () => {
+    const given = persistent({ fluxRestful: { username: 'me', token: 'tok', secretKey: 'key', port: 8080 } });
+    assert.deepEqual(restfulCredentials(given, present(KEYS.restfulSeed)), {
+      username: 'me',
+      token: 'tok',
+      secretKey: 'key',
+      users: { me: 'tok' },
+    });
+    const later = persistent({ users: [{ name: 'other' }, { name: 'peenut' }] });
+    assert.equal(restfulCredentials(later, present(KEYS.restfulSeed)).users.peenut, SEED_PEENUT);
+  });
+
+  it('exposes the port on the lead pod only, through a Service named <name>-restful', () => {
+    const objects = renderMiniCluster(persistent({ fluxRestful: { port: 8080 } }), KEYS);
+    assert.deepEqual(restfulService(objects), {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: {
+        name: 'flux-sample-restful',
+        namespace: 'default',
+        labels: {
+          'app.kubernetes.io/name': 'flux-minicluster',
+          'app.kubernetes.io/instance': 'flux-sample',
+          'app.kubernetes.io/managed-by': 'flux-operator',
+          'app.kubernetes.io/component': 'restful',
+          'flux-framework.org/minicluster': 'flux-sample',
+        },
+      },
+      spec: {
+        selector: {
+          'app.kubernetes.io/name': 'flux-minicluster',
+          'flux-framework.org/minicluster': 'flux-sample',
+          'batch.kubernetes.io/job-completion-index': '0',
+        },
+        ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }],
+      },
+    });
+  });
+
+  it('mounts the credentials and the server in the Flux container, and names the port', () => {
+    const objects = renderMiniCluster(persistent(), KEYS);
+    const pod = present(find.job(objects).spec?.template.spec);
+    assert.deepEqual(
+      pod.volumes?.find((volume) => volume.name === 'flux-operator-restful'),
+      {
+        name: 'flux-operator-restful',
+        secret: {
+          secretName: 'flux-sample-restful',
+          items: [{ key: 'credentials.json', path: 'credentials.json' }],
+          defaultMode: 0o400,
+        },
+      },
+    );
+    assert.deepEqual(pod.volumes?.find((volume) => volume.name === 'flux-operator-files')?.configMap?.items, [
+      { key: 'entrypoint.sh', path: 'entrypoint.sh', mode: 0o555 },
+      { key: 'restful-server.py', path: 'restful-server.py', mode: 0o444 },
+    ]);
+    const container = present(pod.containers[0]);
+    assert.deepEqual(container.ports, [
+      { name: 'flux-broker', containerPort: 8050, protocol: 'TCP' },
+      { name: 'http', containerPort: 5000, protocol: 'TCP' },
+    ]);
+    assert.deepEqual(container.volumeMounts?.at(-1), {
+      name: 'flux-operator-restful',
+      mountPath: '/etc/flux-operator/restful',
+      readOnly: true,
+    });
+    assert.equal(find.configMap(objects).data?.['restful-server.py'], RESTFUL_SERVER_SCRIPT);
+  });
+
+  it('has the lead copy the credentials and run the server with flux python as its program', () => {
+    const script = present(find.configMap(renderMiniCluster(persistent(), KEYS)).data?.['entrypoint.sh']);
+    assert.match(
+      script,
+      /^ {2}copy_secret \/etc\/flux-operator\/restful\/credentials\.json \/mnt\/flux\/restful-credentials\.json "\$flux_user"$/m,
+    );
+    assert.match(script, /^ {2}log 'RESTful instance: the API is served on port 5000'$/m);
+    assert.match(
+      script,
+      / flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000$/m,
+    );
+    assert.doesNotMatch(script, /is ignored/);
+    const withBranch = find.configMap(
+      renderMiniCluster(persistent({ fluxRestful: { branch: 'main' } }), KEYS),
+    );
+    assert.match(
+      present(withBranch.data?.['entrypoint.sh']),
+      /^ {2}log 'fluxRestful\.branch main is ignored: the server ships with the operator, nothing is cloned'$/m,
+    );
+  });
+
+  it('renders none of it for a MiniCluster with a command, or interactive without fluxRestful', () => {
+    for (const miniCluster of [defaulted({ size: 2 }), persistent({ interactive: true })]) {
+      const objects = renderMiniCluster(miniCluster, KEYS);
+      assert.ok(!objects.some((object) => object.metadata.name === 'flux-sample-restful'));
+      assert.equal(find.configMap(objects).data?.['restful-server.py'], undefined);
+    }
+  });
+
+  it('refuses to render without a seed for the credentials', () => {
+    assert.throws(
+      () =>
+        renderMiniCluster(persistent(), { curveCertificate: KEYS.curveCertificate, mungeKey: KEYS.mungeKey }),
+      /serves the RESTful API but its keys have no restfulSeed/,
+    );
+  });
+});
