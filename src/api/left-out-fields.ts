@@ -2,7 +2,7 @@
  * Fields of the Go Flux Operator's v1alpha1 API that this operator does not implement. They are
  * declared (loosely) in the schema only so that they are refused by name with what to use instead:
  * left undeclared, the API server would prune them from a manifest sent without strict field
- * validation, and the MiniCluster would run without the storage, services or users it asked for.
+ * validation, and the MiniCluster would run without the services or users it asked for.
  *
  * Also the names older Go manifests used for fields that v1alpha1 renamed: those stay undeclared
  * (the Go operator's last v1alpha1 refused them too), but the validator says what they became.
@@ -27,11 +27,6 @@ const INTERACTIVE_INSTEAD =
 
 /** Left-out fields of `spec`, by name. */
 export const LEFT_OUT_SPEC_FIELDS = {
-  volumes: {
-    meaning: 'named volumes the Go operator turned into a PersistentVolume and claim of a storage class',
-    instead:
-      'give each container volume its own source instead: `containers[].volumes.<name>` with `claimName` (an existing PersistentVolumeClaim, e.g. one you create for that storage class or CSI driver), `hostPath` or `emptyDir: true`',
-  },
   services: {
     meaning: "service containers in a pod of their own on the MiniCluster's network",
     instead:
@@ -85,7 +80,6 @@ function anyObject(options: { description?: string } = {}) {
 
 /** The left-out fields of `spec`, as schema properties. */
 export const LEFT_OUT_SPEC_PROPERTIES = {
-  volumes: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.volumes))),
   services: Type.Optional(
     Type.Array(anyObject(), { ...described(LEFT_OUT_SPEC_FIELDS.services), maxItems: MAX_MAP_ENTRIES }),
   ),

@@ -40,6 +40,8 @@ import {
   withDefault,
 } from './schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from './script-rules.ts';
+import { SPEC_STORAGE_RULES } from './storage-rules.ts';
+import { StorageVolumeSchema, StorageVolumesSchema } from './storage-schema.ts';
 import { SPEC_VOLUME_RULES } from './volume-rules.ts';
 import type { Defaulted } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
@@ -245,6 +247,7 @@ export const MiniClusterSpecSchema = Type.Object(
     ),
     flux: withDefault(FluxSchema, {}),
     archive: Type.Optional(ArchiveSchema),
+    volumes: Type.Optional(StorageVolumesSchema),
     cleanup: withDefault(
       Type.Boolean({
         description: 'Delete the pods when the lead broker completes, instead of keeping them for logs.',
@@ -297,6 +300,7 @@ export const MiniClusterSpecSchema = Type.Object(
       },
       ...SPEC_HOST_NAME_RULES,
       ...SPEC_VOLUME_RULES,
+      ...SPEC_STORAGE_RULES,
       ...SPEC_RESOURCE_RULES,
       ...SPEC_SCRIPT_RULES,
       ...SPEC_LEFT_OUT_RULES,
@@ -378,6 +382,7 @@ export type PodSpec = Static<typeof PodSchema>;
 export type Toleration = Static<typeof TolerationSchema>;
 export type ArchiveSpec = Static<typeof ArchiveSchema>;
 export type Volume = Static<typeof VolumeSchema>;
+export type StorageVolume = Static<typeof StorageVolumeSchema>;
 export type BurstCluster = Static<typeof BurstClusterSchema>;
 export type LeadBroker = Static<typeof LeadBrokerSchema>;
 export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;

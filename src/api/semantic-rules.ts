@@ -18,6 +18,7 @@ import { emptyDirSizes, resources } from './resource-rules.ts';
 import { duplicates } from './rule-helpers.ts';
 import type { RuleInput, SemanticRule } from './rule-helpers.ts';
 import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
+import { storageVolumes } from './storage-rules.ts';
 import { volumes } from './volume-rules.ts';
 
 export type { RuleInput, SemanticRule } from './rule-helpers.ts';
@@ -309,6 +310,7 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   containerModes,
   setLists,
   volumes,
+  storageVolumes,
   labelKeys,
   sharedSelector,
   minimalService,
