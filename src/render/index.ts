@@ -9,3 +9,4 @@ export { ownerReference } from './kube-object.ts';
 export type { KubeObject, Owner } from './kube-object.ts';
 export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } from './flux-inputs.ts';
 export { exposesLeadBroker } from './service.ts';
+export { makesPersistentVolume, persistentVolumeName, renderStorage, storageClaimName } from './storage.ts';

@@ -21,6 +21,7 @@ import {
   RESOURCE_SPEC_FILE,
   STATE_DIR,
 } from './paths.ts';
+import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
 
 /** Volume names of the operator's own mounts; prefixed so they do not meet the users' names. */
@@ -137,11 +138,11 @@ function podSpec(
   names: MiniClusterNames,
   writesResourceSpec: boolean,
 ): V1PodSpec {
-  const { spec } = miniCluster;
+  const { spec, metadata } = miniCluster;
   const volumes: V1Volume[] = fluxVolumes(names, writesResourceSpec);
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
-    const own = containerVolumes(container);
+    const own = containerVolumes(container, (volumeName) => storageClaimName(metadata.name, volumeName));
     for (const volume of own.volumes) {
       // Two containers may mount the same named volume; the pod declares it once.
       if (!seenVolumes.has(volume.name)) volumes.push(volume);
