@@ -239,7 +239,8 @@ export class Reconciler {
   private async applyChanged(objects: readonly KubeObject[]): Promise<string[]> {
     const changed = objects.filter((object) => {
       const informer = this.deps.cache.children.get(object.kind);
-      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? 'default');
+      // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
+      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
       return !(live && containsDesired(object, live));
     });
     const before = changed.filter((object) => object.kind !== 'Job');

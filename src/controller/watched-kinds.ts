@@ -2,6 +2,8 @@ import type {
   KubernetesObject,
   V1ConfigMap,
   V1Job,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
   V1Pod,
   V1Secret,
   V1Service,
@@ -76,5 +78,28 @@ export function watchedKinds(clients: KubeClients) {
         ? core.listSecretForAllNamespaces({ labelSelector })
         : core.listNamespacedSecret({ namespace, labelSelector }),
   };
-  return { miniClusters, jobs, pods, services, configMaps, secrets };
+  const persistentVolumeClaims: WatchedKind<V1PersistentVolumeClaim> = {
+    name: 'PersistentVolumeClaim',
+    path: corePath('persistentvolumeclaims'),
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? core.listPersistentVolumeClaimForAllNamespaces({ labelSelector })
+        : core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+  };
+  // Cluster-wide whatever namespaces the operator watches: the namespace is in a label.
+  const persistentVolumes: WatchedKind<V1PersistentVolume> = {
+    name: 'PersistentVolume',
+    path: () => '/api/v1/persistentvolumes',
+    list: (_namespace, labelSelector) => core.listPersistentVolume({ labelSelector }),
+  };
+  return {
+    miniClusters,
+    jobs,
+    pods,
+    services,
+    configMaps,
+    secrets,
+    persistentVolumeClaims,
+    persistentVolumes,
+  };
 }

@@ -32,6 +32,8 @@ describe('ClusterRole', () => {
       'flux-framework.org bursttargets/status: get,update,patch',
       'batch jobs: get,list,watch,create,patch,update,delete',
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
+      'core persistentvolumeclaims: list,watch,create,patch',
+      'core persistentvolumes: list,watch,create,patch,delete',
       'core pods: get,list,watch',
       'core pods/exec: get,create',
       'core namespaces: get',
