@@ -120,13 +120,18 @@ const COLLECTIONS: Record<string, string> = {
   Secret: 'secrets',
   Service: 'services',
   Job: 'jobs',
+  PersistentVolumeClaim: 'persistentvolumeclaims',
+  PersistentVolume: 'persistentvolumes',
 };
 
 function collectionPath(object: KubeObject, namespace: string): string {
   const base = object.apiVersion === 'v1' ? '/api/v1' : `/apis/${object.apiVersion}`;
   const plural = COLLECTIONS[object.kind];
   assert.ok(plural, `a collection for ${object.kind}`);
-  return `${base}/namespaces/${namespace}/${plural}`;
+  // PersistentVolumes are cluster-wide.
+  return object.kind === 'PersistentVolume'
+    ? `${base}/${plural}`
+    : `${base}/namespaces/${namespace}/${plural}`;
 }
 
 /**
