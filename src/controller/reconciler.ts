@@ -7,6 +7,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Job,
+  type V1PersistentVolume,
   type V1Pod,
   type V1Secret,
   type V1Service,
@@ -34,6 +35,7 @@ import { FIELD_MANAGER } from '../deploy/index.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired } from './desired-state.ts';
+import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
 import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
 import type { KubeClients } from '../kube/clients.ts';
@@ -145,6 +147,7 @@ export class Reconciler {
         owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
       });
       applied.push(...(await this.applyChanged(objects)));
+      await this.reclaimReleasedVolumes(objects, log);
       if (applied.length > 0) log.info({ applied }, 'applied');
       burst = await this.burst(live, miniCluster);
       if (burst) requeueAfterMs = burst.requeueAfterMs;
@@ -253,6 +256,25 @@ export class Reconciler {
     if (failure) throw failure.reason;
     for (const job of jobs) await this.applyOne(job);
     return changed.map((object) => `${object.kind}/${object.metadata.name}`);
+  }
+
+  /** Released PersistentVolumes of this MiniCluster take its claims again (see releasedVolumes). */
+  private async reclaimReleasedVolumes(objects: readonly KubeObject[], log: ReconcileLog): Promise<void> {
+    const informer = this.deps.cache.children.get('PersistentVolume');
+    const wanted = objects
+      .filter((object) => object.kind === 'PersistentVolume')
+      .map((object) => object.metadata.name);
+    for (const name of releasedVolumes(
+      wanted,
+      (volume) => informer?.get(volume, '') as V1PersistentVolume | undefined,
+    )) {
+      this.deps.countWrite('apply', 'PersistentVolume');
+      await this.deps.clients.core.patchPersistentVolume(
+        { name, body: RECLAIM_PATCH },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      log.info({ persistentVolume: name }, 'released volume made available to its claim again');
+    }
   }
 
   private async applyOne(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<void> {

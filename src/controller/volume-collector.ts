@@ -75,3 +75,22 @@ export async function collectVolumes(
   }
   return deleted;
 }
+
+/**
+ * The operator's PersistentVolumes (among `wanted`, the rendered ones) that are Released: their claim
+ * went (deleted by hand, or with a MiniCluster recreated before its volumes were collected) and Kubernetes
+ * keeps them reserved for that claim's uid, so the claim the operator makes again would wait forever.
+ * Forgetting the old uid lets the volume bind the new claim of the same name. Pure.
+ */
+export function releasedVolumes(
+  wanted: readonly string[],
+  live: (name: string) => V1PersistentVolume | undefined,
+): string[] {
+  return wanted.filter((name) => {
+    const volume = live(name);
+    return volume?.status?.phase === 'Released' && volume.spec?.claimRef?.uid !== undefined;
+  });
+}
+
+/** The merge patch that makes a Released volume take a new claim of the same name. */
+export const RECLAIM_PATCH = { spec: { claimRef: { uid: null, resourceVersion: null } } };

@@ -197,4 +197,39 @@ describe('spec.volumes on the local control plane', () => {
     await waitForCondition(clients, namespace, 'vols', 'Ready', 'True', 90_000);
     assert.equal((await readClaim(clients, namespace, 'vols.keep'))?.metadata?.uid, keepClaim?.metadata?.uid);
   });
+
+  it('makes a claim deleted by hand again, and its Released PersistentVolume takes it', async (t) => {
+    const namespace = await withNamespace(t, 'vol');
+    const operator = await startOperator(namespace);
+    t.after(() => operator.stop());
+    const { clients } = operator;
+    const volumeName = `${namespace}.done.data`;
+    t.after(() => clients.core.deletePersistentVolume({ name: volumeName }).catch(() => undefined));
+    // No pod mounts it, so nothing holds the claim when it is deleted.
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(namespace, 'done', {
+        size: 1,
+        interactive: true,
+        volumes: { data: { path: '/srv/done' } },
+      }),
+    );
+    await waitBound(clients, namespace, 'done.data', volumeName);
+    const first = await readClaim(clients, namespace, 'done.data');
+    await clients.core.deleteNamespacedPersistentVolumeClaim({ name: 'done.data', namespace });
+    await waitFor(
+      async () => {
+        const claim = await readClaim(clients, namespace, 'done.data');
+        return (
+          claim !== undefined &&
+          claim.metadata?.uid !== first?.metadata?.uid &&
+          claim.status?.phase === 'Bound'
+        );
+      },
+      { what: 'a new claim done.data, bound', timeoutMs: 90_000 },
+    );
+    const volume = await readVolume(clients, volumeName);
+    assert.equal(volume?.status?.phase, 'Bound');
+    assert.notEqual(volume?.spec?.claimRef?.uid, first?.metadata?.uid);
+  });
 });

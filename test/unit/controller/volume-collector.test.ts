@@ -3,7 +3,9 @@ import { describe, it } from 'node:test';
 import type { V1PersistentVolume } from '@kubernetes/client-node';
 import {
   COLLECTABLE_VOLUMES_SELECTOR,
+  RECLAIM_PATCH,
   collectableVolumes,
+  releasedVolumes,
 } from '../../../src/controller/volume-collector.ts';
 
 function volume(name: string, labels: Record<string, string>, deleting = false): V1PersistentVolume {
@@ -44,5 +46,25 @@ describe('the volume collector', () => {
       COLLECTABLE_VOLUMES_SELECTOR,
       'app.kubernetes.io/managed-by=flux-operator,app.kubernetes.io/component=storage,flux-framework.org/delete-with-minicluster=true',
     );
+  });
+
+  it('reclaims the wanted volumes that are Released (their claim went), and no other', () => {
+    const live: Record<string, V1PersistentVolume> = {
+      'a.mc.released': {
+        spec: { claimRef: { name: 'mc.released', uid: 'old' } },
+        status: { phase: 'Released' },
+      },
+      'a.mc.bound': { spec: { claimRef: { name: 'mc.bound', uid: 'now' } }, status: { phase: 'Bound' } },
+      'a.mc.forgotten': { spec: { claimRef: { name: 'mc.forgotten' } }, status: { phase: 'Released' } },
+      'a.other.released': {
+        spec: { claimRef: { name: 'other.released', uid: 'x' } },
+        status: { phase: 'Released' },
+      },
+    };
+    assert.deepEqual(
+      releasedVolumes(['a.mc.released', 'a.mc.bound', 'a.mc.forgotten', 'a.mc.absent'], (name) => live[name]),
+      ['a.mc.released'],
+    );
+    assert.deepEqual(RECLAIM_PATCH, { spec: { claimRef: { uid: null, resourceVersion: null } } });
   });
 });
