@@ -35,6 +35,7 @@ import {
   withDefault,
 } from './schema-helpers.ts';
 import { CONTAINER_SCRIPT_RULES } from './script-rules.ts';
+import { celHasOwnSource } from './storage-rules.ts';
 import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-rules.ts';
 
 /** Environment values may hold small documents; a bound keeps the pod spec within limits. */
@@ -83,13 +84,13 @@ export const VolumeSchema = Type.Object(
   },
   {
     description:
-      'A volume mounted into the container. Exactly one source: configMapName, secretName, claimName, hostPath or emptyDir: true.',
+      'A volume mounted into the container. One source: configMapName, secretName, claimName, hostPath or emptyDir: true; or, in `volumes`, none: then the name is that of a spec.volumes entry (storage the operator provisions) to mount here.',
     additionalProperties: false,
     ...celRules(
       {
-        rule: '[has(self.configMapName), has(self.secretName), has(self.claimName), has(self.hostPath), has(self.emptyDir) && self.emptyDir].filter(source, source).size() == 1',
+        rule: '[has(self.configMapName), has(self.secretName), has(self.claimName), has(self.hostPath), has(self.emptyDir) && self.emptyDir].filter(source, source).size() <= 1',
         message:
-          'a volume needs exactly one source: set one of configMapName, secretName, claimName, hostPath or emptyDir: true',
+          'a volume has several sources; keep one of configMapName, secretName, claimName, hostPath or emptyDir: true',
         reason: 'FieldValueInvalid',
       },
       {
@@ -315,7 +316,11 @@ export const ContainerSchema = Type.Object(
       }),
       false,
     ),
-    volumes: Type.Optional(volumeMap('Volumes to mount, by volume name (a DNS label).')),
+    volumes: Type.Optional(
+      volumeMap(
+        'Volumes to mount, by volume name (a DNS label). An entry without a source mounts the spec.volumes entry of that name.',
+      ),
+    ),
     existingVolumes: Type.Optional(
       volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),
     ),
@@ -345,6 +350,13 @@ export const ContainerSchema = Type.Object(
         message: 'a volume name appears in both volumes and existingVolumes; keep each name in one of them',
         fieldPath: '.existingVolumes',
         reason: 'FieldValueDuplicate',
+      },
+      {
+        rule: `!has(self.existingVolumes) || self.existingVolumes.all(name, ${celHasOwnSource('self.existingVolumes[name]')})`,
+        message:
+          'an existingVolumes entry needs a source: set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
+        fieldPath: '.existingVolumes',
+        reason: 'FieldValueRequired',
       },
       ...SECRET_ENVIRONMENT_RULES,
       ...CONTAINER_VOLUME_RULES,

@@ -5,6 +5,8 @@ export * from './limits.ts';
 export * from './schema.ts';
 export * from './status-schema.ts';
 export { ContainerSchema, VolumeSchema } from './container-schema.ts';
+export { StorageVolumeSchema } from './storage-schema.ts';
+export { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS, hasOwnSource } from './storage-rules.ts';
 export {
   FluxSchema,
   BurstingSchema,

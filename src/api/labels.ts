@@ -20,6 +20,7 @@ export const COMPONENT_CONFIG = 'config';
 export const COMPONENT_SERVICES = 'services';
 /** The RESTful API's Service and the Secret of its credentials. */
 export const COMPONENT_RESTFUL = 'restful';
+export const COMPONENT_STORAGE = 'storage';
 
 /** Kubernetes recommended label: the tool that manages the object. */
 export const LABEL_MANAGED_BY = 'app.kubernetes.io/managed-by';
@@ -30,6 +31,18 @@ export const MANAGED_BY = 'flux-operator';
  * `app.kubernetes.io/instance` label can make a selector match foreign pods.
  */
 export const LABEL_MINICLUSTER = 'flux-framework.org/minicluster';
+
+/**
+ * On the PersistentVolumes the operator makes for `spec.volumes`: cluster-scoped, they cannot have
+ * the namespaced MiniCluster as owner, so these labels say whose they are and whether they go with
+ * it (the volume collector, src/controller/volume-collector.ts, reads them).
+ */
+export const LABEL_MINICLUSTER_NAMESPACE = 'flux-framework.org/minicluster-namespace';
+export const LABEL_MINICLUSTER_UID = 'flux-framework.org/minicluster-uid';
+/** The `spec.volumes` entry a claim or PersistentVolume was made for. */
+export const LABEL_VOLUME = 'flux-framework.org/volume';
+/** "true" on a PersistentVolume that goes when its MiniCluster goes (`spec.volumes[].delete`). */
+export const LABEL_DELETE_WITH_MINICLUSTER = 'flux-framework.org/delete-with-minicluster';
 
 /** Set by the Job controller on pods of an Indexed Job: the pod's index, which is its Flux rank. */
 export const LABEL_JOB_COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-index';

@@ -1,8 +1,9 @@
 /**
- * Fields of the Go Flux Operator's v1alpha1 API that this operator does not implement. They are
+ * Fields of the Go Flux Operator's v1alpha1 API that this operator does not implement (two of a
+ * container; every field of its spec is implemented). They are
  * declared (loosely) in the schema only so that they are refused by name with what to use instead:
  * left undeclared, the API server would prune them from a manifest sent without strict field
- * validation, and the MiniCluster would run without the storage it asked for.
+ * validation, and the MiniCluster would run without what it asked for.
  *
  * Also the names older Go manifests used for fields that v1alpha1 renamed: those stay undeclared
  * (the Go operator's last v1alpha1 refused them too), but the validator says what they became.
@@ -21,15 +22,6 @@ interface LeftOutField {
   /** What to write instead, here. */
   readonly instead: string;
 }
-
-/** Left-out fields of `spec`, by name. */
-export const LEFT_OUT_SPEC_FIELDS = {
-  volumes: {
-    meaning: 'named volumes the Go operator turned into a PersistentVolume and claim of a storage class',
-    instead:
-      'give each container volume its own source instead: `containers[].volumes.<name>` with `claimName` (an existing PersistentVolumeClaim, e.g. one you create for that storage class or CSI driver), `hostPath` or `emptyDir: true`',
-  },
-} as const satisfies Record<string, LeftOutField>;
 
 /** Left-out fields of `spec.containers[]`, by name. */
 export const LEFT_OUT_CONTAINER_FIELDS = {
@@ -62,16 +54,6 @@ function described(field: LeftOutField): { description: string } {
   };
 }
 
-/** Any object, as the v1alpha1 field held one; its content is never read. */
-function anyObject(options: { description?: string } = {}) {
-  return Type.Object({}, { ...options, 'x-kubernetes-preserve-unknown-fields': true });
-}
-
-/** The left-out fields of `spec`, as schema properties. */
-export const LEFT_OUT_SPEC_PROPERTIES = {
-  volumes: Type.Optional(anyObject(described(LEFT_OUT_SPEC_FIELDS.volumes))),
-};
-
 /** The left-out fields of a container, as schema properties. */
 export const LEFT_OUT_CONTAINER_PROPERTIES = {
   logs: Type.Optional(
@@ -93,8 +75,7 @@ function celRefusals(fields: Record<string, LeftOutField>, where: string): CelRu
   }));
 }
 
-/** CEL twins of `leftOutFields`, on the spec and on a container. */
-export const SPEC_LEFT_OUT_RULES: CelRule[] = celRefusals(LEFT_OUT_SPEC_FIELDS, 'spec.');
+/** CEL twins of `leftOutFields`, on a container. */
 export const CONTAINER_LEFT_OUT_RULES: CelRule[] = celRefusals(LEFT_OUT_CONTAINER_FIELDS, '');
 
 function refusals(path: string, given: object, fields: Record<string, LeftOutField>): Problem[] {
@@ -106,7 +87,6 @@ function refusals(path: string, given: object, fields: Record<string, LeftOutFie
 export const leftOutFields: SemanticRule = {
   name: 'v1alpha1 fields this operator does not support are refused by name, never dropped',
   check: ({ given }) => [
-    ...refusals('spec', given, LEFT_OUT_SPEC_FIELDS),
     ...given.containers.flatMap((container, index) =>
       refusals(`spec.containers[${index}]`, container, LEFT_OUT_CONTAINER_FIELDS),
     ),

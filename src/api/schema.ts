@@ -13,7 +13,6 @@ import { API_VERSION, KIND } from './group.ts';
 import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts';
-import { LEFT_OUT_SPEC_PROPERTIES, SPEC_LEFT_OUT_RULES } from './left-out-fields.ts';
 import { SPEC_SERVICE_RULES } from './service-rules.ts';
 import { ServiceContainerSchema } from './service-schema.ts';
 import { FluxRestfulSchema, SPEC_RESTFUL_RULES, UsersSchema } from './restful-schema.ts';
@@ -44,6 +43,8 @@ import {
   withDefault,
 } from './schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from './script-rules.ts';
+import { SPEC_STORAGE_RULES } from './storage-rules.ts';
+import { StorageVolumeSchema, StorageVolumesSchema } from './storage-schema.ts';
 import { SPEC_VOLUME_RULES } from './volume-rules.ts';
 import type { Defaulted } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
@@ -257,6 +258,7 @@ export const MiniClusterSpecSchema = Type.Object(
     ),
     flux: withDefault(FluxSchema, {}),
     archive: Type.Optional(ArchiveSchema),
+    volumes: Type.Optional(StorageVolumesSchema),
     cleanup: withDefault(
       Type.Boolean({
         description: 'Delete the pods when the lead broker completes, instead of keeping them for logs.',
@@ -265,7 +267,6 @@ export const MiniClusterSpecSchema = Type.Object(
     ),
     fluxRestful: Type.Optional(FluxRestfulSchema),
     users: Type.Optional(UsersSchema),
-    ...LEFT_OUT_SPEC_PROPERTIES,
   },
   {
     description: 'Desired state of the MiniCluster.',
@@ -311,10 +312,10 @@ export const MiniClusterSpecSchema = Type.Object(
       },
       ...SPEC_HOST_NAME_RULES,
       ...SPEC_VOLUME_RULES,
+      ...SPEC_STORAGE_RULES,
       ...SPEC_RESOURCE_RULES,
       ...SPEC_SCRIPT_RULES,
       ...SPEC_SERVICE_RULES,
-      ...SPEC_LEFT_OUT_RULES,
       ...SPEC_RESTFUL_RULES,
     ),
   },
@@ -395,6 +396,7 @@ export type PodSpec = Static<typeof PodSchema>;
 export type Toleration = Static<typeof TolerationSchema>;
 export type ArchiveSpec = Static<typeof ArchiveSchema>;
 export type Volume = Static<typeof VolumeSchema>;
+export type StorageVolume = Static<typeof StorageVolumeSchema>;
 export type BurstCluster = Static<typeof BurstClusterSchema>;
 export type LeadBroker = Static<typeof LeadBrokerSchema>;
 export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;

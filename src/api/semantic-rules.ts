@@ -21,6 +21,7 @@ import type { RuleInput, SemanticRule } from './rule-helpers.ts';
 import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
 import { serviceRules } from './service-rules.ts';
 import type { DefaultedContainer } from './schema.ts';
+import { storageVolumes } from './storage-rules.ts';
 import { volumes } from './volume-rules.ts';
 
 export type { RuleInput, SemanticRule } from './rule-helpers.ts';
@@ -353,6 +354,7 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   volumes,
   serviceRules,
   serviceContainers,
+  storageVolumes,
   labelKeys,
   sharedSelector,
   minimalService,

@@ -57,28 +57,44 @@ function volumeSourceKey(volume: Volume): string {
   ]);
 }
 
-function volumeEntryProblems(path: string, volumeName: string, volume: Volume): Problem[] {
-  const problems: Problem[] = [];
+/** A pod volume name: a DNS label outside the operator's own names. */
+export function volumeNameProblems(path: string, volumeName: string): Problem[] {
   if (volumeName.length > DNS_LABEL_MAX_LENGTH || !dns1123Label.test(volumeName)) {
-    problems.push({
-      path,
-      message: `volume name ${JSON.stringify(volumeName)} must be a DNS label (lowercase letters, digits and "-", at most ${DNS_LABEL_MAX_LENGTH} characters); rename it`,
-    });
-  } else if (volumeName.startsWith(OPERATOR_VOLUME_NAME_PREFIX)) {
-    problems.push({
-      path,
-      message: `volume names starting with ${OPERATOR_VOLUME_NAME_PREFIX} are the operator's own; rename it`,
-    });
+    return [
+      {
+        path,
+        message: `volume name ${JSON.stringify(volumeName)} must be a DNS label (lowercase letters, digits and "-", at most ${DNS_LABEL_MAX_LENGTH} characters); rename it`,
+      },
+    ];
   }
+  if (volumeName.startsWith(OPERATOR_VOLUME_NAME_PREFIX)) {
+    return [
+      {
+        path,
+        message: `volume names starting with ${OPERATOR_VOLUME_NAME_PREFIX} are the operator's own; rename it`,
+      },
+    ];
+  }
+  return [];
+}
+
+function volumeEntryProblems(
+  path: string,
+  mapName: (typeof VOLUME_MAPS)[number],
+  volumeName: string,
+  volume: Volume,
+): Problem[] {
+  const problems: Problem[] = volumeNameProblems(path, volumeName);
   const sources = volumeSources(volume);
-  if (sources.length !== 1) {
+  // Without a source, an entry of `volumes` names storage of spec.volumes (storage-rules.ts).
+  if (sources.length === 0 && mapName === 'existingVolumes') {
     problems.push({
       path,
       message:
-        sources.length === 0
-          ? 'has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true'
-          : `has several sources (${sources.join(', ')}); keep exactly one`,
+        'has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
     });
+  } else if (sources.length > 1) {
+    problems.push({ path, message: `has several sources (${sources.join(', ')}); keep exactly one` });
   }
   if (volume.items !== undefined && volume.configMapName === undefined && volume.secretName === undefined) {
     problems.push({
@@ -142,7 +158,7 @@ export const volumes: SemanticRule = {
     spec.containers.forEach((container, index) => {
       const containerPath = `spec.containers[${index}]`;
       for (const { mapName, volumeName, volume, path } of mounts(container, containerPath)) {
-        problems.push(...volumeEntryProblems(path, volumeName, volume));
+        problems.push(...volumeEntryProblems(path, mapName, volumeName, volume));
         if (mapName === 'existingVolumes' && container.volumes?.[volumeName] !== undefined) {
           problems.push({
             path,

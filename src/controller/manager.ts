@@ -15,6 +15,7 @@ import {
   LABEL_APP_NAME,
   LABEL_MANAGED_BY,
   LABEL_MINICLUSTER,
+  LABEL_MINICLUSTER_NAMESPACE,
   MANAGED_BY,
 } from '../api/index.ts';
 import type { KubeObject } from '../render/index.ts';
@@ -26,6 +27,7 @@ import { ApiServerRecovery, readyzProbe } from './api-server-recovery.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import type { BurstEnvironment } from './burst-step.ts';
 import { collectOrphans, type OrphanSweep } from './orphans.ts';
+import { collectVolumes } from './volume-collector.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
@@ -44,6 +46,8 @@ import { WorkQueue } from './work-queue.ts';
 
 export const CONTROLLER_NAME = 'minicluster';
 const ORPHAN_SWEEP_MS = 5 * 60_000;
+/** Deletions come in bursts (a namespace, a test suite): one volume collection after them. */
+const VOLUME_COLLECTION_DELAY_MS = 1_000;
 
 /** This cluster's identity: the uid of its kube-system namespace (stable for the cluster's life). */
 async function readClusterId(clients: KubeClients, log: Logger): Promise<string | undefined> {
@@ -93,7 +97,8 @@ export interface ManagerOptions {
 
 function ownerKey(object: KubernetesObject): string | undefined {
   const name = object.metadata?.labels?.[LABEL_MINICLUSTER];
-  const namespace = object.metadata?.namespace;
+  // Cluster-wide objects (PersistentVolumes) name their MiniCluster's namespace in a label.
+  const namespace = object.metadata?.namespace ?? object.metadata?.labels?.[LABEL_MINICLUSTER_NAMESPACE];
   return name && namespace ? miniClusterKey(namespace, name) : undefined;
 }
 
@@ -110,6 +115,7 @@ export class Manager {
   private readonly recovery: ApiServerRecovery;
   private clusterId: string | undefined;
   private orphanTimer: NodeJS.Timeout | undefined;
+  private volumeTimer: NodeJS.Timeout | undefined;
   private leading = false;
   private stopping = false;
   readonly identity: string;
@@ -161,6 +167,7 @@ export class Manager {
         const key = miniClusterKey(mc.metadata.namespace ?? 'default', mc.metadata.name);
         this.seenGenerations.delete(key);
         this.queue.forget(key);
+        if (mc.spec.volumes !== undefined) this.collectVolumesSoon();
       },
     });
     const jobs = make(kinds.jobs, owned, childHandlers);
@@ -168,6 +175,18 @@ export class Manager {
     const configMaps = make(kinds.configMaps, owned, childHandlers);
     const secrets = make(kinds.secrets, owned, childHandlers);
     const deployments = make(kinds.deployments, owned, childHandlers);
+    const claims = make(kinds.persistentVolumeClaims, owned, childHandlers);
+    const persistentVolumes = new ResilientInformer({
+      config: clients.config,
+      kind: kinds.persistentVolumes,
+      // Cluster-wide objects: one cluster-wide watch, whatever namespaces the operator watches.
+      namespaces: [],
+      labelSelector: owned,
+      handlers: childHandlers,
+      onError,
+      recovery: this.recovery,
+    });
+    this.informers.push(persistentVolumes as unknown as ResilientInformer<KubernetesObject>);
     // Broker pods only: the services pod shares the MiniCluster's network labels, never its count.
     make(kinds.pods, `${LABEL_APP_NAME}=${APP_NAME},${LABEL_APP_COMPONENT}=${COMPONENT_BROKER}`, {
       onAdd: (pod) => this.indexPod(pod, false),
@@ -181,6 +200,8 @@ export class Manager {
       ['ConfigMap', configMaps as unknown as ResilientInformer<KubeObject>],
       ['Secret', secrets as unknown as ResilientInformer<KubeObject>],
       ['Deployment', deployments as unknown as ResilientInformer<KubeObject>],
+      ['PersistentVolumeClaim', claims as unknown as ResilientInformer<KubeObject>],
+      ['PersistentVolume', persistentVolumes as unknown as ResilientInformer<KubeObject>],
     ]);
     this.cache = {
       miniClusters,
@@ -309,6 +330,7 @@ export class Manager {
     this.recovery.stop();
     this.queue.stop();
     if (this.orphanTimer) clearInterval(this.orphanTimer);
+    if (this.volumeTimer) clearTimeout(this.volumeTimer);
     // The Lease goes first, once no pass is running (or after a few seconds): a standby then takes
     // over at once, whatever the rest of the shutdown takes before the kubelet's SIGKILL.
     await Promise.race([this.queue.idle(), sleep(STOP_WAIT_MS, undefined, { ref: false })]);
@@ -352,6 +374,37 @@ export class Manager {
     return sweeps;
   }
 
+  /**
+   * Deletes the PersistentVolumes made for `spec.volumes` (delete: true) of MiniClusters that are
+   * gone: on each such deletion, on taking the lead and with the orphan sweep. Tests call it.
+   */
+  async collectVolumes(): Promise<string[]> {
+    if (!this.leading || !this.synced) return [];
+    const living = () =>
+      new Set(this.cache.miniClusters.list().flatMap((mc) => (mc.metadata.uid ? [mc.metadata.uid] : [])));
+    const deleted = await collectVolumes(
+      this.options.clients,
+      living,
+      this.options.namespaces,
+      (verb, kind) => this.options.onWrite?.(verb, kind),
+    );
+    if (deleted.length > 0)
+      this.options.log.info({ persistentVolumes: deleted }, 'removed the volumes of deleted MiniClusters');
+    return deleted;
+  }
+
+  /** One collection shortly after a burst of deletions, never two at once. */
+  private collectVolumesSoon(): void {
+    if (!this.leading || this.volumeTimer) return;
+    this.volumeTimer = setTimeout(() => {
+      this.volumeTimer = undefined;
+      this.collectVolumes().catch((error: unknown) =>
+        this.options.log.warn({ error: describeApiError(error) }, 'volume collection failed'),
+      );
+    }, VOLUME_COLLECTION_DELAY_MS);
+    this.volumeTimer.unref();
+  }
+
   private startLeading(): void {
     if (this.leading || this.stopping) return;
     this.leading = true;
@@ -361,6 +414,7 @@ export class Manager {
       this.collectOrphans().catch((error: unknown) =>
         this.options.log.warn({ error: describeApiError(error) }, 'orphan collection failed'),
       );
+      this.collectVolumesSoon();
     }, ORPHAN_SWEEP_MS);
     this.orphanTimer.unref();
     this.options.onLeadershipChange?.(true);
@@ -368,6 +422,8 @@ export class Manager {
     for (const mc of this.cache.miniClusters.list()) {
       this.enqueue(miniClusterKey(mc.metadata.namespace ?? 'default', mc.metadata.name));
     }
+    // MiniClusters deleted while no operator led leave volumes behind.
+    this.collectVolumesSoon();
   }
 
   private stopLeading(): void {

@@ -7,6 +7,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
   type V1Job,
+  type V1PersistentVolume,
   type V1Pod,
   type V1Secret,
   type V1Service,
@@ -35,6 +36,7 @@ import { FIELD_MANAGER } from '../deploy/index.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired, staleChildren } from './desired-state.ts';
+import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
 import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
 import type { KubeClients } from '../kube/clients.ts';
@@ -149,6 +151,7 @@ export class Reconciler {
       const pruned = await this.pruneStale(objects, names, namespace, live.metadata.uid ?? '');
       if (pruned.length > 0) log.info({ pruned }, 'deleted what the spec no longer asks for');
       applied.push(...(await this.applyChanged(objects)));
+      await this.reclaimReleasedVolumes(objects, log);
       if (applied.length > 0) log.info({ applied }, 'applied');
       burst = await this.burst(live, miniCluster);
       if (burst) requeueAfterMs = burst.requeueAfterMs;
@@ -251,7 +254,8 @@ export class Reconciler {
   private async applyChanged(objects: readonly KubeObject[]): Promise<string[]> {
     const changed = objects.filter((object) => {
       const informer = this.deps.cache.children.get(object.kind);
-      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? 'default');
+      // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
+      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
       return !(live && containsDesired(object, live));
     });
     const before = changed.filter((object) => object.kind !== 'Job');
@@ -294,6 +298,25 @@ export class Reconciler {
       deleted.push(`Deployment/${name}`);
     }
     return deleted;
+  }
+
+  /** Released PersistentVolumes of this MiniCluster take its claims again (see releasedVolumes). */
+  private async reclaimReleasedVolumes(objects: readonly KubeObject[], log: ReconcileLog): Promise<void> {
+    const informer = this.deps.cache.children.get('PersistentVolume');
+    const wanted = objects
+      .filter((object) => object.kind === 'PersistentVolume')
+      .map((object) => object.metadata.name);
+    for (const name of releasedVolumes(
+      wanted,
+      (volume) => informer?.get(volume, '') as V1PersistentVolume | undefined,
+    )) {
+      this.deps.countWrite('apply', 'PersistentVolume');
+      await this.deps.clients.core.patchPersistentVolume(
+        { name, body: RECLAIM_PATCH },
+        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+      );
+      log.info({ persistentVolume: name }, 'released volume made available to its claim again');
+    }
   }
 
   private async applyOne(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<void> {

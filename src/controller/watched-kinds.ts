@@ -3,6 +3,8 @@ import type {
   V1Deployment,
   V1ConfigMap,
   V1Job,
+  V1PersistentVolume,
+  V1PersistentVolumeClaim,
   V1Pod,
   V1Secret,
   V1Service,
@@ -88,5 +90,29 @@ export function watchedKinds(clients: KubeClients) {
         ? apps.listDeploymentForAllNamespaces({ labelSelector })
         : apps.listNamespacedDeployment({ namespace, labelSelector }),
   };
-  return { miniClusters, jobs, pods, services, configMaps, secrets, deployments };
+  const persistentVolumeClaims: WatchedKind<V1PersistentVolumeClaim> = {
+    name: 'PersistentVolumeClaim',
+    path: corePath('persistentvolumeclaims'),
+    list: (namespace, labelSelector) =>
+      namespace === undefined
+        ? core.listPersistentVolumeClaimForAllNamespaces({ labelSelector })
+        : core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
+  };
+  // Cluster-wide whatever namespaces the operator watches: the namespace is in a label.
+  const persistentVolumes: WatchedKind<V1PersistentVolume> = {
+    name: 'PersistentVolume',
+    path: () => '/api/v1/persistentvolumes',
+    list: (_namespace, labelSelector) => core.listPersistentVolume({ labelSelector }),
+  };
+  return {
+    miniClusters,
+    jobs,
+    pods,
+    services,
+    configMaps,
+    secrets,
+    deployments,
+    persistentVolumeClaims,
+    persistentVolumes,
+  };
 }

@@ -19,3 +19,4 @@ export {
   servesRestful,
 } from './restful.ts';
 export type { RestfulCredentials } from './restful.ts';
+export { makesPersistentVolume, persistentVolumeName, renderStorage, storageClaimName } from './storage.ts';

@@ -25,6 +25,7 @@ import {
 } from './paths.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
 import { restfulPort, servesRestful } from './restful.ts';
+import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
 
 /** Volume names of the operator's own mounts; prefixed so they do not meet the users' names. */
@@ -191,12 +192,12 @@ function podSpec(
   names: MiniClusterNames,
   writesResourceSpec: boolean,
 ): V1PodSpec {
-  const { spec } = miniCluster;
+  const { spec, metadata } = miniCluster;
   const restful = servesRestful(miniCluster);
   const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
-    const own = containerVolumes(container);
+    const own = containerVolumes(container, (volumeName) => storageClaimName(metadata.name, volumeName));
     for (const volume of own.volumes) {
       // Two containers may mount the same named volume; the pod declares it once.
       if (!seenVolumes.has(volume.name)) volumes.push(volume);

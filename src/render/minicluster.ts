@@ -8,6 +8,7 @@ import { miniClusterNames } from './names.ts';
 import { renderRestfulService, servesRestful } from './restful.ts';
 import { renderSecrets } from './secrets.ts';
 import { hasServices, renderServicesDeployment } from './services.ts';
+import { renderStorage } from './storage.ts';
 import { exposesLeadBroker, renderLeadBrokerService, renderService, usesSharedService } from './service.ts';
 
 export interface RenderOptions {
@@ -16,8 +17,9 @@ export interface RenderOptions {
 }
 
 /**
- * Every object a MiniCluster needs, in the order to create them: config and Secrets first (the pods
- * mount them), then the Service (so names resolve as pods start), the services pod, then the Job.
+ * Every object a MiniCluster needs, in the order to create them: config, Secrets and storage first
+ * (the pods mount them), then the Service (so names resolve as pods start), the services pod, then
+ * the Job.
  * A pure function: the same MiniCluster and keys give the same objects.
  */
 export function renderMiniCluster(
@@ -41,5 +43,7 @@ export function renderMiniCluster(
     const reference = ownerReference(options.owner);
     for (const object of objects) object.metadata.ownerReferences = [{ ...reference }];
   }
-  return objects;
+  // Storage decides its own ownership: some of it outlives the MiniCluster by design.
+  const storage = renderStorage(miniCluster, options.owner);
+  return [...objects.slice(0, -1), ...storage, ...objects.slice(-1)];
 }

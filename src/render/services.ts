@@ -12,6 +12,7 @@ import { namespaceOf } from './flux-inputs.ts';
 import { renderContainer, sortedObject } from './job.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import type { MiniClusterNames } from './names.ts';
+import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
 
 /** Whether the MiniCluster runs service containers (v1alpha1 `spec.services`). */
@@ -25,7 +26,9 @@ function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNa
   const volumes: V1Volume[] = [];
   const seenVolumes = new Set<string>();
   const containers = services.map((service) => {
-    const own = containerVolumes(service);
+    const own = containerVolumes(service, (volumeName) =>
+      storageClaimName(miniCluster.metadata.name, volumeName),
+    );
     for (const volume of own.volumes) {
       // Two services may mount the same named volume; the pod declares it once.
       if (!seenVolumes.has(volume.name)) volumes.push(volume);

@@ -1,5 +1,5 @@
 import type { V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import type { DefaultedContainer, Volume } from '../api/index.ts';
+import { hasOwnSource, type DefaultedContainer, type Volume } from '../api/index.ts';
 import { sortedEntries } from './kube-object.ts';
 
 /** The pod volume a MiniCluster container volume (`volumes` / `existingVolumes`) stands for. */
@@ -25,13 +25,21 @@ export interface ContainerVolumes {
   readonly mounts: V1VolumeMount[];
 }
 
-/** The container's own volumes and existingVolumes (validation keeps their names apart). */
+/**
+ * The container's own volumes and existingVolumes (validation keeps their names apart). An entry
+ * of `volumes` without a source mounts the claim of the spec.volumes entry of its name, `claimOf`.
+ */
 export function containerVolumes(
   container: Pick<DefaultedContainer, 'volumes' | 'existingVolumes'>,
+  claimOf: (volumeName: string) => string,
 ): ContainerVolumes {
   const declared = [...sortedEntries(container.volumes), ...sortedEntries(container.existingVolumes)];
   return {
-    volumes: declared.map(([name, volume]) => podVolume(name, volume)),
+    volumes: declared.map(([name, volume]) =>
+      hasOwnSource(volume)
+        ? podVolume(name, volume)
+        : { name, persistentVolumeClaim: { claimName: claimOf(name) } },
+    ),
     mounts: declared.map(([name, volume]) => ({ name, mountPath: volume.path, readOnly: volume.readOnly })),
   };
 }

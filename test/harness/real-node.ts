@@ -5,7 +5,7 @@ import type { TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { REAL_NODE_PLACEMENT } from '../../src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
-import { waitFor, withNamespace } from './cluster.ts';
+import { cluster, waitFor, withNamespace } from './cluster.ts';
 import {
   applyMiniCluster,
   kubectl,
@@ -106,8 +106,10 @@ export async function fluxInLead(namespace: string, pod: string, args: string[])
  * log tail, and the namespace's events. Call it before anything that registers cleanup (hooks run in
  * order), then `watch` the namespace once it exists.
  */
-export function explainOnFailure(t: TestContext): { watch(clients: KubeClients, namespace: string): void } {
-  let watched: { clients: KubeClients; namespace: string } | undefined;
+export function explainOnFailure(t: TestContext): {
+  watch(clients: KubeClients, namespace: string, operatorLog?: readonly string[]): void;
+} {
+  let watched: { clients: KubeClients; namespace: string; operatorLog?: readonly string[] } | undefined;
   t.after(async () => {
     // `passed` is set by the time after-hooks run (Node >= 21.7; not yet in @types/node).
     if ((t as TestContext & { passed?: boolean }).passed !== false || !watched) return;
@@ -131,11 +133,18 @@ export function explainOnFailure(t: TestContext): { watch(clients: KubeClients, 
         `event ${e.involvedObject.kind}/${e.involvedObject.name}: ${e.reason ?? ''} ${e.message ?? ''}`,
       );
     }
+    // What the operator said other than routine: why a pass failed or waited.
+    lines.push(
+      ...(watched.operatorLog ?? [])
+        .filter((line) => /"level":"(warn|error)"/.test(line))
+        .slice(-20)
+        .map((line) => `operator: ${line}`),
+    );
     process.stderr.write(`${lines.join('\n')}\n`);
   });
   return {
-    watch(clients, namespace) {
-      watched = { clients, namespace };
+    watch(clients, namespace, operatorLog) {
+      watched = { clients, namespace, ...(operatorLog ? { operatorLog } : {}) };
     },
   };
 }
@@ -145,9 +154,20 @@ export async function scenario(t: TestContext, prefix: string) {
   // Registered first so that it runs first, before the namespace is deleted.
   const story = explainOnFailure(t);
   const namespace = await withNamespace(t, prefix);
+  // PersistentVolumes of spec.volumes are cluster-wide: none of this scenario's outlives it, whatever
+  // the operator had time to collect (a volume still bound goes once its claim has gone).
+  t.after(async () => {
+    const { core } = await cluster();
+    const { items } = await core.listPersistentVolume({
+      labelSelector: `flux-framework.org/minicluster-namespace=${namespace}`,
+    });
+    for (const volume of items) {
+      await core.deletePersistentVolume({ name: volume.metadata?.name ?? '' }).catch(() => undefined);
+    }
+  });
   const operator = await startOperator(namespace);
   t.after(() => operator.stop());
-  story.watch(operator.clients, namespace);
+  story.watch(operator.clients, namespace, operator.logLines);
   return { namespace, clients: operator.clients };
 }
 

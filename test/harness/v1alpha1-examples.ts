@@ -119,6 +119,19 @@ export function nameOf(miniCluster: Record<string, unknown>): string {
 }
 
 /**
+ * What `examples/tests/volumes/pre-run.sh` prepares (the suite's `data/pancakes.txt` in minikube's
+ * /tmp/data): a host folder of this machine, the real node's host, holding it; removed at the test's
+ * end. Its path replaces the example's `spec.volumes.data.path`.
+ */
+export async function provideHostData(t: TestContext): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'flux-v1alpha1-volume-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  await chmod(folder, 0o755);
+  await writeFile(path.join(folder, 'pancakes.txt'), await readExampleFile('data', 'pancakes.txt'));
+  return folder;
+}
+
+/**
  * What `examples/tests/existing-volumes/pre-run.sh` prepares before its MiniCluster: the suite's
  * `data/pancakes.txt` in a host folder (minikube's /tmp/data there; here a folder of this machine, the
  * real node's host), its pv.yaml over that folder and its pvc.yaml (the claim `data`) in the

@@ -104,6 +104,16 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     // A WebSocket exec (what the client does) is authorized as `get`.
     [{ resource: 'pods', subresource: 'exec', verb: 'get', namespace: elsewhere }, true],
     [{ resource: 'pods', verb: 'delete', namespace: elsewhere }, false],
+    // spec.volumes: claims applied (server-side apply creates) and watched; PersistentVolumes also
+    // deleted by the volume collector. The garbage collector, not the operator, deletes claims.
+    [{ resource: 'persistentvolumeclaims', verb: 'create', namespace: elsewhere }, true],
+    [{ resource: 'persistentvolumeclaims', verb: 'patch', namespace: elsewhere }, true],
+    [{ resource: 'persistentvolumeclaims', verb: 'watch', namespace: elsewhere }, true],
+    [{ resource: 'persistentvolumeclaims', verb: 'delete', namespace: elsewhere }, false],
+    [{ resource: 'persistentvolumes', verb: 'create' }, true],
+    [{ resource: 'persistentvolumes', verb: 'patch' }, true],
+    [{ resource: 'persistentvolumes', verb: 'list' }, true],
+    [{ resource: 'persistentvolumes', verb: 'delete' }, true],
     [{ group: 'events.k8s.io', resource: 'events', verb: 'create', namespace: elsewhere }, true],
     [{ group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace }, true],
     [{ group: 'coordination.k8s.io', resource: 'leases', verb: 'update', namespace: elsewhere }, false],

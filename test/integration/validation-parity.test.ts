@@ -112,6 +112,60 @@ const EDGE_CASES: unknown[] = [
   ),
 ];
 
+/** spec.volumes on each side of every rule: entries, references to them, sources under their names. */
+const mounting = (volumes: Record<string, unknown>) => [fluxContainer({ volumes } as never)];
+const STORAGE_CASES: unknown[] = [
+  miniCluster({
+    volumes: { data: { path: '/srv/data' } },
+    containers: mounting({ data: { path: '/data' } }),
+  }),
+  miniCluster({
+    volumes: { data: { path: '/srv/data' } },
+    containers: mounting({ other: { path: '/data' } }),
+  }),
+  miniCluster({ containers: mounting({ data: { path: '/data', readOnly: true } }) }),
+  miniCluster({
+    volumes: { data: { path: '/srv/data' } },
+    containers: mounting({ data: { path: '/data', emptyDir: true } }),
+  }),
+  miniCluster({
+    volumes: { data: { path: '/srv/data' } },
+    containers: [fluxContainer({ existingVolumes: { data: { path: '/data', claimName: 'c' } } })],
+  }),
+  miniCluster({
+    volumes: { data: { path: '/srv/data' } },
+    containers: [fluxContainer({ existingVolumes: { other: { path: '/data' } } })],
+  }),
+  ...[
+    {},
+    { storageClass: 'hostpath' },
+    { storageClass: 'standard' },
+    { storageClass: 'csi-gcs', driver: 'gcs.csi.ofek.dev' },
+    { path: '/srv/data', driver: 'gcs.csi.ofek.dev' },
+    {
+      storageClass: 'csi-gcs',
+      driver: 'gcs.csi.ofek.dev',
+      secret: 's',
+      volumeHandle: 'b/p',
+      attributes: { a: 'b' },
+    },
+    { storageClass: 'standard', secret: 's' },
+    { storageClass: 'standard', attributes: {} },
+    { storageClass: 'csi-gcs', driver: 'gcs.csi.ofek.dev', secret: 's', secretNamespace: 'default' },
+    { path: '/srv/data', capacity: '0' },
+    { path: '/srv/data', capacity: 0 },
+    { path: '/srv/data', capacity: '1m' },
+    { path: '/srv/data', capacity: '-1Gi' },
+    { path: '/srv/data', delete: false, labels: { type: 'local' }, annotations: { 'a/b': 'c' } },
+    { path: '/srv/data', labels: { 'app.kubernetes.io/name': 'x' } },
+    { path: '/srv/data', claimAnnotations: { 'a b': 'x' } },
+  ].map((entry) =>
+    miniCluster({ volumes: { data: entry } as never, containers: mounting({ data: { path: '/data' } }) }),
+  ),
+  miniCluster({ volumes: { 'flux-operator-x': { path: '/srv/x' } } }),
+  miniCluster({ volumes: { Data: { path: '/srv/x' } } }),
+];
+
 interface Answer {
   status: number;
   message: string;
@@ -154,13 +208,18 @@ const COLLECTIONS: Record<string, string> = {
   Service: 'services',
   Job: 'jobs',
   Deployment: 'deployments',
+  PersistentVolumeClaim: 'persistentvolumeclaims',
+  PersistentVolume: 'persistentvolumes',
 };
 
 function collectionPath(object: KubeObject, namespace: string): string {
   const base = object.apiVersion === 'v1' ? '/api/v1' : `/apis/${object.apiVersion}`;
   const plural = COLLECTIONS[object.kind];
   assert.ok(plural, `a collection for ${object.kind}`);
-  return `${base}/namespaces/${namespace}/${plural}`;
+  // PersistentVolumes are cluster-wide.
+  return object.kind === 'PersistentVolume'
+    ? `${base}/${plural}`
+    : `${base}/namespaces/${namespace}/${plural}`;
 }
 
 /**
@@ -208,6 +267,7 @@ describe('the CRD and the validator agree (local API server)', () => {
       ...FOUND_CASES,
       ...EDGE_CASES,
       ...RESTFUL_CASES,
+      ...STORAGE_CASES,
       ...fc.sample(hostileMiniCluster, { numRuns: SAMPLES, seed: SEED }),
     ];
     const failures: string[] = [];

@@ -6,11 +6,10 @@
 // lead pod with it, which its `logging.quiet` keeps to the program's output; CRLF aside, see
 // expectedLog).
 //
-// Of the 18 entries of examples/tests, the 10 without a scenario here, and why:
-// - batch, volumes: refused, `spec.volumes` is a v1alpha1 field left out (named volumes the Go
-//   operator turned into a PersistentVolume and claim of a storage class); batch's output also lands
-//   on that volume.
-// - snakemake: refused (`spec.volumes`); it also needs snakemake and a workflow cloned from GitHub.
+// Of the 18 entries of examples/tests, the 9 without a scenario here, and why:
+// - batch: accepted; its `flux batch` output lands on its hostpath volume, and it has no
+//   test.out.correct to compare with (volumes, whose does, covers spec.volumes here).
+// - snakemake: accepted; needs snakemake and a workflow cloned from GitHub.
 // - nginx-service: accepted (its nginx runs in the services pod); needs the nginx image and curl
 //   installed with apt-get (no network here). test/e2e/scenarios/services.ts runs the same shape
 //   with a python3 HTTP server on the Flux image.
@@ -34,6 +33,7 @@ import {
   expectedLog,
   nameOf,
   provideExistingVolume,
+  provideHostData,
 } from '../../harness/v1alpha1-examples.ts';
 
 /** Waits until the MiniCluster finished, one way or the other, and returns its status. */
@@ -56,10 +56,12 @@ async function runExample(
   t: TestContext,
   example: string,
   prepare?: (clients: KubeClients, namespace: string) => Promise<void>,
+  adjust?: (miniCluster: Record<string, unknown>) => void,
 ): Promise<string> {
   const { namespace, clients } = await scenario(t, `v1a-${example}`);
   await prepare?.(clients, namespace);
   const miniCluster = await exampleMiniCluster(example, namespace);
+  adjust?.(miniCluster);
   const name = nameOf(miniCluster);
   await applyMiniCluster(clients, miniCluster);
   const status = await finished(clients, namespace, name);
@@ -81,6 +83,16 @@ export function v1alpha1ExampleScenarios(): void {
       provideExistingVolume(t, clients, namespace),
     );
     assert.equal(log, await expectedLog('existing-volumes'));
+  });
+
+  it('v1alpha1 examples/tests/volumes: succeeds; its hostpath spec.volumes entry shows the host folder, as test.out.correct', async (t) => {
+    const folder = await provideHostData(t);
+    const log = await runExample(t, 'volumes', undefined, (miniCluster) => {
+      // minikube's /tmp/data there; the folder the test made here.
+      const spec = miniCluster.spec as { volumes: { data: { path: string } } };
+      spec.volumes.data.path = folder;
+    });
+    assert.equal(log, await expectedLog('volumes'));
   });
 
   it('v1alpha1 examples/tests/flux-resource-list: succeeds; each of the 4 tasks lists the 4 brokers', async (t) => {

@@ -1,11 +1,24 @@
 // Fields of the Go operator's v1alpha1 API that this operator keeps, seen working on the real node:
-// what a Flux job sees of them.
+// what a Flux job sees of them (and, for volumes, what stays on the host).
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
+import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
-import { waitFor } from '../../harness/cluster.ts';
+import { deleteCustomObject } from '../../../src/kube/custom-objects.ts';
+import { httpStatus, waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, readStatus, waitForCondition } from '../../harness/operator.ts';
-import { FLUX_IMAGE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
+import {
+  FLUX_IMAGE,
+  execIn,
+  fluxInLead,
+  leadLog,
+  podAt,
+  realMiniCluster,
+  scenario,
+  waitForNodesUp,
+} from '../../harness/real-node.ts';
 
 export function v1alpha1FieldScenarios(): void {
   it('container secrets: a missing Secret is named in Ready; once made, the job Flux runs sees its key as a variable', async (t) => {
@@ -63,15 +76,73 @@ export function v1alpha1FieldScenarios(): void {
     assert.equal(await leadLog(clients, namespace, 'sharepid', 'sharepid'), 'sleep 61 \n');
   });
 
+  it('volumes: a hostpath entry of spec.volumes is shared by the brokers (a Flux job on broker 1 writes, the lead reads); its PersistentVolume goes with the MiniCluster, the data stays', async (t) => {
+    const { namespace, clients } = await scenario(t, 'volumes');
+    // The directory behind the volume, on this machine (the real node's host); the flux user writes it.
+    const folder = await mkdtemp(path.join(tmpdir(), 'flux-e2e-shared-'));
+    t.after(() => rm(folder, { recursive: true, force: true }));
+    await chmod(folder, 0o777);
+    // As a v1alpha1 manifest writes it: the entry under spec.volumes, the container naming it.
+    await applyMiniCluster(
+      clients,
+      realMiniCluster(
+        namespace,
+        'shared',
+        {
+          size: 2,
+          interactive: true,
+          volumes: { data: { storageClass: 'hostpath', path: folder, labels: { type: 'local' } } },
+        },
+        { container: { volumes: { data: { path: '/data' } } } },
+      ),
+    );
+    const volumeName = `${namespace}.shared.data`;
+    const lead = (await podAt(clients, namespace, 'shared', 0, 180_000)).metadata?.name ?? '';
+    await waitForNodesUp(namespace, lead, 2);
+    // One task per broker; the one on broker 1 (pod shared-1) writes its host name to the volume. The
+    // script is on the volume too, put there through the host directory.
+    await writeFile(
+      path.join(folder, 'write.sh'),
+      'if [ "$FLUX_TASK_RANK" = 1 ]; then hostname > /data/from-broker-1; fi\n',
+    );
+    await fluxInLead(namespace, lead, ['run', '-N2', '-n2', 'sh', '/data/write.sh']);
+    const { stdout } = await execIn(namespace, lead, ['cat', '/data/from-broker-1']);
+    assert.equal(stdout, 'shared-1\n');
+    assert.equal(await readFile(path.join(folder, 'from-broker-1'), 'utf8'), 'shared-1\n');
+    const volume = await clients.core.readPersistentVolume({ name: volumeName });
+    assert.equal(volume.status?.phase, 'Bound');
+    assert.equal(volume.spec?.hostPath?.path, folder);
+
+    await deleteCustomObject(clients.custom, PLURAL, namespace, 'shared');
+    await waitFor(
+      async () => {
+        try {
+          await clients.core.readPersistentVolume({ name: volumeName });
+          return false;
+        } catch (error) {
+          if (httpStatus(error) === 404) return true;
+          throw error;
+        }
+      },
+      {
+        what: `PersistentVolume ${volumeName} to go with its MiniCluster`,
+        timeoutMs: 180_000,
+        intervalMs: 1_000,
+      },
+    );
+    // Only the object went: what the brokers wrote is still in the directory.
+    assert.equal(await readFile(path.join(folder, 'from-broker-1'), 'utf8'), 'shared-1\n');
+  });
+
   it('v1alpha1 fields left out: the API server refuses each by name, even from a client that asks it to ignore unknown fields', async (t) => {
     const { namespace, clients } = await scenario(t, 'leftout');
+    // Every field of the spec is implemented; two of a container are not.
     const cases: [Record<string, unknown>, string][] = [
-      [{ volumes: { data: { storageClass: 'hostpath', path: '/tmp/data' } } }, 'spec.volumes'],
-      [{ users: [{ name: 'flux-user' }] }, 'spec.users'],
-      [{ fluxRestful: { port: 5000 } }, 'spec.fluxRestful'],
+      [{ logs: '/tmp/logs' }, 'logs'],
+      [{ diagnostics: true }, 'diagnostics'],
     ];
     for (const [fields, field] of cases) {
-      const body = realMiniCluster(namespace, 'leftout', { size: 1, ...fields }, { command: 'true' });
+      const body = realMiniCluster(namespace, 'leftout', { size: 1 }, { command: 'true', container: fields });
       await assert.rejects(
         // `Ignore` would have the API server prune an undeclared field and store the rest.
         () =>

@@ -207,7 +207,13 @@ describe('miniClusterCrd', () => {
       ),
     );
     assert.ok(
-      messages('.spec.containers[*].volumes[*]').some((message) => message.includes('exactly one source')),
+      messages('.spec.containers[*].volumes[*]').some((message) => message.includes('several sources')),
+    );
+    assert.ok(
+      messages('.spec.volumes[*]').some((message) => message.includes('a hostpath volume needs path')),
+    );
+    assert.ok(
+      messages('.spec').some((message) => message.includes('spec.volumes has no entry of that name')),
     );
   });
 

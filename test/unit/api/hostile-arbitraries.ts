@@ -144,6 +144,8 @@ const volume = fc.oneof(
   }),
   fc.record({ path: mountPath, secretName: fc.constant('s') }),
   fc.record({ path: mountPath, hostPath }),
+  // No source: names an entry of spec.volumes (or no entry).
+  fc.record({ path: mountPath, readOnly: sometimes(fc.boolean()) }),
 );
 const volumeName = mostly(
   fc.constantFrom('data', 'scratch', 'cfg'),
@@ -393,6 +395,28 @@ const flux = fc.record({
   ),
 });
 
+/** `spec.volumes`: storage the operator provisions (hostpath, CSI, or a class's provisioner). */
+const storageVolume = fc.record({
+  storageClass: sometimes(
+    mostly(fc.constantFrom('hostpath', 'csi-gcs', 'standard'), fc.constantFrom('Bad', '')),
+  ),
+  path: sometimes(hostPath),
+  capacity: sometimes(mostly(fc.constantFrom('5Gi', '25Gi', 1), fc.constantFrom('0', 0, '-1'))),
+  delete: sometimes(fc.boolean()),
+  labels: sometimes(labels),
+  annotations: sometimes(fc.dictionary(labelKey, text(10), { maxKeys: 2 })),
+  claimAnnotations: sometimes(fc.dictionary(labelKey, text(10), { maxKeys: 2 })),
+  driver: sometimes(mostly(fc.constant('gcs.csi.ofek.dev'), fc.constantFrom('-bad', 'a b'))),
+  volumeHandle: sometimes(fc.constantFrom('bucket/path', 'h')),
+  attributes: sometimes(fc.dictionary(fc.constantFrom('mounter', 'a'), text(10), { maxKeys: 2 })),
+  secret: sometimes(fc.constantFrom('csi-secret', 'Bad_Name')),
+  secretNamespace: fc.oneof(
+    { arbitrary: fc.constant(undefined), weight: 8 },
+    { arbitrary: fc.constant('default'), weight: 1 },
+  ),
+});
+const storageVolumes = fc.dictionary(volumeName, storageVolume, { maxKeys: 2 });
+
 /** A MiniCluster shaped as a user would write it, with hostile contents. */
 export const shapedMiniCluster = fc
   .record({
@@ -421,6 +445,7 @@ export const shapedMiniCluster = fc
     pod: sometimes(pod),
     flux: sometimes(flux),
     archive: sometimes(fc.record({ path: mountPath })),
+    volumes: sometimes(storageVolumes),
     cleanup: sometimes(fc.boolean()),
   })
   .map(({ name, size, extra, ...spec }) => ({

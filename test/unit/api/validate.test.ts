@@ -110,15 +110,15 @@ const semanticCases: Case[] = [
       ],
     }),
     problems: [
-      [
-        'spec.containers[0].volumes[none]',
-        /has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true/,
-      ],
       ['spec.containers[0].volumes[both]', /has several sources \(claimName, hostPath\); keep exactly one/],
       ['spec.containers[0].volumes[items].items', /applies to configMapName or secretName volumes only/],
       [
         'spec.containers[0].volumes[medium]',
         /emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only/,
+      ],
+      [
+        'spec.containers[0].volumes[none]',
+        /^has no source, so it names storage of spec\.volumes, which has no entry "none"; add one to spec\.volumes or set one of configMapName, secretName, claimName, hostPath or emptyDir: true$/,
       ],
     ],
   },

@@ -33,6 +33,8 @@ describe('ClusterRole', () => {
       'batch jobs: get,list,watch,create,patch,update,delete',
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
       'apps deployments: get,list,watch,create,patch,update,delete',
+      'core persistentvolumeclaims: list,watch,create,patch',
+      'core persistentvolumes: list,watch,create,patch,delete',
       'core pods: get,list,watch',
       'core pods/exec: get,create',
       'core namespaces: get',

@@ -92,6 +92,27 @@ Named templates the chart's hand-written templates include.
     - patch
     - update
     - delete
+# The claims of spec.volumes: applied (server-side apply creates them) and watched; the garbage collector removes those their MiniCluster owns (delete: true).
+- apiGroups:
+    - ""
+  resources:
+    - persistentvolumeclaims
+  verbs:
+    - list
+    - watch
+    - create
+    - patch
+# The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.
+- apiGroups:
+    - ""
+  resources:
+    - persistentvolumes
+  verbs:
+    - list
+    - watch
+    - create
+    - patch
+    - delete
 # Read broker pod status (ready pods, the lead pod) for MiniCluster status; never changes pods.
 - apiGroups:
     - ""

@@ -1,0 +1,206 @@
+/**
+ * `spec.volumes` (storage the operator provisions) and the container volumes that mount it: a
+ * hostpath entry names its directory, CSI-only fields need a driver, the capacity is more than zero,
+ * and a container volume without a source names an entry, while one with a source of its own does
+ * not take an entry's name (a pod volume name means one volume). The validator's rule and the CRD's
+ * CEL rules for the same checks sit side by side.
+ */
+import { RESERVED_LABEL_KEYS } from './labels.ts';
+import { MAX_QUANTITY } from './limits.ts';
+import { fieldPath, indexPath } from './problems.ts';
+import type { Problem } from './problems.ts';
+import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './qualified-names.ts';
+import { quantityNanos, unitsToNanos } from './quantity.ts';
+import type { SemanticRule } from './rule-helpers.ts';
+import type { CelRule } from './schema-helpers.ts';
+import type { DefaultedMiniClusterSpec, Volume } from './schema.ts';
+import { volumeNameProblems } from './volume-rules.ts';
+
+/** The storage class that means "a directory of the node" (a hostPath PersistentVolume), as in v1alpha1. */
+export const HOSTPATH_STORAGE_CLASS = 'hostpath';
+export const DEFAULT_CAPACITY = '5Gi';
+
+const SOURCES = 'configMapName, secretName, claimName, hostPath or emptyDir: true';
+
+const SECRET_NAMESPACE_MESSAGE =
+  "is a field of the Go Flux Operator's v1alpha1 API (the namespace of the CSI driver's Secret) that this operator does not support: a MiniCluster may not point a driver at another namespace's Secret; create the Secret in the MiniCluster's namespace and remove secretNamespace";
+
+/** Whether a container volume has a source of its own; without one it names a `spec.volumes` entry. */
+export function hasOwnSource(volume: Volume): boolean {
+  return (
+    volume.configMapName !== undefined ||
+    volume.secretName !== undefined ||
+    volume.claimName !== undefined ||
+    volume.hostPath !== undefined ||
+    volume.emptyDir === true
+  );
+}
+
+type StorageVolume = NonNullable<DefaultedMiniClusterSpec['volumes']>[string];
+
+function keyProblems(path: string, map: Record<string, string> | undefined, reserved: boolean): Problem[] {
+  return Object.keys(map ?? {}).flatMap((key) => {
+    if (!isQualifiedName(key))
+      return [{ path: indexPath(path, key), message: `${QUALIFIED_NAME_MESSAGE}; rename it` }];
+    return reserved && RESERVED_LABEL_KEYS.includes(key)
+      ? [
+          {
+            path: indexPath(path, key),
+            message: 'is set by the operator (its selectors rely on it); remove it',
+          },
+        ]
+      : [];
+  });
+}
+
+function entryProblems(path: string, volume: StorageVolume): Problem[] {
+  const problems: Problem[] = [];
+  const hostpath = volume.storageClass === HOSTPATH_STORAGE_CLASS;
+  if (hostpath && volume.path === undefined) {
+    problems.push({
+      path: fieldPath(path, 'path'),
+      message:
+        'is required for a hostpath volume: the directory of the node it is; set it, or set another storageClass',
+    });
+  }
+  if (hostpath && volume.driver !== undefined) {
+    problems.push({
+      path: fieldPath(path, 'driver'),
+      message:
+        'is for CSI volumes, and a hostpath volume is a directory of the node; remove driver or set the storageClass of the driver',
+    });
+  }
+  if (volume.driver === undefined) {
+    for (const field of ['volumeHandle', 'attributes', 'secret'] as const) {
+      if (volume[field] !== undefined) {
+        problems.push({
+          path: fieldPath(path, field),
+          message: 'applies to CSI volumes only; set driver or remove it',
+        });
+      }
+    }
+  }
+  if (volume.secretNamespace !== undefined) {
+    problems.push({ path: fieldPath(path, 'secretNamespace'), message: SECRET_NAMESPACE_MESSAGE });
+  }
+  const nanos = quantityNanos(volume.capacity);
+  if (nanos === undefined || nanos > unitsToNanos(MAX_QUANTITY)) {
+    problems.push({
+      path: fieldPath(path, 'capacity'),
+      message: `must be a quantity such as 500m, 2Gi or 4, at most ${MAX_QUANTITY}`,
+    });
+  } else if (nanos === 0n) {
+    problems.push({ path: fieldPath(path, 'capacity'), message: 'must be more than zero, e.g. 5Gi' });
+  }
+  problems.push(
+    ...keyProblems(fieldPath(path, 'labels'), volume.labels, true),
+    ...keyProblems(fieldPath(path, 'annotations'), volume.annotations, false),
+    ...keyProblems(fieldPath(path, 'claimAnnotations'), volume.claimAnnotations, false),
+  );
+  return problems;
+}
+
+function referenceProblems(spec: DefaultedMiniClusterSpec): Problem[] {
+  const storage = spec.volumes ?? {};
+  return spec.containers.flatMap((container, index) => {
+    const containerPath = `spec.containers[${index}]`;
+    const problems: Problem[] = [];
+    for (const [name, volume] of Object.entries(container.volumes ?? {})) {
+      const path = indexPath(`${containerPath}.volumes`, name);
+      const named = Object.hasOwn(storage, name);
+      if (!hasOwnSource(volume) && !named) {
+        problems.push({
+          path,
+          message: `has no source, so it names storage of spec.volumes, which has no entry ${JSON.stringify(name)}; add one to spec.volumes or set one of ${SOURCES}`,
+        });
+      } else if (hasOwnSource(volume) && named) {
+        problems.push({
+          path,
+          message: `has a source of its own and the name of spec.volumes[${name}]; a pod volume name means one volume: rename one of them, or remove the source to mount spec.volumes[${name}]`,
+        });
+      }
+    }
+    for (const name of Object.keys(container.existingVolumes ?? {})) {
+      if (Object.hasOwn(storage, name)) {
+        problems.push({
+          path: indexPath(`${containerPath}.existingVolumes`, name),
+          message: `has the name of spec.volumes[${name}]; a pod volume name means one volume: rename one of them, or mount spec.volumes[${name}] from the container's volumes`,
+        });
+      }
+    }
+    return problems;
+  });
+}
+
+export const storageVolumes: SemanticRule = {
+  name: 'spec.volumes entries are complete for their kind; container volumes without a source name one',
+  check: ({ spec }) => [
+    ...Object.entries(spec.volumes ?? {}).flatMap(([name, volume]) => [
+      ...volumeNameProblems(indexPath('spec.volumes', name), name),
+      ...entryProblems(indexPath('spec.volumes', name), volume),
+    ]),
+    ...referenceProblems(spec),
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// The same checks in CEL.
+
+const CEL_STORAGE_CLASS = `(has(self.storageClass) ? self.storageClass : '${HOSTPATH_STORAGE_CLASS}')`;
+
+/** Rules on one `spec.volumes` entry. */
+export const STORAGE_VOLUME_RULES: CelRule[] = [
+  {
+    rule: `${CEL_STORAGE_CLASS} != '${HOSTPATH_STORAGE_CLASS}' || has(self.path)`,
+    message:
+      'a hostpath volume needs path: the directory of the node it is; set it, or set another storageClass',
+    fieldPath: '.path',
+    reason: 'FieldValueRequired',
+  },
+  {
+    rule: `${CEL_STORAGE_CLASS} != '${HOSTPATH_STORAGE_CLASS}' || !has(self.driver)`,
+    message:
+      'driver is for CSI volumes, and a hostpath volume is a directory of the node; remove driver or set the storageClass of the driver',
+    fieldPath: '.driver',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: 'has(self.driver) || (!has(self.volumeHandle) && !has(self.attributes) && !has(self.secret))',
+    message: 'volumeHandle, attributes and secret apply to CSI volumes only; set driver or remove them',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: '!has(self.secretNamespace)',
+    message: `secretNamespace ${SECRET_NAMESPACE_MESSAGE}`,
+    fieldPath: '.secretNamespace',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: "!has(self.capacity) || !isQuantity(string(self.capacity)) || quantity(string(self.capacity)).isGreaterThan(quantity('0'))",
+    message: 'capacity must be more than zero, e.g. 5Gi',
+    fieldPath: '.capacity',
+    reason: 'FieldValueInvalid',
+  },
+];
+
+/** CEL: the container volume `volume` has a source of its own (hasOwnSource). */
+export function celHasOwnSource(volume: string): string {
+  return `(has(${volume}.configMapName) || has(${volume}.secretName) || has(${volume}.claimName) || has(${volume}.hostPath) || (has(${volume}.emptyDir) && ${volume}.emptyDir))`;
+}
+
+/** Rules on the spec: each container volume is either a source of its own or the name of an entry. */
+export const SPEC_STORAGE_RULES: CelRule[] = [
+  {
+    rule: `self.containers.all(container, !has(container.volumes) || container.volumes.all(name, ${celHasOwnSource('container.volumes[name]')} || (has(self.volumes) && name in self.volumes)))`,
+    message: `a container volume without a source (${SOURCES}) names storage of spec.volumes, and spec.volumes has no entry of that name; add one to spec.volumes or give the container volume a source`,
+    fieldPath: '.containers',
+    reason: 'FieldValueInvalid',
+  },
+  {
+    rule: `!has(self.volumes) || self.containers.all(container, (!has(container.volumes) || container.volumes.all(name, !(name in self.volumes) || !${celHasOwnSource('container.volumes[name]')})) && (!has(container.existingVolumes) || container.existingVolumes.all(name, !(name in self.volumes))))`,
+    message:
+      'a container volume with a source of its own (or in existingVolumes) has the name of a spec.volumes entry; a pod volume name means one volume: rename one of them, or remove the source to mount the spec.volumes entry',
+    fieldPath: '.containers',
+    reason: 'FieldValueDuplicate',
+  },
+];
