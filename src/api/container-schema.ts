@@ -35,7 +35,7 @@ import {
   withDefault,
 } from './schema-helpers.ts';
 import { CONTAINER_SCRIPT_RULES } from './script-rules.ts';
-import { celHasOwnSource } from './storage-rules.ts';
+import { EXISTING_VOLUME_SOURCE_RULE } from './storage-rules.ts';
 import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-rules.ts';
 
 /** Environment values may hold small documents; a bound keeps the pod spec within limits. */
@@ -351,13 +351,7 @@ export const ContainerSchema = Type.Object(
         fieldPath: '.existingVolumes',
         reason: 'FieldValueDuplicate',
       },
-      {
-        rule: `!has(self.existingVolumes) || self.existingVolumes.all(name, ${celHasOwnSource('self.existingVolumes[name]')})`,
-        message:
-          'an existingVolumes entry needs a source: set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
-        fieldPath: '.existingVolumes',
-        reason: 'FieldValueRequired',
-      },
+      EXISTING_VOLUME_SOURCE_RULE,
       ...SECRET_ENVIRONMENT_RULES,
       ...CONTAINER_VOLUME_RULES,
       ...CONTAINER_SCRIPT_RULES,

@@ -31,6 +31,7 @@ import {
   withDefault,
 } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
+import { EXISTING_VOLUME_SOURCE_RULE } from './storage-rules.ts';
 import { CONTAINER_VOLUME_RULES } from './volume-rules.ts';
 
 /** Environment values may hold small documents; the same bound as a container's. */
@@ -126,6 +127,7 @@ export const ServiceContainerSchema = Type.Object(
     ...celRules(
       ...SECRET_ENVIRONMENT_RULES,
       ...CONTAINER_VOLUME_RULES,
+      EXISTING_VOLUME_SOURCE_RULE,
       ...FLUX_ONLY_SERVICE_FIELDS.map((field): CelRule => ({
         rule: FLUX_ONLY_BOOLEANS.includes(field)
           ? `!has(self.${field}) || !self.${field}`

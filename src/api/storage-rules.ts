@@ -13,7 +13,7 @@ import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './qualified-names.ts';
 import { quantityNanos, unitsToNanos } from './quantity.ts';
 import type { SemanticRule } from './rule-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
-import type { DefaultedMiniClusterSpec, Volume } from './schema.ts';
+import type { DefaultedContainer, DefaultedMiniClusterSpec, Volume } from './schema.ts';
 import { volumeNameProblems } from './volume-rules.ts';
 
 /** The storage class that means "a directory of the node" (a hostPath PersistentVolume), as in v1alpha1. */
@@ -100,10 +100,19 @@ function entryProblems(path: string, volume: StorageVolume): Problem[] {
   return problems;
 }
 
+/** The pod containers that mount volumes: the brokers' containers and the services (v1alpha1 both). */
+function mountingContainers(
+  spec: DefaultedMiniClusterSpec,
+): { path: string; container: Pick<DefaultedContainer, 'volumes' | 'existingVolumes'> }[] {
+  return [
+    ...spec.containers.map((container, index) => ({ path: `spec.containers[${index}]`, container })),
+    ...(spec.services ?? []).map((container, index) => ({ path: `spec.services[${index}]`, container })),
+  ];
+}
+
 function referenceProblems(spec: DefaultedMiniClusterSpec): Problem[] {
   const storage = spec.volumes ?? {};
-  return spec.containers.flatMap((container, index) => {
-    const containerPath = `spec.containers[${index}]`;
+  return mountingContainers(spec).flatMap(({ path: containerPath, container }) => {
     const problems: Problem[] = [];
     for (const [name, volume] of Object.entries(container.volumes ?? {})) {
       const path = indexPath(`${containerPath}.volumes`, name);
@@ -188,19 +197,41 @@ export function celHasOwnSource(volume: string): string {
   return `(has(${volume}.configMapName) || has(${volume}.secretName) || has(${volume}.claimName) || has(${volume}.hostPath) || (has(${volume}.emptyDir) && ${volume}.emptyDir))`;
 }
 
-/** Rules on the spec: each container volume is either a source of its own or the name of an entry. */
+/** The CEL rules below for one list of containers (`containers`, or the optional `services`). */
+function referenceRules(list: 'containers' | 'services', what: string): CelRule[] {
+  const all = (check: string): string =>
+    list === 'containers'
+      ? `self.containers.all(container, ${check})`
+      : `!has(self.services) || self.services.all(container, ${check})`;
+  return [
+    {
+      rule: all(
+        `!has(container.volumes) || container.volumes.all(name, ${celHasOwnSource('container.volumes[name]')} || (has(self.volumes) && name in self.volumes))`,
+      ),
+      message: `a ${what} volume without a source (${SOURCES}) names storage of spec.volumes, and spec.volumes has no entry of that name; add one to spec.volumes or give the ${what} volume a source`,
+      fieldPath: `.${list}`,
+      reason: 'FieldValueInvalid',
+    },
+    {
+      rule: `!has(self.volumes) || ${all(`(!has(container.volumes) || container.volumes.all(name, !(name in self.volumes) || !${celHasOwnSource('container.volumes[name]')})) && (!has(container.existingVolumes) || container.existingVolumes.all(name, !(name in self.volumes)))`)}`,
+      message: `a ${what} volume with a source of its own (or in existingVolumes) has the name of a spec.volumes entry; a pod volume name means one volume: rename one of them, or remove the source to mount the spec.volumes entry`,
+      fieldPath: `.${list}`,
+      reason: 'FieldValueDuplicate',
+    },
+  ];
+}
+
+/** Rules on the spec: each container (or service) volume is either a source of its own or the name of an entry. */
 export const SPEC_STORAGE_RULES: CelRule[] = [
-  {
-    rule: `self.containers.all(container, !has(container.volumes) || container.volumes.all(name, ${celHasOwnSource('container.volumes[name]')} || (has(self.volumes) && name in self.volumes)))`,
-    message: `a container volume without a source (${SOURCES}) names storage of spec.volumes, and spec.volumes has no entry of that name; add one to spec.volumes or give the container volume a source`,
-    fieldPath: '.containers',
-    reason: 'FieldValueInvalid',
-  },
-  {
-    rule: `!has(self.volumes) || self.containers.all(container, (!has(container.volumes) || container.volumes.all(name, !(name in self.volumes) || !${celHasOwnSource('container.volumes[name]')})) && (!has(container.existingVolumes) || container.existingVolumes.all(name, !(name in self.volumes))))`,
-    message:
-      'a container volume with a source of its own (or in existingVolumes) has the name of a spec.volumes entry; a pod volume name means one volume: rename one of them, or remove the source to mount the spec.volumes entry',
-    fieldPath: '.containers',
-    reason: 'FieldValueDuplicate',
-  },
+  ...referenceRules('containers', 'container'),
+  ...referenceRules('services', 'service'),
 ];
+
+/** On a container or a service: an existingVolumes entry has a source of its own. */
+export const EXISTING_VOLUME_SOURCE_RULE: CelRule = {
+  rule: `!has(self.existingVolumes) || self.existingVolumes.all(name, ${celHasOwnSource('self.existingVolumes[name]')})`,
+  message:
+    'an existingVolumes entry needs a source: set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
+  fieldPath: '.existingVolumes',
+  reason: 'FieldValueRequired',
+};

@@ -39,6 +39,33 @@ describe('spec.services', () => {
     assert.equal(result.value.spec.services?.[0]?.pullAlways, false);
   });
 
+  it('mounts storage of spec.volumes by name, as containers do, and needs a source otherwise', () => {
+    const withStorage = validateMiniCluster(
+      miniCluster({
+        volumes: { data: { path: '/srv/data' } },
+        services: [{ ...web, volumes: { data: { path: '/data' } } }],
+      }),
+    );
+    assert.ok(withStorage.ok, withStorage.ok ? '' : withStorage.problems.map(formatProblem).join('; '));
+    assert.deepEqual(
+      problemsOf(
+        miniCluster({
+          services: [
+            {
+              ...web,
+              volumes: { data: { path: '/data' } },
+              existingVolumes: { cfg: { path: '/cfg' } },
+            },
+          ],
+        }),
+      ),
+      [
+        'spec.services[0].existingVolumes[cfg]: has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
+        'spec.services[0].volumes[data]: has no source, so it names storage of spec.volumes, which has no entry "data"; add one to spec.volumes or set one of configMapName, secretName, claimName, hostPath or emptyDir: true',
+      ],
+    );
+  });
+
   it('refuses the Flux container fields by name', () => {
     const given = miniCluster({
       services: [
@@ -135,6 +162,8 @@ describe('spec.services', () => {
         'a volume name has different sources in d',
         'a volume name has different sources in d',
         'a volume name has different sources in d',
+        'a service volume without a source (confi',
+        'a service volume with a source of its ow',
         'service names must be unique (they are c',
         'services need the headless Service to se',
       ],
