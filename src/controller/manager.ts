@@ -10,7 +10,7 @@ import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import { LABEL_APP_NAME, APP_NAME, LABEL_MANAGED_BY, MANAGED_BY, LABEL_MINICLUSTER } from '../api/index.ts';
 import type { KubeObject } from '../render/index.ts';
-import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
+import { lazyExecQueueReader } from '../burst/lazy-queue-reader.ts';
 import { fluxContainer } from '../render/index.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { watchFailureLogger } from './failure-log.ts';
@@ -21,7 +21,7 @@ import { collectOrphans, type OrphanSweep } from './orphans.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import { LeaderElector } from './leader-election.ts';
 import { reconcileLogger } from '../observability/logger.ts';
 import {
@@ -38,7 +38,7 @@ export const CONTROLLER_NAME = 'minicluster';
 const ORPHAN_SWEEP_MS = 5 * 60_000;
 
 /** This cluster's identity: the uid of its kube-system namespace (stable for the cluster's life). */
-async function readClusterId(clients: KubeClients, log: Logger): Promise<string | undefined> {
+async function readClusterId(clients: ApiClients, log: Logger): Promise<string | undefined> {
   try {
     return (await clients.core.readNamespace({ name: 'kube-system' })).metadata?.uid;
   } catch (error) {
@@ -55,7 +55,7 @@ const STOP_WAIT_MS = 5_000;
 export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 
 export interface ManagerOptions {
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   readonly log: Logger;
   /** Namespaces to watch; empty for all. */
   readonly namespaces: readonly string[];
@@ -113,7 +113,7 @@ export class Manager {
       options.leaderElection?.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const kinds = watchedKinds(clients);
     this.recovery = new ApiServerRecovery({
-      probe: readyzProbe(clients.config),
+      probe: readyzProbe(clients.transport),
       onOutage: (event) =>
         event === 'away'
           ? log.warn({}, 'the API server does not answer; watches restart as soon as it is ready')
@@ -134,7 +134,7 @@ export class Manager {
       handlers: { onAdd(o: T): void; onUpdate(o: T): void; onDelete(o: T): void },
     ) => {
       const informer = new ResilientInformer<T>({
-        config: clients.config,
+        transport: clients.transport,
         kind,
         namespaces: options.namespaces,
         ...(labelSelector ? { labelSelector } : {}),
@@ -213,8 +213,7 @@ export class Manager {
       queueReader:
         options.queueReader ??
         ((miniCluster, leadPod) =>
-          new ExecFluxQueueReader({
-            kubeConfig: clients.config,
+          lazyExecQueueReader(clients.transport.access, {
             namespace: leadPod.metadata?.namespace ?? 'default',
             podName: leadPod.metadata?.name ?? '',
             container: fluxContainer(miniCluster).name,

@@ -3,14 +3,7 @@
  * referenced Secrets, apply the rendered children, then status and events last. Every object comes
  * from src/render; this file only decides what to write and writes it.
  */
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Job,
-  type V1Pod,
-  type V1Secret,
-  type V1Service,
-} from '@kubernetes/client-node';
+import type { V1Job, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   API_VERSION,
   GROUP,
@@ -36,7 +29,7 @@ import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired } from './desired-state.ts';
 import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import { resolveKeys } from './keys.ts';
 import {
   computeStatus,
@@ -78,7 +71,7 @@ export interface ReconcileLog {
 export type WriteCounter = (verb: 'apply' | 'status' | 'delete' | 'event', kind: string) => void;
 
 export interface ReconcilerDeps {
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   readonly cache: ControllerCache;
   readonly recorder: EventRecorder;
   readonly countWrite: WriteCounter;
@@ -318,17 +311,14 @@ export class Reconciler {
     });
     if (!statusChanged(previous, next)) return;
     this.deps.countWrite('status', KIND);
-    await this.deps.clients.custom.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-        body: { status: statusPatch(previous, next) },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await this.deps.clients.custom.patchNamespacedCustomObjectStatus({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      name,
+      body: { status: statusPatch(previous, next) },
+    });
     await this.emitTransitions(live, previous, next, burst?.events ?? []);
     if (miniCluster?.spec.cleanup && (next.summary === 'Succeeded' || next.summary === 'Failed')) {
       this.deps.countWrite('delete', KIND);

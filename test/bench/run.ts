@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M]`: the operator against a direct apply of the
+ * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M] [-- --cluster NAME]`: the operator against a direct apply of the
  * same objects, on the local control plane, in one run. Prints one JSON line:
  *   direct_seconds / operator_seconds: from the first write to every pod Running;
  *   operator_settled_seconds: to the operator's last write (the Ready status of every MiniCluster);
@@ -39,6 +39,8 @@ interface Options {
   steadySeconds: number;
   /** V8 old-space limit of the operator (MiB), e.g. what a container memory limit leads Node to pick. */
   operatorHeapMiB: number | undefined;
+  /** A named local cluster of its own (`--cluster NAME`), away from the shared default one. */
+  cluster: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -52,6 +54,7 @@ function parseOptions(argv: readonly string[]): Options {
     size: value('--size', 8),
     steadySeconds: value('--steady-seconds', 30),
     operatorHeapMiB: argv.includes('--operator-heap-mib') ? value('--operator-heap-mib', 0) : undefined,
+    cluster: argv.includes('--cluster') ? argv[argv.indexOf('--cluster') + 1] : undefined,
   };
 }
 
@@ -221,7 +224,10 @@ async function direct(clients: KubeClients, namespace: string, options: Options)
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
-  const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[bench] ${line}\n`) });
+  const { kubeconfig } = await up({
+    ...(options.cluster ? { name: options.cluster } : {}),
+    progress: (line) => process.stderr.write(`[bench] ${line}\n`),
+  });
   await installCommand({ kubeconfig, log: () => undefined });
   const clients = kubeClients(loadKubeConfig(kubeconfig));
   const nodes = await ensureCapacity(clients, 2 * options.count * options.size);
