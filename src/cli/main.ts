@@ -1,6 +1,5 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
-import { stringify } from 'yaml';
 import { miniClusterCrd } from '../api/index.ts';
 import { generateMiniClusterKeys } from '../render/index.ts';
 import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
@@ -208,7 +207,8 @@ export function buildProgram(): Command {
   program
     .command('crd')
     .description('print the MiniCluster CustomResourceDefinition')
-    .action(() => {
+    .action(async () => {
+      const { stringify } = await import('yaml');
       process.stdout.write(stringify(miniClusterCrd(), { lineWidth: 0 }));
     });
 

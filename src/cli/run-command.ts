@@ -5,7 +5,7 @@
 import { CONTROLLER_NAME, Manager } from '../controller/manager.ts';
 import type { InstallOperator } from '../burst/install-operator.ts';
 import { providerConnectors } from '../burst/providers/connectors.ts';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/index.ts';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/constants.ts';
 import { isNotFound } from '../kube/api-errors.ts';
 import { apiClients } from '../kube/api-clients.ts';
 import { loadClusterAccess, type ClusterAccess } from '../kube/cluster-access.ts';

@@ -16,7 +16,7 @@ import { FluxQueueReadError } from '../burst/flux-queue-error.ts';
 import { planBursts, type BurstCluster } from '../burst/planner.ts';
 import { policyOfSpec } from '../burst/policy.ts';
 import type { FluxQueueReader } from '../burst/queue.ts';
-import { FIELD_MANAGER } from '../deploy/index.ts';
+import { FIELD_MANAGER } from '../deploy/constants.ts';
 import { miniClusterNames } from '../render/index.ts';
 import { describeApiError, isNotFound } from '../kube/api-errors.ts';
 import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';

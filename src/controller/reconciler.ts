@@ -23,7 +23,7 @@ import {
   type KubeObject,
   type MiniClusterNames,
 } from '../render/index.ts';
-import { FIELD_MANAGER } from '../deploy/index.ts';
+import { FIELD_MANAGER } from '../deploy/constants.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired } from './desired-state.ts';
@@ -33,6 +33,7 @@ import type { ApiClients } from '../kube/api-clients.ts';
 import { resolveKeys } from './keys.ts';
 import {
   computeStatus,
+  progressOnly,
   statusChanged,
   transitionEvents,
   type BlockingProblem,
@@ -108,8 +109,16 @@ class Blocked extends Error {
   }
 }
 
+/**
+ * Progress-only status changes (pod counts, see progressOnly) of one MiniCluster are written at most
+ * this often: pods that start over a few seconds make one or two writes, not one per pod.
+ */
+export const STATUS_PROGRESS_INTERVAL_MS = 3_000;
+
 export class Reconciler {
   private readonly deps: ReconcilerDeps;
+  /** When each MiniCluster's status was last written (ms since the epoch, deps.now's clock). */
+  private readonly statusWrittenAt = new Map<string, number>();
 
   constructor(deps: ReconcilerDeps) {
     this.deps = deps;
@@ -119,7 +128,10 @@ export class Reconciler {
   async reconcile(key: string, log: ReconcileLog): Promise<ReconcileResult> {
     const { namespace, name } = splitKey(key);
     const live = this.deps.cache.miniClusters.get(name, namespace);
-    if (!live) return { applied: [] };
+    if (!live) {
+      this.statusWrittenAt.delete(key);
+      return { applied: [] };
+    }
     // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
     // are removed here, before the finalizer lets the deletion finish.
     if (live.metadata.deletionTimestamp) return this.finalize(live, log);
@@ -147,7 +159,9 @@ export class Reconciler {
       requeueAfterMs = error.requeueAfterMs;
       log.warn({ reason: problem.reason, detail: problem.message }, 'waiting');
     }
-    await this.updateStatus(live, miniCluster, problem, log, burst);
+    const statusDelayMs = await this.updateStatus(live, miniCluster, problem, log, burst);
+    if (statusDelayMs !== undefined)
+      requeueAfterMs = Math.min(requeueAfterMs ?? statusDelayMs, statusDelayMs);
     return requeueAfterMs === undefined ? { applied } : { applied, requeueAfterMs };
   }
 
@@ -281,7 +295,7 @@ export class Reconciler {
     problem: BlockingProblem | undefined,
     log: ReconcileLog,
     burst?: BurstOutcome,
-  ): Promise<void> {
+  ): Promise<number | undefined> {
     const namespace = live.metadata.namespace ?? 'default';
     const name = live.metadata.name;
     const job = this.deps.cache.jobs.get(miniCluster ? miniClusterNames(miniCluster).job : name, namespace);
@@ -309,7 +323,15 @@ export class Reconciler {
       ...(problem ? { problem } : {}),
       now: this.deps.now(),
     });
-    if (!statusChanged(previous, next)) return;
+    if (!statusChanged(previous, next)) return undefined;
+    // Progress alone waits out the interval since the last write, then the latest is written.
+    const key = miniClusterKey(namespace, name);
+    const nowMs = this.deps.now().getTime();
+    const sinceLast = nowMs - (this.statusWrittenAt.get(key) ?? Number.NEGATIVE_INFINITY);
+    if (progressOnly(previous, next) && sinceLast >= 0 && sinceLast < STATUS_PROGRESS_INTERVAL_MS) {
+      return STATUS_PROGRESS_INTERVAL_MS - sinceLast;
+    }
+    this.statusWrittenAt.set(key, nowMs);
     this.deps.countWrite('status', KIND);
     await this.deps.clients.custom.patchNamespacedCustomObjectStatus({
       group: GROUP,
@@ -325,6 +347,7 @@ export class Reconciler {
       await deleteCustomObject(this.deps.clients.custom, PLURAL, namespace, name);
       log.info({}, 'cleanup: deleted the finished MiniCluster');
     }
+    return undefined;
   }
 
   /** Events after the status write succeeded, so they never announce what status does not show. */

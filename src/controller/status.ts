@@ -322,6 +322,22 @@ export function statusChanged(previous: MiniClusterStatus | undefined, next: Min
   return JSON.stringify(canonical(previous ?? {})) !== JSON.stringify(canonical(next));
 }
 
+/**
+ * True when `next` differs from `previous` only in progress: the pod counts and the conditions'
+ * messages (`3/8 brokers running`), with the same summary and the same condition types, statuses and
+ * reasons. Such a change may wait a little (the reconciler folds them); any other is written at once.
+ */
+export function progressOnly(previous: MiniClusterStatus | undefined, next: MiniClusterStatus): boolean {
+  if (!previous) return false;
+  const shape = (status: MiniClusterStatus) => ({
+    ...status,
+    size: undefined,
+    readyPods: undefined,
+    conditions: status.conditions?.map(({ message: _message, ...rest }) => rest),
+  });
+  return JSON.stringify(canonical(shape(previous))) === JSON.stringify(canonical(shape(next)));
+}
+
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === 'object') {

@@ -10,10 +10,13 @@
  * Authorization header: those plugins are the client's to run.
  */
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { parse } from 'yaml';
+
+// The YAML parser is loaded only to read a kubeconfig file: in a pod (the service account) it is not.
+const require = createRequire(import.meta.url);
 
 /** TLS material of the connection (node:tls option names). */
 export interface TlsMaterial {
@@ -89,6 +92,7 @@ function lazyClientConfig(load: (config: KubeConfig) => void): () => Promise<Kub
 
 /** Reads a kubeconfig file's current context. Throws naming the file and the missing entry. */
 export function accessFromKubeconfig(file: string): ClusterAccess {
+  const { parse } = require('yaml') as typeof import('yaml');
   const document: unknown = parse(readFileSync(file, 'utf8'));
   if (!isObject(document)) throw new Error(`kubeconfig ${file} is not a mapping`);
   const contextName = text(document, 'current-context');

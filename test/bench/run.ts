@@ -23,7 +23,7 @@ import type { V1Node } from '@kubernetes/client-node';
 import { API_VERSION, KIND, validateMiniCluster } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
-import { FIELD_MANAGER } from '../../src/deploy/index.ts';
+import { FIELD_MANAGER, OPERATOR_NODE_OPTIONS } from '../../src/deploy/index.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
@@ -263,7 +263,8 @@ async function main(): Promise<void> {
         '--concurrency',
         '8',
       ],
-      { stdio: ['ignore', 'pipe', 'inherit'] },
+      // As deployed: the Deployment's V8 flags (heap sizing, young generation).
+      { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, NODE_OPTIONS: OPERATOR_NODE_OPTIONS } },
     );
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));

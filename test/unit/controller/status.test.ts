@@ -4,6 +4,7 @@ import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   computeStatus,
   leadBrokerAddress,
+  progressOnly,
   statusChanged,
   transitionEvents,
   type Observation,
@@ -309,6 +310,25 @@ describe('statusChanged and transitionEvents', () => {
     );
     assert.equal(statusChanged(status, { ...status, readyPods: 2 }), true);
     assert.equal(statusChanged(undefined, status), true);
+  });
+
+  it('tells progress (pod counts, messages) from a transition (summary, a condition status or reason)', () => {
+    const pending = computeStatus(observe({ pods: [] }));
+    const one = computeStatus(
+      observe({ previous: pending, pods: [pod(0, 'Running'), pod(1, 'Pending'), pod(2, 'Pending')] }),
+    );
+    const two = computeStatus(
+      observe({ previous: one, pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Pending')] }),
+    );
+    const ready = computeStatus(
+      observe({ previous: two, pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Running')] }),
+    );
+    assert.equal(one.summary, 'Starting');
+    assert.equal(progressOnly(pending, one), false, 'Pending to Starting is a transition');
+    assert.equal(statusChanged(one, two), true);
+    assert.equal(progressOnly(one, two), true, '1/3 to 2/3 running is progress');
+    assert.equal(progressOnly(two, ready), false, 'Ready is a transition');
+    assert.equal(progressOnly(undefined, one), false, 'a first status is written at once');
   });
 
   it('emits each transition once', () => {

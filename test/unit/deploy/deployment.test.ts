@@ -76,7 +76,7 @@ describe('operator Deployment', () => {
     assert.deepEqual(container.env, [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-      { name: 'NODE_OPTIONS', value: '--max-old-space-size-percentage=50' },
+      { name: 'NODE_OPTIONS', value: '--max-old-space-size-percentage=50 --max-semi-space-size=2' },
       { name: 'OPERATOR_IMAGE', value: 'example.com/op:1' },
     ]);
   });
