@@ -123,9 +123,11 @@ export class Manager {
     // During an outage every watch fails again and again: the recovery's one line says it all.
     const onError = watchFailureLogger(log, () => this.recovery.serverAway);
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+    // A child's change (the Job's counts move with every pod) is folded with its siblings' and the
+    // pods' like a pod's: one pass, not one per event (docs/performance.md: writes per MiniCluster).
     const enqueueOwner = (object: KubernetesObject) => {
       const key = ownerKey(object);
-      if (key) this.enqueue(key);
+      if (key) this.enqueueSoon(key);
     };
     const childHandlers = { onAdd: enqueueOwner, onUpdate: enqueueOwner, onDelete: enqueueOwner };
     const make = <T extends KubernetesObject>(
@@ -394,8 +396,9 @@ export class Manager {
   }
 
   /**
-   * Pods of one MiniCluster change together (scheduled, started, finished): a short delay folds
-   * their events into one pass and one status write instead of one per pod.
+   * Pods and children of one MiniCluster change together (scheduled, started, finished, the Job's
+   * counts): a short delay folds their events into one pass and one status write instead of one per
+   * event.
    */
   private enqueueSoon(key: string): void {
     if (!this.leading) return;

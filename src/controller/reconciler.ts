@@ -110,10 +110,11 @@ class Blocked extends Error {
 }
 
 /**
- * Progress-only status changes (pod counts, see progressOnly) of one MiniCluster are written at most
- * this often: pods that start over a few seconds make one or two writes, not one per pod.
+ * Progress-only status changes (pod counts, steps of a start: see progressOnly) of one MiniCluster
+ * are written at most this often: pods that start over several seconds make a write or two, not one
+ * per step (docs/performance.md: writes per MiniCluster). Ready, problems and outcomes are not held.
  */
-export const STATUS_PROGRESS_INTERVAL_MS = 3_000;
+export const STATUS_PROGRESS_INTERVAL_MS = 5_000;
 
 export class Reconciler {
   private readonly deps: ReconcilerDeps;
