@@ -8,7 +8,7 @@
  * of custom objects are merge patches, the only kind the controller sends.
  */
 import type {
-  CoreV1EventList,
+  EventsV1Event,
   KubernetesListObject,
   KubernetesObject,
   V1Lease,
@@ -210,7 +210,7 @@ export class EventsApi {
   constructor(transport: Transport) {
     this.transport = transport;
   }
-  createNamespacedEvent(param: { namespace: string; body: EventBody }): Promise<CoreV1EventList['items'][0]> {
+  createNamespacedEvent(param: { namespace: string; body: EventBody }): Promise<EventsV1Event> {
     return this.transport.request('POST', `/apis/events.k8s.io/v1/namespaces/${param.namespace}/events`, {
       body: param.body,
     });
