@@ -114,7 +114,7 @@ class Blocked extends Error {
  * are written at most this often: pods that start over several seconds make a write or two, not one
  * per step (docs/performance.md: writes per MiniCluster). Ready, problems and outcomes are not held.
  */
-export const STATUS_PROGRESS_INTERVAL_MS = 5_000;
+export const STATUS_PROGRESS_INTERVAL_MS = 10_000;
 
 export class Reconciler {
   private readonly deps: ReconcilerDeps;
