@@ -13,6 +13,7 @@ import {
   parseSnapshotOutput,
 } from './flux-queue-parse.ts';
 import type { FluxQueueReader, QueueSnapshot } from './queue.ts';
+import { FluxQueueReadError } from './flux-queue-error.ts';
 
 export const DEFAULT_FLUX_URI = 'local:///run/flux/local';
 export const DEFAULT_TIMEOUT_MS = 15_000;
@@ -21,19 +22,7 @@ export const DEFAULT_MAX_OUTPUT_BYTES = 16 * 1024 * 1024;
 /** Longest stderr or server message quoted in an error. */
 const MAX_QUOTED = 400;
 
-export type FluxQueueReadReason = 'PodNotFound' | 'ExecFailed' | 'Timeout' | 'BadOutput' | 'FluxUnavailable';
-
-export class FluxQueueReadError extends Error {
-  override name = 'FluxQueueReadError';
-  readonly reason: FluxQueueReadReason;
-  /** The script's exit status, when it ran and failed. */
-  readonly exitCode?: number;
-  constructor(reason: FluxQueueReadReason, message: string, exitCode?: number) {
-    super(message);
-    this.reason = reason;
-    if (exitCode !== undefined) this.exitCode = exitCode;
-  }
-}
+export { FluxQueueReadError, type FluxQueueReadReason } from './flux-queue-error.ts';
 
 export interface ExecFluxQueueReaderOptions {
   readonly kubeConfig: KubeConfig;

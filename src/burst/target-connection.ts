@@ -27,7 +27,8 @@ import {
   type DefaultedBurstTarget,
 } from '../api/index.ts';
 import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
-import { kubeClients, type KubeClients } from '../kube/clients.ts';
+import { apiClients, type ApiClients } from '../kube/api-clients.ts';
+import { accessFromClientConfig } from '../kube/cluster-access.ts';
 import { installOperatorObjects, type InstallOperator } from './install-operator.ts';
 import { classifyProbeError, failure, type ProbeContext, type TargetFailure } from './target-errors.ts';
 import { checkKubeconfig } from './target-kubeconfig.ts';
@@ -65,7 +66,7 @@ export interface ConnectTargetOptions {
 
 export interface TargetConnected {
   readonly ok: true;
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   /** The API server URL reached. */
   readonly server: string;
   /** The Kubernetes version it reported (gitVersion, e.g. v1.35.4). */
@@ -192,7 +193,13 @@ export async function probeTarget(
   } catch (error) {
     return classifyProbeError(error, context);
   }
-  return { ok: true, clients: kubeClients(config), server: context.server, version, namespace };
+  return {
+    ok: true,
+    clients: apiClients(accessFromClientConfig(config)),
+    server: context.server,
+    version,
+    namespace,
+  };
 }
 
 /**

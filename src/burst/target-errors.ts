@@ -3,8 +3,7 @@
  * where the credentials came from and the fix. Pure: classifies errors, never sends anything.
  * Messages never include credential material: API errors contribute only their status message.
  */
-import { ApiException } from '@kubernetes/client-node';
-import { describeApiError } from '../kube/api-errors.ts';
+import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
 
 export const TARGET_FAILURE_REASONS = [
   'SecretMissing',
@@ -123,14 +122,15 @@ function innermostMessage(error: unknown): string {
  */
 export function classifyProbeError(error: unknown, context: ProbeContext): TargetFailure {
   const { server, source, user } = context;
-  if (error instanceof ApiException) {
-    if (error.code === 401) {
+  const httpCode = apiErrorCode(error);
+  if (httpCode !== undefined) {
+    if (httpCode === 401) {
       return failure(
         'Unauthorized',
         `the API server ${server} rejected the credentials of user ${JSON.stringify(user)} in ${source} (HTTP 401 Unauthorized): the token or client certificate is wrong, expired or from another cluster; put valid credentials in the kubeconfig and update the Secret`,
       );
     }
-    if (error.code === 403) {
+    if (httpCode === 403) {
       return failure(
         'Forbidden',
         `the API server ${server} refused user ${JSON.stringify(user)} of ${source}: ${describeApiError(error)}; grant it access on the target cluster`,

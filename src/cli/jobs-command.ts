@@ -5,10 +5,8 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Command } from 'commander';
-import { loadKubeConfig } from '../kube/clients.ts';
 import { InputError } from './input-error.ts';
 import { isFinished, type JobRecord, type RestfulClient, type SubmitRequest } from './restful-client.ts';
-import { restfulClientFor } from './restful-target.ts';
 
 const POLL_MS = 1_000;
 
@@ -87,6 +85,10 @@ async function client(name: string, flags: TargetFlags): Promise<RestfulClient> 
   // flux-restful-client's variables: a token need not be on the command line (nor in its history).
   const user = flags.user ?? process.env.FLUX_USER;
   const token = flags.token ?? process.env.FLUX_TOKEN;
+  // Loaded when a jobs command runs: `flux-operator run` registers these commands but never loads
+  // the official client they use (docs/performance.md).
+  const { loadKubeConfig } = await import('../kube/clients.ts');
+  const { restfulClientFor } = await import('./restful-target.ts');
   return restfulClientFor({
     config: () => loadKubeConfig(flags.kubeconfig),
     name,

@@ -1,17 +1,12 @@
 #!/usr/bin/env node
 import { Command, CommanderError, Option } from 'commander';
-import { stringify } from 'yaml';
 import { miniClusterCrd } from '../api/index.ts';
 import { generateMiniClusterKeys } from '../render/index.ts';
 import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
-import { burstPlanCommand } from './burst-plan-command.ts';
-import { burstStatusCommand } from './burst-status-command.ts';
-import { installCommand } from './install-command.ts';
 import { addJobsCommand } from './jobs-command.ts';
 import { parseNodeSelectors, parseTolerations } from './placement-flags.ts';
-import { quickstart } from './quickstart-command.ts';
-import { renderFiles } from './render-command.ts';
-import { runOperator } from './run-command.ts';
+// Each command's module is imported when it runs: `run` (the operator) then loads neither the
+// official client (install, quickstart, burst-status) nor what it does not use (docs/performance.md).
 
 function collect(value: string, previous: string[]): string[] {
   return [...previous, value];
@@ -40,6 +35,7 @@ export function buildProgram(): Command {
       };
       if (options.curveCert !== undefined) renderOptions.curveCertFile = options.curveCert;
       if (options.mungeKey !== undefined) renderOptions.mungeKeyFile = options.mungeKey;
+      const { renderFiles } = await import('./render-command.ts');
       process.stdout.write(await renderFiles(renderOptions));
     });
 
@@ -80,6 +76,7 @@ export function buildProgram(): Command {
         concurrency: number;
         operatorImage?: string;
       }) => {
+        const { runOperator } = await import('./run-command.ts');
         process.exitCode = await runOperator({
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
           ...(options.operatorImage !== undefined ? { operatorImage: options.operatorImage } : {}),
@@ -126,6 +123,7 @@ export function buildProgram(): Command {
         nodeSelector: string[];
         toleration: string[];
       }) => {
+        const { installCommand } = await import('./install-command.ts');
         await installCommand({
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
           ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
@@ -153,6 +151,7 @@ export function buildProgram(): Command {
     )
     .option('--timeout <seconds>', 'give up after this long', (value) => Number(value), 300)
     .action(async (options: { file: string; kubeconfig?: string; timeout: number }) => {
+      const { quickstart } = await import('./quickstart-command.ts');
       process.exitCode = await quickstart({
         file: options.file,
         timeoutMs: options.timeout * 1000,
@@ -174,6 +173,7 @@ export function buildProgram(): Command {
     .option('--policy <file>', 'burst policy JSON (default: the built-in policy)')
     .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
     .action(async (options: { file: string; queue: string; policy?: string; output: 'text' | 'json' }) => {
+      const { burstPlanCommand } = await import('./burst-plan-command.ts');
       process.stdout.write(
         await burstPlanCommand({
           file: options.file,
@@ -190,6 +190,7 @@ export function buildProgram(): Command {
     .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
     .option('-n, --namespace <namespace>', 'only this namespace (default: all)')
     .action(async (options: { kubeconfig?: string; namespace?: string }) => {
+      const { burstStatusCommand } = await import('./burst-status-command.ts');
       process.stdout.write(
         await burstStatusCommand({
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
@@ -209,7 +210,8 @@ export function buildProgram(): Command {
   program
     .command('crd')
     .description('print the MiniCluster CustomResourceDefinition')
-    .action(() => {
+    .action(async () => {
+      const { stringify } = await import('yaml');
       process.stdout.write(stringify(miniClusterCrd(), { lineWidth: 0 }));
     });
 

@@ -22,7 +22,7 @@ import {
 } from '../api/index.ts';
 import { isNotFound } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/clients.ts';
+import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../kube/clients.ts';
 import { readMiniClusterStatus } from '../controller/minicluster-client.ts';
 import { Manager } from '../controller/manager.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
@@ -203,9 +203,10 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
   say('Installing the MiniCluster CRD and RBAC:');
   await installCommand({ kubeconfig: cluster.kubeconfig, log: (line) => say(`  ${line}`) });
 
-  const clients = kubeClients(loadKubeConfig(cluster.kubeconfig));
+  const config = loadKubeConfig(cluster.kubeconfig);
+  const clients = kubeClients(config);
   const manager = new Manager({
-    clients,
+    clients: operatorClients(config),
     log: createLogger({ level: 'warn', format: 'pretty' }),
     namespaces: [namespace],
     concurrency: 4,

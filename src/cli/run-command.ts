@@ -3,11 +3,12 @@
  * election) to metrics, health endpoints and logs, and stops cleanly on SIGTERM.
  */
 import { CONTROLLER_NAME, Manager } from '../controller/manager.ts';
-import { installOperatorObjects, type InstallOperator } from '../burst/install-operator.ts';
+import type { InstallOperator } from '../burst/install-operator.ts';
 import { providerConnectors } from '../burst/providers/connectors.ts';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/index.ts';
+import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/constants.ts';
 import { isNotFound } from '../kube/api-errors.ts';
-import { kubeClients, loadKubeConfig } from '../kube/clients.ts';
+import { apiClients } from '../kube/api-clients.ts';
+import { loadClusterAccess, type ClusterAccess } from '../kube/cluster-access.ts';
 import {
   createLogger,
   isLogLevel,
@@ -60,16 +61,15 @@ function loggerOptions(options: RunOptions): { level: LogLevel; format: LogForma
 /** Runs until SIGINT/SIGTERM (resolves with 0) or lost leadership (resolves with 1). */
 export async function runOperator(options: RunOptions): Promise<number> {
   const log: Logger = createLogger(loggerOptions(options));
-  let config;
+  let access: ClusterAccess;
   try {
-    config = loadKubeConfig(options.kubeconfig);
+    access = loadClusterAccess(options.kubeconfig);
   } catch (error) {
     throw new InputError([`cannot load a kubeconfig: ${(error as Error).message}`]);
   }
-  const clients = kubeClients(config);
-  const metrics = createOperatorMetrics(undefined, {
-    apiHost: new URL(config.getCurrentCluster()?.server ?? 'https://unknown').host,
-  });
+  const metrics = createOperatorMetrics(undefined, { apiHost: new URL(access.server).host });
+  // Every request to the API server, as client-go counts them (lists, watches, gets and writes).
+  const clients = apiClients(access, { onRequest: (method, code) => metrics.countRequest(method, code) });
   metrics.registerController(CONTROLLER_NAME, options.concurrency);
   const leaseNamespace = options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default';
 
@@ -85,7 +85,9 @@ export async function runOperator(options: RunOptions): Promise<number> {
   // GKE and EKS BurstTargets: the operator provisions the cluster, installs itself there, connects.
   // Kubeconfig targets with installOperator get the same install.
   const image = operatorImage(options.operatorImage, process.env);
-  const installOperator: InstallOperator = (target) => installOperatorObjects(target, { image });
+  // The installer loads the official client: only when a BurstTarget asks for an install.
+  const installOperator: InstallOperator = async (target) =>
+    (await import('../burst/install-operator.ts')).installOperatorObjects(target, { image });
   const providers = providerConnectors({
     installOperator,
     readSecret: async (namespace, name) => {
@@ -107,7 +109,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     concurrency: options.concurrency,
     ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),
     onWrite: (verb, kind) =>
-      metrics.countApiCall(verb === 'status' ? 'patch' : verb === 'event' ? 'create' : verb, kind, undefined),
+      metrics.countWrite(verb === 'status' ? 'patch' : verb === 'event' ? 'create' : verb, kind),
     onReconcile: (result, seconds) => metrics.observeReconcile(CONTROLLER_NAME, result, seconds),
     onQueueDepth: (depth) => metrics.setQueueDepth(CONTROLLER_NAME, depth),
     onLeadershipChange: (leading) => {

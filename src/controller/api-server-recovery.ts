@@ -8,9 +8,7 @@
  * A probe that passes while watches wait means their failure is not an outage (a refused permission,
  * say): those keep their own backoff.
  */
-import { request } from 'node:https';
-import { request as plainRequest, type RequestOptions } from 'node:http';
-import type { KubeConfig } from '@kubernetes/client-node';
+import type { Transport } from '../kube/transport.ts';
 
 export type ReadinessProbe = () => Promise<boolean>;
 
@@ -102,29 +100,7 @@ export class ApiServerRecovery {
   }
 }
 
-/** GET /readyz with the kubeconfig's credentials; true on HTTP 200. */
-export function readyzProbe(config: KubeConfig, timeoutMs = 2_000): ReadinessProbe {
-  return async () => {
-    const server = config.getCurrentCluster()?.server;
-    if (!server) return false;
-    const url = new URL('/readyz', server);
-    const options: RequestOptions & { rejectUnauthorized?: boolean } = {
-      method: 'GET',
-      hostname: url.hostname.replace(/^\[|\]$/g, ''),
-      port: url.port,
-      path: url.pathname,
-      timeout: timeoutMs,
-    };
-    await config.applyToHTTPSOptions(options);
-    const send = url.protocol === 'http:' ? plainRequest : request;
-    return new Promise<boolean>((resolve) => {
-      const req = send(options, (res) => {
-        res.resume();
-        resolve(res.statusCode === 200);
-      });
-      req.on('timeout', () => req.destroy());
-      req.on('error', () => resolve(false));
-      req.end();
-    });
-  };
+/** GET /readyz with the operator's credentials, on its own connection pool; true on HTTP 200. */
+export function readyzProbe(transport: Transport, timeoutMs = 2_000): ReadinessProbe {
+  return () => transport.probe('/readyz', timeoutMs);
 }

@@ -12,16 +12,16 @@ import {
   type MiniClusterStatus,
 } from '../api/index.ts';
 import { burstSecrets, externalMiniCluster } from '../burst/external-minicluster.ts';
-import { FluxQueueReadError } from '../burst/flux-queue-exec.ts';
+import { FluxQueueReadError } from '../burst/flux-queue-error.ts';
 import { planBursts, type BurstCluster } from '../burst/planner.ts';
 import { policyOfSpec } from '../burst/policy.ts';
 import type { FluxQueueReader } from '../burst/queue.ts';
-import { FIELD_MANAGER } from '../deploy/index.ts';
+import { FIELD_MANAGER } from '../deploy/constants.ts';
 import { miniClusterNames } from '../render/index.ts';
 import { describeApiError, isNotFound } from '../kube/api-errors.ts';
 import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
 import { serverSideApply } from '../kube/apply.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { leadBrokerAddress, type DesiredCondition, type TransitionEvent } from './status.ts';
 import { deleteCustomObject } from '../kube/custom-objects.ts';
@@ -44,12 +44,12 @@ export type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];
 
 /** Where a burst target puts burst MiniClusters, once connected. */
 export interface ConnectedTarget {
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   readonly namespace: string;
 }
 
 export interface BurstEnvironment {
-  readonly localClients: KubeClients;
+  readonly localClients: ApiClients;
   /** A connected burst target named in the policy, or undefined while it is not (or does not exist). */
   target(miniClusterNamespace: string, name: string): ConnectedTarget | undefined;
   /** How to read the queue of the lead broker running in `leadPod`. */

@@ -9,12 +9,7 @@
  */
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type KubernetesObject,
-  type V1Secret,
-} from '@kubernetes/client-node';
+import type { KubernetesObject, V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
   BURST_TARGET_API_VERSION,
@@ -27,12 +22,8 @@ import {
   type BurstTarget,
   type DefaultedBurstTarget,
 } from '../api/index.ts';
-import {
-  connectTarget,
-  DEFAULT_CONNECT_TIMEOUT_MS,
-  type ProviderConnector,
-  type TargetConnected,
-} from '../burst/target-connection.ts';
+// Loaded on the first BurstTarget's check: it brings the official client (docs/performance.md).
+import type { ProviderConnector, TargetConnected } from '../burst/target-connection.ts';
 import {
   DEFAULT_RETRY_SCHEDULE,
   burstTargetStatus,
@@ -49,7 +40,7 @@ import type { ApiServerRecovery } from './api-server-recovery.ts';
 import { EventRecorder } from './events.ts';
 import { watchFailureLogger } from './failure-log.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import type { WriteCounter } from './reconciler.ts';
 import { WorkQueue } from './work-queue.ts';
 import { customObjectsPath, listCustomObjects, patchFinalizers } from '../kube/custom-objects.ts';
@@ -70,7 +61,7 @@ export type LiveBurstTarget = BurstTarget &
   };
 
 export interface BurstTargetControllerOptions {
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   readonly log: Logger;
   /** Namespaces to watch; empty for all. */
   readonly namespaces: readonly string[];
@@ -117,7 +108,7 @@ function splitTargetKey(key: string): { namespace: string; name: string } {
 }
 
 /** How to list and watch BurstTargets. */
-export function burstTargetKind(clients: KubeClients): WatchedKind<LiveBurstTarget> {
+export function burstTargetKind(clients: ApiClients): WatchedKind<LiveBurstTarget> {
   const { custom } = clients;
   return {
     name: BURST_TARGET_KIND,
@@ -152,7 +143,7 @@ export class BurstTargetController {
       onWrite: () => onWrite('event', 'Event'),
     });
     this.informer = new ResilientInformer<LiveBurstTarget>({
-      config: clients.config,
+      transport: clients.transport,
       kind: burstTargetKind(clients),
       namespaces: options.namespaces,
       handlers: {
@@ -199,7 +190,7 @@ export class BurstTargetController {
   }
 
   /** Clients of the target cluster while the BurstTarget is connected; undefined otherwise. */
-  clientsFor(namespace: string, targetName: string): KubeClients | undefined {
+  clientsFor(namespace: string, targetName: string): ApiClients | undefined {
     return this.connections.get(targetKey(namespace, targetName))?.clients;
   }
 
@@ -346,17 +337,14 @@ export class BurstTargetController {
     });
     if (targetStatusChanged(previous, next)) {
       this.options.onWrite?.('status', BURST_TARGET_KIND);
-      await this.options.clients.custom.patchNamespacedCustomObjectStatus(
-        {
-          group: GROUP,
-          version: VERSION,
-          namespace,
-          plural: BURST_TARGET_PLURAL,
-          name,
-          body: { status: next },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      await this.options.clients.custom.patchNamespacedCustomObjectStatus({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: BURST_TARGET_PLURAL,
+        name,
+        body: { status: next },
+      });
       // Events only after the status write succeeded, so they never announce what status does not show.
       for (const event of targetTransitionEvents(previous, next)) {
         await this.recorder.record(
@@ -385,6 +373,7 @@ export class BurstTargetController {
         message: validated.problems.slice(0, 5).map(formatProblem).join('; '),
       };
     }
+    const { connectTarget, DEFAULT_CONNECT_TIMEOUT_MS } = await import('../burst/target-connection.ts');
     return connectTarget({
       target: validated.value,
       readSecret: (namespace, name) => this.readSecret(namespace, name),

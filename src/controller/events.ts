@@ -1,4 +1,4 @@
-import { V1MicroTime, type EventsV1Api } from '@kubernetes/client-node';
+import { microTime, type EventsApi } from '../kube/api-clients.ts';
 import { randomBytes } from 'node:crypto';
 
 export interface EventTarget {
@@ -25,14 +25,14 @@ const NOTE_MAX_LENGTH = 1024;
 
 /** Writes events.k8s.io/v1 Events about MiniClusters. Failures are reported, never thrown. */
 export class EventRecorder {
-  private readonly api: EventsV1Api;
+  private readonly api: EventsApi;
   private readonly controller: string;
   private readonly instance: string;
   private readonly onError: (error: unknown) => void;
   private readonly onWrite: () => void;
 
   constructor(options: {
-    api: EventsV1Api;
+    api: EventsApi;
     controller: string;
     instance: string;
     onError: (error: unknown) => void;
@@ -61,7 +61,7 @@ export class EventRecorder {
           apiVersion: 'events.k8s.io/v1',
           kind: 'Event',
           metadata: { name: `${target.name}.${randomBytes(8).toString('hex')}`, namespace: target.namespace },
-          eventTime: new V1MicroTime(),
+          eventTime: microTime(),
           reportingController: this.controller,
           reportingInstance: this.instance,
           action: event.action,

@@ -1,12 +1,6 @@
-import {
-  ListWatch,
-  Watch,
-  type Informer,
-  type KubeConfig,
-  type KubernetesListObject,
-  type KubernetesObject,
-  type ObjectCache,
-} from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import { ListWatch } from '../kube/list-watch.ts';
+import type { Transport } from '../kube/transport.ts';
 import type { ApiServerRecovery } from './api-server-recovery.ts';
 
 /** How to list and watch one kind, cluster-wide (namespace undefined) or in one namespace. */
@@ -14,6 +8,8 @@ export interface WatchedKind<T extends KubernetesObject> {
   readonly name: string;
   path(namespace: string | undefined): string;
   list(namespace: string | undefined, labelSelector: string | undefined): Promise<KubernetesListObject<T>>;
+  /** What the cache keeps of each object beyond trimForCache (drops fields the controller never reads). */
+  readonly transform?: (object: T) => T;
 }
 
 export interface InformerHandlers<T> {
@@ -23,7 +19,7 @@ export interface InformerHandlers<T> {
 }
 
 export interface ResilientInformerOptions<T extends KubernetesObject> {
-  readonly config: KubeConfig;
+  readonly transport: Transport;
   readonly kind: WatchedKind<T>;
   /** Namespaces to watch; empty for all. */
   readonly namespaces: readonly string[];
@@ -46,27 +42,12 @@ export function trimForCache<T extends KubernetesObject>(object: T): T {
   return object;
 }
 
-/** A Watch that trims each object before the cache stores it and the handlers see it. */
-class TrimmingWatch extends Watch {
-  override watch(
-    ...[path, queryParams, callback, done]: Parameters<Watch['watch']>
-  ): Promise<AbortController> {
-    return super.watch(
-      path,
-      queryParams,
-      (phase, object: unknown, event) =>
-        callback(phase, object !== null && typeof object === 'object' ? trimForCache(object) : object, event),
-      done,
-    );
-  }
-}
-
 /**
  * An informer per watched namespace (or one cluster-wide) that restarts with backoff after an error:
  * the client's informer relists by itself only on 410 Gone and stops on anything else.
  */
 export class ResilientInformer<T extends KubernetesObject> {
-  private readonly informers: { namespace: string | undefined; informer: Informer<T> & ObjectCache<T> }[];
+  private readonly informers: { namespace: string | undefined; informer: ListWatch<T> }[];
   private readonly backoffMs = new Map<string | undefined, number>();
   private readonly timers = new Map<string | undefined, NodeJS.Timeout>();
   private readonly recoveryWaits = new Map<string | undefined, () => void>();
@@ -78,21 +59,20 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.options = options;
     const scopes = options.namespaces.length > 0 ? [...options.namespaces] : [undefined];
     this.informers = scopes.map((namespace) => {
-      const informer = new ListWatch<T>(
-        options.kind.path(namespace),
-        new TrimmingWatch(options.config),
-        async () => {
-          const list = await options.kind.list(namespace, options.labelSelector);
-          list.items.forEach(trimForCache);
-          return list;
+      const transform = options.kind.transform;
+      const informer: ListWatch<T> = new ListWatch<T>({
+        transport: options.transport,
+        path: options.kind.path(namespace),
+        ...(options.labelSelector !== undefined ? { labelSelector: options.labelSelector } : {}),
+        list: () => options.kind.list(namespace, options.labelSelector),
+        transform: transform ? (object) => transform(trimForCache(object)) : trimForCache,
+        handlers: {
+          onAdd: (object) => options.handlers.onAdd(object),
+          onUpdate: (object) => options.handlers.onUpdate(object),
+          onDelete: (object) => options.handlers.onDelete(object),
+          onError: (error) => this.restartLater(namespace, informer, error),
         },
-        false,
-        options.labelSelector,
-      );
-      informer.on('add', (object) => options.handlers.onAdd(object));
-      informer.on('update', (object) => options.handlers.onUpdate(object));
-      informer.on('delete', (object) => options.handlers.onDelete(object));
-      informer.on('error', (error: unknown) => this.restartLater(namespace, informer, error));
+      });
       return { namespace, informer };
     });
   }
@@ -117,7 +97,7 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.timers.clear();
     for (const cancel of this.recoveryWaits.values()) cancel();
     this.recoveryWaits.clear();
-    await Promise.all(this.informers.map(({ informer }) => informer.stop()));
+    for (const { informer } of this.informers) informer.stop();
   }
 
   get(name: string, namespace: string): T | undefined {
@@ -138,27 +118,18 @@ export class ResilientInformer<T extends KubernetesObject> {
     );
   }
 
-  private async startScope(namespace: string | undefined, informer: Informer<T>): Promise<void> {
-    let failed = false;
-    const onError = () => {
-      failed = true;
-    };
-    informer.on('error', onError);
+  private async startScope(namespace: string | undefined, informer: ListWatch<T>): Promise<void> {
     try {
       await informer.start();
     } catch (error) {
-      failed = true;
       this.restartLater(namespace, informer, error);
-    } finally {
-      informer.off('error', onError);
+      return;
     }
-    if (!failed) {
-      this.synced.add(namespace);
-      this.backoffMs.delete(namespace);
-    }
+    this.synced.add(namespace);
+    this.backoffMs.delete(namespace);
   }
 
-  private restartLater(namespace: string | undefined, informer: Informer<T>, error: unknown): void {
+  private restartLater(namespace: string | undefined, informer: ListWatch<T>, error: unknown): void {
     if (this.stopped) return;
     const initial = this.options.initialBackoffMs ?? 500;
     const delay = Math.min(this.backoffMs.get(namespace) ?? initial, this.options.maxBackoffMs ?? 30_000);

@@ -1,7 +1,9 @@
-import { ApiException, type CoordinationV1Api, type V1Lease, V1MicroTime } from '@kubernetes/client-node';
+import type { V1Lease } from '@kubernetes/client-node';
+import { apiErrorCode } from '../kube/api-errors.ts';
+import { microTime, type CoordinationApi } from '../kube/api-clients.ts';
 
 export interface LeaderElectionOptions {
-  readonly api: CoordinationV1Api;
+  readonly api: CoordinationApi;
   readonly namespace: string;
   readonly leaseName: string;
   readonly identity: string;
@@ -110,7 +112,7 @@ export class LeaderElector {
         namespace: this.options.namespace,
       });
     } catch (error) {
-      if (error instanceof ApiException && error.code === 404) return undefined;
+      if (apiErrorCode(error) === 404) return undefined;
       throw error;
     }
   }
@@ -118,7 +120,9 @@ export class LeaderElector {
   /** True when this candidate holds the lease after the call. */
   private async tryAcquireOrRenew(): Promise<boolean> {
     const { api, namespace, leaseName, identity, leaseDurationSeconds } = this.options;
-    const now = new V1MicroTime(this.options.now().getTime());
+    const nowDate = this.options.now();
+    // MicroTime on the wire: six fractional digits (the client's type says Date; the JSON is a string).
+    const now = microTime(nowDate) as unknown as Date;
     const existing = await this.read();
     if (!existing) {
       try {
@@ -137,7 +141,7 @@ export class LeaderElector {
         });
         return true;
       } catch (error) {
-        if (error instanceof ApiException && error.code === 409) return false;
+        if (apiErrorCode(error) === 409) return false;
         throw error;
       }
     }
@@ -146,7 +150,7 @@ export class LeaderElector {
     const heldByUs = holder === identity;
     const renewedAt = spec.renewTime ? new Date(spec.renewTime).getTime() : 0;
     const expiresAt = renewedAt + (spec.leaseDurationSeconds ?? leaseDurationSeconds) * 1000;
-    if (holder && !heldByUs && expiresAt > now.getTime()) return false;
+    if (holder && !heldByUs && expiresAt > nowDate.getTime()) return false;
     existing.spec = {
       ...spec,
       holderIdentity: identity,
@@ -160,7 +164,7 @@ export class LeaderElector {
       await api.replaceNamespacedLease({ name: leaseName, namespace, body: existing });
       return true;
     } catch (error) {
-      if (error instanceof ApiException && error.code === 409) return false;
+      if (apiErrorCode(error) === 409) return false;
       throw error;
     }
   }

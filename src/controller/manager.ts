@@ -19,7 +19,7 @@ import {
   MANAGED_BY,
 } from '../api/index.ts';
 import type { KubeObject } from '../render/index.ts';
-import { ExecFluxQueueReader } from '../burst/flux-queue-exec.ts';
+import { lazyExecQueueReader } from '../burst/lazy-queue-reader.ts';
 import { fluxContainer } from '../render/index.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { watchFailureLogger } from './failure-log.ts';
@@ -31,7 +31,7 @@ import { collectVolumes } from './volume-collector.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import { LeaderElector } from './leader-election.ts';
 import { reconcileLogger } from '../observability/logger.ts';
 import {
@@ -50,7 +50,7 @@ const ORPHAN_SWEEP_MS = 5 * 60_000;
 const VOLUME_COLLECTION_DELAY_MS = 1_000;
 
 /** This cluster's identity: the uid of its kube-system namespace (stable for the cluster's life). */
-async function readClusterId(clients: KubeClients, log: Logger): Promise<string | undefined> {
+async function readClusterId(clients: ApiClients, log: Logger): Promise<string | undefined> {
   try {
     return (await clients.core.readNamespace({ name: 'kube-system' })).metadata?.uid;
   } catch (error) {
@@ -67,7 +67,7 @@ const STOP_WAIT_MS = 5_000;
 export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 
 export interface ManagerOptions {
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   readonly log: Logger;
   /** Namespaces to watch; empty for all. */
   readonly namespaces: readonly string[];
@@ -127,7 +127,7 @@ export class Manager {
       options.leaderElection?.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
     const kinds = watchedKinds(clients);
     this.recovery = new ApiServerRecovery({
-      probe: readyzProbe(clients.config),
+      probe: readyzProbe(clients.transport),
       onOutage: (event) =>
         event === 'away'
           ? log.warn({}, 'the API server does not answer; watches restart as soon as it is ready')
@@ -137,9 +137,11 @@ export class Manager {
     // During an outage every watch fails again and again: the recovery's one line says it all.
     const onError = watchFailureLogger(log, () => this.recovery.serverAway);
     const owned = `${LABEL_MANAGED_BY}=${MANAGED_BY}`;
+    // A child's change (the Job's counts move with every pod) is folded with its siblings' and the
+    // pods' like a pod's: one pass, not one per event (docs/performance.md: writes per MiniCluster).
     const enqueueOwner = (object: KubernetesObject) => {
       const key = ownerKey(object);
-      if (key) this.enqueue(key);
+      if (key) this.enqueueSoon(key);
     };
     const childHandlers = { onAdd: enqueueOwner, onUpdate: enqueueOwner, onDelete: enqueueOwner };
     const make = <T extends KubernetesObject>(
@@ -148,7 +150,7 @@ export class Manager {
       handlers: { onAdd(o: T): void; onUpdate(o: T): void; onDelete(o: T): void },
     ) => {
       const informer = new ResilientInformer<T>({
-        config: clients.config,
+        transport: clients.transport,
         kind,
         namespaces: options.namespaces,
         ...(labelSelector ? { labelSelector } : {}),
@@ -177,7 +179,7 @@ export class Manager {
     const deployments = make(kinds.deployments, owned, childHandlers);
     const claims = make(kinds.persistentVolumeClaims, owned, childHandlers);
     const persistentVolumes = new ResilientInformer({
-      config: clients.config,
+      transport: clients.transport,
       kind: kinds.persistentVolumes,
       // Cluster-wide objects: one cluster-wide watch, whatever namespaces the operator watches.
       namespaces: [],
@@ -245,8 +247,7 @@ export class Manager {
       queueReader:
         options.queueReader ??
         ((miniCluster, leadPod) =>
-          new ExecFluxQueueReader({
-            kubeConfig: clients.config,
+          lazyExecQueueReader(clients.transport.access, {
             namespace: leadPod.metadata?.namespace ?? 'default',
             podName: leadPod.metadata?.name ?? '',
             container: fluxContainer(miniCluster).name,
@@ -462,8 +463,9 @@ export class Manager {
   }
 
   /**
-   * Pods of one MiniCluster change together (scheduled, started, finished): a short delay folds
-   * their events into one pass and one status write instead of one per pod.
+   * Pods and children of one MiniCluster change together (scheduled, started, finished, the Job's
+   * counts): a short delay folds their events into one pass and one status write instead of one per
+   * event.
    */
   private enqueueSoon(key: string): void {
     if (!this.leading) return;

@@ -3,15 +3,7 @@
  * referenced Secrets, apply the rendered children, then status and events last. Every object comes
  * from src/render; this file only decides what to write and writes it.
  */
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Job,
-  type V1PersistentVolume,
-  type V1Pod,
-  type V1Secret,
-  type V1Service,
-} from '@kubernetes/client-node';
+import type { V1Job, V1PersistentVolume, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   API_VERSION,
   GROUP,
@@ -32,17 +24,18 @@ import {
   type KubeObject,
   type MiniClusterNames,
 } from '../render/index.ts';
-import { FIELD_MANAGER } from '../deploy/index.ts';
+import { FIELD_MANAGER } from '../deploy/constants.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired, staleChildren } from './desired-state.ts';
 import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
 import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import { resolveKeys } from './keys.ts';
 import {
   computeStatus,
+  progressOnly,
   statusChanged,
   transitionEvents,
   type BlockingProblem,
@@ -81,7 +74,7 @@ export interface ReconcileLog {
 export type WriteCounter = (verb: 'apply' | 'status' | 'delete' | 'event', kind: string) => void;
 
 export interface ReconcilerDeps {
-  readonly clients: KubeClients;
+  readonly clients: ApiClients;
   readonly cache: ControllerCache;
   readonly recorder: EventRecorder;
   readonly countWrite: WriteCounter;
@@ -118,8 +111,17 @@ class Blocked extends Error {
   }
 }
 
+/**
+ * Progress-only status changes (pod counts, steps of a start: see progressOnly) of one MiniCluster
+ * are written at most this often: pods that start over several seconds make a write or two, not one
+ * per step (docs/performance.md: writes per MiniCluster). Ready, problems and outcomes are not held.
+ */
+export const STATUS_PROGRESS_INTERVAL_MS = 10_000;
+
 export class Reconciler {
   private readonly deps: ReconcilerDeps;
+  /** When each MiniCluster's status was last written (ms since the epoch, deps.now's clock). */
+  private readonly statusWrittenAt = new Map<string, number>();
 
   constructor(deps: ReconcilerDeps) {
     this.deps = deps;
@@ -129,7 +131,10 @@ export class Reconciler {
   async reconcile(key: string, log: ReconcileLog): Promise<ReconcileResult> {
     const { namespace, name } = splitKey(key);
     const live = this.deps.cache.miniClusters.get(name, namespace);
-    if (!live) return { applied: [] };
+    if (!live) {
+      this.statusWrittenAt.delete(key);
+      return { applied: [] };
+    }
     // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
     // are removed here, before the finalizer lets the deletion finish.
     if (live.metadata.deletionTimestamp) return this.finalize(live, log);
@@ -161,7 +166,9 @@ export class Reconciler {
       requeueAfterMs = error.requeueAfterMs;
       log.warn({ reason: problem.reason, detail: problem.message }, 'waiting');
     }
-    await this.updateStatus(live, miniCluster, problem, log, burst);
+    const statusDelayMs = await this.updateStatus(live, miniCluster, problem, log, burst);
+    if (statusDelayMs !== undefined)
+      requeueAfterMs = Math.min(requeueAfterMs ?? statusDelayMs, statusDelayMs);
     return requeueAfterMs === undefined ? { applied } : { applied, requeueAfterMs };
   }
 
@@ -311,10 +318,7 @@ export class Reconciler {
       (volume) => informer?.get(volume, '') as V1PersistentVolume | undefined,
     )) {
       this.deps.countWrite('apply', 'PersistentVolume');
-      await this.deps.clients.core.patchPersistentVolume(
-        { name, body: RECLAIM_PATCH },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      );
+      await this.deps.clients.core.patchPersistentVolume({ name, body: RECLAIM_PATCH });
       log.info({ persistentVolume: name }, 'released volume made available to its claim again');
     }
   }
@@ -353,7 +357,7 @@ export class Reconciler {
     problem: BlockingProblem | undefined,
     log: ReconcileLog,
     burst?: BurstOutcome,
-  ): Promise<void> {
+  ): Promise<number | undefined> {
     const namespace = live.metadata.namespace ?? 'default';
     const name = live.metadata.name;
     const job = this.deps.cache.jobs.get(miniCluster ? miniClusterNames(miniCluster).job : name, namespace);
@@ -381,25 +385,31 @@ export class Reconciler {
       ...(problem ? { problem } : {}),
       now: this.deps.now(),
     });
-    if (!statusChanged(previous, next)) return;
+    if (!statusChanged(previous, next)) return undefined;
+    // Progress alone waits out the interval since the last write, then the latest is written.
+    const key = miniClusterKey(namespace, name);
+    const nowMs = this.deps.now().getTime();
+    const sinceLast = nowMs - (this.statusWrittenAt.get(key) ?? Number.NEGATIVE_INFINITY);
+    if (progressOnly(previous, next) && sinceLast >= 0 && sinceLast < STATUS_PROGRESS_INTERVAL_MS) {
+      return STATUS_PROGRESS_INTERVAL_MS - sinceLast;
+    }
+    this.statusWrittenAt.set(key, nowMs);
     this.deps.countWrite('status', KIND);
-    await this.deps.clients.custom.patchNamespacedCustomObjectStatus(
-      {
-        group: GROUP,
-        version: VERSION,
-        namespace,
-        plural: PLURAL,
-        name,
-        body: { status: statusPatch(previous, next) },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await this.deps.clients.custom.patchNamespacedCustomObjectStatus({
+      group: GROUP,
+      version: VERSION,
+      namespace,
+      plural: PLURAL,
+      name,
+      body: { status: statusPatch(previous, next) },
+    });
     await this.emitTransitions(live, previous, next, burst?.events ?? []);
     if (miniCluster?.spec.cleanup && (next.summary === 'Succeeded' || next.summary === 'Failed')) {
       this.deps.countWrite('delete', KIND);
       await deleteCustomObject(this.deps.clients.custom, PLURAL, namespace, name);
       log.info({}, 'cleanup: deleted the finished MiniCluster');
     }
+    return undefined;
   }
 
   /** Events after the status write succeeded, so they never announce what status does not show. */

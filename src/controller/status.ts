@@ -346,6 +346,36 @@ export function statusChanged(previous: MiniClusterStatus | undefined, next: Min
   return JSON.stringify(canonical(previous ?? {})) !== JSON.stringify(canonical(next));
 }
 
+/** Ready's reasons while a MiniCluster comes up: steps of one start, not news of their own. */
+const STARTING_REASONS: ReadonlySet<string> = new Set(['JobPending', 'PodsPending']);
+const STARTING_SUMMARIES: ReadonlySet<string> = new Set(['Pending', 'Starting']);
+
+/**
+ * True when `next` differs from `previous` only in progress: pod counts, the conditions' messages
+ * (`3/8 brokers running`), the Scaling condition, the Job's name and start time, and the steps of a start (summary Pending or
+ * Starting, Ready False for JobPending or PodsPending). Such a change may wait a little (the
+ * reconciler folds them); anything else (Ready, a problem, an outcome) is written at once.
+ */
+export function progressOnly(previous: MiniClusterStatus | undefined, next: MiniClusterStatus): boolean {
+  if (!previous) return false;
+  const shape = (status: MiniClusterStatus) => ({
+    ...status,
+    size: undefined,
+    readyPods: undefined,
+    jobName: undefined,
+    startTime: undefined,
+    summary: status.summary && STARTING_SUMMARIES.has(status.summary) ? 'starting' : status.summary,
+    conditions: status.conditions
+      ?.filter((condition) => condition.type !== CONDITION_SCALING)
+      .map(({ message: _message, ...rest }) =>
+        rest.type === CONDITION_READY && rest.status === 'False' && STARTING_REASONS.has(rest.reason)
+          ? { ...rest, reason: 'starting' }
+          : rest,
+      ),
+  });
+  return JSON.stringify(canonical(shape(previous))) === JSON.stringify(canonical(shape(next)));
+}
+
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value !== null && typeof value === 'object') {

@@ -18,7 +18,7 @@ import {
   MANAGED_BY,
 } from '../api/index.ts';
 import { isNotFound } from '../kube/api-errors.ts';
-import type { KubeClients } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 
 /** The operator's PersistentVolumes that go with their MiniCluster. */
 export const COLLECTABLE_VOLUMES_SELECTOR = [
@@ -54,7 +54,7 @@ export function collectableVolumes(
 
 /** Deletes the collectable volumes; returns their names. */
 export async function collectVolumes(
-  clients: Pick<KubeClients, 'core'>,
+  clients: Pick<ApiClients, 'core'>,
   livingUids: () => ReadonlySet<string>,
   namespaces: readonly string[],
   countWrite: (verb: 'delete', kind: string) => void,

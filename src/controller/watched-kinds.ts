@@ -2,6 +2,7 @@ import type {
   KubernetesObject,
   V1Deployment,
   V1ConfigMap,
+  V1ContainerStatus,
   V1Job,
   V1PersistentVolume,
   V1PersistentVolumeClaim,
@@ -11,8 +12,8 @@ import type {
 } from '@kubernetes/client-node';
 import { PLURAL, type MiniCluster } from '../api/index.ts';
 import type { WatchedKind } from './informers.ts';
-import type { KubeClients } from '../kube/clients.ts';
-import { customObjectsPath, listCustomObjects } from '../kube/custom-objects.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
+import { customObjectsPath } from '../kube/custom-objects.ts';
 
 /** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
 export type LiveMiniCluster = MiniCluster &
@@ -30,89 +31,80 @@ function corePath(resource: string) {
     namespace === undefined ? `/api/v1/${resource}` : `/api/v1/namespaces/${namespace}/${resource}`;
 }
 
-export function watchedKinds(clients: KubeClients) {
-  const { core, batch, apps, custom } = clients;
-  const miniClusters: WatchedKind<LiveMiniCluster> = {
-    name: 'MiniCluster',
-    path: (namespace) => customObjectsPath(PLURAL, namespace),
-    list: (namespace, labelSelector) =>
-      listCustomObjects<LiveMiniCluster>(custom, PLURAL, namespace, labelSelector),
+/**
+ * What the cache keeps of a pod: the metadata that routes it (name, namespace, labels, uid,
+ * resourceVersion, deletionTimestamp) and the status fields the MiniCluster's status reads (phase,
+ * conditions, container states, host IP). The spec and the rest of the status, most of a pod's
+ * size, are dropped: at 8,000 pods they were most of the operator's heap (docs/performance.md).
+ */
+export function podForCache(pod: V1Pod): V1Pod {
+  const { metadata, status } = pod;
+  const kept: V1Pod = {
+    metadata: {
+      name: metadata?.name,
+      namespace: metadata?.namespace,
+      uid: metadata?.uid,
+      resourceVersion: metadata?.resourceVersion,
+      labels: metadata?.labels,
+      ...(metadata?.deletionTimestamp ? { deletionTimestamp: metadata.deletionTimestamp } : {}),
+    },
   };
-  const jobs: WatchedKind<V1Job> = {
-    name: 'Job',
-    path: (namespace) =>
+  if (status) {
+    kept.status = {
+      phase: status.phase,
+      ...(status.hostIP ? { hostIP: status.hostIP } : {}),
+      ...(status.conditions
+        ? {
+            conditions: status.conditions.map(({ type, status: value, reason }) => ({
+              type,
+              status: value,
+              ...(reason ? { reason } : {}),
+            })),
+          }
+        : {}),
+      ...(status.containerStatuses
+        ? {
+            containerStatuses: status.containerStatuses.map(
+              ({ name, state, ready, restartCount }) =>
+                ({ name, state, ready, restartCount }) as V1ContainerStatus,
+            ),
+          }
+        : {}),
+    };
+  }
+  return kept;
+}
+
+export function watchedKinds(clients: ApiClients) {
+  const kind = <T extends KubernetesObject>(
+    name: string,
+    path: (namespace: string | undefined) => string,
+    transform?: (object: T) => T,
+  ): WatchedKind<T> => ({
+    name,
+    path,
+    list: (namespace, labelSelector) => clients.list<T>(path(namespace), labelSelector),
+    ...(transform ? { transform } : {}),
+  });
+  return {
+    miniClusters: kind<LiveMiniCluster>('MiniCluster', (namespace) => customObjectsPath(PLURAL, namespace)),
+    jobs: kind<V1Job>('Job', (namespace) =>
       namespace === undefined ? '/apis/batch/v1/jobs' : `/apis/batch/v1/namespaces/${namespace}/jobs`,
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? batch.listJobForAllNamespaces({ labelSelector })
-        : batch.listNamespacedJob({ namespace, labelSelector }),
-  };
-  const pods: WatchedKind<V1Pod> = {
-    name: 'Pod',
-    path: corePath('pods'),
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? core.listPodForAllNamespaces({ labelSelector })
-        : core.listNamespacedPod({ namespace, labelSelector }),
-  };
-  const services: WatchedKind<V1Service> = {
-    name: 'Service',
-    path: corePath('services'),
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? core.listServiceForAllNamespaces({ labelSelector })
-        : core.listNamespacedService({ namespace, labelSelector }),
-  };
-  const configMaps: WatchedKind<V1ConfigMap> = {
-    name: 'ConfigMap',
-    path: corePath('configmaps'),
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? core.listConfigMapForAllNamespaces({ labelSelector })
-        : core.listNamespacedConfigMap({ namespace, labelSelector }),
-  };
-  const secrets: WatchedKind<V1Secret> = {
-    name: 'Secret',
-    path: corePath('secrets'),
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? core.listSecretForAllNamespaces({ labelSelector })
-        : core.listNamespacedSecret({ namespace, labelSelector }),
-  };
-  const deployments: WatchedKind<V1Deployment> = {
-    name: 'Deployment',
-    path: (namespace) =>
+    ),
+    pods: kind<V1Pod>('Pod', corePath('pods'), podForCache),
+    services: kind<V1Service>('Service', corePath('services')),
+    configMaps: kind<V1ConfigMap>('ConfigMap', corePath('configmaps')),
+    secrets: kind<V1Secret>('Secret', corePath('secrets')),
+    deployments: kind<V1Deployment>('Deployment', (namespace) =>
       namespace === undefined
         ? '/apis/apps/v1/deployments'
         : `/apis/apps/v1/namespaces/${namespace}/deployments`,
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? apps.listDeploymentForAllNamespaces({ labelSelector })
-        : apps.listNamespacedDeployment({ namespace, labelSelector }),
-  };
-  const persistentVolumeClaims: WatchedKind<V1PersistentVolumeClaim> = {
-    name: 'PersistentVolumeClaim',
-    path: corePath('persistentvolumeclaims'),
-    list: (namespace, labelSelector) =>
-      namespace === undefined
-        ? core.listPersistentVolumeClaimForAllNamespaces({ labelSelector })
-        : core.listNamespacedPersistentVolumeClaim({ namespace, labelSelector }),
-  };
-  // Cluster-wide whatever namespaces the operator watches: the namespace is in a label.
-  const persistentVolumes: WatchedKind<V1PersistentVolume> = {
-    name: 'PersistentVolume',
-    path: () => '/api/v1/persistentvolumes',
-    list: (_namespace, labelSelector) => core.listPersistentVolume({ labelSelector }),
-  };
-  return {
-    miniClusters,
-    jobs,
-    pods,
-    services,
-    configMaps,
-    secrets,
-    deployments,
-    persistentVolumeClaims,
-    persistentVolumes,
+    ),
+    persistentVolumeClaims: kind<V1PersistentVolumeClaim>(
+      'PersistentVolumeClaim',
+      corePath('persistentvolumeclaims'),
+    ),
+    // Cluster-wide whatever namespaces the operator watches: the namespace is in a label.
+    persistentVolumes: kind<V1PersistentVolume>('PersistentVolume', () => '/api/v1/persistentvolumes'),
   };
 }

@@ -1,8 +1,25 @@
-import { ApiException } from '@kubernetes/client-node';
+/**
+ * Mapping of API errors, whichever client raised them: the operator's transport (KubeApiError), the
+ * official client (ApiException, on the rare paths that load it) and its watch (`statusCode`). All
+ * carry the HTTP status as a number; socket errors carry a string `code` (ECONNREFUSED) or none.
+ * Duck-typed so that this module does not load the official client.
+ */
 
-/** The HTTP code of an API error, if it is one (the client's watch reports it as `statusCode`). */
+interface HttpError {
+  readonly code: number;
+  readonly body?: unknown;
+}
+
+/** An Error with a numeric HTTP `code` (a DOMException's legacy numeric code is not one). */
+function isHttpError(error: unknown): error is HttpError {
+  if (!(error instanceof Error) || error instanceof DOMException) return false;
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'number' && code >= 100 && code < 600;
+}
+
+/** The HTTP code of an API error, if it is one. */
 export function apiErrorCode(error: unknown): number | undefined {
-  if (error instanceof ApiException) return error.code;
+  if (isHttpError(error)) return error.code;
   const statusCode = (error as { statusCode?: unknown } | null)?.statusCode;
   return typeof statusCode === 'number' ? statusCode : undefined;
 }
@@ -26,7 +43,7 @@ export function isConflict(error: unknown): boolean {
  * (which can echo the object sent, and so secret data).
  */
 export function describeApiError(error: unknown): string {
-  if (error instanceof ApiException) {
+  if (isHttpError(error)) {
     const body: unknown = error.body;
     let status: { message?: unknown; reason?: unknown } | undefined;
     if (typeof body === 'string') {

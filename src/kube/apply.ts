@@ -1,5 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ObjectApi } from './object-api.ts';
+
+/** Anything that applies an object as its JSON: the operator's ObjectApplier, the client's ObjectApi. */
+export interface Applier {
+  apply<T extends KubernetesObject>(object: T, fieldManager: string, dryRun?: boolean): Promise<T>;
+}
 
 /**
  * Server-side apply with one field manager, taking ownership of the fields it sets (force). With
@@ -7,7 +11,7 @@ import type { ObjectApi } from './object-api.ts';
  * as its JSON, every field kept (the client's models would drop those they do not know).
  */
 export async function serverSideApply<T extends KubernetesObject>(
-  api: ObjectApi,
+  api: Applier,
   object: T,
   fieldManager: string,
   options: { dryRun?: boolean } = {},

@@ -7,6 +7,8 @@ import {
   EventsV1Api,
   KubeConfig,
 } from '@kubernetes/client-node';
+import { apiClients, type ApiClients } from './api-clients.ts';
+import { accessFromClientConfig } from './cluster-access.ts';
 import { poolConnections } from './connection-pool.ts';
 import { ObjectApi } from './object-api.ts';
 
@@ -54,4 +56,9 @@ export function kubeClients(config: KubeConfig): KubeClients {
     coordination: config.makeApiClient(CoordinationV1Api),
     events: config.makeApiClient(EventsV1Api),
   };
+}
+
+/** The operator's own clients (its transport, not the client's) for the cluster of `config`. */
+export function operatorClients(config: KubeConfig): ApiClients {
+  return apiClients(accessFromClientConfig(config));
 }

@@ -2,13 +2,29 @@
  * Requests on this operator's custom resources (MiniClusters, BurstTargets) by plural: the same
  * shapes for both kinds, in one namespace or (namespace undefined) in all.
  */
-import {
-  PatchStrategy,
-  setHeaderOptions,
-  type CustomObjectsApi,
-  type KubernetesListObject,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
+import type { CustomObjectsApi } from './api-clients.ts';
+
+interface CustomObjectRef {
+  group: string;
+  version: string;
+  plural: string;
+}
+
+/**
+ * The list and delete calls used here, as both the operator's CustomObjectsApi and the official
+ * client's have them (tests and CLI commands pass the client's).
+ */
+export interface CustomObjectReader {
+  listClusterCustomObject(param: CustomObjectRef & { labelSelector?: string }): Promise<object>;
+  listNamespacedCustomObject(
+    param: CustomObjectRef & { namespace: string; labelSelector?: string },
+  ): Promise<object>;
+  getNamespacedCustomObject(param: CustomObjectRef & { namespace: string; name: string }): Promise<object>;
+  deleteNamespacedCustomObject(
+    param: CustomObjectRef & { namespace: string; name: string; propagationPolicy?: string },
+  ): Promise<object>;
+}
 import { GROUP, VERSION } from '../api/index.ts';
 import { isNotFound } from './api-errors.ts';
 
@@ -20,7 +36,7 @@ export function customObjectsPath(plural: string, namespace: string | undefined)
 }
 
 export async function listCustomObjects<T extends KubernetesObject>(
-  custom: CustomObjectsApi,
+  custom: CustomObjectReader,
   plural: string,
   namespace: string | undefined,
   labelSelector?: string,
@@ -40,7 +56,7 @@ export async function listCustomObjects<T extends KubernetesObject>(
 
 /** Deletes one object (dependents in the background); false when it was already gone. */
 export async function deleteCustomObject(
-  custom: CustomObjectsApi,
+  custom: CustomObjectReader,
   plural: string,
   namespace: string,
   name: string,
@@ -68,16 +84,13 @@ export async function patchFinalizers(
   object: { metadata: { name: string; namespace?: string; resourceVersion?: string } },
   finalizers: string[],
 ): Promise<void> {
-  await custom.patchNamespacedCustomObject(
-    {
-      group: GROUP,
-      version: VERSION,
-      namespace: object.metadata.namespace ?? 'default',
-      plural,
-      name: object.metadata.name,
-      // resourceVersion makes this fail rather than drop a finalizer another writer added meanwhile.
-      body: { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
-    },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await custom.patchNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION,
+    namespace: object.metadata.namespace ?? 'default',
+    plural,
+    name: object.metadata.name,
+    // resourceVersion makes this fail rather than drop a finalizer another writer added meanwhile.
+    body: { metadata: { finalizers, resourceVersion: object.metadata.resourceVersion } },
+  });
 }

@@ -128,6 +128,13 @@ export interface OperatorMetrics {
    * request got no response. Writes are counted whatever their outcome: each one reached the server.
    */
   countApiCall(verb: ApiVerb, resource: string, code: number | undefined, host?: string): void;
+  /**
+   * One request as the transport saw it (every request: lists, watches, gets, writes), in
+   * rest_client_requests_total{code, method, host} only.
+   */
+  countRequest(method: string, code: number | undefined, host?: string): void;
+  /** One write decided by the controller, in flux_operator_api_writes_total{verb, resource} only. */
+  countWrite(verb: ApiVerb, resource: string): void;
 
   /** Sets flux_operator_miniclusters{phase}; phases missing from `counts` are set to 0. */
   setMiniClusters(counts: Readonly<Record<string, number>>): void;
@@ -360,6 +367,14 @@ export function createOperatorMetrics(
         method: HTTP_METHOD_OF_VERB[verb],
         host,
       });
+      if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
+    },
+
+    countRequest(method, code, host = apiHost) {
+      restClientRequests.inc({ code: code === undefined ? NO_RESPONSE_CODE : String(code), method, host });
+    },
+
+    countWrite(verb, resource) {
       if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
     },
 

@@ -16,7 +16,7 @@ import { installCommand } from '../../src/cli/install-command.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { BURST_POLL_MS } from '../../src/controller/burst-step.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
+import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -39,7 +39,7 @@ const STEADY_IDLE_SECONDS = 600;
 async function countingOperator(clients: KubeClients, namespace: string) {
   let writes = 0;
   const manager = new Manager({
-    clients,
+    clients: operatorClients(clients.config),
     log: createLogger({ level: 'warn', destination: process.stderr }),
     namespaces: [namespace],
     concurrency: 4,

@@ -1,5 +1,6 @@
 // How the bench starts each operator out of cluster: command line, the log line that says it is
 // reconciling, and the gauge of its live heap.
+import { OPERATOR_NODE_OPTIONS } from '../../src/deploy/constants.ts';
 
 /** MiniClusters our operator reconciles at once in benches (the Go operator has one worker, fixed). */
 export const OPERATOR_CONCURRENCY = 8;
@@ -7,6 +8,8 @@ export const OPERATOR_CONCURRENCY = 8;
 export interface OperatorCommand {
   command: string;
   args: string[];
+  /** Environment added to the bench's own (ours: the Deployment's V8 flags, as deployed). */
+  env: Record<string, string>;
   /** A log line printed once its caches are synced and it reconciles. */
   readyLine: RegExp;
   /** The /metrics gauge of its live heap, in bytes. */
@@ -44,6 +47,7 @@ export function oursCommand(options: OursOptions): OperatorCommand {
       '--concurrency',
       String(OPERATOR_CONCURRENCY),
     ],
+    env: { NODE_OPTIONS: OPERATOR_NODE_OPTIONS },
     readyLine: /"msg":"leading: reconciling MiniClusters"/,
     heapMetric: 'nodejs_heap_size_used_bytes',
   };
@@ -71,6 +75,7 @@ export function goCommand(options: {
       '--leader-elect=false',
       '--zap-devel=false',
     ],
+    env: {},
     readyLine: /"msg":"Starting workers"/,
     heapMetric: 'go_memstats_heap_alloc_bytes',
   };

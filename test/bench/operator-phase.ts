@@ -76,7 +76,10 @@ export interface PhaseSpec {
 
 export async function runOperatorPhase(spec: PhaseSpec): Promise<PhaseMeasure> {
   const out = openSync(spec.log, 'w');
-  const child = spawn(spec.command.command, spec.command.args, { stdio: ['ignore', out, out] });
+  const child = spawn(spec.command.command, spec.command.args, {
+    stdio: ['ignore', out, out],
+    env: { ...process.env, ...spec.command.env },
+  });
   closeSync(out);
   const pid = child.pid ?? 0;
   try {

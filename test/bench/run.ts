@@ -112,7 +112,11 @@ async function main(): Promise<void> {
       namespace: operatorNamespace,
       ...(options.operatorHeapMiB === undefined ? {} : { heapMiB: options.operatorHeapMiB }),
     });
-    const child = spawn(command.command, command.args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    // As deployed: the Deployment's V8 flags (heap sizing, young generation).
+    const child = spawn(command.command, command.args, {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, ...command.env },
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     const metricsPort = await startedOn(() => output);

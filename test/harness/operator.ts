@@ -13,7 +13,7 @@ import {
   type MiniClusterStatus,
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { kubeClients, type KubeClients } from '../../src/kube/clients.ts';
+import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
@@ -80,7 +80,7 @@ export async function startOperator(namespace: string): Promise<RunningOperator>
     },
   });
   const manager = new Manager({
-    clients,
+    clients: operatorClients(kc),
     log: createLogger({ level: 'debug', destination: sink }),
     namespaces: [namespace],
     concurrency: 2,

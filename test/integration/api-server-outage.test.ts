@@ -15,7 +15,7 @@ import { miniClusterCrd } from '../../src/api/index.ts';
 import { readyzProbe, type ReadinessProbe } from '../../src/controller/api-server-recovery.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { kubeClients, type KubeClients } from '../../src/kube/clients.ts';
+import { kubeClients, type KubeClients, operatorClients } from '../../src/kube/clients.ts';
 import { down, status, up } from '../../src/localcluster/index.ts';
 import { waitFor } from '../harness/cluster.ts';
 import { installBurstTargetCrd } from '../harness/burst-target.ts';
@@ -84,7 +84,7 @@ describe('an API server outage', () => {
     const config = new KubeConfig();
     config.loadFromFile(kubeconfig);
     api = kubeClients(config);
-    ready = readyzProbe(config, 1_000);
+    ready = readyzProbe(operatorClients(config).transport, 1_000);
     await serverSideApply(api.objects, miniClusterCrd() as never, 'flux-operator-tests');
     await installBurstTargetCrd(api);
     await api.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });

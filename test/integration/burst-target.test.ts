@@ -17,7 +17,7 @@ import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
 import { BurstTargetController } from '../../src/controller/burst-target-controller.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
+import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { down, up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -97,7 +97,7 @@ describe('BurstTarget on two local control planes', () => {
       },
     });
     const controller = new BurstTargetController({
-      clients,
+      clients: operatorClients(first.kc),
       log: createLogger({ level: 'debug', destination: sink }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 500, maxBackoffMs: 2_000 },
@@ -128,9 +128,9 @@ describe('BurstTarget on two local control planes', () => {
     );
     const targetClients = controller.clientsFor(namespace, 'good');
     assert.ok(targetClients, 'clientsFor gives the connected target clients');
-    assert.equal(targetClients.config.getCurrentCluster()?.server, good.server);
+    assert.equal(targetClients.transport.access.server, good.server);
     // They really talk to the second cluster: its namespace list lacks the test namespace of the first.
-    const secondNamespaces = await targetClients.core.listNamespace();
+    const secondNamespaces = await targetClients.list('/api/v1/namespaces');
     assert.ok(!secondNamespaces.items.some((item) => item.metadata?.name === namespace));
 
     // A bogus token: the second API server answers 401, the condition says so without the token.
@@ -204,7 +204,7 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     // As `flux-operator run` does: the install there runs the operator's own image.
     const image = 'mirror.example.com/flux-operator-ts:test';
     const controller = new BurstTargetController({
-      clients,
+      clients: operatorClients(kc),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 500, maxBackoffMs: 2_000 },
@@ -261,7 +261,7 @@ describe('a GKE BurstTarget the operator provisions', () => {
     // real connector is tested against recorded SDK requests in test/unit/burst/providers).
     const deletions: string[] = [];
     const controller = new BurstTargetController({
-      clients,
+      clients: operatorClients(kc),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 200, maxBackoffMs: 500 },

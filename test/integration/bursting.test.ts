@@ -9,7 +9,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PLURAL } from '../../src/api/index.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
+import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { Manager } from '../../src/controller/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -411,7 +411,7 @@ describe('bursting to a second cluster', () => {
     t.after(() => remote.core.deleteNamespace({ name: namespace }).then(() => undefined));
     // The operator of the second cluster renders what lands there.
     const remoteOperator = new Manager({
-      clients: remote,
+      clients: operatorClients(remote.config),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       concurrency: 2,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResilientInformer } from '../../src/controller/informers.ts';
-import { kubeClients } from '../../src/kube/clients.ts';
+import { operatorClients } from '../../src/kube/clients.ts';
 import { watchedKinds } from '../../src/controller/watched-kinds.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 
@@ -18,9 +18,10 @@ describe('ResilientInformer', () => {
       body: { metadata: { name: 'listed', labels: LABELS }, data: { at: 'list' } },
     });
     const seen: V1ConfigMap[] = [];
+    const clients = operatorClients(kc);
     const informer = new ResilientInformer<V1ConfigMap>({
-      config: kc,
-      kind: watchedKinds(kubeClients(kc)).configMaps,
+      transport: clients.transport,
+      kind: watchedKinds(clients).configMaps,
       namespaces: [namespace],
       labelSelector: 'test=informer',
       handlers: {

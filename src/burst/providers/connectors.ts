@@ -17,10 +17,10 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../../api/index.ts';
 import { apiErrorCode, describeApiError } from '../../kube/api-errors.ts';
-import { installOperatorObjects, type InstallOperator } from '../install-operator.ts';
+// The installer and the kubeconfig check load the official client: imported on first use.
+import type { InstallOperator } from '../install-operator.ts';
 import type { ProviderConnector, ProviderKubeConfig, ReadSecret } from '../target-connection.ts';
 import { failure, type TargetFailure, type TargetFailureReason } from '../target-errors.ts';
-import { checkKubeconfig } from '../target-kubeconfig.ts';
 import {
   ProviderError,
   errorText,
@@ -304,8 +304,8 @@ function targetKey(target: DefaultedBurstTarget): string {
 export function providerConnectors(options: ProviderConnectorsOptions): ProviderConnectors {
   const install: InstallOperator =
     options.installOperator ??
-    ((config) =>
-      installOperatorObjects(config, {
+    (async (config) =>
+      (await import('../install-operator.ts')).installOperatorObjects(config, {
         ...(options.operatorImage === undefined ? {} : { image: options.operatorImage }),
         ...(options.operatorNamespace === undefined ? {} : { namespace: options.operatorNamespace }),
       }));
@@ -334,6 +334,7 @@ export function providerConnectors(options: ProviderConnectorsOptions): Provider
       } catch (error) {
         return providerFailure(source, 'getting a kubeconfig', error, secrets);
       }
+      const { checkKubeconfig } = await import('../target-kubeconfig.ts');
       const checked = checkKubeconfig(text, `the kubeconfig of ${source}`);
       if (!checked.ok) return failure('InvalidKubeconfig', scrub(checked.message, secrets));
       const token = checked.config.getCurrentUser()?.token;

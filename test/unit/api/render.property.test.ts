@@ -74,8 +74,9 @@ describe('validated MiniClusters render (properties)', () => {
       }),
       { numRuns: 3000 },
     );
-    // Not vacuous: a good share of the hostile MiniClusters is valid.
-    assert.ok(accepted > 300, `only ${accepted} of 3000 were accepted`);
+    // Not vacuous: a good share of the hostile MiniClusters is valid (~10 %: with services, storage
+    // and the RESTful fields drawn too, more combinations are refused).
+    assert.ok(accepted > 200, `only ${accepted} of 3000 were accepted`);
   });
 
   it('renders entrypoints bash reads without a syntax error', async () => {

@@ -31,6 +31,9 @@ describe('how the bench starts each operator', () => {
         '8',
       ],
     );
+    assert.deepEqual(ours.env, {
+      NODE_OPTIONS: '--max-old-space-size-percentage=50 --max-semi-space-size=2',
+    });
     const scoped = oursCommand({
       main: 'm',
       kubeconfig: 'k',

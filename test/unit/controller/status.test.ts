@@ -5,6 +5,7 @@ import {
   computeStatus,
   leadBrokerAddress,
   restfulApiConditions,
+  progressOnly,
   statusChanged,
   transitionEvents,
   type Observation,
@@ -311,6 +312,32 @@ describe('statusChanged and transitionEvents', () => {
     );
     assert.equal(statusChanged(status, { ...status, readyPods: 2 }), true);
     assert.equal(statusChanged(undefined, status), true);
+  });
+
+  it('tells progress (counts, messages, scaling, steps of a start) from a transition (Ready, a problem)', () => {
+    const noJob = computeStatus(observe({ job: undefined }));
+    const pending = computeStatus(observe({ previous: noJob, pods: [] }));
+    const one = computeStatus(
+      observe({ previous: pending, pods: [pod(0, 'Running'), pod(1, 'Pending'), pod(2, 'Pending')] }),
+    );
+    const two = computeStatus(
+      observe({ previous: one, pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Pending')] }),
+    );
+    const ready = computeStatus(
+      observe({ previous: two, pods: [pod(0, 'Running'), pod(1, 'Running'), pod(2, 'Running')] }),
+    );
+    assert.equal(condition(noJob, 'Ready')?.reason, 'JobPending');
+    assert.equal(progressOnly(noJob, pending), true, 'JobPending to PodsPending is a step of the start');
+    assert.equal(one.summary, 'Starting');
+    assert.equal(progressOnly(pending, one), true, 'Pending to Starting too');
+    assert.equal(statusChanged(one, two), true);
+    assert.equal(progressOnly(one, two), true, '1/3 to 2/3 running is progress');
+    assert.equal(progressOnly(two, ready), false, 'Ready is a transition');
+    const blocked = computeStatus(
+      observe({ previous: two, problem: { reason: 'SecretMissing', message: 'no secret' } }),
+    );
+    assert.equal(progressOnly(two, blocked), false, 'a problem is written at once');
+    assert.equal(progressOnly(undefined, one), false, 'a first status is written at once');
   });
 
   it('emits each transition once', () => {

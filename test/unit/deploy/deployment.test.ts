@@ -65,9 +65,9 @@ describe('operator Deployment', () => {
     assert.deepEqual(container.readinessProbe?.httpGet, { path: '/readyz', port: 'health' });
   });
 
-  it('requests 50m CPU and 256Mi, and limits memory to 512Mi (no CPU limit)', () => {
+  it('requests 50m CPU and 128Mi, and limits memory to 512Mi (no CPU limit)', () => {
     assert.deepEqual(container.resources, {
-      requests: { cpu: '50m', memory: '256Mi' },
+      requests: { cpu: '50m', memory: '128Mi' },
       limits: { memory: '512Mi' },
     });
   });
@@ -76,7 +76,7 @@ describe('operator Deployment', () => {
     assert.deepEqual(container.env, [
       { name: 'POD_NAME', valueFrom: { fieldRef: { fieldPath: 'metadata.name' } } },
       { name: 'POD_NAMESPACE', valueFrom: { fieldRef: { fieldPath: 'metadata.namespace' } } },
-      { name: 'NODE_OPTIONS', value: '--max-old-space-size-percentage=50' },
+      { name: 'NODE_OPTIONS', value: '--max-old-space-size-percentage=50 --max-semi-space-size=2' },
       { name: 'OPERATOR_IMAGE', value: 'example.com/op:1' },
     ]);
   });

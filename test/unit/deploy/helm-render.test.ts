@@ -106,6 +106,6 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
       container?.env?.find((variable) => variable.name === 'OPERATOR_IMAGE'),
       { name: 'OPERATOR_IMAGE', value: 'example.com/op:dev' },
     );
-    assert.deepEqual(container?.resources, { requests: { cpu: '50m', memory: '256Mi' }, limits: { memory: '1Gi' } });
+    assert.deepEqual(container?.resources, { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '1Gi' } });
   });
 });

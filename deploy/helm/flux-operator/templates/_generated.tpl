@@ -192,7 +192,7 @@ app.kubernetes.io/component: controller
     fieldRef:
       fieldPath: metadata.namespace
 - name: NODE_OPTIONS
-  value: --max-old-space-size-percentage=50
+  value: --max-old-space-size-percentage=50 --max-semi-space-size=2
 {{- end }}
 
 {{- define "flux-operator.ports" -}}

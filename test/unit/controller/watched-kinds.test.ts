@@ -1,0 +1,99 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { V1Pod } from '@kubernetes/client-node';
+import { computeStatus } from '../../../src/controller/status.ts';
+import { podForCache } from '../../../src/controller/watched-kinds.ts';
+import { defaulted } from '../render/fixtures.ts';
+
+function livePod(index: number, phase: string): V1Pod {
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      name: `flux-sample-${index}-abcde`,
+      namespace: 'ns',
+      uid: `uid-${index}`,
+      resourceVersion: '42',
+      labels: { 'batch.kubernetes.io/job-completion-index': String(index) },
+      annotations: { big: 'x'.repeat(1000) },
+      managedFields: [{ manager: 'kubelet', operation: 'Update' }],
+      ownerReferences: [{ apiVersion: 'batch/v1', kind: 'Job', name: 'flux-sample', uid: 'j' }],
+    },
+    spec: { containers: [{ name: 'flux-sample', image: 'img', command: ['sh', '-c', 'x'.repeat(1000)] }] },
+    status: {
+      phase,
+      hostIP: '10.0.0.1',
+      podIP: '10.1.0.1',
+      conditions: [
+        { type: 'Ready', status: phase === 'Running' ? 'True' : 'False', lastProbeTime: undefined },
+        { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'no node' },
+      ],
+      containerStatuses: [
+        {
+          name: 'flux-sample',
+          image: 'img',
+          imageID: 'sha',
+          ready: phase === 'Running',
+          restartCount: 0,
+          state: index === 0 ? { terminated: { exitCode: 3 } } : { waiting: { reason: 'CrashLoopBackOff' } },
+        },
+      ],
+    },
+  } as V1Pod;
+}
+
+describe('podForCache', () => {
+  it('keeps what routing and status read, drops the spec and the rest', () => {
+    const kept = podForCache(livePod(1, 'Running'));
+    assert.deepEqual(kept, {
+      metadata: {
+        name: 'flux-sample-1-abcde',
+        namespace: 'ns',
+        uid: 'uid-1',
+        resourceVersion: '42',
+        labels: { 'batch.kubernetes.io/job-completion-index': '1' },
+      },
+      status: {
+        phase: 'Running',
+        hostIP: '10.0.0.1',
+        conditions: [
+          { type: 'Ready', status: 'True' },
+          { type: 'PodScheduled', status: 'False', reason: 'Unschedulable' },
+        ],
+        containerStatuses: [
+          {
+            name: 'flux-sample',
+            state: { waiting: { reason: 'CrashLoopBackOff' } },
+            ready: true,
+            restartCount: 0,
+          },
+        ],
+      },
+    });
+    const deleting = livePod(2, 'Running');
+    deleting.metadata = { ...deleting.metadata, deletionTimestamp: '2026-03-01T12:00:00Z' as never };
+    assert.equal(podForCache(deleting).metadata?.deletionTimestamp, '2026-03-01T12:00:00Z');
+  });
+
+  it('gives the MiniCluster the same status as the full pods', () => {
+    const miniCluster = defaulted({ size: 3 });
+    const now = new Date('2026-03-01T12:00:00Z');
+    const job = { metadata: { name: 'flux-sample' }, status: {} };
+    for (const phases of [
+      ['Running', 'Running', 'Running'],
+      ['Running', 'Pending', 'Failed'],
+      ['Failed', 'Running', 'Pending'],
+    ]) {
+      const pods = phases.map((phase, index) => livePod(index, phase));
+      const full = computeStatus({ miniCluster, previous: undefined, job, pods, now });
+      const cached = computeStatus({
+        miniCluster,
+        previous: undefined,
+        job,
+        pods: pods.map(podForCache),
+        now,
+      });
+      assert.deepEqual(cached, full, phases.join());
+    }
+  });
+});
