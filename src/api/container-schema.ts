@@ -235,6 +235,35 @@ export const ResourcesSchema = Type.Object(
   },
 );
 
+/** Where a container's command runs and what environment it gets: the same for a service. */
+export const ENVIRONMENT_PROPERTIES = {
+  workingDir: Type.Optional(absolutePath('Working directory of the command.')),
+  environment: Type.Optional(
+    stringMap(
+      'Environment variables: name to value.',
+      { maxLength: ENVIRONMENT_VALUE_MAX_LENGTH, pattern: NO_NUL_PATTERN },
+      ...ENVIRONMENT_RULES,
+    ),
+  ),
+  secrets: Type.Optional(
+    Type.Record(Type.String(), SecretKeyRefSchema, {
+      description:
+        'Environment variables from Secret keys: variable name to the Secret and key holding its value (`valueFrom.secretKeyRef`), so credentials stay out of the MiniCluster.',
+      maxProperties: MAX_MAP_ENTRIES,
+      ...celRules(...ENVIRONMENT_RULES),
+    }),
+  ),
+};
+
+/** How a container's image is pulled: the same for a service. */
+export const IMAGE_PULL_PROPERTIES = {
+  imagePullSecret: Type.Optional(objectName('Name of an existing image pull Secret for this image.')),
+  pullAlways: withDefault(
+    Type.Boolean({ description: 'Pull the image on every pod start (imagePullPolicy: Always).' }),
+    false,
+  ),
+};
+
 export const ContainerSchema = Type.Object(
   {
     name: derivedDefault(
@@ -255,22 +284,7 @@ export const ContainerSchema = Type.Object(
         SCRIPT_MAX_LENGTH,
       ),
     ),
-    workingDir: Type.Optional(absolutePath('Working directory of the command.')),
-    environment: Type.Optional(
-      stringMap(
-        'Environment variables: name to value.',
-        { maxLength: ENVIRONMENT_VALUE_MAX_LENGTH, pattern: NO_NUL_PATTERN },
-        ...ENVIRONMENT_RULES,
-      ),
-    ),
-    secrets: Type.Optional(
-      Type.Record(Type.String(), SecretKeyRefSchema, {
-        description:
-          'Environment variables from Secret keys: variable name to the Secret and key holding its value (`valueFrom.secretKeyRef`), so credentials stay out of the MiniCluster.',
-        maxProperties: MAX_MAP_ENTRIES,
-        ...celRules(...ENVIRONMENT_RULES),
-      }),
-    ),
+    ...ENVIRONMENT_PROPERTIES,
     ports: Type.Optional(
       Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
         description: 'Container ports to expose.',
@@ -294,11 +308,7 @@ export const ContainerSchema = Type.Object(
         maximum: 65536,
       }),
     ),
-    imagePullSecret: Type.Optional(objectName('Name of an existing image pull Secret for this image.')),
-    pullAlways: withDefault(
-      Type.Boolean({ description: 'Pull the image on every pod start (imagePullPolicy: Always).' }),
-      false,
-    ),
+    ...IMAGE_PULL_PROPERTIES,
     launcher: withDefault(
       Type.Boolean({
         description:

@@ -5,37 +5,20 @@
  * name (a v1alpha1 manifest may carry them) instead of being dropped or called unknown.
  */
 import { Type } from '@sinclair/typebox';
+import { MAX_PORTS_PER_CONTAINER, SCRIPT_MAX_LENGTH, SHORT_STRING_MAX_LENGTH } from './limits.ts';
 import {
-  MAX_MAP_ENTRIES,
-  MAX_PORTS_PER_CONTAINER,
-  SCRIPT_MAX_LENGTH,
-  SHORT_STRING_MAX_LENGTH,
-} from './limits.ts';
-import {
+  ENVIRONMENT_PROPERTIES,
+  IMAGE_PULL_PROPERTIES,
   LifeCycleSchema,
   ResourcesSchema,
-  SecretKeyRefSchema,
   SecurityContextSchema,
   volumeMap,
 } from './container-schema.ts';
-import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
-import {
-  IMAGE_PATTERN,
-  NO_NUL_PATTERN,
-  absolutePath,
-  boundedString,
-  celRules,
-  dns1123Label,
-  objectName,
-  stringMap,
-  withDefault,
-} from './schema-helpers.ts';
+import { SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
+import { IMAGE_PATTERN, NO_NUL_PATTERN, boundedString, celRules, dns1123Label } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
 import { EXISTING_VOLUME_SOURCE_RULE } from './storage-rules.ts';
 import { CONTAINER_VOLUME_RULES } from './volume-rules.ts';
-
-/** Environment values may hold small documents; the same bound as a container's. */
-const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
 
 /** Fields of a MiniCluster container that only the Flux container uses; a service has none. */
 export const FLUX_ONLY_SERVICE_FIELDS = [
@@ -74,21 +57,7 @@ export const ServiceContainerSchema = Type.Object(
         SCRIPT_MAX_LENGTH,
       ),
     ),
-    workingDir: Type.Optional(absolutePath('Working directory of the command.')),
-    environment: Type.Optional(
-      stringMap(
-        'Environment variables: name to value.',
-        { maxLength: ENVIRONMENT_VALUE_MAX_LENGTH, pattern: NO_NUL_PATTERN },
-        ...ENVIRONMENT_RULES,
-      ),
-    ),
-    secrets: Type.Optional(
-      Type.Record(Type.String(), SecretKeyRefSchema, {
-        description: 'Environment variables from Secret keys (`valueFrom.secretKeyRef`).',
-        maxProperties: MAX_MAP_ENTRIES,
-        ...celRules(...ENVIRONMENT_RULES),
-      }),
-    ),
+    ...ENVIRONMENT_PROPERTIES,
     ports: Type.Optional(
       Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
         description: 'Container ports the service listens on (documentation; any port is reachable).',
@@ -97,11 +66,7 @@ export const ServiceContainerSchema = Type.Object(
       }),
     ),
     resources: Type.Optional(ResourcesSchema),
-    imagePullSecret: Type.Optional(objectName('Name of an existing image pull Secret for this image.')),
-    pullAlways: withDefault(
-      Type.Boolean({ description: 'Pull the image on every pod start (imagePullPolicy: Always).' }),
-      false,
-    ),
+    ...IMAGE_PULL_PROPERTIES,
     volumes: Type.Optional(volumeMap('Volumes to mount, by volume name (a DNS label).')),
     existingVolumes: Type.Optional(
       volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),

@@ -1,4 +1,11 @@
-import type { V1Container, V1Job, V1PodSpec, V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import type {
+  V1Container,
+  V1Job,
+  V1ObjectMeta,
+  V1PodSpec,
+  V1Volume,
+  V1VolumeMount,
+} from '@kubernetes/client-node';
 import {
   COMPONENT_BROKER,
   commonLabels,
@@ -232,6 +239,19 @@ function podSpec(
 }
 
 /**
+ * The metadata of a MiniCluster's pods (brokers and the services pod alike): `spec.pod`'s labels and
+ * annotations, the shared selector, and the operator's own labels last, so that no user label can
+ * take a pod out of its Service or its workload.
+ */
+export function podMetadata(miniCluster: DefaultedMiniCluster, labels: Record<string, string>): V1ObjectMeta {
+  const { pod, network } = miniCluster.spec;
+  return {
+    labels: { ...sortedObject(pod?.labels), ...sortedObject(network.sharedSelector), ...labels },
+    ...(pod?.annotations !== undefined ? { annotations: sortedObject(pod.annotations) } : {}),
+  };
+}
+
+/**
  * The indexed Job: one pod per broker, `parallelism = completions = size`. The lead broker (index 0)
  * decides the outcome: its success completes the Job (the workers then stop), and with no retries a
  * failure of any broker fails it, as a failed rank would fail the Flux instance.
@@ -243,18 +263,10 @@ export function renderJob(
 ): Rendered<V1Job> {
   const { spec, metadata } = miniCluster;
   const labels = commonLabels(metadata.name, COMPONENT_BROKER);
-  const podLabels = {
-    ...sortedObject(spec.pod?.labels),
-    ...sortedObject(spec.network.sharedSelector),
-    ...labels,
-  };
   const template: NonNullable<V1Job['spec']>['template'] = {
-    metadata: { labels: podLabels },
+    metadata: podMetadata(miniCluster, labels),
     spec: podSpec(miniCluster, names, writesResourceSpec),
   };
-  if (spec.pod?.annotations !== undefined && template.metadata) {
-    template.metadata.annotations = sortedObject(spec.pod.annotations);
-  }
   return {
     apiVersion: 'batch/v1',
     kind: 'Job',

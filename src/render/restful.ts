@@ -12,6 +12,7 @@ import {
 } from '../api/index.ts';
 import type { InitialProgram } from '../flux/index.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
+import { namespaceOf } from './flux-inputs.ts';
 import type { Rendered } from './kube-object.ts';
 import type { MiniClusterNames } from './names.ts';
 import {
@@ -92,7 +93,7 @@ export function renderRestfulSecret(
     kind: 'Secret',
     metadata: {
       name: names.restful,
-      namespace: miniCluster.metadata.namespace ?? 'default',
+      namespace: namespaceOf(miniCluster),
       labels: commonLabels(miniCluster.metadata.name, COMPONENT_RESTFUL),
     },
     type: 'Opaque',
@@ -121,7 +122,7 @@ export function renderRestfulService(
     kind: 'Service',
     metadata: {
       name: names.restful,
-      namespace: miniCluster.metadata.namespace ?? 'default',
+      namespace: namespaceOf(miniCluster),
       labels: commonLabels(name, COMPONENT_RESTFUL),
     },
     spec: {

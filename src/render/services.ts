@@ -9,7 +9,7 @@ import {
   type DefaultedMiniCluster,
 } from '../api/index.ts';
 import { namespaceOf } from './flux-inputs.ts';
-import { renderContainer, sortedObject } from './job.ts';
+import { podMetadata, renderContainer } from './job.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import type { MiniClusterNames } from './names.ts';
 import { storageClaimName } from './storage.ts';
@@ -66,20 +66,12 @@ export function renderServicesDeployment(
   miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
 ): Rendered<V1Deployment> {
-  const { spec, metadata } = miniCluster;
+  const { metadata } = miniCluster;
   const labels = commonLabels(metadata.name, COMPONENT_SERVICES);
-  const podLabels = {
-    ...sortedObject(spec.pod?.labels),
-    ...sortedObject(spec.network.sharedSelector),
-    ...labels,
-  };
   const template: NonNullable<V1Deployment['spec']>['template'] = {
-    metadata: { labels: podLabels },
+    metadata: podMetadata(miniCluster, labels),
     spec: servicesPodSpec(miniCluster, names),
   };
-  if (spec.pod?.annotations !== undefined && template.metadata) {
-    template.metadata.annotations = sortedObject(spec.pod.annotations);
-  }
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',
