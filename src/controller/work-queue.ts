@@ -22,6 +22,8 @@ export class WorkQueue {
   private readonly dirtyWhileActive = new Map<string, boolean>();
   private readonly failures = new Map<string, number>();
   private readonly delayed = new Map<string, NodeJS.Timeout>();
+  /** When each delayed key is due (ms since the epoch). */
+  private readonly dueAt = new Map<string, number>();
   private readonly idleWaiters: (() => void)[] = [];
   private running = 0;
   private stopped = false;
@@ -54,6 +56,7 @@ export class WorkQueue {
     if (timer) {
       clearTimeout(timer);
       this.delayed.delete(key);
+      this.dueAt.delete(key);
     }
     if (this.active.has(key)) {
       this.dirtyWhileActive.set(key, (this.dirtyWhileActive.get(key) ?? false) || !!options.bypassBackoff);
@@ -67,13 +70,23 @@ export class WorkQueue {
 
   /** Adds the key after a delay, unless it is added sooner. */
   addAfter(key: string, delayMs: number): void {
-    if (this.stopped || this.delayed.has(key) || this.queuedSet.has(key)) return;
+    if (this.stopped || this.queuedSet.has(key)) return;
+    const existing = this.delayed.get(key);
+    if (existing) {
+      // The sooner of the two wins (a pod event does not wait out a status requeue), except a
+      // failure's backoff, which only `add` with bypassBackoff cuts short.
+      const due = this.dueAt.get(key) ?? 0;
+      if (this.failures.has(key) || due <= Date.now() + delayMs) return;
+      clearTimeout(existing);
+    }
     const timer = setTimeout(() => {
       this.delayed.delete(key);
+      this.dueAt.delete(key);
       this.add(key);
     }, delayMs);
     timer.unref();
     this.delayed.set(key, timer);
+    this.dueAt.set(key, Date.now() + delayMs);
   }
 
   /**
@@ -101,6 +114,7 @@ export class WorkQueue {
     this.stopped = true;
     for (const timer of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
+    this.dueAt.clear();
     this.queued.length = 0;
     this.queuedSet.clear();
     this.notifyIdle();

@@ -4,6 +4,17 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkQueue } from '../../../src/controller/work-queue.ts';
 
 describe('WorkQueue', () => {
+  it('runs a delayed key at the sooner of two delays (an event does not wait out a requeue)', async () => {
+    const handled: string[] = [];
+    const queue = new WorkQueue(async (key) => void handled.push(key), { concurrency: 1 });
+    queue.addAfter('a', 10_000);
+    queue.addAfter('a', 20);
+    queue.addAfter('a', 5_000); // later than the pending 20 ms: changes nothing
+    await sleep(80);
+    assert.deepEqual(handled, ['a']);
+    queue.stop();
+  });
+
   it('handles a key added many times while waiting only once', async () => {
     const handled: string[] = [];
     const queue = new WorkQueue(
