@@ -228,14 +228,26 @@ function podSpec(
     volumes,
   };
   if (spec.shareProcessNamespace === true) pod.shareProcessNamespace = true;
+  setPodPlacement(pod, miniCluster, pullSecrets);
+  if (spec.pod?.resources !== undefined) pod.resources = { limits: quantities(spec.pod.resources) };
+  return pod;
+}
+
+/**
+ * What every pod of a MiniCluster (brokers and the services pod alike) takes from `spec.pod`: its
+ * service account, node selector and tolerations; and the image pull Secrets its containers name.
+ */
+export function setPodPlacement(
+  pod: V1PodSpec,
+  miniCluster: DefaultedMiniCluster,
+  pullSecrets: readonly string[],
+): void {
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
-  const podOptions = spec.pod;
+  const podOptions = miniCluster.spec.pod;
   if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
   if (podOptions?.nodeSelector !== undefined)
     pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
   if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));
-  if (podOptions?.resources !== undefined) pod.resources = { limits: quantities(podOptions.resources) };
-  return pod;
 }
 
 /**

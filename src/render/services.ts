@@ -9,8 +9,8 @@ import {
   type DefaultedMiniCluster,
 } from '../api/index.ts';
 import { namespaceOf } from './flux-inputs.ts';
-import { podMetadata, renderContainer } from './job.ts';
-import { sortedEntries, type Rendered } from './kube-object.ts';
+import { podMetadata, renderContainer, setPodPlacement } from './job.ts';
+import type { Rendered } from './kube-object.ts';
 import type { MiniClusterNames } from './names.ts';
 import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
@@ -46,12 +46,7 @@ function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNa
     containers,
   };
   if (volumes.length > 0) pod.volumes = volumes;
-  if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
-  const podOptions = spec.pod;
-  if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
-  if (podOptions?.nodeSelector !== undefined)
-    pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
-  if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));
+  setPodPlacement(pod, miniCluster, pullSecrets);
   return pod;
 }
 
