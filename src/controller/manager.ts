@@ -345,6 +345,13 @@ export class Manager {
     await this.queue.idle();
   }
 
+  /** The uids of the MiniClusters in the cache: what the orphan and volume collectors keep. */
+  private livingUids(): Set<string> {
+    return new Set(
+      this.cache.miniClusters.list().flatMap((mc) => (mc.metadata.uid ? [mc.metadata.uid] : [])),
+    );
+  }
+
   /**
    * Removes burst MiniClusters and copied Secrets this cluster made whose MiniCluster is gone, in this
    * cluster and on every connected BurstTarget. Runs every few minutes while leading; tests call it.
@@ -352,9 +359,7 @@ export class Manager {
   async collectOrphans(): Promise<OrphanSweep[]> {
     const clusterId = this.clusterId;
     if (!this.leading || !clusterId || !this.synced) return [];
-    const living = new Set(
-      this.cache.miniClusters.list().flatMap((mc) => (mc.metadata.uid ? [mc.metadata.uid] : [])),
-    );
+    const living = this.livingUids();
     const local = this.options.namespaces.length > 0 ? [...this.options.namespaces] : [undefined];
     const targets = [
       ...local.map((namespace) => ({ clients: this.options.clients, namespace })),
@@ -381,11 +386,9 @@ export class Manager {
    */
   async collectVolumes(): Promise<string[]> {
     if (!this.leading || !this.synced) return [];
-    const living = () =>
-      new Set(this.cache.miniClusters.list().flatMap((mc) => (mc.metadata.uid ? [mc.metadata.uid] : [])));
     const deleted = await collectVolumes(
       this.options.clients,
-      living,
+      () => this.livingUids(),
       this.options.namespaces,
       (verb, kind) => this.options.onWrite?.(verb, kind),
     );

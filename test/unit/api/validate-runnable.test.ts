@@ -286,7 +286,7 @@ const podFields: Case[] = [
     ],
   },
   {
-    name: 'volumes: an operator name, two on one path, on an operator path, item and host paths with ..',
+    name: 'volumes: item and host paths with .. are refused by the schema, before the name and path checks run',
     input: miniCluster({
       containers: [
         fluxContainer({
