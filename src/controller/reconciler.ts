@@ -22,10 +22,11 @@ import {
   renderMiniCluster,
   servesRestful,
   type KubeObject,
+  type MiniClusterKeys,
   type MiniClusterNames,
 } from '../render/index.ts';
 import { FIELD_MANAGER } from '../deploy/constants.ts';
-import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
+import { describeApiError, isConflict, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { containsDesired, staleChildren } from './desired-state.ts';
 import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
@@ -33,6 +34,7 @@ import type { EventRecorder } from './events.ts';
 import type { ResilientInformer } from './informers.ts';
 import type { ApiClients } from '../kube/api-clients.ts';
 import { resolveKeys } from './keys.ts';
+import { RenderMemo } from './render-memo.ts';
 import {
   computeStatus,
   progressOnly,
@@ -71,7 +73,7 @@ export interface ReconcileLog {
 }
 
 /** Counts API writes, for metrics and the benchmark's "writes per MiniCluster". */
-export type WriteCounter = (verb: 'apply' | 'status' | 'delete' | 'event', kind: string) => void;
+export type WriteCounter = (verb: 'apply' | 'create' | 'status' | 'delete' | 'event', kind: string) => void;
 
 export interface ReconcilerDeps {
   readonly clients: ApiClients;
@@ -99,6 +101,19 @@ export function splitKey(key: string): { namespace: string; name: string } {
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
+/**
+ * A Secret this pass made new keys for exists already (the cache had not seen it yet, or another
+ * operator instance made it): the pass starts again with the keys it holds.
+ */
+class SecretAppeared extends Error {
+  readonly secret: V1Secret;
+
+  constructor(secret: V1Secret) {
+    super(`Secret ${secret.metadata?.name ?? ''} appeared meanwhile`);
+    this.secret = secret;
+  }
+}
+
 /** Thrown by a step that cannot go on; becomes the Ready condition's reason and message. */
 class Blocked extends Error {
   readonly problem: BlockingProblem;
@@ -122,6 +137,9 @@ export class Reconciler {
   private readonly deps: ReconcilerDeps;
   /** When each MiniCluster's status was last written (ms since the epoch, deps.now's clock). */
   private readonly statusWrittenAt = new Map<string, number>();
+  private readonly memo = new RenderMemo();
+  /** Per MiniCluster, Secrets a create found there already (by name), until the cache has them too. */
+  private readonly appeared = new Map<string, Map<string, V1Secret>>();
 
   constructor(deps: ReconcilerDeps) {
     this.deps = deps;
@@ -133,11 +151,17 @@ export class Reconciler {
     const live = this.deps.cache.miniClusters.get(name, namespace);
     if (!live) {
       this.statusWrittenAt.delete(key);
+      this.memo.forget(key);
+      this.appeared.delete(key);
       return { applied: [] };
     }
     // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
     // are removed here, before the finalizer lets the deletion finish.
-    if (live.metadata.deletionTimestamp) return this.finalize(live, log);
+    if (live.metadata.deletionTimestamp) {
+      this.memo.forget(key);
+      this.appeared.delete(key);
+      return this.finalize(live, log);
+    }
 
     const applied: string[] = [];
     let problem: BlockingProblem | undefined;
@@ -145,22 +169,32 @@ export class Reconciler {
     let miniCluster: DefaultedMiniCluster | undefined;
     let burst: BurstOutcome | undefined;
     try {
-      miniCluster = this.validated(live);
+      const defaulted = this.validated(key, live);
+      miniCluster = defaulted;
       const names = miniClusterNames(miniCluster);
       await this.requireUserSecrets(miniCluster, names);
-      const keys = await this.keys(miniCluster, names, log);
-      const objects = renderMiniCluster(miniCluster, keys, {
-        owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
-      });
+      const { keys, fresh } = this.keys(key, miniCluster, names, log);
+      const objects = this.memo.rendered(key, keys, () =>
+        renderMiniCluster(defaulted, keys, {
+          owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
+        }),
+      );
       // First: a spec change the Job cannot take must not keep what the spec dropped alive.
       const pruned = await this.pruneStale(objects, names, namespace, live.metadata.uid ?? '');
       if (pruned.length > 0) log.info({ pruned }, 'deleted what the spec no longer asks for');
-      applied.push(...(await this.applyChanged(objects)));
+      applied.push(...(await this.applyChanged(key, objects, fresh)));
       await this.reclaimReleasedVolumes(objects, log);
       if (applied.length > 0) log.info({ applied }, 'applied');
       burst = await this.burst(live, miniCluster);
       if (burst) requeueAfterMs = burst.requeueAfterMs;
     } catch (error) {
+      if (error instanceof SecretAppeared) {
+        const secret = error.secret.metadata?.name ?? '';
+        const appeared = this.appeared.get(key) ?? new Map<string, V1Secret>();
+        this.appeared.set(key, appeared.set(secret, error.secret));
+        log.info({ secret }, 'a Secret of this MiniCluster appeared meanwhile; using its keys');
+        return { applied, requeueAfterMs: 0 };
+      }
       if (!(error instanceof Blocked)) throw error;
       problem = error.problem;
       requeueAfterMs = error.requeueAfterMs;
@@ -172,8 +206,8 @@ export class Reconciler {
     return requeueAfterMs === undefined ? { applied } : { applied, requeueAfterMs };
   }
 
-  private validated(live: LiveMiniCluster): DefaultedMiniCluster {
-    const result = validateMiniCluster(live);
+  private validated(key: string, live: LiveMiniCluster): DefaultedMiniCluster {
+    const result = this.memo.validated(key, live, () => validateMiniCluster(live));
     if (result.ok) return result.value;
     const message = result.problems.slice(0, 5).map(formatProblem).join('; ');
     throw new Blocked({ reason: 'InvalidSpec', message });
@@ -227,19 +261,33 @@ export class Reconciler {
     }
   }
 
-  private async keys(miniCluster: DefaultedMiniCluster, names: MiniClusterNames, log: ReconcileLog) {
+  /**
+   * The keys, from the generated Secrets the cache holds; new ones for those it does not. The cache
+   * may lag (a Secret made a moment ago, or by another operator instance): so a Secret holding new
+   * keys is created, never applied (`fresh`), and a create that finds one there already starts the
+   * pass again with its keys (SecretAppeared). Keys are never stored twice for one MiniCluster.
+   */
+  private keys(
+    key: string,
+    miniCluster: DefaultedMiniCluster,
+    names: MiniClusterNames,
+    log: ReconcileLog,
+  ): { keys: MiniClusterKeys; fresh: ReadonlySet<string> } {
     const namespace = miniCluster.metadata.namespace ?? 'default';
     const restful = servesRestful(miniCluster);
-    // The cache may lag a Secret we just created: a miss is confirmed against the API before new keys
-    // are made, so keys are never generated twice for one MiniCluster.
+    const fresh = new Set<string>();
+    const stored = (wanted: boolean, name: string): V1Secret | undefined => {
+      if (!wanted) return undefined;
+      const cached = this.deps.cache.secrets.get(name, namespace);
+      if (cached) this.appeared.get(key)?.delete(name);
+      const found = cached ?? this.appeared.get(key)?.get(name);
+      if (!found) fresh.add(name);
+      return found;
+    };
     const existing = {
-      curveCert: names.generatesCurveCertSecret
-        ? await this.readSecret(names.curveCertSecret, namespace)
-        : undefined,
-      mungeKey: names.generatesMungeKeySecret
-        ? await this.readSecret(names.mungeKeySecret, namespace)
-        : undefined,
-      restful: restful ? await this.readSecret(names.restful, namespace) : undefined,
+      curveCert: stored(names.generatesCurveCertSecret, names.curveCertSecret),
+      mungeKey: stored(names.generatesMungeKeySecret, names.mungeKeySecret),
+      restful: stored(restful, names.restful),
     };
     const { keys, generated } = resolveKeys(
       miniCluster.metadata.name,
@@ -249,7 +297,7 @@ export class Reconciler {
       restful,
     );
     if (generated) log.info({}, 'generated keys');
-    return keys;
+    return { keys, fresh };
   }
 
   /**
@@ -258,19 +306,29 @@ export class Reconciler {
    * never start without them. A Job about to change is first applied as a dry run, so that one the
    * API server refuses leaves nothing half-made (or half-updated) behind.
    */
-  private async applyChanged(objects: readonly KubeObject[]): Promise<string[]> {
+  private async applyChanged(
+    key: string,
+    objects: readonly KubeObject[],
+    fresh: ReadonlySet<string>,
+  ): Promise<string[]> {
     const changed = objects.filter((object) => {
       const informer = this.deps.cache.children.get(object.kind);
       // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
       const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
-      return !(live && containsDesired(object, live));
+      return !this.memo.contains(key, object, live, containsDesired);
     });
     const before = changed.filter((object) => object.kind !== 'Job');
     const jobs = changed.filter((object) => object.kind === 'Job');
     if (before.length > 0) {
       for (const job of jobs) await this.applyOne(job, { dryRun: true });
     }
-    const results = await Promise.allSettled(before.map((object) => this.applyOne(object)));
+    const results = await Promise.allSettled(
+      before.map((object) =>
+        object.kind === 'Secret' && fresh.has(object.metadata.name)
+          ? this.createSecret(object as V1Secret & KubeObject)
+          : this.applyOne(object),
+      ),
+    );
     const failure = results.find((result) => result.status === 'rejected');
     if (failure) throw failure.reason;
     for (const job of jobs) await this.applyOne(job);
@@ -323,32 +381,51 @@ export class Reconciler {
     }
   }
 
+  private async createSecret(secret: V1Secret & KubeObject): Promise<void> {
+    const { name, namespace = 'default' } = secret.metadata;
+    try {
+      this.deps.countWrite('create', 'Secret');
+      await this.deps.clients.core.createNamespacedSecret({
+        namespace,
+        body: secret,
+        fieldManager: FIELD_MANAGER,
+      });
+    } catch (error) {
+      // A create answers 409 only when the object exists.
+      if (!isConflict(error)) this.applyFailure(secret, error);
+      throw new SecretAppeared(await this.deps.clients.core.readNamespacedSecret({ name, namespace }));
+    }
+  }
+
   private async applyOne(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<void> {
-    const id = `${object.kind}/${object.metadata.name}`;
     try {
       if (!options.dryRun) this.deps.countWrite('apply', object.kind);
       await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER, options);
     } catch (error) {
-      // Unreachable or overloaded: not the MiniCluster's problem; the queue's backoff retries it.
-      if (isTransient(error)) throw error;
-      const message = describeApiError(error);
-      // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
-      const reason =
-        object.kind === 'Job' && /field is immutable/.test(message)
-          ? 'SpecChangeNeedsRecreate'
-          : 'ApplyFailed';
-      const fix =
-        reason === 'SpecChangeNeedsRecreate'
-          ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
-          : '';
-      // A Job refused as immutable waits for the user to recreate the MiniCluster (a spec change
-      // triggers a pass by itself); any other refusal may end without one (a policy or a permission
-      // changed): looked at again, slowly, since the condition and the event already say it all.
-      throw new Blocked(
-        { reason, message: `applying ${id}: ${message}${fix}` },
-        reason === 'ApplyFailed' ? APPLY_RETRY_MS : undefined,
-      );
+      this.applyFailure(object, error);
     }
+  }
+
+  /** Why a write of `object` failed, as the error the pass ends with. */
+  private applyFailure(object: KubeObject, error: unknown): never {
+    const id = `${object.kind}/${object.metadata.name}`;
+    // Unreachable or overloaded: not the MiniCluster's problem; the queue's backoff retries it.
+    if (isTransient(error)) throw error;
+    const message = describeApiError(error);
+    // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
+    const reason =
+      object.kind === 'Job' && /field is immutable/.test(message) ? 'SpecChangeNeedsRecreate' : 'ApplyFailed';
+    const fix =
+      reason === 'SpecChangeNeedsRecreate'
+        ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
+        : '';
+    // A Job refused as immutable waits for the user to recreate the MiniCluster (a spec change
+    // triggers a pass by itself); any other refusal may end without one (a policy or a permission
+    // changed): looked at again, slowly, since the condition and the event already say it all.
+    throw new Blocked(
+      { reason, message: `applying ${id}: ${message}${fix}` },
+      reason === 'ApplyFailed' ? APPLY_RETRY_MS : undefined,
+    );
   }
 
   private async updateStatus(

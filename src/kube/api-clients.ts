@@ -120,6 +120,17 @@ export class CoreApi {
   readNamespacedSecret(param: { name: string; namespace: string }): Promise<V1Secret> {
     return this.transport.request('GET', `/api/v1/namespaces/${param.namespace}/secrets/${param.name}`);
   }
+  /** Creates the Secret, or fails with 409 AlreadyExists: the one write that never replaces one. */
+  createNamespacedSecret(param: {
+    namespace: string;
+    body: V1Secret;
+    fieldManager: string;
+  }): Promise<V1Secret> {
+    return this.transport.request('POST', `/api/v1/namespaces/${param.namespace}/secrets`, {
+      query: { fieldManager: param.fieldManager },
+      body: param.body,
+    });
+  }
   deleteNamespacedSecret(param: { name: string; namespace: string }): Promise<V1Status> {
     return this.transport.request('DELETE', `/api/v1/namespaces/${param.namespace}/secrets/${param.name}`);
   }

@@ -9,6 +9,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { createSecureContext } from 'node:tls';
 import type { ClusterAccess } from './cluster-access.ts';
 
 export class KubeApiError extends Error {
@@ -107,10 +108,19 @@ export class Transport {
     this.access = access;
     this.url = new URL(access.server);
     const secure = this.url.protocol === 'https:';
-    // keepAlive: every request after the first reuses an open connection (no handshake, no new
-    // SecureContext); watches hold one connection each, for as long as they run.
+    // keepAlive: every request after the first reuses an open connection (no handshake); watches
+    // hold one connection each, for as long as they run. One SecureContext for all of them: given
+    // the CA, certificate and key instead, node:tls parses them again for each new connection and
+    // the agent joins their text into its pool key at every request.
+    const { ca, cert, key, ...verify } = access.tls;
     this.agent = secure
-      ? new HttpsAgent({ keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo', ...access.tls })
+      ? new HttpsAgent({
+          keepAlive: true,
+          maxFreeSockets: 16,
+          scheduling: 'lifo',
+          secureContext: createSecureContext({ ca, cert, key }),
+          ...verify,
+        })
       : new HttpAgent({ keepAlive: true, maxFreeSockets: 16, scheduling: 'lifo' });
     this.send = secure ? httpsRequest : httpRequest;
     this.onRequest = options.onRequest ?? (() => undefined);

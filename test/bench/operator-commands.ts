@@ -25,6 +25,8 @@ export interface OursOptions {
   namespace?: string;
   /** V8 old-space limit (MiB), e.g. what a container memory limit leads Node to pick. */
   heapMiB?: number;
+  /** Write a V8 CPU profile (.cpuprofile) of the operator here when it exits. */
+  cpuProfileDir?: string;
   node?: string;
 }
 
@@ -33,6 +35,9 @@ export function oursCommand(options: OursOptions): OperatorCommand {
     command: options.node ?? process.execPath,
     args: [
       ...(options.heapMiB === undefined ? [] : [`--max-old-space-size=${options.heapMiB}`]),
+      ...(options.cpuProfileDir === undefined
+        ? []
+        : ['--cpu-prof', `--cpu-prof-dir=${options.cpuProfileDir}`]),
       options.main,
       'run',
       '--kubeconfig',

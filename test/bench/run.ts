@@ -1,5 +1,6 @@
 /**
- * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M] [-- --cluster NAME]`: the
+ * `npm run bench [-- --count N --size S] [-- --scale] [-- --operator-heap-mib M] [-- --cluster NAME]
+ * [-- --cpu-prof DIR]`: the
  * operator against a direct apply of the same objects, on the local control plane (the default cluster,
  * or the named one, started if needed and left running), in one run. Prints one JSON line:
  *   direct_seconds / operator_seconds: from the first write to every pod Running;
@@ -7,8 +8,8 @@
  *   ratio: operator / direct (1.0 means the operator adds nothing);
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
  *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
- *   operator_cpu_seconds / api_requests: the operator's CPU time (user + system) and its API writes
- *   (rest_client_requests_total: the operator counts writes there) from its start until every
+ *   operator_cpu_seconds / api_requests: the operator's CPU time (user + system) and its API
+ *   requests (rest_client_requests_total, every request as client-go counts them) from its start until every
  *   MiniCluster was Ready; operator_start_cpu_seconds: the part spent starting (imports, first
  *   lists), before any MiniCluster existed; operator_cpu_ms_per_minicluster: the rest per MiniCluster;
  *   steady_state_requests_30s: requests in the 30 s after that (should be 0);
@@ -52,6 +53,8 @@ interface Options {
   operatorHeapMiB: number | undefined;
   /** A named local cluster to run on instead of the default one (which tests may be using). */
   cluster: string | undefined;
+  /** Where the operator writes a CPU profile of its run (`--cpu-prof DIR`). */
+  cpuProfileDir: string | undefined;
 }
 
 function parseOptions(argv: readonly string[]): Options {
@@ -66,6 +69,7 @@ function parseOptions(argv: readonly string[]): Options {
     steadySeconds: value('--steady-seconds', 30),
     operatorHeapMiB: argv.includes('--operator-heap-mib') ? value('--operator-heap-mib', 0) : undefined,
     cluster: argv.includes('--cluster') ? argv[argv.indexOf('--cluster') + 1] : undefined,
+    cpuProfileDir: argv.includes('--cpu-prof') ? argv[argv.indexOf('--cpu-prof') + 1] : undefined,
   };
 }
 
@@ -111,6 +115,7 @@ async function main(): Promise<void> {
       metricsAddr: '127.0.0.1:0',
       namespace: operatorNamespace,
       ...(options.operatorHeapMiB === undefined ? {} : { heapMiB: options.operatorHeapMiB }),
+      ...(options.cpuProfileDir === undefined ? {} : { cpuProfileDir: options.cpuProfileDir }),
     });
     // As deployed: the Deployment's V8 flags (heap sizing, young generation).
     const child = spawn(command.command, command.args, {

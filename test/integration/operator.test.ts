@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
+import { LABEL_MINICLUSTER } from '../../src/api/index.ts';
 import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
 import { annotatePod, cluster, finishPods, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -585,6 +586,30 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       assert.ok(!events.includes(needle), 'an event holds key material');
       assert.ok(!logs.includes(needle), 'a log line holds key material');
     }
+  });
+
+  it('creates the key Secrets, never overwrites one its cache had not seen, and adopts its keys', async (t) => {
+    const { namespace, operator } = await operatorIn(t);
+    const { clients } = operator;
+    // A Secret without the operator's labels is never in its cache (it watches its own): to the
+    // operator it is one made a moment ago, which the create of new keys finds there.
+    const certificate = 'a certificate stored before the operator looked\n';
+    await clients.core.createNamespacedSecret({
+      namespace,
+      body: {
+        metadata: { name: 'adopted-curve-cert' },
+        data: { 'curve.cert': Buffer.from(certificate).toString('base64') },
+      },
+    });
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'adopted', { size: 2, interactive: true }));
+    await waitForCondition(clients, namespace, 'adopted', 'Ready', 'True');
+    const stored = await clients.core.readNamespacedSecret({ name: 'adopted-curve-cert', namespace });
+    assert.equal(Buffer.from(stored.data?.['curve.cert'] ?? '', 'base64').toString('utf8'), certificate);
+    assert.equal(stored.metadata?.labels?.[LABEL_MINICLUSTER], 'adopted');
+    assert.ok(
+      operator.logLines.some((line) => line.includes('appeared meanwhile; using its keys')),
+      'the create found the Secret there',
+    );
   });
 
   it('RESTful mode: makes the Secret and Service <name>-restful, keeps the seed across operators, adds users with their own token, never logs a credential', async (t) => {
