@@ -214,6 +214,8 @@ export function pointerToFieldPath(root: TSchema, pointer: string): string {
  * "required", not also "must be a string").
  */
 export function schemaProblems(schema: TSchema, value: unknown): Problem[] {
+  // Check answers a valid value (the usual case) in a fraction of the time Errors takes to walk it.
+  if (Value.Check(schema, value)) return [];
   const problems: Problem[] = [];
   const seenPaths = new Set<string>();
   for (const error of Value.Errors(schema, value)) {

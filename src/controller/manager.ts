@@ -33,7 +33,7 @@ import { EventRecorder } from './events.ts';
 import { ResilientInformer, type WatchedKind } from './informers.ts';
 import type { ApiClients } from '../kube/api-clients.ts';
 import { LeaderElector } from './leader-election.ts';
-import { reconcileLogger } from '../observability/logger.ts';
+import { lazyReconcileLogger } from '../observability/logger.ts';
 import {
   Reconciler,
   miniClusterKey,
@@ -505,7 +505,7 @@ export class Manager {
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     try {
       const { namespace, name } = splitKey(key);
-      const log = reconcileLogger(this.options.log, { namespace, name, controller: CONTROLLER_NAME });
+      const log = lazyReconcileLogger(this.options.log, { namespace, name, controller: CONTROLLER_NAME });
       const result = await this.reconciler.reconcile(key, log);
       if (result.requeueAfterMs !== undefined) this.queue.addAfter(key, result.requeueAfterMs);
       this.options.onReconcile?.(

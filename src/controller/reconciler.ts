@@ -52,6 +52,7 @@ import {
   type BurstOutcome,
 } from './burst-step.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
+import type { ReconcileLog } from '../observability/logger.ts';
 import { deleteCustomObject, patchFinalizers } from '../kube/custom-objects.ts';
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
@@ -65,11 +66,6 @@ export interface ControllerCache {
   readonly secrets: ResilientInformer<V1Secret>;
   readonly children: ReadonlyMap<string, ResilientInformer<KubeObject>>;
   podsOf(namespace: string, miniClusterName: string): V1Pod[];
-}
-
-export interface ReconcileLog {
-  info(fields: Record<string, unknown>, message: string): void;
-  warn(fields: Record<string, unknown>, message: string): void;
 }
 
 /** Counts API writes, for metrics and the benchmark's "writes per MiniCluster". */

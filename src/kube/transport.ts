@@ -70,6 +70,8 @@ function watchTimeoutSeconds(): number {
   return 300 + Math.floor(Math.random() * 300);
 }
 
+const NEWLINE = 0x0a;
+
 /** How long past its server-side timeout a silent watch is taken for dead. */
 const WATCH_GRACE_MS = 60_000;
 
@@ -81,10 +83,18 @@ function headersOf(response: IncomingMessage): Record<string, string> {
   return headers;
 }
 
-async function readBody(response: IncomingMessage): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of response) chunks.push(chunk as Buffer);
-  return Buffer.concat(chunks).toString('utf8');
+// Events rather than `for await`: the stream's async iterator costs several times as much per
+// response (it destroys the message once read, through the error path).
+function readBody(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    response.on('data', (chunk: Buffer) => chunks.push(chunk));
+    response.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    response.on('error', reject);
+    response.on('close', () => {
+      if (!response.complete) reject(new Error('the connection closed before the response ended'));
+    });
+  });
 }
 
 export function queryString(query: Query | undefined): string {
@@ -189,14 +199,18 @@ export class Transport {
           finish(new KubeApiError(response.statusCode ?? 0, await readBody(response), headersOf(response)));
           return;
         }
-        let pending = '';
-        response.setEncoding('utf8');
-        response.on('data', (chunk: string) => {
-          pending += chunk;
+        // Bytes, split at newlines (never inside a UTF-8 sequence), each line decoded once: no
+        // growing string of the stream, which JSON.parse would first have to flatten.
+        const partial: Buffer[] = [];
+        response.on('data', (chunk: Buffer) => {
+          let start = 0;
           let end: number;
-          while (!done && (end = pending.indexOf('\n')) >= 0) {
-            const line = pending.slice(0, end);
-            pending = pending.slice(end + 1);
+          while (!done && (end = chunk.indexOf(NEWLINE, start)) >= 0) {
+            const tail = chunk.subarray(start, end);
+            start = end + 1;
+            const line = (partial.length === 0 ? tail : Buffer.concat([...partial.splice(0), tail])).toString(
+              'utf8',
+            );
             if (line.trim() === '') continue;
             let event: WatchEvent;
             try {
@@ -208,6 +222,7 @@ export class Transport {
             }
             options.onEvent(event);
           }
+          if (start < chunk.length) partial.push(chunk.subarray(start));
         });
         response.on('end', () => finish(undefined));
         response.on('error', (error) => finish(error));

@@ -129,3 +129,22 @@ export function reconcileLogger(base: Logger, target: ReconcileTarget): Logger {
   bindings[RECONCILE_ID_KEY] = target.reconcileId ?? newReconcileId();
   return base.child(bindings);
 }
+
+/** What one reconcile logs through: structured fields and a message. */
+export interface ReconcileLog {
+  info(fields: Record<string, unknown>, message: string): void;
+  warn(fields: Record<string, unknown>, message: string): void;
+}
+
+/**
+ * reconcileLogger's logger, made at the first line: most passes log nothing, and a child logger
+ * (its bindings serialized and redacted) and a random id cost more than the pass's own work.
+ */
+export function lazyReconcileLogger(base: Logger, target: ReconcileTarget): ReconcileLog {
+  let child: Logger | undefined;
+  const logger = () => (child ??= reconcileLogger(base, target));
+  return {
+    info: (fields, message) => logger().info(fields, message),
+    warn: (fields, message) => logger().warn(fields, message),
+  };
+}

@@ -4,6 +4,7 @@ import { ApiException } from '@kubernetes/client-node';
 import {
   RECONCILE_ID_KEY,
   createLogger,
+  lazyReconcileLogger,
   newReconcileId,
   reconcileLogger,
 } from '../../../src/observability/logger.ts';
@@ -146,6 +147,35 @@ describe('reconcileLogger', () => {
       newReconcileId(() => Uint8Array.of(1, 2, 0xab, 0xff)),
       '0102abff',
     );
+  });
+});
+
+describe('lazyReconcileLogger', () => {
+  it('makes no child logger for a pass that logs nothing, and one for every line of a pass that does', () => {
+    const out = memoryDestination();
+    const base = createLogger({ destination: out });
+    let children = 0;
+    const child = base.child.bind(base);
+    base.child = ((...args: Parameters<typeof child>) => {
+      children += 1;
+      return child(...args);
+    }) as typeof base.child;
+
+    lazyReconcileLogger(base, { namespace: 'ns', name: 'quiet' });
+    assert.equal(children, 0);
+
+    const log = lazyReconcileLogger(base, { namespace: 'ns', name: 'busy', controller: 'minicluster' });
+    log.info({ applied: ['Job/busy'] }, 'applied');
+    log.warn({ reason: 'R' }, 'waiting');
+    assert.equal(children, 1);
+    const [first, second] = [at(out.records(), 0), at(out.records(), 1)];
+    assert.deepEqual(
+      [first.msg, first.level, first.name, first.controller, second.msg, second.level],
+      ['applied', 'info', 'busy', 'minicluster', 'waiting', 'warn'],
+    );
+    assert.deepEqual(first.applied, ['Job/busy']);
+    assert.match(String(first[RECONCILE_ID_KEY]), /^[0-9a-f]{8}$/);
+    assert.equal(second[RECONCILE_ID_KEY], first[RECONCILE_ID_KEY]);
   });
 });
 
