@@ -14,6 +14,8 @@ export interface PhaseMeasure {
   /** rest_client_requests_total at settling, and by HTTP method. */
   requests: number;
   requestsByMethod: Record<string, number>;
+  /** Writes at settling (OperatorCommand.writesMetric). */
+  writes: number;
   /** Requests in the steady period after settling. */
   steadyRequests: number;
   rssMiB: number;
@@ -31,6 +33,7 @@ function operatorFigures(measure: PhaseMeasure, count: number) {
     cpu_ms_per_minicluster: round(((measure.cpuSeconds - measure.startCpuSeconds) * 1000) / count),
     api_requests: measure.requests,
     api_requests_by_method: measure.requestsByMethod,
+    writes_per_minicluster: round(measure.writes / count),
     steady_state_requests_30s: measure.steadyRequests,
     rss_mib: round(measure.rssMiB),
     peak_rss_mib: round(measure.peakRssMiB),

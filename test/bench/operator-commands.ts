@@ -14,6 +14,11 @@ export interface OperatorCommand {
   readyLine: RegExp;
   /** The /metrics gauge of its live heap, in bytes. */
   heapMetric: string;
+  /**
+   * The /metrics counter of its writes; without one, its requests other than GET (the Go operator
+   * makes no dry runs, which are PATCH requests that store nothing).
+   */
+  writesMetric?: string;
 }
 
 export interface OursOptions {
@@ -55,6 +60,7 @@ export function oursCommand(options: OursOptions): OperatorCommand {
     env: { NODE_OPTIONS: OPERATOR_NODE_OPTIONS },
     readyLine: /"msg":"leading: reconciling MiniClusters"/,
     heapMetric: 'nodejs_heap_size_used_bytes',
+    writesMetric: 'flux_operator_api_writes_total',
   };
 }
 

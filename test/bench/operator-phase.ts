@@ -110,6 +110,10 @@ export async function runOperatorPhase(spec: PhaseSpec): Promise<PhaseMeasure> {
     const text = await metricsText(spec.metricsPort);
     const requestsByMethod = metricByLabel(text, REQUESTS, 'method');
     const requests = Object.values(requestsByMethod).reduce((sum, count) => sum + count, 0);
+    const apiWrites =
+      spec.command.writesMetric === undefined
+        ? writeRequests(requestsByMethod)
+        : await metricsTotal(spec.metricsPort, spec.command.writesMetric);
     await sleep(spec.steadySeconds * 1000);
     const steadyRequests = (await metricsTotal(spec.metricsPort, REQUESTS)) - requests;
     const memory = rssMiB(pid);
@@ -121,6 +125,7 @@ export async function runOperatorPhase(spec: PhaseSpec): Promise<PhaseMeasure> {
       startCpuSeconds: startCpu,
       requests,
       requestsByMethod,
+      writes: apiWrites,
       steadyRequests,
       rssMiB: memory.rss,
       peakRssMiB: memory.peak,

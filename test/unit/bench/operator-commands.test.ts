@@ -34,6 +34,9 @@ describe('how the bench starts each operator', () => {
     assert.deepEqual(ours.env, {
       NODE_OPTIONS: '--max-old-space-size-percentage=50 --max-semi-space-size=2',
     });
+    assert.equal(ours.writesMetric, 'flux_operator_api_writes_total');
+    const profiled = oursCommand({ main: 'm', kubeconfig: 'k', metricsAddr: 'a', cpuProfileDir: '/tmp/p' });
+    assert.deepEqual(profiled.args.slice(0, 3), ['--cpu-prof', '--cpu-prof-dir=/tmp/p', 'm']);
     const scoped = oursCommand({
       main: 'm',
       kubeconfig: 'k',
@@ -76,6 +79,7 @@ describe('how the bench starts each operator', () => {
       ),
     );
     assert.equal(go.heapMetric, 'go_memstats_heap_alloc_bytes');
+    assert.equal(go.writesMetric, undefined, 'its writes are its requests other than GET');
   });
 
   it("passes flags the Go operator's main.go defines", () => {
