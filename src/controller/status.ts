@@ -342,8 +342,21 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
 }
 
 /** Whether writing `next` would change anything: status is written only when it does. */
+/**
+ * True when `next` has something worth a write. The Job's name and start time are details: set a
+ * moment after the Job is made, they alone would cost a write per MiniCluster that starts slowly
+ * (docs/performance.md); they are written with the next change (a pod count, Ready).
+ */
 export function statusChanged(previous: MiniClusterStatus | undefined, next: MiniClusterStatus): boolean {
-  return JSON.stringify(canonical(previous ?? {})) !== JSON.stringify(canonical(next));
+  const withoutDetails = (status: MiniClusterStatus) => ({
+    ...status,
+    jobName: undefined,
+    startTime: undefined,
+  });
+  return (
+    previous === undefined ||
+    JSON.stringify(canonical(withoutDetails(previous))) !== JSON.stringify(canonical(withoutDetails(next)))
+  );
 }
 
 /** Ready's reasons while a MiniCluster comes up: steps of one start, not news of their own. */

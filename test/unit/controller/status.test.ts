@@ -312,6 +312,15 @@ describe('statusChanged and transitionEvents', () => {
     );
     assert.equal(statusChanged(status, { ...status, readyPods: 2 }), true);
     assert.equal(statusChanged(undefined, status), true);
+    assert.equal(statusChanged(undefined, {}), true, 'a first status, however empty');
+  });
+
+  it("sees no change worth a write in the Job's name or start time alone: they go with the next change", () => {
+    const status = computeStatus(observe({ pods: [pod(0, 'Pending')] }));
+    const { jobName: _name, startTime: _start, ...beforeTheJob } = status;
+    assert.ok(status.jobName !== undefined && status.startTime !== undefined);
+    assert.equal(statusChanged(beforeTheJob, status), false);
+    assert.equal(statusChanged(beforeTheJob, { ...status, readyPods: 1 }), true);
   });
 
   it('tells progress (counts, messages, scaling, steps of a start) from a transition (Ready, a problem)', () => {
