@@ -129,10 +129,27 @@ class Blocked extends Error {
  */
 export const STATUS_PROGRESS_INTERVAL_MS = 10_000;
 
+/**
+ * Progress writes of all MiniClusters together stay under this rate: when many start at once (a
+ * fleet of 1,000), each one's progress is written less often than every 10 s, and the API server
+ * spends its time starting their pods. Ready, problems and outcomes are never held.
+ */
+export const STATUS_PROGRESS_WRITES_PER_SECOND = 20;
+
+/** How long progress waits after a MiniCluster's last status write, with `starting` MiniClusters starting. */
+export function progressIntervalMs(starting: number): number {
+  return Math.max(
+    STATUS_PROGRESS_INTERVAL_MS,
+    Math.ceil((starting * 1000) / STATUS_PROGRESS_WRITES_PER_SECOND),
+  );
+}
+
 export class Reconciler {
   private readonly deps: ReconcilerDeps;
   /** When each MiniCluster's status was last written (ms since the epoch, deps.now's clock). */
   private readonly statusWrittenAt = new Map<string, number>();
+  /** MiniClusters whose last computed status is a start in progress (summary Pending or Starting). */
+  private readonly starting = new Set<string>();
   private readonly memo = new RenderMemo();
   /** Per MiniCluster, Secrets a create found there already (by name), until the cache has them too. */
   private readonly appeared = new Map<string, Map<string, V1Secret>>();
@@ -147,6 +164,7 @@ export class Reconciler {
     const live = this.deps.cache.miniClusters.get(name, namespace);
     if (!live) {
       this.statusWrittenAt.delete(key);
+      this.starting.delete(key);
       this.memo.forget(key);
       this.appeared.delete(key);
       return { applied: [] };
@@ -154,6 +172,7 @@ export class Reconciler {
     // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
     // are removed here, before the finalizer lets the deletion finish.
     if (live.metadata.deletionTimestamp) {
+      this.starting.delete(key);
       this.memo.forget(key);
       this.appeared.delete(key);
       return this.finalize(live, log);
@@ -458,13 +477,16 @@ export class Reconciler {
       ...(problem ? { problem } : {}),
       now: this.deps.now(),
     });
+    const key = miniClusterKey(namespace, name);
+    if (next.summary === 'Pending' || next.summary === 'Starting') this.starting.add(key);
+    else this.starting.delete(key);
     if (!statusChanged(previous, next)) return undefined;
     // Progress alone waits out the interval since the last write, then the latest is written.
-    const key = miniClusterKey(namespace, name);
     const nowMs = this.deps.now().getTime();
     const sinceLast = nowMs - (this.statusWrittenAt.get(key) ?? Number.NEGATIVE_INFINITY);
-    if (progressOnly(previous, next) && sinceLast >= 0 && sinceLast < STATUS_PROGRESS_INTERVAL_MS) {
-      return STATUS_PROGRESS_INTERVAL_MS - sinceLast;
+    const interval = progressIntervalMs(this.starting.size);
+    if (progressOnly(previous, next) && sinceLast >= 0 && sinceLast < interval) {
+      return interval - sinceLast;
     }
     this.statusWrittenAt.set(key, nowMs);
     this.deps.countWrite('status', KIND);
