@@ -9,6 +9,7 @@ import {
   miniClusterHostEntries,
 } from '../../../src/flux/broker-config.ts';
 import type { BrokerConfigInput } from '../../../src/flux/broker-config.ts';
+import { encodeHostlist, indexedHostNames } from '../../../src/flux/hostlist.ts';
 
 /** TOML parsed back into plain objects (smol-toml builds null-prototype ones). */
 function parseToml(text: string): unknown {
@@ -220,5 +221,26 @@ describe('host entries', () => {
       () => miniClusterHostEntries({ name: 'ok', maxSize: 0 }),
       /maxSize must be an integer >= 1/,
     );
+  });
+});
+
+describe('the host entries of indexed pods', () => {
+  it('are what the general hostlist encoder makes of the same host names', () => {
+    for (const name of ['flux-sample', 'mc-12', 'a1', 'x', 'n0-7']) {
+      for (const maxSize of [1, 2, 8, 10, 100]) {
+        const names = indexedHostNames(name, maxSize);
+        assert.deepEqual(miniClusterHostEntries({ name, maxSize }), [{ host: encodeHostlist(names) }]);
+        assert.deepEqual(expandBrokerHosts(miniClusterHostEntries({ name, maxSize })), names);
+      }
+    }
+    const burst = burstClusterHostEntries({
+      lead: { name: 'mc-12', maxSize: 11 },
+      leadAlias: 'lead',
+      leadAddress: 'lead.example',
+      leadPort: 8050,
+      burstSlots: [{ name: 'burst-0', size: 2 }],
+      ownSlot: 'burst-0',
+    });
+    assert.equal(burst[1]?.host, encodeHostlist(indexedHostNames('mc-12', 10, 1)));
   });
 });
