@@ -56,9 +56,9 @@ export const OPERATOR_NODE_OPTIONS = '--max-old-space-size-percentage=50 --max-s
 
 /**
  * Requests fit the measured operator (docs/performance.md): ~90 MiB idle, ~100 MiB after 50
- * MiniClusters x 8 pods, 170-200 MiB at 1,000 x 8 (225 MiB at its peak, 64-67 MiB of live heap).
- * Only memory is limited (a CPU limit would throttle bursts); 512Mi leaves V8 256 MiB of old space
- * (OPERATOR_NODE_OPTIONS), four times the live heap at 1,000 x 8, for larger fleets.
+ * MiniClusters x 8 pods, 170-200 MiB at 1,000 x 8 (210-225 MiB at its peak, 64-70 MiB of live
+ * heap). Only memory is limited (a CPU limit would throttle bursts); 512Mi leaves V8 256 MiB of old
+ * space (OPERATOR_NODE_OPTIONS), nearly four times the live heap at 1,000 x 8, for larger fleets.
  */
 export const OPERATOR_RESOURCES = {
   requests: { cpu: '50m', memory: '128Mi' },
