@@ -8,8 +8,18 @@ import {
   expandBrokerHosts,
   miniClusterHostEntries,
 } from '../../../src/flux/broker-config.ts';
-import type { BrokerConfigInput } from '../../../src/flux/broker-config.ts';
+import type { BrokerConfigInput, BurstClusterHostsInput } from '../../../src/flux/broker-config.ts';
 import { encodeHostlist, indexedHostNames } from '../../../src/flux/hostlist.ts';
+
+/** A lead of two pods and one burst slot of two pods; tests override what they are about. */
+const BURST_LAYOUT: BurstClusterHostsInput = {
+  lead: { name: 'flux-sample', maxSize: 2 },
+  leadAlias: 'lead',
+  leadAddress: '10.0.0.1',
+  leadPort: 8050,
+  burstSlots: [{ name: 'burst-0', size: 2 }],
+  ownSlot: 'burst-0',
+};
 
 /** TOML parsed back into plain objects (smol-toml builds null-prototype ones). */
 function parseToml(text: string): unknown {
@@ -181,12 +191,10 @@ describe('host entries', () => {
 
   it('brackets IPv6 lead addresses and skips the worker entry of a one-pod lead', () => {
     const external = burstClusterHostEntries({
+      ...BURST_LAYOUT,
       lead: { name: 'flux-sample', maxSize: 1 },
-      leadAlias: 'lead',
       leadAddress: '2001:db8::1',
-      leadPort: 8050,
       burstSlots: [{ name: 'burst-0', size: 1 }],
-      ownSlot: 'burst-0',
     });
     assert.deepEqual(external, [
       { host: 'lead', connect: 'tcp://[2001:db8::1]:8050' },
@@ -195,14 +203,7 @@ describe('host entries', () => {
   });
 
   it('rejects inconsistent burst layouts', () => {
-    const base = {
-      lead: { name: 'flux-sample', maxSize: 2 },
-      leadAlias: 'lead',
-      leadAddress: '10.0.0.1',
-      leadPort: 8050,
-      burstSlots: [{ name: 'burst-0', size: 2 }],
-      ownSlot: 'burst-0',
-    };
+    const base = BURST_LAYOUT;
     assert.throws(
       () => burstClusterHostEntries({ ...base, ownSlot: 'burst-9' }),
       /not among the declared burst slots/,
@@ -233,14 +234,7 @@ describe('the host entries of indexed pods', () => {
         assert.deepEqual(expandBrokerHosts(miniClusterHostEntries({ name, maxSize })), names);
       }
     }
-    const burst = burstClusterHostEntries({
-      lead: { name: 'mc-12', maxSize: 11 },
-      leadAlias: 'lead',
-      leadAddress: 'lead.example',
-      leadPort: 8050,
-      burstSlots: [{ name: 'burst-0', size: 2 }],
-      ownSlot: 'burst-0',
-    });
+    const burst = burstClusterHostEntries({ ...BURST_LAYOUT, lead: { name: 'mc-12', maxSize: 11 } });
     assert.equal(burst[1]?.host, encodeHostlist(indexedHostNames('mc-12', 10, 1)));
   });
 });
