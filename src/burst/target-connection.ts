@@ -27,8 +27,8 @@ import {
   type DefaultedBurstTarget,
 } from '../api/index.ts';
 import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
-import { apiClients, type ApiClients } from '../kube/api-clients.ts';
-import { accessFromClientConfig } from '../kube/cluster-access.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
+import { operatorClients } from '../kube/clients.ts';
 import { installOperatorObjects, type InstallOperator } from './install-operator.ts';
 import { classifyProbeError, failure, type ProbeContext, type TargetFailure } from './target-errors.ts';
 import { checkKubeconfig } from './target-kubeconfig.ts';
@@ -195,7 +195,7 @@ export async function probeTarget(
   }
   return {
     ok: true,
-    clients: apiClients(accessFromClientConfig(config)),
+    clients: operatorClients(config),
     server: context.server,
     version,
     namespace,

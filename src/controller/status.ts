@@ -341,18 +341,20 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   return status;
 }
 
-/** Whether writing `next` would change anything: status is written only when it does. */
+/**
+ * The status without its details: the Job's name and start time, which change a moment after the
+ * Job is made and are written with the next change worth a write.
+ */
+function withoutDetails(status: MiniClusterStatus): MiniClusterStatus {
+  return { ...status, jobName: undefined, startTime: undefined };
+}
+
 /**
  * True when `next` has something worth a write. The Job's name and start time are details: set a
  * moment after the Job is made, they alone would cost a write per MiniCluster that starts slowly
  * (docs/performance.md); they are written with the next change (a pod count, Ready).
  */
 export function statusChanged(previous: MiniClusterStatus | undefined, next: MiniClusterStatus): boolean {
-  const withoutDetails = (status: MiniClusterStatus) => ({
-    ...status,
-    jobName: undefined,
-    startTime: undefined,
-  });
   return (
     previous === undefined ||
     JSON.stringify(canonical(withoutDetails(previous))) !== JSON.stringify(canonical(withoutDetails(next)))
@@ -365,18 +367,16 @@ const STARTING_SUMMARIES: ReadonlySet<string> = new Set(['Pending', 'Starting'])
 
 /**
  * True when `next` differs from `previous` only in progress: pod counts, the conditions' messages
- * (`3/8 brokers running`), the Scaling condition, the Job's name and start time, and the steps of a start (summary Pending or
- * Starting, Ready False for JobPending or PodsPending). Such a change may wait a little (the
+ * (`3/8 brokers running`), the Scaling condition, the details (withoutDetails), and the steps of a
+ * start (summary Pending or Starting, Ready False for JobPending or PodsPending). Such a change may wait a little (the
  * reconciler folds them); anything else (Ready, a problem, an outcome) is written at once.
  */
 export function progressOnly(previous: MiniClusterStatus | undefined, next: MiniClusterStatus): boolean {
   if (!previous) return false;
   const shape = (status: MiniClusterStatus) => ({
-    ...status,
+    ...withoutDetails(status),
     size: undefined,
     readyPods: undefined,
-    jobName: undefined,
-    startTime: undefined,
     summary: status.summary && STARTING_SUMMARIES.has(status.summary) ? 'starting' : status.summary,
     conditions: status.conditions
       ?.filter((condition) => condition.type !== CONDITION_SCALING)

@@ -12,7 +12,7 @@ import type {
 } from '@kubernetes/client-node';
 import { PLURAL, type MiniCluster } from '../api/index.ts';
 import type { WatchedKind } from './informers.ts';
-import type { ApiClients } from '../kube/api-clients.ts';
+import { collectionPath, type ApiClients } from '../kube/api-clients.ts';
 import { customObjectsPath } from '../kube/custom-objects.ts';
 
 /** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
@@ -26,9 +26,9 @@ export type LiveMiniCluster = MiniCluster &
     };
   };
 
-function corePath(resource: string) {
-  return (namespace: string | undefined) =>
-    namespace === undefined ? `/api/v1/${resource}` : `/api/v1/namespaces/${namespace}/${resource}`;
+/** A kind's collection path under an API prefix, for one namespace or all. */
+function pathUnder(prefix: string, resource: string) {
+  return (namespace: string | undefined) => collectionPath(prefix, resource, namespace);
 }
 
 /**
@@ -88,23 +88,19 @@ export function watchedKinds(clients: ApiClients) {
   });
   return {
     miniClusters: kind<LiveMiniCluster>('MiniCluster', (namespace) => customObjectsPath(PLURAL, namespace)),
-    jobs: kind<V1Job>('Job', (namespace) =>
-      namespace === undefined ? '/apis/batch/v1/jobs' : `/apis/batch/v1/namespaces/${namespace}/jobs`,
-    ),
-    pods: kind<V1Pod>('Pod', corePath('pods'), podForCache),
-    services: kind<V1Service>('Service', corePath('services')),
-    configMaps: kind<V1ConfigMap>('ConfigMap', corePath('configmaps')),
-    secrets: kind<V1Secret>('Secret', corePath('secrets')),
-    deployments: kind<V1Deployment>('Deployment', (namespace) =>
-      namespace === undefined
-        ? '/apis/apps/v1/deployments'
-        : `/apis/apps/v1/namespaces/${namespace}/deployments`,
-    ),
+    jobs: kind<V1Job>('Job', pathUnder('/apis/batch/v1', 'jobs')),
+    pods: kind<V1Pod>('Pod', pathUnder('/api/v1', 'pods'), podForCache),
+    services: kind<V1Service>('Service', pathUnder('/api/v1', 'services')),
+    configMaps: kind<V1ConfigMap>('ConfigMap', pathUnder('/api/v1', 'configmaps')),
+    secrets: kind<V1Secret>('Secret', pathUnder('/api/v1', 'secrets')),
+    deployments: kind<V1Deployment>('Deployment', pathUnder('/apis/apps/v1', 'deployments')),
     persistentVolumeClaims: kind<V1PersistentVolumeClaim>(
       'PersistentVolumeClaim',
-      corePath('persistentvolumeclaims'),
+      pathUnder('/api/v1', 'persistentvolumeclaims'),
     ),
     // Cluster-wide whatever namespaces the operator watches: the namespace is in a label.
-    persistentVolumes: kind<V1PersistentVolume>('PersistentVolume', () => '/api/v1/persistentvolumes'),
+    persistentVolumes: kind<V1PersistentVolume>('PersistentVolume', () =>
+      collectionPath('/api/v1', 'persistentvolumes'),
+    ),
   };
 }

@@ -21,9 +21,8 @@ export class WorkQueue {
   /** Keys added while being handled, and whether one of those adds bypassed a failure's backoff. */
   private readonly dirtyWhileActive = new Map<string, boolean>();
   private readonly failures = new Map<string, number>();
-  private readonly delayed = new Map<string, NodeJS.Timeout>();
-  /** When each delayed key is due (ms since the epoch). */
-  private readonly dueAt = new Map<string, number>();
+  /** Keys added after a delay: the timer, and when it is due (ms since the epoch). */
+  private readonly delayed = new Map<string, { timer: NodeJS.Timeout; dueAt: number }>();
   private readonly idleWaiters: (() => void)[] = [];
   private running = 0;
   private stopped = false;
@@ -52,11 +51,10 @@ export class WorkQueue {
   add(key: string, options: { bypassBackoff?: boolean } = {}): void {
     if (this.stopped) return;
     if (!options.bypassBackoff && this.failures.has(key) && this.delayed.has(key)) return;
-    const timer = this.delayed.get(key);
-    if (timer) {
-      clearTimeout(timer);
+    const delayed = this.delayed.get(key);
+    if (delayed) {
+      clearTimeout(delayed.timer);
       this.delayed.delete(key);
-      this.dueAt.delete(key);
     }
     if (this.active.has(key)) {
       this.dirtyWhileActive.set(key, (this.dirtyWhileActive.get(key) ?? false) || !!options.bypassBackoff);
@@ -75,18 +73,15 @@ export class WorkQueue {
     if (existing) {
       // The sooner of the two wins (a pod event does not wait out a status requeue), except a
       // failure's backoff, which only `add` with bypassBackoff cuts short.
-      const due = this.dueAt.get(key) ?? 0;
-      if (this.failures.has(key) || due <= Date.now() + delayMs) return;
-      clearTimeout(existing);
+      if (this.failures.has(key) || existing.dueAt <= Date.now() + delayMs) return;
+      clearTimeout(existing.timer);
     }
     const timer = setTimeout(() => {
       this.delayed.delete(key);
-      this.dueAt.delete(key);
       this.add(key);
     }, delayMs);
     timer.unref();
-    this.delayed.set(key, timer);
-    this.dueAt.set(key, Date.now() + delayMs);
+    this.delayed.set(key, { timer, dueAt: Date.now() + delayMs });
   }
 
   /**
@@ -112,9 +107,8 @@ export class WorkQueue {
 
   stop(): void {
     this.stopped = true;
-    for (const timer of this.delayed.values()) clearTimeout(timer);
+    for (const { timer } of this.delayed.values()) clearTimeout(timer);
     this.delayed.clear();
-    this.dueAt.clear();
     this.queued.length = 0;
     this.queuedSet.clear();
     this.notifyIdle();

@@ -31,14 +31,30 @@ interface CustomObjectRef {
   plural: string;
 }
 
+/**
+ * The path of a collection under an API prefix (`/api/v1`, `/apis/batch/v1`): in one namespace, or
+ * (namespace undefined) in all of them or cluster-wide.
+ */
+export function collectionPath(prefix: string, resource: string, namespace?: string): string {
+  return namespace === undefined ? `${prefix}/${resource}` : `${prefix}/namespaces/${namespace}/${resource}`;
+}
+
 function customPath(ref: CustomObjectRef & { namespace?: string; name?: string }): string {
-  const base = `/apis/${ref.group}/${ref.version}`;
-  const scoped = ref.namespace === undefined ? base : `${base}/namespaces/${ref.namespace}`;
-  return `${scoped}/${ref.plural}${ref.name === undefined ? '' : `/${ref.name}`}`;
+  const collection = collectionPath(`/apis/${ref.group}/${ref.version}`, ref.plural, ref.namespace);
+  return ref.name === undefined ? collection : `${collection}/${ref.name}`;
 }
 
 function withSelector(labelSelector: string | undefined): Query | undefined {
   return labelSelector === undefined ? undefined : { labelSelector };
+}
+
+function withPropagationPolicy(propagationPolicy: string | undefined): { query?: Query } {
+  return propagationPolicy ? { query: { propagationPolicy } } : {};
+}
+
+/** Where an apiVersion's resources are served: /api/v1 for the core group, /apis/<group>/<version> else. */
+function apiPrefix(apiVersion: string): string {
+  return apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 
 /** The resource of a kind, as discovery lists it. */
@@ -80,19 +96,19 @@ export class ObjectApplier {
     const resources = await this.resources(apiVersion);
     const resource = resources.get(kind);
     if (!resource) throw new Error(`the API server has no kind ${kind} in ${apiVersion}`);
-    const base = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
     const namespace = object.metadata?.namespace ?? this.transport.access.namespace ?? 'default';
-    return resource.namespaced
-      ? `${base}/namespaces/${namespace}/${resource.name}/${name}`
-      : `${base}/${resource.name}/${name}`;
+    const scope = resource.namespaced ? namespace : undefined;
+    return `${collectionPath(apiPrefix(apiVersion), resource.name, scope)}/${name}`;
   }
 
   private resources(apiVersion: string): Promise<Map<string, ResourceInfo>> {
     let found = this.discovered.get(apiVersion);
     if (!found) {
-      const path = apiVersion.includes('/') ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
       found = this.transport
-        .request<{ resources?: { name: string; kind: string; namespaced: boolean }[] }>('GET', path)
+        .request<{ resources?: { name: string; kind: string; namespaced: boolean }[] }>(
+          'GET',
+          apiPrefix(apiVersion),
+        )
         .then(
           (list) =>
             new Map(
@@ -172,9 +188,7 @@ export class AppsApi {
     return this.transport.request(
       'DELETE',
       `/apis/apps/v1/namespaces/${param.namespace}/deployments/${param.name}`,
-      {
-        ...(param.propagationPolicy ? { query: { propagationPolicy: param.propagationPolicy } } : {}),
-      },
+      withPropagationPolicy(param.propagationPolicy),
     );
   }
 }
@@ -198,9 +212,11 @@ export class CustomObjectsApi {
   deleteNamespacedCustomObject(
     param: CustomObjectRef & { namespace: string; name: string; propagationPolicy?: string },
   ): Promise<object> {
-    return this.transport.request('DELETE', customPath(param), {
-      ...(param.propagationPolicy ? { query: { propagationPolicy: param.propagationPolicy } } : {}),
-    });
+    return this.transport.request(
+      'DELETE',
+      customPath(param),
+      withPropagationPolicy(param.propagationPolicy),
+    );
   }
   /** A merge patch of the object. */
   patchNamespacedCustomObject(

@@ -60,12 +60,41 @@ function text(entry: Entry, key: string): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Inline base64 data, else the named file (relative to the kubeconfig's folder). */
+/** Inline base64 data, else the named file's content. */
+function dataOrFile(data: string | undefined, file: string | undefined): Buffer | undefined {
+  if (data) return Buffer.from(data, 'base64');
+  return file ? readFileSync(file) : undefined;
+}
+
+/** A kubeconfig entry's inline data, else its file (relative to the kubeconfig's folder). */
 function material(entry: Entry, dataKey: string, fileKey: string, base: string): Buffer | undefined {
-  const data = text(entry, dataKey);
-  if (data !== undefined) return Buffer.from(data, 'base64');
   const file = text(entry, fileKey);
-  return file === undefined ? undefined : readFileSync(path.resolve(base, file));
+  return dataOrFile(text(entry, dataKey), file === undefined ? undefined : path.resolve(base, file));
+}
+
+/** The connection's TLS options, without the fields a kubeconfig leaves out. */
+function tlsMaterial(given: {
+  ca: Buffer | undefined;
+  cert: Buffer | undefined;
+  key: Buffer | undefined;
+  skipVerify: boolean;
+  servername: string | undefined;
+}): TlsMaterial {
+  const { ca, cert, key, servername } = given;
+  return {
+    ...(ca ? { ca } : {}),
+    ...(cert ? { cert } : {}),
+    ...(key ? { key } : {}),
+    rejectUnauthorized: !given.skipVerify,
+    ...(servername ? { servername } : {}),
+  };
+}
+
+/** The Authorization header the official client computes for its current user (token or plugin). */
+async function clientAuthorization(config: KubeConfig): Promise<string | undefined> {
+  const options: { headers: Record<string, string> } = { headers: {} };
+  await config.applyToHTTPSOptions(options);
+  return options.headers.Authorization ?? options.headers.authorization;
 }
 
 /** A token read from a file, re-read after TOKEN_FILE_TTL_MS. */
@@ -110,11 +139,7 @@ export function accessFromKubeconfig(file: string): ClusterAccess {
 
   let authorization: () => Promise<string | undefined>;
   if (isObject(user.exec) || isObject(user['auth-provider'])) {
-    authorization = async () => {
-      const options: { headers: Record<string, string> } = { headers: {} };
-      await (await clientConfig()).applyToHTTPSOptions(options);
-      return options.headers.Authorization ?? options.headers.authorization;
-    };
+    authorization = async () => clientAuthorization(await clientConfig());
   } else {
     const token = text(user, 'token');
     const tokenFile = text(user, 'tokenFile') ?? text(user, 'token-file');
@@ -131,19 +156,15 @@ export function accessFromKubeconfig(file: string): ClusterAccess {
     };
   }
   const namespace = text(context, 'namespace');
-  const servername = text(cluster, 'tls-server-name');
-  const ca = material(cluster, 'certificate-authority-data', 'certificate-authority', base);
-  const cert = material(user, 'client-certificate-data', 'client-certificate', base);
-  const key = material(user, 'client-key-data', 'client-key', base);
   return {
     server: server.replace(/\/+$/, ''),
-    tls: {
-      ...(ca ? { ca } : {}),
-      ...(cert ? { cert } : {}),
-      ...(key ? { key } : {}),
-      rejectUnauthorized: cluster['insecure-skip-tls-verify'] !== true,
-      ...(servername ? { servername } : {}),
-    },
+    tls: tlsMaterial({
+      ca: material(cluster, 'certificate-authority-data', 'certificate-authority', base),
+      cert: material(user, 'client-certificate-data', 'client-certificate', base),
+      key: material(user, 'client-key-data', 'client-key', base),
+      skipVerify: cluster['insecure-skip-tls-verify'] === true,
+      servername: text(cluster, 'tls-server-name'),
+    }),
     authorization,
     clientConfig,
     ...(namespace ? { namespace } : {}),
@@ -201,26 +222,17 @@ export function accessFromClientConfig(config: KubeConfig): ClusterAccess {
   const cluster = config.getCurrentCluster();
   if (!cluster) throw new Error('the kubeconfig has no current cluster');
   const user = config.getCurrentUser();
-  const fromData = (data: string | undefined, file: string | undefined) =>
-    data ? Buffer.from(data, 'base64') : file ? readFileSync(file) : undefined;
-  const ca = fromData(cluster.caData, cluster.caFile);
-  const cert = fromData(user?.certData, user?.certFile);
-  const key = fromData(user?.keyData, user?.keyFile);
   const namespace = config.getContextObject(config.getCurrentContext())?.namespace;
   return {
     server: cluster.server.replace(/\/+$/, ''),
-    tls: {
-      ...(ca ? { ca } : {}),
-      ...(cert ? { cert } : {}),
-      ...(key ? { key } : {}),
-      rejectUnauthorized: cluster.skipTLSVerify !== true,
-      ...(cluster.tlsServerName ? { servername: cluster.tlsServerName } : {}),
-    },
-    authorization: async () => {
-      const options: { headers: Record<string, string> } = { headers: {} };
-      await config.applyToHTTPSOptions(options);
-      return options.headers.Authorization ?? options.headers.authorization;
-    },
+    tls: tlsMaterial({
+      ca: dataOrFile(cluster.caData, cluster.caFile),
+      cert: dataOrFile(user?.certData, user?.certFile),
+      key: dataOrFile(user?.keyData, user?.keyFile),
+      skipVerify: cluster.skipTLSVerify === true,
+      servername: cluster.tlsServerName,
+    }),
+    authorization: () => clientAuthorization(config),
     clientConfig: async () => config,
     ...(namespace ? { namespace } : {}),
   };

@@ -3,7 +3,7 @@
  * shapes for both kinds, in one namespace or (namespace undefined) in all.
  */
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
-import type { CustomObjectsApi } from './api-clients.ts';
+import { collectionPath, type CustomObjectsApi } from './api-clients.ts';
 
 interface CustomObjectRef {
   group: string;
@@ -30,9 +30,7 @@ import { isNotFound } from './api-errors.ts';
 
 /** The collection path, for watches. */
 export function customObjectsPath(plural: string, namespace: string | undefined): string {
-  return namespace === undefined
-    ? `/apis/${GROUP}/${VERSION}/${plural}`
-    : `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${plural}`;
+  return collectionPath(`/apis/${GROUP}/${VERSION}`, plural, namespace);
 }
 
 export async function listCustomObjects<T extends KubernetesObject>(

@@ -287,6 +287,12 @@ export function createOperatorMetrics(
   for (const phase of knownPhases) miniClusters.set({ phase }, 0);
 
   const queue = (name: string) => ({ name, controller: name });
+  const countRequest: OperatorMetrics['countRequest'] = (method, code, host = apiHost) => {
+    restClientRequests.inc({ code: code === undefined ? NO_RESPONSE_CODE : String(code), method, host });
+  };
+  const countWrite: OperatorMetrics['countWrite'] = (verb, resource) => {
+    if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
+  };
 
   return {
     registry,
@@ -362,21 +368,12 @@ export function createOperatorMetrics(
     },
 
     countApiCall(verb, resource, code, host = apiHost) {
-      restClientRequests.inc({
-        code: code === undefined ? NO_RESPONSE_CODE : String(code),
-        method: HTTP_METHOD_OF_VERB[verb],
-        host,
-      });
-      if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
+      countRequest(HTTP_METHOD_OF_VERB[verb], code, host);
+      countWrite(verb, resource);
     },
 
-    countRequest(method, code, host = apiHost) {
-      restClientRequests.inc({ code: code === undefined ? NO_RESPONSE_CODE : String(code), method, host });
-    },
-
-    countWrite(verb, resource) {
-      if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
-    },
+    countRequest,
+    countWrite,
 
     setMiniClusters(counts) {
       for (const [phase, count] of Object.entries(counts)) {
