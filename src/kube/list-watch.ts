@@ -98,6 +98,9 @@ export class ListWatch<T extends KubernetesObject> {
 
   private watch(): void {
     if (this.stopped) return;
+    // One watch at a time: two starts racing (a backoff timer and the outage recovery) would
+    // otherwise leave the first watch running unseen, holding its connection past stop().
+    this.stopWatch?.();
     const query: Query = {
       resourceVersion: this.resourceVersion,
       ...(this.options.labelSelector !== undefined ? { labelSelector: this.options.labelSelector } : {}),
