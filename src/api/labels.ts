@@ -35,7 +35,7 @@ export const LABEL_MINICLUSTER = 'flux-framework.org/minicluster';
 /**
  * On the PersistentVolumes the operator makes for `spec.volumes`: cluster-scoped, they cannot have
  * the namespaced MiniCluster as owner, so these labels say whose they are and whether they go with
- * it (the volume collector, src/controller/volume-collector.ts, reads them).
+ * it (the volume collector, src/controllers/minicluster/volume-collector.ts, reads them).
  */
 export const LABEL_MINICLUSTER_NAMESPACE = 'flux-framework.org/minicluster-namespace';
 export const LABEL_MINICLUSTER_UID = 'flux-framework.org/minicluster-uid';

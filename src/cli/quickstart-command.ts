@@ -23,8 +23,8 @@ import {
 import { isNotFound } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../kube/clients.ts';
-import { readMiniClusterStatus } from '../controller/minicluster-client.ts';
-import { Manager } from '../controller/manager.ts';
+import { readMiniClusterStatus } from '../controllers/minicluster/minicluster-client.ts';
+import { Manager } from '../controllers/manager.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { fluxImageRecipe, readFluxCoreVersion } from '../images/index.ts';
 import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';

@@ -14,8 +14,8 @@ import {
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
-import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
-import { Manager } from '../../src/controller/manager.ts';
+import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
+import { Manager } from '../../src/controllers/manager.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { installBurstTargetCrd } from './burst-target.ts';

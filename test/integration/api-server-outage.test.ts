@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, type V1Job } from '@kubernetes/client-node';
 import { miniClusterCrd } from '../../src/api/index.ts';
-import { readyzProbe, type ReadinessProbe } from '../../src/controller/api-server-recovery.ts';
+import { readyzProbe, type ReadinessProbe } from '../../src/runtime/api-server-recovery.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { kubeClients, type KubeClients, operatorClients } from '../../src/kube/clients.ts';

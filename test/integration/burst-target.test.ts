@@ -15,7 +15,7 @@ import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../
 import { installOperatorObjects } from '../../src/burst/install-operator.ts';
 import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
-import { BurstTargetController } from '../../src/controller/burst-target-controller.ts';
+import { BurstTargetController } from '../../src/controllers/burst-target/burst-target-controller.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { down, up } from '../../src/localcluster/index.ts';

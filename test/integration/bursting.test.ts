@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { PLURAL } from '../../src/api/index.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
-import { Manager } from '../../src/controller/manager.ts';
+import { Manager } from '../../src/controllers/manager.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import {
@@ -21,7 +21,7 @@ import {
   installMiniClusterCrd,
 } from '../harness/burst-target.ts';
 import { burstStatusCommand } from '../../src/cli/burst-status-command.ts';
-import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
+import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
   applyMiniCluster,

@@ -2,9 +2,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { ResilientInformer } from '../../src/controller/informers.ts';
+import { ResilientInformer } from '../../src/runtime/informers.ts';
 import { operatorClients } from '../../src/kube/clients.ts';
-import { watchedKinds } from '../../src/controller/watched-kinds.ts';
+import { watchedKinds } from '../../src/controllers/minicluster/watched-kinds.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 
 const LABELS = { test: 'informer' };

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { LABEL_MINICLUSTER } from '../../src/api/index.ts';
-import { readMiniClusterStatus } from '../../src/controller/minicluster-client.ts';
+import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
 import { annotatePod, cluster, finishPods, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { parseAgainstGoOptions } from '../../../test/bench/against-go-options.ts';
+import { parseAgainstGoOptions } from '../../bench/against-go-options.ts';
 
 describe('npm run bench -- --against-go flags', () => {
   it('defaults to 50 x 8, ours first, 30 s steady, on the cluster named bench, torn down after', () => {

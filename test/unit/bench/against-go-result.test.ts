@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { againstGoLine, type PhaseMeasure } from '../../../test/bench/against-go-result.ts';
+import { againstGoLine, type PhaseMeasure } from '../../bench/against-go-result.ts';
 
 const ours: PhaseMeasure = {
   secondsToRunning: 7.123,

@@ -7,8 +7,8 @@ import {
   benchMiniCluster,
   toV1alpha2,
   type BenchMiniCluster,
-} from '../../../test/bench/bench-minicluster.ts';
-import { GO_CRD_SOURCE, GO_OPERATOR_ARCHIVE } from '../../../test/bench/go-operator.ts';
+} from '../../bench/bench-minicluster.ts';
+import { GO_CRD_SOURCE, GO_OPERATOR_ARCHIVE } from '../../bench/go-operator.ts';
 
 interface Schema {
   type?: string;

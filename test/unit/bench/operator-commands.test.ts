@@ -2,8 +2,8 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { depsFile } from '../../../src/localcluster/paths.ts';
-import { GO_OPERATOR_ARCHIVE, goBuildArgs, goOperatorKey } from '../../../test/bench/go-operator.ts';
-import { goCommand, oursCommand } from '../../../test/bench/operator-commands.ts';
+import { GO_OPERATOR_ARCHIVE, goBuildArgs, goOperatorKey } from '../../bench/go-operator.ts';
+import { goCommand, oursCommand } from '../../bench/operator-commands.ts';
 
 describe('how the bench starts each operator', () => {
   it('runs ours compiled, on all namespaces unless one is given, metrics only', () => {

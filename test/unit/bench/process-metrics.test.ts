@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { writeRequests } from '../../../test/bench/operator-phase.ts';
-import { metricByLabel, sumMetric } from '../../../test/bench/process-metrics.ts';
+import { writeRequests } from '../../bench/operator-phase.ts';
+import { metricByLabel, sumMetric } from '../../bench/process-metrics.ts';
 
 // As each exports it: client-go (via controller-runtime) orders the labels code, host, method; ours code, method, host.
 const GO_TEXT = `# HELP rest_client_requests_total Number of HTTP requests, partitioned by status code, method, and host.

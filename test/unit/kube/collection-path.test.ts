@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { apiClients, collectionPath } from '../../../src/kube/api-clients.ts';
-import { watchedKinds } from '../../../src/controller/watched-kinds.ts';
+import { watchedKinds } from '../../../src/controllers/minicluster/watched-kinds.ts';
 
 describe('collectionPath', () => {
   it('puts the namespace between the API prefix and the resource, or leaves it out for all', () => {

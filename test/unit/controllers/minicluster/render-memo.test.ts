@@ -1,11 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { validateMiniCluster, type ValidationResult } from '../../../src/api/index.ts';
-import { containsDesired } from '../../../src/controller/desired-state.ts';
-import { RenderMemo, sameKeys } from '../../../src/controller/render-memo.ts';
-import type { LiveMiniCluster } from '../../../src/controller/watched-kinds.ts';
-import { renderMiniCluster, type KubeObject } from '../../../src/render/index.ts';
-import { IMAGE, KEYS } from '../render/fixtures.ts';
+import { validateMiniCluster, type ValidationResult } from '../../../../src/api/index.ts';
+import { containsDesired } from '../../../../src/controllers/minicluster/desired-state.ts';
+import { RenderMemo, sameKeys } from '../../../../src/controllers/minicluster/render-memo.ts';
+import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/watched-kinds.ts';
+import { renderMiniCluster, type KubeObject } from '../../../../src/render/index.ts';
+import { IMAGE, KEYS } from '../../render/fixtures.ts';
 
 const KEY = 'default/flux-sample';
 

@@ -22,17 +22,17 @@ import type { KubeObject } from '../render/index.ts';
 import { lazyExecQueueReader } from '../burst/lazy-queue-reader.ts';
 import { fluxContainer } from '../render/index.ts';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
-import { watchFailureLogger } from './failure-log.ts';
-import { ApiServerRecovery, readyzProbe } from './api-server-recovery.ts';
-import { readMiniClusterStatus } from './minicluster-client.ts';
-import type { BurstEnvironment } from './burst-step.ts';
-import { collectOrphans, type OrphanSweep } from './orphans.ts';
-import { collectVolumes } from './volume-collector.ts';
-import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
-import { EventRecorder } from './events.ts';
-import { ResilientInformer, type WatchedKind } from './informers.ts';
+import { watchFailureLogger } from '../runtime/failure-log.ts';
+import { ApiServerRecovery, readyzProbe } from '../runtime/api-server-recovery.ts';
+import { readMiniClusterStatus } from './minicluster/minicluster-client.ts';
+import type { BurstEnvironment } from './minicluster/burst-step.ts';
+import { collectOrphans, type OrphanSweep } from './minicluster/orphans.ts';
+import { collectVolumes } from './minicluster/volume-collector.ts';
+import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target/burst-target-controller.ts';
+import { EventRecorder } from '../runtime/events.ts';
+import { ResilientInformer, type WatchedKind } from '../runtime/informers.ts';
 import type { ApiClients } from '../kube/api-clients.ts';
-import { LeaderElector } from './leader-election.ts';
+import { LeaderElector } from '../runtime/leader-election.ts';
 import { lazyReconcileLogger } from '../observability/logger.ts';
 import {
   Reconciler,
@@ -40,9 +40,9 @@ import {
   splitKey,
   type ControllerCache,
   type WriteCounter,
-} from './reconciler.ts';
-import { watchedKinds, type LiveMiniCluster } from './watched-kinds.ts';
-import { WorkQueue } from './work-queue.ts';
+} from './minicluster/reconciler.ts';
+import { watchedKinds, type LiveMiniCluster } from './minicluster/watched-kinds.ts';
+import { WorkQueue } from '../runtime/work-queue.ts';
 
 export const CONTROLLER_NAME = 'minicluster';
 const ORPHAN_SWEEP_MS = 5 * 60_000;

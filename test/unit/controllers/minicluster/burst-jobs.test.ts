@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_VERSION, validateMiniCluster } from '../../../src/api/index.ts';
+import { API_VERSION, validateMiniCluster } from '../../../../src/api/index.ts';
 import {
   burstingCondition,
   cannotFitEvents,
   unservedJobs,
   type BurstJobRecord,
-} from '../../../src/controller/burst-jobs.ts';
-import { planBursts } from '../../../src/burst/planner.ts';
-import { cluster, input, job, secondsAgo, slots } from '../burst/fixtures.ts';
+} from '../../../../src/controllers/minicluster/burst-jobs.ts';
+import { planBursts } from '../../../../src/burst/planner.ts';
+import { cluster, input, job, secondsAgo, slots } from '../../burst/fixtures.ts';
 
 const READY_BURST = {
   slot: 'burst-0',

@@ -10,10 +10,10 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
-import { PLURAL, type MiniCluster } from '../api/index.ts';
-import type { WatchedKind } from './informers.ts';
-import { collectionPath, type ApiClients } from '../kube/api-clients.ts';
-import { customObjectsPath } from '../kube/custom-objects.ts';
+import { PLURAL, type MiniCluster } from '../../api/index.ts';
+import type { WatchedKind } from '../../runtime/informers.ts';
+import { collectionPath, type ApiClients } from '../../kube/api-clients.ts';
+import { customObjectsPath } from '../../kube/custom-objects.ts';
 
 /** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
 export type LiveMiniCluster = MiniCluster &

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../render/index.ts';
+import type { KubeObject } from '../../render/index.ts';
 
 /**
  * Whether a live object already has everything the desired one says. The API server adds defaults

@@ -6,7 +6,7 @@ import {
   RECLAIM_PATCH,
   collectableVolumes,
   releasedVolumes,
-} from '../../../src/controller/volume-collector.ts';
+} from '../../../../src/controllers/minicluster/volume-collector.ts';
 
 function volume(name: string, labels: Record<string, string>, deleting = false): V1PersistentVolume {
   return { metadata: { name, labels, ...(deleting ? { deletionTimestamp: new Date(0) } : {}) } };

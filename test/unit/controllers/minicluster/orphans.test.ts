@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { orphansOf } from '../../../src/controller/orphans.ts';
+import { orphansOf } from '../../../../src/controllers/minicluster/orphans.ts';
 
 function object(name: string, origin?: string) {
   const labels: Record<string, string> = {};

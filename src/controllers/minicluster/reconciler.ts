@@ -15,7 +15,7 @@ import {
   validateMiniCluster,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
-} from '../api/index.ts';
+} from '../../api/index.ts';
 import {
   exposesLeadBroker,
   miniClusterNames,
@@ -24,15 +24,15 @@ import {
   type KubeObject,
   type MiniClusterKeys,
   type MiniClusterNames,
-} from '../render/index.ts';
-import { FIELD_MANAGER } from '../deploy/constants.ts';
-import { describeApiError, isConflict, isNotFound, isTransient } from '../kube/api-errors.ts';
-import { serverSideApply } from '../kube/apply.ts';
+} from '../../render/index.ts';
+import { FIELD_MANAGER } from '../../deploy/constants.ts';
+import { describeApiError, isConflict, isNotFound, isTransient } from '../../kube/api-errors.ts';
+import { serverSideApply } from '../../kube/apply.ts';
 import { containsDesired, staleChildren } from './desired-state.ts';
 import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
-import type { EventRecorder } from './events.ts';
-import type { ResilientInformer } from './informers.ts';
-import type { ApiClients } from '../kube/api-clients.ts';
+import type { EventRecorder } from '../../runtime/events.ts';
+import type { ResilientInformer } from '../../runtime/informers.ts';
+import type { ApiClients } from '../../kube/api-clients.ts';
 import { resolveKeys } from './keys.ts';
 import { RenderMemo } from './render-memo.ts';
 import {
@@ -52,8 +52,8 @@ import {
   type BurstOutcome,
 } from './burst-step.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
-import type { ReconcileLog } from '../observability/logger.ts';
-import { deleteCustomObject, patchFinalizers } from '../kube/custom-objects.ts';
+import type { ReconcileLog } from '../../observability/logger.ts';
+import { deleteCustomObject, patchFinalizers } from '../../kube/custom-objects.ts';
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
 const WAITING_REQUEUE_MS = 10_000;

@@ -1,5 +1,5 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { generateMiniClusterKeys, type MiniClusterKeys, type MiniClusterNames } from '../render/index.ts';
+import { generateMiniClusterKeys, type MiniClusterKeys, type MiniClusterNames } from '../../render/index.ts';
 
 const CURVE_CERT_KEY = 'curve.cert';
 const RESTFUL_SEED_KEY = 'seed';

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiServerRecovery } from '../../../src/controller/api-server-recovery.ts';
+import { ApiServerRecovery } from '../../../src/runtime/api-server-recovery.ts';
 
 /** A probe answering from a script of readiness values, the last one repeated. */
 function scripted(answers: boolean[]) {

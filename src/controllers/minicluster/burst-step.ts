@@ -10,21 +10,21 @@ import {
   PLURAL,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
-} from '../api/index.ts';
-import { burstSecrets, externalMiniCluster } from '../burst/external-minicluster.ts';
-import { FluxQueueReadError } from '../burst/flux-queue-error.ts';
-import { planBursts, type BurstCluster } from '../burst/planner.ts';
-import { policyOfSpec } from '../burst/policy.ts';
-import type { FluxQueueReader } from '../burst/queue.ts';
-import { FIELD_MANAGER } from '../deploy/constants.ts';
-import { miniClusterNames } from '../render/index.ts';
-import { describeApiError, isNotFound } from '../kube/api-errors.ts';
+} from '../../api/index.ts';
+import { burstSecrets, externalMiniCluster } from '../../burst/external-minicluster.ts';
+import { FluxQueueReadError } from '../../burst/flux-queue-error.ts';
+import { planBursts, type BurstCluster } from '../../burst/planner.ts';
+import { policyOfSpec } from '../../burst/policy.ts';
+import type { FluxQueueReader } from '../../burst/queue.ts';
+import { FIELD_MANAGER } from '../../deploy/constants.ts';
+import { miniClusterNames } from '../../render/index.ts';
+import { describeApiError, isNotFound } from '../../kube/api-errors.ts';
 import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
-import { serverSideApply } from '../kube/apply.ts';
-import type { ApiClients } from '../kube/api-clients.ts';
+import { serverSideApply } from '../../kube/apply.ts';
+import type { ApiClients } from '../../kube/api-clients.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { leadBrokerAddress, type DesiredCondition, type TransitionEvent } from './status.ts';
-import { deleteCustomObject } from '../kube/custom-objects.ts';
+import { deleteCustomObject } from '../../kube/custom-objects.ts';
 
 /** How often a bursting MiniCluster's queue is read when its policy does not say (pollSeconds). */
 export const BURST_POLL_MS = 10_000;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { WorkQueue } from '../../../src/controller/work-queue.ts';
+import { WorkQueue } from '../../../src/runtime/work-queue.ts';
 
 describe('WorkQueue', () => {
   it('runs a delayed key at the sooner of two delays (an event does not wait out a requeue)', async () => {

@@ -9,8 +9,8 @@ import {
   statusChanged,
   transitionEvents,
   type Observation,
-} from '../../../src/controller/status.ts';
-import { defaulted } from '../render/fixtures.ts';
+} from '../../../../src/controllers/minicluster/status.ts';
+import { defaulted } from '../../render/fixtures.ts';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const EARLIER = '2026-03-01T11:00:00Z';
@@ -400,7 +400,7 @@ describe('leadBrokerAddress', () => {
 
 describe('statusPatch', () => {
   it('nulls the fields the next status drops, so a merge patch removes them', async () => {
-    const { statusPatch } = await import('../../../src/controller/reconciler.ts');
+    const { statusPatch } = await import('../../../../src/controllers/minicluster/reconciler.ts');
     assert.deepEqual(statusPatch({ size: 2, bursts: [], completionTime: 'x' }, { size: 3 }), {
       size: 3,
       bursts: null,
@@ -412,7 +412,7 @@ describe('statusPatch', () => {
 
 describe('busyMarkStale', () => {
   it('refreshes lastBusyAt at a quarter of the idle time, between one second and one minute', async () => {
-    const { busyMarkStale } = await import('../../../src/controller/burst-step.ts');
+    const { busyMarkStale } = await import('../../../../src/controllers/minicluster/burst-step.ts');
     const burst = {
       slot: 's',
       target: 't',

@@ -6,8 +6,8 @@
  * changed), so it is emitted once per job and reason, after the status write that shows it, and a
  * failed write emits it on the next pass instead of losing it.
  */
-import { CONDITION_BURSTING, MAX_LISTED_BURST_JOBS, type MiniClusterStatus } from '../api/index.ts';
-import { compareIds, type BurstPlan } from '../burst/planner.ts';
+import { CONDITION_BURSTING, MAX_LISTED_BURST_JOBS, type MiniClusterStatus } from '../../api/index.ts';
+import { compareIds, type BurstPlan } from '../../burst/planner.ts';
 import type { DesiredCondition, TransitionEvent } from './status.ts';
 
 type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];

@@ -1,6 +1,6 @@
-import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../api/index.ts';
-import { isNotFound } from '../kube/api-errors.ts';
-import type { CustomObjectReader } from '../kube/custom-objects.ts';
+import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../../api/index.ts';
+import { isNotFound } from '../../kube/api-errors.ts';
+import type { CustomObjectReader } from '../../kube/custom-objects.ts';
 
 /** A MiniCluster's status as the API server has it now; undefined when the MiniCluster does not exist. */
 export async function readMiniClusterStatus(

@@ -10,8 +10,8 @@
  * always says what the spec says now. Entries are few and bounded (the most recently used), since a
  * MiniCluster at rest has no passes to speed up.
  */
-import type { DefaultedMiniCluster, ValidationResult } from '../api/index.ts';
-import type { KubeObject, MiniClusterKeys } from '../render/index.ts';
+import type { DefaultedMiniCluster, ValidationResult } from '../../api/index.ts';
+import type { KubeObject, MiniClusterKeys } from '../../render/index.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
 
 /** How many MiniClusters' renders are kept: enough for every MiniCluster that is starting at once. */

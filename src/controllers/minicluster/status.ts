@@ -16,8 +16,8 @@ import {
   type DefaultedMiniCluster,
   type MiniClusterStatus,
   type Summary,
-} from '../api/index.ts';
-import { miniClusterNames, restfulPort, servesRestful } from '../render/index.ts';
+} from '../../api/index.ts';
+import { miniClusterNames, restfulPort, servesRestful } from '../../render/index.ts';
 
 /** Something that stopped the reconcile pass before the Job could be brought to its desired state. */
 export interface BlockingProblem {

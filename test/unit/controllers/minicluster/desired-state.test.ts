@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { containsDesired, staleChildren } from '../../../src/controller/desired-state.ts';
+import { containsDesired, staleChildren } from '../../../../src/controllers/minicluster/desired-state.ts';
 
 describe('containsDesired', () => {
   it('accepts a live object with extra, defaulted fields', () => {

@@ -3,11 +3,11 @@
  * exists (deleted while a target was unreachable, or with the finalizer removed by hand). Only
  * objects made by this cluster (origin-cluster label = its identity) are ever considered.
  */
-import { PLURAL } from '../api/index.ts';
-import { LABEL_BURST_ORIGIN_CLUSTER, LABEL_BURST_ORIGIN_UID } from '../burst/external-minicluster.ts';
-import { isNotFound } from '../kube/api-errors.ts';
+import { PLURAL } from '../../api/index.ts';
+import { LABEL_BURST_ORIGIN_CLUSTER, LABEL_BURST_ORIGIN_UID } from '../../burst/external-minicluster.ts';
+import { isNotFound } from '../../kube/api-errors.ts';
 import type { ConnectedTarget } from './burst-step.ts';
-import { deleteCustomObject, listCustomObjects } from '../kube/custom-objects.ts';
+import { deleteCustomObject, listCustomObjects } from '../../kube/custom-objects.ts';
 
 interface Labelled {
   metadata?: { name?: string; namespace?: string; labels?: Record<string, string> };

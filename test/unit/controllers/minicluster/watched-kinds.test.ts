@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { computeStatus } from '../../../src/controller/status.ts';
-import { podForCache } from '../../../src/controller/watched-kinds.ts';
-import { defaulted } from '../render/fixtures.ts';
+import { computeStatus } from '../../../../src/controllers/minicluster/status.ts';
+import { podForCache } from '../../../../src/controllers/minicluster/watched-kinds.ts';
+import { defaulted } from '../../render/fixtures.ts';
 
 function livePod(index: number, phase: string): V1Pod {
   return {

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Secret } from '@kubernetes/client-node';
-import { resolveKeys } from '../../../src/controller/keys.ts';
-import { miniClusterNames, renderRestfulSecret } from '../../../src/render/index.ts';
-import { defaulted, IMAGE, KEYS } from '../render/fixtures.ts';
+import { resolveKeys } from '../../../../src/controllers/minicluster/keys.ts';
+import { miniClusterNames, renderRestfulSecret } from '../../../../src/render/index.ts';
+import { defaulted, IMAGE, KEYS } from '../../render/fixtures.ts';
 
 const NOW = new Date('2026-01-01T00:00:00Z');
 const restfulMiniCluster = defaulted({ size: 2, containers: [{ image: IMAGE }] });

@@ -16,9 +16,9 @@ import {
   LABEL_MINICLUSTER_NAMESPACE,
   LABEL_MINICLUSTER_UID,
   MANAGED_BY,
-} from '../api/index.ts';
-import { isNotFound } from '../kube/api-errors.ts';
-import type { ApiClients } from '../kube/api-clients.ts';
+} from '../../api/index.ts';
+import { isNotFound } from '../../kube/api-errors.ts';
+import type { ApiClients } from '../../kube/api-clients.ts';
 
 /** The operator's PersistentVolumes that go with their MiniCluster. */
 export const COLLECTABLE_VOLUMES_SELECTOR = [

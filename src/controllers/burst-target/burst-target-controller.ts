@@ -21,9 +21,9 @@ import {
   validateBurstTarget,
   type BurstTarget,
   type DefaultedBurstTarget,
-} from '../api/index.ts';
+} from '../../api/index.ts';
 // Loaded on the first BurstTarget's check: it brings the official client (docs/performance.md).
-import type { ProviderConnector, TargetConnected } from '../burst/target-connection.ts';
+import type { ProviderConnector, TargetConnected } from '../../burst/target-connection.ts';
 import {
   DEFAULT_RETRY_SCHEDULE,
   burstTargetStatus,
@@ -32,18 +32,18 @@ import {
   targetTransitionEvents,
   type CheckOutcome,
   type RetrySchedule,
-} from '../burst/target-status.ts';
-import type { InstallOperator } from '../burst/install-operator.ts';
-import { reconcileLogger } from '../observability/logger.ts';
-import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
-import type { ApiServerRecovery } from './api-server-recovery.ts';
-import { EventRecorder } from './events.ts';
-import { watchFailureLogger } from './failure-log.ts';
-import { ResilientInformer, type WatchedKind } from './informers.ts';
-import type { ApiClients } from '../kube/api-clients.ts';
-import type { WriteCounter } from './reconciler.ts';
-import { WorkQueue } from './work-queue.ts';
-import { customObjectsPath, listCustomObjects, patchFinalizers } from '../kube/custom-objects.ts';
+} from '../../burst/target-status.ts';
+import type { InstallOperator } from '../../burst/install-operator.ts';
+import { reconcileLogger } from '../../observability/logger.ts';
+import { describeApiError, isNotFound, isTransient } from '../../kube/api-errors.ts';
+import type { ApiServerRecovery } from '../../runtime/api-server-recovery.ts';
+import { EventRecorder } from '../../runtime/events.ts';
+import { watchFailureLogger } from '../../runtime/failure-log.ts';
+import { ResilientInformer, type WatchedKind } from '../../runtime/informers.ts';
+import type { ApiClients } from '../../kube/api-clients.ts';
+import type { WriteCounter } from '../minicluster/reconciler.ts';
+import { WorkQueue } from '../../runtime/work-queue.ts';
+import { customObjectsPath, listCustomObjects, patchFinalizers } from '../../kube/custom-objects.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
 /** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */
@@ -373,7 +373,7 @@ export class BurstTargetController {
         message: validated.problems.slice(0, 5).map(formatProblem).join('; '),
       };
     }
-    const { connectTarget, DEFAULT_CONNECT_TIMEOUT_MS } = await import('../burst/target-connection.ts');
+    const { connectTarget, DEFAULT_CONNECT_TIMEOUT_MS } = await import('../../burst/target-connection.ts');
     return connectTarget({
       target: validated.value,
       readSecret: (namespace, name) => this.readSecret(namespace, name),
