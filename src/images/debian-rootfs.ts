@@ -3,8 +3,8 @@
 // for the layers that go on top of it.
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
-import type { Progress } from '../localcluster/build.ts';
-import { runCommand } from '../localcluster/command.ts';
+import { runCommand } from '../tooling/command.ts';
+import type { Progress } from '../tooling/hack-script.ts';
 
 /** The same suites as this Debian 12 machine, where flux-core is built: same library versions. */
 export const DEBIAN_SUITE = 'bookworm';

@@ -10,10 +10,10 @@ import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { runHackScript } from '../localcluster/build.ts';
-import { runCommand } from '../localcluster/command.ts';
-import { cacheRoot, findProjectRoot, readVersions } from '../localcluster/paths.ts';
-import { mountsUnder } from '../localcluster/real-node/host.ts';
+import { runCommand } from '../tooling/command.ts';
+import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import { mountsUnder } from '../tooling/mounts.ts';
+import { cacheRoot, findProjectRoot, readVersions } from '../tooling/project.ts';
 import {
   DEBIAN_MIRRORS,
   DEBIAN_SUITE,
@@ -31,8 +31,6 @@ import type { VariantStep } from './layer-steps.ts';
 import { withExclusiveLock } from './lock.ts';
 import { writeTar } from './tar-writer.ts';
 import { unpackImageArchive } from './unpack.ts';
-
-export type Progress = (line: string) => void;
 
 export const stderrProgress: Progress = (line) => process.stderr.write(`[flux-images] ${line}\n`);
 

@@ -56,8 +56,8 @@ export type {
   FluxImages,
   FluxImagesBuild,
   MmdebstrapPaths,
-  Progress,
 } from './flux-image.ts';
+export type { Progress } from '../tooling/hack-script.ts';
 export {
   APP_DIR,
   DEPS_NPM_ARGS,

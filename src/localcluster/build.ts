@@ -1,10 +1,9 @@
 // Builds (once) the control-plane binaries with hack/build-control-plane.sh into the versioned cache.
 import { accessSync, constants } from 'node:fs';
 import path from 'node:path';
-import { runCommand } from './command.ts';
-import { BINARIES, binDir, findProjectRoot, readVersions } from './paths.ts';
-
-export type Progress = (line: string) => void;
+import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import { readVersions } from '../tooling/project.ts';
+import { BINARIES, binDir } from './paths.ts';
 
 export const stderrProgress: Progress = (line) => process.stderr.write(`[localcluster] ${line}\n`);
 
@@ -31,8 +30,7 @@ export interface EnsureBuiltOptions {
 export async function ensureBuilt(options: EnsureBuiltOptions = {}): Promise<string> {
   const progress = options.progress ?? stderrProgress;
   const env = options.env ?? process.env;
-  const root = findProjectRoot();
-  const versions = readVersions(root);
+  const versions = readVersions();
   const dir = binDir(versions, env);
   const missing = missingBinaries(dir);
   if (missing.length === 0) return dir;
@@ -51,34 +49,4 @@ export async function ensureBuilt(options: EnsureBuiltOptions = {}): Promise<str
   }
   progress(`built in ${Math.round((Date.now() - started) / 1000)} s`);
   return built;
-}
-
-/**
- * Runs one of the hack/ scripts (builds, packages), passing its `[tag]` progress lines on, with a
- * reminder every two minutes; returns the last line of its stdout (the scripts print where they put
- * what they built).
- */
-export async function runHackScript(
-  script: string,
-  args: readonly string[] = [],
-  options: EnsureBuiltOptions = {},
-): Promise<string> {
-  const progress = options.progress ?? stderrProgress;
-  const root = findProjectRoot();
-  const started = Date.now();
-  const timer = setInterval(() => {
-    progress(`still building (${Math.round((Date.now() - started) / 60_000)} min so far)`);
-  }, 120_000);
-  try {
-    const out = await runCommand('bash', [path.join(root, 'hack', script), ...args], {
-      cwd: root,
-      ...(options.env !== undefined ? { env: options.env } : {}),
-      onLine: (line) => {
-        if (/^\[(build-|packages)/.test(line)) progress(line);
-      },
-    });
-    return out.trim().split('\n').pop() ?? '';
-  } finally {
-    clearInterval(timer);
-  }
 }

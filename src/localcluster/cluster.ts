@@ -23,7 +23,6 @@ import {
   startComponent,
   type ComponentSpec,
 } from './components.ts';
-import type { Progress } from './build.ts';
 import {
   binDir,
   DEFAULT_CLUSTER,
@@ -31,7 +30,6 @@ import {
   kwokClusterDir,
   kwokClusterName,
   kwokWorkdir,
-  readVersions,
   stateDir as defaultStateDir,
   validateName,
 } from './paths.ts';
@@ -39,6 +37,8 @@ import { isAlive, listeningSockets, listeningSocketsOf, rssBytes, terminate, wai
 import type { ListeningSocket } from './procfs.ts';
 import { until } from './poll.ts';
 import { STAGES_YAML } from './stages.ts';
+import type { Progress } from '../tooling/hack-script.ts';
+import { readVersions } from '../tooling/project.ts';
 import { KUBERNETES_SERVICE_IP, NODE_IP } from './real-node/config.ts';
 import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
 

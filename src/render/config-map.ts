@@ -6,11 +6,10 @@ import {
   brokerHosts,
   entrypointInput,
   fluxContainer,
-  namespaceOf,
   operatorWritesResourceSpec,
 } from './flux-inputs.ts';
 import type { Rendered } from './kube-object.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
 import { RESTFUL_SERVER_FILE, RESTFUL_SERVER_SCRIPT } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';

@@ -36,7 +36,7 @@ import {
   RESOURCE_SPEC_FILE,
   RUN_DIR,
 } from './paths.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
 
 /** Flux's default tree (`kary:2`), unless the instance spans clusters or has a minimal Service. */
@@ -53,10 +53,6 @@ export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedConta
   const container = miniCluster.spec.containers.find((candidate) => candidate.runFlux);
   if (!container) throw new Error(`MiniCluster ${miniCluster.metadata.name} has no container with runFlux`);
   return container;
-}
-
-export function namespaceOf(miniCluster: DefaultedMiniCluster): string {
-  return miniCluster.metadata.namespace ?? 'default';
 }
 
 /** True when this MiniCluster's brokers join an instance whose lead broker runs elsewhere. */

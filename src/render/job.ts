@@ -13,9 +13,8 @@ import {
   type DefaultedMiniCluster,
 } from '../api/index.ts';
 import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
-import { namespaceOf } from './flux-inputs.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 import {
   BROKER_CONFIG_FILE,
   CONFIG_DIR,

@@ -19,6 +19,11 @@ export function dnsLabel(parts: readonly string[], reserve = 0): string {
   return `${head}-${hash}`;
 }
 
+/** The namespace of the MiniCluster, and so of every object rendered for it. */
+export function namespaceOf(miniCluster: DefaultedMiniCluster): string {
+  return miniCluster.metadata.namespace ?? 'default';
+}
+
 /** Names of every object rendered for one MiniCluster. */
 export interface MiniClusterNames {
   /** The indexed Job; its pods' hostnames are `<job>-<index>`, which Flux matches against broker.toml. */

@@ -12,9 +12,8 @@ import {
 } from '../api/index.ts';
 import type { InitialProgram } from '../flux/index.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
-import { namespaceOf } from './flux-inputs.ts';
 import type { Rendered } from './kube-object.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 import {
   OPERATOR_DIR,
   RESTFUL_CREDENTIALS_FILE,

@@ -1,9 +1,8 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
-import { namespaceOf } from './flux-inputs.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import type { Rendered } from './kube-object.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { CURVE_CERT_FILE, MUNGE_KEY_FILE } from './paths.ts';
 import { renderRestfulSecret, servesRestful } from './restful.ts';
 

@@ -8,9 +8,8 @@ import {
   type DefaultedMiniCluster,
 } from '../api/index.ts';
 import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
-import { namespaceOf } from './flux-inputs.ts';
 import type { Rendered } from './kube-object.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 
 /**
  * The headless Service that gives every pod the DNS name `<job>-<index>.<service>.<namespace>.svc`.

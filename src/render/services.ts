@@ -8,10 +8,9 @@ import {
   commonLabels,
   type DefaultedMiniCluster,
 } from '../api/index.ts';
-import { namespaceOf } from './flux-inputs.ts';
 import { podMetadata, renderContainer, setPodPlacement } from './job.ts';
 import type { Rendered } from './kube-object.ts';
-import type { MiniClusterNames } from './names.ts';
+import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
 

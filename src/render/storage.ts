@@ -18,8 +18,8 @@ import {
   type DefaultedMiniClusterSpec,
   type StorageVolume,
 } from '../api/index.ts';
-import { namespaceOf } from './flux-inputs.ts';
 import { ownerReference, sortedEntries, type Owner, type Rendered } from './kube-object.ts';
+import { namespaceOf } from './names.ts';
 
 /** As in v1alpha1: every broker pod mounts the same storage. */
 const ACCESS_MODES = ['ReadWriteMany'];

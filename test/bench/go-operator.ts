@@ -14,8 +14,8 @@ import {
 import path from 'node:path';
 import { sha256File } from '../../src/images/image-archive.ts';
 import { withExclusiveLock } from '../../src/images/lock.ts';
-import { runCommand } from '../../src/localcluster/command.ts';
-import { cacheRoot, depsFile } from '../../src/localcluster/paths.ts';
+import { runCommand } from '../../src/tooling/command.ts';
+import { cacheRoot, depsFile } from '../../src/tooling/project.ts';
 
 export const GO_OPERATOR_ARCHIVE = 'flux-operator-go-0d75cef8.tar.gz';
 export const GO_OPERATOR_COMMIT = '0d75cef8';

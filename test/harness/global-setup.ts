@@ -3,7 +3,7 @@
 // use, unless it is already up, and stops it at the end only if it started it here.
 // FLUX_OPERATOR_KEEP_CLUSTER=1 keeps it running for the next run.
 import { down, status, up } from '../../src/localcluster/index.ts';
-import { runHackScript } from '../../src/localcluster/build.ts';
+import { runHackScript } from '../../src/tooling/hack-script.ts';
 import { ensureOperatorImage } from '../../src/images/index.ts';
 import { stateDir } from '../../src/localcluster/index.ts';
 import { loadIntoRealNode, realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';

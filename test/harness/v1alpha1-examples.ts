@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KubeClients } from '../../src/kube/clients.ts';
-import { depsFile } from '../../src/localcluster/paths.ts';
+import { depsFile } from '../../src/tooling/project.ts';
 import { FLUX_IMAGE, ON_REAL_NODE } from './real-node.ts';
 
 const run = promisify(execFile);

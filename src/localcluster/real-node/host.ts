@@ -7,6 +7,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, readdirSync, readlinkSync, rmdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { mountsUnder } from '../../tooling/mounts.ts';
 import { BRIDGE_NAME, type RealNodeLayout } from './config.ts';
 
 /**
@@ -191,20 +192,6 @@ export function restoreHost(saved: SavedHost): string[] {
     }
   }
   return problems;
-}
-
-/** Mount points (from /proc/self/mountinfo) under any of `roots`, deepest first. */
-export function mountsUnder(roots: readonly string[]): string[] {
-  const found: string[] = [];
-  for (const line of readFileSync('/proc/self/mountinfo', 'utf8').split('\n')) {
-    const point = line.split(' ')[4];
-    if (point === undefined) continue;
-    const decoded = point.replace(/\\(\d{3})/g, (_, octal: string) =>
-      String.fromCharCode(parseInt(octal, 8)),
-    );
-    if (roots.some((root) => decoded === root || decoded.startsWith(`${root}/`))) found.push(decoded);
-  }
-  return [...new Set(found)].sort((a, b) => b.length - a.length);
 }
 
 /** The network namespaces containerd made for pods. */

@@ -11,8 +11,11 @@ import path from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type V1Node } from '@kubernetes/client-node';
 
 import { ensureFluxImages } from '../../images/index.ts';
-import { runHackScript, stderrProgress, type Progress } from '../build.ts';
-import { readVersions, realNodeBinDir } from '../paths.ts';
+import { runHackScript, type Progress } from '../../tooling/hack-script.ts';
+import { mountsUnder } from '../../tooling/mounts.ts';
+import { readVersions } from '../../tooling/project.ts';
+import { stderrProgress } from '../build.ts';
+import { realNodeBinDir } from '../paths.ts';
 import {
   BRIDGE_NAME,
   NODE_IP,
@@ -39,7 +42,6 @@ import {
   REQUIRED_SYSCTLS,
   captureHost,
   footprint,
-  mountsUnder,
   nodeLinks,
   nodeProcesses,
   podCgroupProcesses,

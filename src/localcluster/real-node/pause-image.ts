@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { writeImageArchive } from '../../images/index.ts';
-import { cacheRoot, readVersions } from '../paths.ts';
+import { cacheRoot, readVersions } from '../../tooling/project.ts';
 
 export interface PauseImage {
   reference: string;

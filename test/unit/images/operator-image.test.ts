@@ -29,7 +29,7 @@ import {
   writeTar,
 } from '../../../src/images/index.ts';
 import type { BaseEtc, BaseFile, OperatorImageRecipe } from '../../../src/images/index.ts';
-import { findProjectRoot } from '../../../src/localcluster/paths.ts';
+import { findProjectRoot } from '../../../src/tooling/project.ts';
 
 const execFileAsync = promisify(execFile);
 const root = findProjectRoot();

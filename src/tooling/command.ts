@@ -1,4 +1,4 @@
-// Runs a program of the machine (a build script, mmdebstrap, tar) for the local cluster's tooling.
+// Runs a program of the machine (a build script, mmdebstrap, tar) for the image builds and the local cluster.
 import { spawn } from 'node:child_process';
 
 export interface RunCommandOptions {
