@@ -13,8 +13,8 @@ import {
   VOLUME_PATH_MAX_LENGTH,
 } from './limits.ts';
 import { CONTAINER_LEFT_OUT_RULES, LEFT_OUT_CONTAINER_PROPERTIES } from './left-out-fields.ts';
-import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
-import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resource-rules.ts';
+import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-cel.ts';
+import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resource-cel.ts';
 import {
   ABSOLUTE_PATH_PATTERN,
   HOST_PATH_PATTERN,
@@ -34,9 +34,9 @@ import {
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
-import { CONTAINER_SCRIPT_RULES } from './script-rules.ts';
-import { EXISTING_VOLUME_SOURCE_RULE } from './storage-rules.ts';
-import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-rules.ts';
+import { CONTAINER_SCRIPT_RULES } from './script-cel.ts';
+import { EXISTING_VOLUME_SOURCE_RULE } from './storage-cel.ts';
+import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-cel.ts';
 
 /** Environment values may hold small documents; a bound keeps the pod spec within limits. */
 const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;

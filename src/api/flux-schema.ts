@@ -17,7 +17,7 @@ import {
   BURST_CLUSTER_LIST_RULES,
   FLUX_HOST_NAME_RULES,
   LEAD_BROKER_HOST_NAME_RULES,
-} from './host-name-rules.ts';
+} from './host-name-cel.ts';
 import {
   ADDRESS_PATTERN,
   DURATION_PATTERN,

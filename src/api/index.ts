@@ -6,7 +6,8 @@ export * from './schema.ts';
 export * from './status-schema.ts';
 export { ContainerSchema, VolumeSchema } from './container-schema.ts';
 export { StorageVolumeSchema } from './storage-schema.ts';
-export { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS, hasOwnSource } from './storage-rules.ts';
+export { hasOwnSource } from './storage-rules.ts';
+export { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS } from './storage-cel.ts';
 export {
   FluxSchema,
   BurstingSchema,

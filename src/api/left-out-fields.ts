@@ -10,13 +10,10 @@
  */
 import { Type } from '@sinclair/typebox';
 import { PATH_MAX_LENGTH } from './limits.ts';
-import { fieldPath } from './problems.ts';
-import type { Problem } from './problems.ts';
-import type { SemanticRule } from './rule-helpers.ts';
 import { NO_NUL_PATTERN } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
 
-interface LeftOutField {
+export interface LeftOutField {
   /** What the field did in the Go operator's v1alpha1. */
   readonly meaning: string;
   /** What to write instead, here. */
@@ -43,7 +40,7 @@ const RENAMED_CONTAINER_FIELDS: Record<string, string> = {
   fluxOptionFlags: 'spec.flux.optionFlags',
 };
 
-function leftOutMessage(field: LeftOutField): string {
+export function leftOutMessage(field: LeftOutField): string {
   return `is a field of the Go Flux Operator's v1alpha1 API (${field.meaning}) that this operator does not support (yet); ${field.instead}`;
 }
 
@@ -75,23 +72,8 @@ function celRefusals(fields: Record<string, LeftOutField>, where: string): CelRu
   }));
 }
 
-/** CEL twins of `leftOutFields`, on a container. */
+/** CEL twins of `leftOutFields` (left-out-rules.ts), on a container. */
 export const CONTAINER_LEFT_OUT_RULES: CelRule[] = celRefusals(LEFT_OUT_CONTAINER_FIELDS, '');
-
-function refusals(path: string, given: object, fields: Record<string, LeftOutField>): Problem[] {
-  return Object.entries(fields)
-    .filter(([name]) => name in given)
-    .map(([name, field]) => ({ path: fieldPath(path, name), message: leftOutMessage(field) }));
-}
-
-export const leftOutFields: SemanticRule = {
-  name: 'v1alpha1 fields this operator does not support are refused by name, never dropped',
-  check: ({ given }) => [
-    ...given.containers.flatMap((container, index) =>
-      refusals(`spec.containers[${index}]`, container, LEFT_OUT_CONTAINER_FIELDS),
-    ),
-  ],
-};
 
 /**
  * The message for an unknown field at `path` (`spec.containers[0].preCommand`) when older Go

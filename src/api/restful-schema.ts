@@ -1,17 +1,15 @@
 /**
  * `spec.fluxRestful` and `spec.users`: the RESTful mode of a MiniCluster (its lead pod serves an
  * HTTP API for its Flux instance, compatible with flux-restful-api's v1 routes), and who may use
- * it. The mode itself, and the rules that keep these fields to MiniClusters in that mode, are here
- * too, each rule with its CEL twin.
+ * it. The mode itself, and the CEL rules that keep these fields to MiniClusters in that mode, are
+ * here too; the validator's twin of those rules is in restful-rules.ts.
  */
 import { Type } from '@sinclair/typebox';
 import { DEFAULT_BROKER_PORT, MAX_MAP_ENTRIES } from './limits.ts';
-import type { Problem } from './problems.ts';
-import { celRunsFlux, duplicates } from './rule-helpers.ts';
-import type { SemanticRule } from './rule-helpers.ts';
+import { celRunsFlux } from './rule-helpers.ts';
 import { celRegex, withDefault } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
-import { HAS_TEXT_PATTERN } from './script-rules.ts';
+import { HAS_TEXT_PATTERN } from './script-cel.ts';
 
 export const DEFAULT_RESTFUL_PORT = 5000;
 /** Longest user name, token, password or secret key. */
@@ -114,12 +112,12 @@ function runner(spec: RestfulSpecView) {
     : spec.containers.find((container) => container.runFlux);
 }
 
-function runnerHasCommand(spec: RestfulSpecView): boolean {
+export function runnerHasCommand(spec: RestfulSpecView): boolean {
   const command = runner(spec)?.command;
   return command !== undefined && hasText.test(command);
 }
 
-function joinsAnother(spec: RestfulSpecView): boolean {
+export function joinsAnother(spec: RestfulSpecView): boolean {
   return spec.flux?.bootServer !== undefined || spec.flux?.bursting?.leadBroker !== undefined;
 }
 
@@ -138,14 +136,14 @@ const CEL_JOINS_ANOTHER =
   'has(self.flux) && (has(self.flux.bootServer) || (has(self.flux.bursting) && has(self.flux.bursting.leadBroker)))';
 const CEL_SERVES = `!(${CEL_JOINS_ANOTHER}) && (has(self.fluxRestful) || (!(${CEL_RUNNER_HAS_COMMAND}) && !(has(self.interactive) && self.interactive)))`;
 
-const COMMAND_MESSAGE =
+export const COMMAND_MESSAGE =
   'serves jobs through the RESTful API in place of a command: remove the command of the Flux container, or remove fluxRestful to run the command';
-const JOINS_MESSAGE =
+export const JOINS_MESSAGE =
   'cannot be served by a MiniCluster whose brokers join another instance (flux.bootServer or flux.bursting.leadBroker): set it on the MiniCluster that runs the lead broker';
-const USERS_MESSAGE =
+export const USERS_MESSAGE =
   'are users of the RESTful API, which this MiniCluster does not serve (it has a command or is interactive): set fluxRestful, or remove users';
-const PORT_MESSAGE = `must not be the broker port ${DEFAULT_BROKER_PORT}; choose another port`;
-const USERNAME_MESSAGE = 'must not also be the name of an entry of spec.users; rename one of them';
+export const PORT_MESSAGE = `must not be the broker port ${DEFAULT_BROKER_PORT}; choose another port`;
+export const USERNAME_MESSAGE = 'must not also be the name of an entry of spec.users; rename one of them';
 
 export const SPEC_RESTFUL_RULES: CelRule[] = [
   {
@@ -179,37 +177,3 @@ export const SPEC_RESTFUL_RULES: CelRule[] = [
     reason: 'FieldValueDuplicate',
   },
 ];
-
-export const restfulFields: SemanticRule = {
-  name: 'fluxRestful and users belong to a MiniCluster that serves the RESTful API',
-  check: ({ given }) => {
-    const problems: Problem[] = [];
-    const users = given.users ?? [];
-    if (given.fluxRestful !== undefined && runnerHasCommand(given)) {
-      problems.push({ path: 'spec.fluxRestful', message: COMMAND_MESSAGE });
-    }
-    if (given.fluxRestful !== undefined && joinsAnother(given)) {
-      problems.push({ path: 'spec.fluxRestful', message: JOINS_MESSAGE });
-    }
-    if (users.length > 0 && !servesRestfulApi(given)) {
-      problems.push({ path: 'spec.users', message: USERS_MESSAGE });
-    }
-    if (given.fluxRestful?.port === DEFAULT_BROKER_PORT) {
-      problems.push({ path: 'spec.fluxRestful.port', message: PORT_MESSAGE });
-    }
-    const mainUser = given.fluxRestful?.username ?? DEFAULT_RESTFUL_USER;
-    if (users.some((user) => user.name === mainUser)) {
-      problems.push({
-        path: 'spec.users',
-        message: `has ${mainUser}, the user of spec.fluxRestful.username (default ${DEFAULT_RESTFUL_USER}); ${USERNAME_MESSAGE}`,
-      });
-    }
-    for (const { index } of duplicates(users, (user) => user.name)) {
-      problems.push({
-        path: `spec.users[${index}].name`,
-        message: 'is the name of an earlier user; names must be unique',
-      });
-    }
-    return problems;
-  },
-};

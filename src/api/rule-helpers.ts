@@ -1,26 +1,9 @@
 /**
- * What every semantic rule shares: its input, its shape, and the checks several rules make (host
- * name lengths, duplicates), each with the CEL expression the CRD uses for the same check.
+ * The checks several rules make (host name lengths, duplicates), each with the CEL expression the
+ * CRD uses for the same check. What a rule is and reads is in semantic-rule.ts.
  */
 import { DNS_LABEL_MAX_LENGTH } from './limits.ts';
 import type { Problem } from './problems.ts';
-import type { DefaultedMiniClusterSpec, MiniClusterSpec, MiniClusterStatus } from './schema.ts';
-
-export interface RuleInput {
-  /** metadata.name */
-  name: string;
-  /** The spec as written, to tell a field that was set from one that was defaulted. */
-  given: MiniClusterSpec;
-  /** The spec after applyDefaults. */
-  spec: DefaultedMiniClusterSpec;
-  status: MiniClusterStatus | undefined;
-}
-
-export interface SemanticRule {
-  /** What the rule checks, for test names and documentation. */
-  name: string;
-  check: (input: RuleInput) => Problem[];
-}
 
 /** Longest name such that `<name>-<lastIndex>` is still a DNS label. */
 function longestPrefixFor(count: number): number {

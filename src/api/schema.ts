@@ -12,8 +12,8 @@ import type { Static } from '@sinclair/typebox';
 import { API_VERSION, KIND } from './group.ts';
 import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
-import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-rules.ts';
-import { SPEC_SERVICE_RULES } from './service-rules.ts';
+import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-cel.ts';
+import { SPEC_SERVICE_RULES } from './service-cel.ts';
 import { ServiceContainerSchema } from './service-schema.ts';
 import { FluxRestfulSchema, SPEC_RESTFUL_RULES, UsersSchema } from './restful-schema.ts';
 import {
@@ -26,9 +26,9 @@ import {
   MAX_TOLERATIONS,
   SHORT_STRING_MAX_LENGTH,
 } from './limits.ts';
-import { ANNOTATION_RULES, TOLERATION_RULES } from './pod-rules.ts';
+import { ANNOTATION_RULES, TOLERATION_RULES } from './pod-cel.ts';
 import { celLabelKeys, celNoReservedLabelKeys } from './qualified-names.ts';
-import { POD_RESOURCE_MAP_RULES, SPEC_RESOURCE_RULES } from './resource-rules.ts';
+import { POD_RESOURCE_MAP_RULES, SPEC_RESOURCE_RULES } from './resource-cel.ts';
 import {
   LABEL_VALUE_PATTERN,
   absolutePath,
@@ -42,10 +42,10 @@ import {
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
-import { SPEC_SCRIPT_RULES } from './script-rules.ts';
-import { SPEC_STORAGE_RULES } from './storage-rules.ts';
+import { SPEC_SCRIPT_RULES } from './script-cel.ts';
+import { SPEC_STORAGE_RULES } from './storage-cel.ts';
 import { StorageVolumeSchema, StorageVolumesSchema } from './storage-schema.ts';
-import { SPEC_VOLUME_RULES } from './volume-rules.ts';
+import { SPEC_VOLUME_RULES } from './volume-cel.ts';
 import type { Defaulted } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
 

@@ -8,23 +8,23 @@
 import { CURVE_CERT_PATTERN, FLAT_TOPOLOGY } from './flux-schema.ts';
 import { bootServerHosts, burstClusters, leadBrokerHosts, metadataName, ownSlot } from './host-name-rules.ts';
 import { RESERVED_LABEL_KEYS } from './labels.ts';
-import { leftOutFields } from './left-out-fields.ts';
+import { leftOutFields } from './left-out-rules.ts';
 import { MAX_BROKERS } from './limits.ts';
 import { annotationSize, environmentNames, tolerations } from './pod-rules.ts';
 import { indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './qualified-names.ts';
 import { containerResourceProblems, emptyDirSizes, resources } from './resource-rules.ts';
-import { restfulFields } from './restful-schema.ts';
+import { restfulFields } from './restful-rules.ts';
 import { duplicates } from './rule-helpers.ts';
-import type { RuleInput, SemanticRule } from './rule-helpers.ts';
+import type { RuleInput, SemanticRule } from './semantic-rule.ts';
 import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
 import { serviceRules } from './service-rules.ts';
 import type { DefaultedContainer } from './schema.ts';
 import { storageVolumes } from './storage-rules.ts';
 import { volumes } from './volume-rules.ts';
 
-export type { RuleInput, SemanticRule } from './rule-helpers.ts';
+export type { RuleInput, SemanticRule } from './semantic-rule.ts';
 
 const maxSizeAtLeastSize: SemanticRule = {
   name: 'spec.maxSize >= spec.size',

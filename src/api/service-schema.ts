@@ -14,11 +14,11 @@ import {
   SecurityContextSchema,
   volumeMap,
 } from './container-schema.ts';
-import { SECRET_ENVIRONMENT_RULES } from './pod-rules.ts';
+import { SECRET_ENVIRONMENT_RULES } from './pod-cel.ts';
 import { IMAGE_PATTERN, NO_NUL_PATTERN, boundedString, celRules, dns1123Label } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
-import { EXISTING_VOLUME_SOURCE_RULE } from './storage-rules.ts';
-import { CONTAINER_VOLUME_RULES } from './volume-rules.ts';
+import { EXISTING_VOLUME_SOURCE_RULE } from './storage-cel.ts';
+import { CONTAINER_VOLUME_RULES } from './volume-cel.ts';
 
 /** Fields of a MiniCluster container that only the Flux container uses; a service has none. */
 export const FLUX_ONLY_SERVICE_FIELDS = [

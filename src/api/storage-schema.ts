@@ -22,8 +22,8 @@ import {
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
-import { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS, STORAGE_VOLUME_RULES } from './storage-rules.ts';
-import { VOLUME_MAP_RULES } from './volume-rules.ts';
+import { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS, STORAGE_VOLUME_RULES } from './storage-cel.ts';
+import { VOLUME_MAP_RULES } from './volume-cel.ts';
 
 /** CSI driver names: at most 63 characters, alphanumerics, `-` and `.` (the CSI spec). */
 const CSI_DRIVER_PATTERN = '^[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?$';

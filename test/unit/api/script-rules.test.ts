@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { CONFIG_MAP_MAX_BYTES, SCRIPT_MAX_LENGTH } from '../../../src/api/limits.ts';
-import { BATCH_LINE_PATTERN } from '../../../src/api/script-rules.ts';
+import { BATCH_LINE_PATTERN } from '../../../src/api/script-cel.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { CURVE_CERT, fluxContainer, miniCluster } from './fixtures.ts';

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
 import { validateMiniCluster } from '../../../src/api/validate.ts';
-import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/api/volume-rules.ts';
+import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/api/volume-cel.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 

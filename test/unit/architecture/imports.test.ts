@@ -1,0 +1,252 @@
+// The import structure of src/: no file reaches itself again through its imports, and each folder is
+// a layer that imports only the layers below it. Imports are read by TypeScript's own pre-processor
+// (ts.preProcessFile), so `import type`, `export ... from` and `import('...')` count as plain imports
+// do: a type import ties two files together as much as a value import does.
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
+
+/**
+ * The folders of src/, lowest first (docs/CONVENTIONS.md says the same in words). A file may import
+ * the files of its own folder and of the folders before it, never of one after it.
+ */
+const LAYERS = [
+  'flux', // pure: what Flux reads in a MiniCluster's pods (broker config, keys, entrypoint, scripts)
+  'api', // pure: the CRDs' schemas, types, defaults and validation
+  'render', // pure: a MiniCluster's Kubernetes objects
+  'kube', // the transport to the API server
+  'observability', // logs, metrics, health endpoints
+  'runtime', // what controller-runtime gives Go operators: queue, informers, leader election, events
+  'deploy', // the operator's own install objects
+  'burst', // bursting to other clusters: targets, providers, the planner
+  'controllers', // the MiniCluster and BurstTarget controllers (each subfolder is one controller)
+  'tooling', // the machine's programs and the hack/ scripts, the project's paths and pinned versions
+  'images', // container images built as archives
+  'localcluster', // the local control plane and its real node, which loads the images
+  'cli', // the command line
+] as const;
+
+/** Layers that may import fewer of the layers below them than their place allows. */
+const ONLY: Readonly<Record<string, readonly string[]>> = {
+  // The runtime is plumbing any controller could use: it knows the transport and the logs, no domain.
+  runtime: ['kube', 'observability'],
+};
+
+/** Files under src/ (as `src/...` paths) and, for each, the files under src/ it imports. */
+type ImportGraph = ReadonlyMap<string, readonly string[]>;
+
+function tsFilesUnder(dir: string): string[] {
+  return readdirSync(path.join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
+    const file = path.posix.join(dir, entry.name);
+    if (entry.isDirectory()) return tsFilesUnder(file);
+    return entry.name.endsWith('.ts') ? [file] : [];
+  });
+}
+
+/**
+ * Reads every .ts file under src/ and resolves its relative imports; a relative import that names no
+ * file, or one outside src/, fails here (rather than slipping past the checks below).
+ */
+function importGraph(): ImportGraph {
+  const graph = new Map<string, string[]>();
+  const problems: string[] = [];
+  for (const file of tsFilesUnder('src').sort()) {
+    const { importedFiles } = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+    const targets = new Set<string>();
+    for (const { fileName } of importedFiles) {
+      if (!fileName.startsWith('.')) continue; // a package or node: module
+      const target = path.posix.join(path.posix.dirname(file), fileName);
+      if (!target.startsWith('src/')) problems.push(`${file} imports ${fileName}, outside src/`);
+      else if (!existsSync(path.join(ROOT, target)))
+        problems.push(`${file} imports ${fileName}: no such file`);
+      else targets.add(target);
+    }
+    graph.set(file, [...targets].sort());
+  }
+  assert.deepEqual(problems, [], 'relative imports that name no file under src/');
+  return graph;
+}
+
+interface ImportCycle {
+  /** The files that all reach one another through their imports (a strongly connected component). */
+  files: string[];
+  /** A shortest loop from the first of them back to it, ending where it starts. */
+  loop: string[];
+}
+
+/** The import cycles: one per component of more than one file, or a file importing itself. */
+function importCycles(graph: ImportGraph): ImportCycle[] {
+  // Tarjan's algorithm, iterative so a deep import chain cannot overflow the stack.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const onStack = new Set<string>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  for (const start of graph.keys()) {
+    if (index.has(start)) continue;
+    const work: { file: string; next: number }[] = [{ file: start, next: 0 }];
+    index.set(start, index.size);
+    low.set(start, index.get(start) ?? 0);
+    stack.push(start);
+    onStack.add(start);
+    while (work.length > 0) {
+      const frame = work[work.length - 1];
+      if (frame === undefined) break;
+      const targets = graph.get(frame.file) ?? [];
+      const target = targets[frame.next++];
+      if (target !== undefined) {
+        if (!index.has(target)) {
+          index.set(target, index.size);
+          low.set(target, index.get(target) ?? 0);
+          stack.push(target);
+          onStack.add(target);
+          work.push({ file: target, next: 0 });
+        } else if (onStack.has(target)) {
+          low.set(frame.file, Math.min(low.get(frame.file) ?? 0, index.get(target) ?? 0));
+        }
+        continue;
+      }
+      work.pop();
+      const parent = work[work.length - 1];
+      if (parent !== undefined)
+        low.set(parent.file, Math.min(low.get(parent.file) ?? 0, low.get(frame.file) ?? 0));
+      if (low.get(frame.file) !== index.get(frame.file)) continue;
+      const component: string[] = [];
+      for (;;) {
+        const member = stack.pop();
+        if (member === undefined) break;
+        onStack.delete(member);
+        component.push(member);
+        if (member === frame.file) break;
+      }
+      const selfImport = (graph.get(frame.file) ?? []).includes(frame.file);
+      if (component.length > 1 || selfImport) components.push(component.sort());
+    }
+  }
+  return components.map((files) => ({ files, loop: shortestLoop(graph, files) }));
+}
+
+/** A shortest path from the component's first file through its imports back to that file. */
+function shortestLoop(graph: ImportGraph, component: readonly string[]): string[] {
+  const [first] = component;
+  if (first === undefined) return [];
+  const members = new Set(component);
+  const cameFrom = new Map<string, string>();
+  const queue: string[] = [first];
+  for (let i = 0; i < queue.length; i++) {
+    const file: string = queue[i] ?? first;
+    for (const target of graph.get(file) ?? []) {
+      if (!members.has(target)) continue;
+      if (target === first) {
+        const loop = [first];
+        for (let at: string | undefined = file; at !== undefined && at !== first; at = cameFrom.get(at))
+          loop.unshift(at);
+        return [first, ...loop];
+      }
+      if (cameFrom.has(target)) continue;
+      cameFrom.set(target, file);
+      queue.push(target);
+    }
+  }
+  return [...component];
+}
+
+/** The folder right under src/ that holds a file (`src/controllers/minicluster/x.ts` -> `controllers`). */
+function layerOf(file: string): string {
+  const parts = file.split('/');
+  return parts.length > 2 ? (parts[1] ?? '') : '';
+}
+
+/** Imports that cross into a layer the importing file's layer may not use, each with the reason. */
+function forbiddenImports(
+  graph: ImportGraph,
+  layers: readonly string[],
+  only: Readonly<Record<string, readonly string[]>>,
+): string[] {
+  const found: string[] = [];
+  for (const [file, targets] of graph) {
+    const from = layerOf(file);
+    if (!layers.includes(from)) {
+      found.push(`${file} is in no layer: add its folder to LAYERS`);
+      continue;
+    }
+    for (const target of targets) {
+      const to = layerOf(target);
+      if (to === from) continue;
+      if (layers.indexOf(to) > layers.indexOf(from))
+        found.push(`${file} -> ${target}: ${from} may not import ${to}, a higher layer`);
+      else if (only[from] !== undefined && !only[from].includes(to))
+        found.push(`${file} -> ${target}: ${from} imports only ${only[from].join(' and ')}`);
+    }
+  }
+  return found;
+}
+
+describe('the checks themselves', () => {
+  it('find a cycle, as a loop of files, and only the files in it', () => {
+    const graph = new Map([
+      ['src/a/1.ts', ['src/a/2.ts']],
+      ['src/a/2.ts', ['src/a/3.ts', 'src/b/4.ts']],
+      ['src/a/3.ts', ['src/a/1.ts']],
+      ['src/b/4.ts', []],
+      ['src/b/5.ts', ['src/a/1.ts', 'src/b/5.ts']],
+    ]);
+    assert.deepEqual(importCycles(graph), [
+      {
+        files: ['src/a/1.ts', 'src/a/2.ts', 'src/a/3.ts'],
+        loop: ['src/a/1.ts', 'src/a/2.ts', 'src/a/3.ts', 'src/a/1.ts'],
+      },
+      { files: ['src/b/5.ts'], loop: ['src/b/5.ts', 'src/b/5.ts'] },
+    ]);
+    assert.deepEqual(importCycles(new Map([['src/a/1.ts', ['src/a/2.ts']]])), []);
+  });
+
+  it('find an import going up, one outside what a layer may import, and a folder in no layer', () => {
+    const graph = new Map([
+      ['src/low/x.ts', ['src/high/y.ts', 'src/low/z.ts']],
+      ['src/high/y.ts', ['src/low/x.ts', 'src/mid/w.ts']],
+      ['src/mid/w.ts', ['src/low/z.ts']],
+      ['src/other/v.ts', []],
+    ]);
+    assert.deepEqual(forbiddenImports(graph, ['low', 'mid', 'high'], { high: ['low'] }), [
+      'src/low/x.ts -> src/high/y.ts: low may not import high, a higher layer',
+      'src/high/y.ts -> src/mid/w.ts: high imports only low',
+      'src/other/v.ts is in no layer: add its folder to LAYERS',
+    ]);
+  });
+});
+
+describe('the imports of src/', () => {
+  const graph = importGraph();
+
+  it('are read from every file, type imports and dynamic imports included', () => {
+    // The pre-processor sees the kinds of import the checks rely on; a sample that has each.
+    const seen = ts
+      .preProcessFile(
+        "import type { A } from './a.ts';\nexport * from './b.ts';\nawait import('./c.ts');\n",
+        true,
+        true,
+      )
+      .importedFiles.map((imported) => imported.fileName);
+    assert.deepEqual(seen, ['./a.ts', './b.ts', './c.ts']);
+    assert.ok(graph.size > 100, `only ${graph.size} files read under src/`);
+  });
+
+  it('form no cycle', () => {
+    const cycles = importCycles(graph);
+    const described = cycles.map(
+      ({ files, loop }) => `${files.length} files: ${files.join(', ')}\n    (one loop: ${loop.join(' -> ')})`,
+    );
+    assert.equal(cycles.length, 0, `import cycles:\n  ${described.join('\n  ')}`);
+  });
+
+  it('never go up a layer', () => {
+    const forbidden = forbiddenImports(graph, LAYERS, ONLY);
+    assert.equal(forbidden.length, 0, `imports against the layers:\n  ${forbidden.join('\n  ')}`);
+  });
+});
