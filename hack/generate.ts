@@ -1,10 +1,10 @@
 /**
  * Writes the files generated from the source: deploy/crd.yaml and deploy/burst-target-crd.yaml
- * from src/api, the golden
+ * from src/api, the modules embedding the scripts of src/ (see embedded-scripts.ts), the golden
  * renders of examples/ under test/golden/, and deploy/install.yaml and the generated parts of the
  * Helm chart from src/deploy.
  *
- *   node hack/generate.ts          write every target
+ *   node hack/generate.ts          write every target that is stale
  *   node hack/generate.ts --check  write nothing; exit 1 listing the targets that are stale
  *
  * To generate another file, add a `{ path, content }` entry to GENERATED_FILES; `content` must be
@@ -14,11 +14,8 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
-import { miniClusterCrd } from '../src/api/crd.ts';
-import { deployFiles } from './deploy-files.ts';
+import { embeddedScripts } from './embedded-scripts.ts';
 import { GENERATE_COMMAND, generatedHeader } from './generated-header.ts';
-import { goldenRenders } from './golden-renders.ts';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -27,6 +24,39 @@ export interface GeneratedFile {
 }
 
 export const REPOSITORY_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+function readOrUndefined(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the files that differ from what is generated; returns their paths. */
+function writeGenerated(files: GeneratedFile[]): string[] {
+  const written: string[] = [];
+  for (const file of files) {
+    const target = join(REPOSITORY_ROOT, file.path);
+    const content = file.content();
+    if (readOrUndefined(target) === content) continue;
+    mkdirSync(dirname(target), { recursive: true });
+    writeFileSync(target, content);
+    written.push(file.path);
+  }
+  return written;
+}
+
+// The modules embedding the scripts come first, before the source that imports them is loaded (below):
+// so one run renders the goldens with the scripts as they are now, and a new script's constant exists
+// before the code using it is imported.
+const SCRIPT_MODULES: GeneratedFile[] = embeddedScripts(REPOSITORY_ROOT);
+const scriptsWritten =
+  import.meta.main && !process.argv.includes('--check') ? writeGenerated(SCRIPT_MODULES) : [];
+const { burstTargetCrd } = await import('../src/api/burst-target-crd.ts');
+const { miniClusterCrd } = await import('../src/api/crd.ts');
+const { deployFiles } = await import('./deploy-files.ts');
+const { goldenRenders } = await import('./golden-renders.ts');
 
 /** A YAML document with a header saying where it comes from. */
 export function generatedYaml(source: string, document: unknown): string {
@@ -40,17 +70,10 @@ export const GENERATED_FILES: GeneratedFile[] = [
     path: 'deploy/burst-target-crd.yaml',
     content: () => generatedYaml('src/api/burst-target-schema.ts', burstTargetCrd()),
   },
+  ...SCRIPT_MODULES,
   ...goldenRenders(REPOSITORY_ROOT),
   ...deployFiles(),
 ];
-
-function readOrUndefined(path: string): string | undefined {
-  try {
-    return readFileSync(path, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
 
 /** Paths of the targets whose file differs from what would be generated. */
 export function staleFiles(root: string = REPOSITORY_ROOT): string[] {
@@ -65,12 +88,9 @@ function main(argv: string[]): number {
     for (const path of stale) console.error(`stale: ${path} (run \`${GENERATE_COMMAND}\`)`);
     return stale.length === 0 ? 0 : 1;
   }
-  for (const file of GENERATED_FILES) {
-    const target = join(REPOSITORY_ROOT, file.path);
-    mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, file.content());
-    console.log(`wrote ${file.path}`);
-  }
+  const written = [...scriptsWritten, ...writeGenerated(GENERATED_FILES)];
+  for (const path of written) console.log(`wrote ${path}`);
+  if (written.length === 0) console.log('every generated file is up to date');
   return 0;
 }
 

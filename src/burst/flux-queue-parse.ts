@@ -20,6 +20,7 @@
  */
 import type { FluxJob, FluxJobState, QueueSnapshot } from './queue.ts';
 import { FLUX_JOB_STATES } from './queue.ts';
+import { FLUX_QUEUE_SH } from './scripts/embedded.ts';
 
 /** Output that is not what flux-core prints; `where` names the part (job index, field, line). */
 export class FluxQueueParseError extends Error {
@@ -47,53 +48,11 @@ export const FLUX_UNAVAILABLE_EXIT_CODE = 69;
 export const SNAPSHOT_FORMAT_VERSION = 1;
 
 /**
- * The snapshot script: `sh -c FLUX_QUEUE_SCRIPT flux-queue [FLUX_URI]`. Prints one JSON document:
- * `{"version":1,"jobs":<flux jobs --json>,"jobspecs":{"<f58 id>":<jobspec>,...},"resources":["<line>",...]}`
- * with the jobspec of every SCHED and RUN job (`flux job info` per job: the cost grows with them).
- * Lists pending and running jobs of all users (`--user=all`): inactive ones do not matter to the
- * planner and would make every snapshot grow with the instance's history. A failing flux command
- * exits with FLUX_UNAVAILABLE_EXIT_CODE and says which on stderr.
+ * The snapshot script, scripts/flux-queue.sh (embedded by `npm run generate`): `sh -c FLUX_QUEUE_SCRIPT
+ * flux-queue [FLUX_URI]` prints one JSON document of the jobs, their jobspecs and the resources, in
+ * version SNAPSHOT_FORMAT_VERSION, or exits with FLUX_UNAVAILABLE_EXIT_CODE (see the script).
  */
-export const FLUX_QUEUE_SCRIPT = `set -u
-if [ "$#" -ge 1 ] && [ -n "$1" ]; then
-  FLUX_URI=$1
-  export FLUX_URI
-fi
-unavailable() {
-  printf 'flux-queue: %s\\n' "$1" >&2
-  exit ${FLUX_UNAVAILABLE_EXIT_CODE}
-}
-command -v flux >/dev/null 2>&1 || unavailable 'flux: command not found'
-jobs=$(flux jobs --user=all --filter=pending,running --json) ||
-  unavailable "flux jobs --json failed (exit $?)"
-ids=$(flux jobs --user=all --filter=sched,run --no-header --format='{id.f58plain}') ||
-  unavailable "flux jobs --format failed (exit $?)"
-resources=$(flux resource list --states=up,allocated --no-header --format='{state} {nnodes} {ranks}') ||
-  unavailable "flux resource list failed (exit $?)"
-printf '{"version":${SNAPSHOT_FORMAT_VERSION},"jobs":%s,"jobspecs":{' "$jobs"
-sep=''
-for id in $ids; do
-  case $id in
-  *[!0-9A-Za-z]*) unavailable "unexpected job id from flux jobs: $id" ;;
-  esac
-  spec=$(flux job info "$id" jobspec) || unavailable "flux job info $id jobspec failed (exit $?)"
-  printf '%s"%s":%s' "$sep" "$id" "$spec"
-  sep=','
-done
-printf '},"resources":['
-sep=''
-while IFS= read -r line; do
-  [ -n "$line" ] || continue
-  case $line in
-  *\\"* | *\\\\*) unavailable "unexpected line from flux resource list: $line" ;;
-  esac
-  printf '%s"%s"' "$sep" "$line"
-  sep=','
-done <<RESOURCES
-$resources
-RESOURCES
-printf ']}\\n'
-`;
+export const FLUX_QUEUE_SCRIPT: string = FLUX_QUEUE_SH;
 
 // ---------------------------------------------------------------------------------------------------
 // Job ids (RFC 19 F58)

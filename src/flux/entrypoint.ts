@@ -17,7 +17,11 @@
  * - Quoted words, reaching their command exactly as given: everything else (names, paths, hostlist,
  *   broker options, `extraOptions`, `jobOptions`, `wrap` arguments, numbers).
  * Every absolute path is a parameter so the script can run anywhere (the tests run it in a temp dir).
+ *
+ * The script is this input as a prologue of quoted parameters, then a fixed body,
+ * `scripts/entrypoint.sh` (embedded at build time by `npm run generate`), which branches on them.
  */
+import { ENTRYPOINT_SH } from './scripts/embedded.ts';
 import { shellQuote, shellQuoteWords } from './shell.ts';
 
 export interface EntrypointInput {
@@ -411,388 +415,81 @@ function assignment(name: string, value: string | number): string {
   return `${name}=${shellQuote(String(value))}`;
 }
 
-/** The words `as_user` sets, as a bash expansion (kept out of the raw template literal below). */
-const AS_USER_COMMAND = '"${as_user_command[@]}"';
-
-/** Shell functions every script uses. */
-const HELPER_FUNCTIONS = String.raw`fail() {
-  printf 'flux-operator: error: %s\n' "$*" >&2
-  exit 1
+/** `name=(words...)`, each word quoted: a bash array parameter. */
+function arrayAssignment(name: string, words: readonly string[]): string {
+  return `${name}=(${shellQuoteWords(words)})`;
 }
 
-is_root() {
-  [ "$(id -u)" -eq 0 ]
-}
-
-# Runs a user's shell snippet in this shell, so what it exports reaches the broker.
-run_hook() {
-  log "running the $1 hook"
-  eval "$2"
-}
-
-# as_user USER COMMAND...: sets as_user_command to the words that run COMMAND as USER with this
-# PATH, using whichever tool the image has.
-as_user() {
-  local user="$1"
-  shift
-  if [ "$(id -un)" = "$user" ]; then
-    as_user_command=("$@")
-  elif is_root && command -v runuser >/dev/null 2>&1; then
-    as_user_command=(runuser -u "$user" -- env "PATH=$PATH" "$@")
-  elif command -v sudo >/dev/null 2>&1; then
-    as_user_command=(sudo -E -u "$user" -- env "PATH=$PATH" "$@")
-  elif command -v su >/dev/null 2>&1; then
-    as_user_command=(su -p -s /bin/bash -c "$(printf '%q ' env "PATH=$PATH" "$@")" "$user")
-  else
-    fail "cannot run as $user: the image has none of runuser, sudo, su"
-  fi
-}
-
-# run_as USER COMMAND...: COMMAND as USER with this PATH.
-run_as() {
-  as_user "$@"
-  ${AS_USER_COMMAND}
-}
-
-# copy_secret SOURCE DEST OWNER: a private copy of a Secret file (mounts are group/other readable).
-copy_secret() {
-  mkdir -p "$(dirname "$2")"
-  rm -f "$2"
-  cp "$1" "$2"
-  chmod 0400 "$2"
-  if is_root; then
-    chown "$3:$(id -g "$3")" "$2"
-  fi
-}`;
-
-/**
- * Stopping: a pod's TERM (the pod deleted, the MiniCluster scaled down, its Job finished) or INT
- * reaches the broker. The script is PID 1 of its container: the kernel hands PID 1 only the signals it
- * has a handler for, and bash runs a trap only once its foreground command has ended. So each broker
- * runs in the background while the script `wait`s for it, and the trap passes the signal on.
- *
- * To the broker itself, not to the tool that runs it as the flux user: util-linux `runuser` and `su`
- * (2.38) pass a TERM on to their child but SIGKILL it 2 s later, too soon for a lead broker to shut its
- * instance down, and pass an INT on only when they made a new session; `sudo` relays both and waits;
- * busybox `su` execs the command. The broker is the process named `flux-broker` (`flux-broker-<rank>`
- * once it knows its rank) nearest the background job in the process tree, read from /proc (not every
- * image has `pgrep`, not every kernel has /proc/PID/task/PID/children). When there is none (a prefix
- * or `--wrap` that renames it or runs it in another PID namespace), the background job gets the signal.
- *
- * flux-core 0.88: TERM or INT to the lead broker (rank 0) ends its initial program and shuts the whole
- * instance down; to a worker broker, makes it leave the instance.
- *
- * A plain template literal, not String.raw: `\${` and `\\` are escaped, the rest is the bash text.
- */
-const STOPPING = `# The background job running a broker (empty when none runs), the signal that told the pod to
-# stop (empty until one did), how many such signals came, and whether the job got the signal.
-broker_job=""
-stop_signal=""
-stop_signals=0
-stop_passed=""
-
-# broker_in_tree PID: prints the pid of the broker process nearest PID in its process tree (PID
-# included); fails when there is none. A broker names itself flux-broker-RANK once it knows its rank.
-broker_in_tree() {
-  local file line pid ppid level next depth=0
-  local -A name_of=() children_of=()
-  for file in /proc/[0-9]*/stat; do
-    line=""
-    { read -r line <"$file"; } 2>/dev/null || continue
-    # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so cut at the last ")".
-    pid="\${line%% *}"
-    name_of[$pid]="\${line#*(}"
-    name_of[$pid]="\${name_of[$pid]%)*}"
-    line="\${line##*) }"
-    line="\${line#* }"
-    ppid="\${line%% *}"
-    children_of[$ppid]="\${children_of[$ppid]-} $pid"
-  done
-  level="$1"
-  # The depth bound keeps a /proc read while pids were reused from looping.
-  while [ -n "$level" ] && [ "$depth" -lt 64 ]; do
-    next=""
-    # shellcheck disable=SC2086 # a list of pids, split on purpose
-    for pid in $level; do
-      case "\${name_of[$pid]-}" in
-        flux-broker | flux-broker-[0-9]*)
-          printf '%s\\n' "$pid"
-          return 0
-          ;;
-      esac
-      next="$next\${children_of[$pid]-}"
-    done
-    level="$next"
-    depth=$((depth + 1))
-  done
-  return 1
-}
-
-# pass_stop SIGNAL: SIGNAL to the running broker.
-pass_stop() {
-  local target
-  target="$(broker_in_tree "$broker_job")" || target="$broker_job"
-  log "passing SIG$1 on to the broker (pid $target)"
-  kill -s "$1" "$target" 2>/dev/null || true
-  stop_passed=yes
-}
-
-# on_stop SIGNAL: the trap of TERM and INT.
-on_stop() {
-  stop_signal="$1"
-  stop_signals=$((stop_signals + 1))
-  log "got SIG$1: stopping"
-  if [ -n "$broker_job" ]; then
-    pass_stop "$1"
-  fi
-}
-trap 'on_stop TERM' TERM
-trap 'on_stop INT' INT
-
-# run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
-# the background, waited for until it is gone; its exit status in $status.
-run_broker() {
-  local seen
-  as_user "$flux_user" "$@"
-  stop_passed=""
-  "\${as_user_command[@]}" &
-  broker_job=$!
-  # A signal that came while the job was being started has not reached it.
-  if [ -n "$stop_signal" ] && [ -z "$stop_passed" ]; then
-    pass_stop "$stop_signal"
-  fi
-  while :; do
-    seen="$stop_signals"
-    status=0
-    wait "$broker_job" || status=$?
-    # A trapped signal ends wait early (with 128 + its number): then wait again for the broker's status.
-    if [ "$stop_signals" = "$seen" ]; then
-      break
-    fi
-  done
-  broker_job=""
-}
-
-# pause SECONDS: sleeps, unless told to stop before or meanwhile.
-pause() {
-  [ -z "$stop_signal" ] || return 0
-  sleep "$1" &
-  wait "$!" || kill "$!" 2>/dev/null || true
-}`;
-
-/**
- * The flux user: used as it is when it exists. A new one gets uid `$flux_uid` unless another user
- * already has it (uid 1000 is `ubuntu` in Ubuntu 24.04 images, and `useradd --uid` then fails "UID
- * 1000 is not unique"): then useradd/adduser choose a free one, and the log says which.
- */
-/** `-u <uid>` or nothing; the `+` form keeps an empty array valid under `set -u` in bash < 4.4. */
-const UID_OPTION = '${uid_option[@]+"${uid_option[@]}"}';
-
-const SETUP_FLUX_USER = String.raw`# user_with_uid UID: the name of the user that has UID (empty when none has).
-user_with_uid() {
-  if command -v getent >/dev/null 2>&1; then
-    getent passwd "$1" | cut -d: -f1 || true
-  else
-    local name uid rest
-    while IFS=: read -r name _ uid rest; do
-      if [ "$uid" = "$1" ]; then
-        printf '%s\n' "$name"
-        return 0
-      fi
-    done </etc/passwd
-  fi
-}
-
-if id -u "$flux_user" >/dev/null 2>&1; then
-  log "using the existing user $flux_user (uid $(id -u "$flux_user"))"
-else
-  uid_owner="$(user_with_uid "$flux_uid")"
-  if [ -n "$uid_owner" ]; then
-    log "uid $flux_uid belongs to $uid_owner: creating user $flux_user with a free uid"
-    uid_option=()
-  else
-    log "creating user $flux_user (uid $flux_uid)"
-    uid_option=(-u "$flux_uid")
-  fi
-  if command -v useradd >/dev/null 2>&1; then
-    useradd ${UID_OPTION} --create-home --shell /bin/bash "$flux_user"
-  elif command -v adduser >/dev/null 2>&1; then
-    adduser -D ${UID_OPTION} -s /bin/sh "$flux_user"
-  else
-    fail "user $flux_user does not exist and the image has neither useradd nor adduser"
-  fi
-  log "created user $flux_user with uid $(id -u "$flux_user")"
-fi
-mkdir -p "$run_dir" "$state_dir" "$config_dir"
-if is_root; then
-  chown "$flux_user:$(id -g "$flux_user")" "$run_dir" "$state_dir"
-fi
-copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"`;
-
-/**
- * munged checks its directories before it starts (see `MungeInput`): each is made here and given to
- * the munge user, not writable by others. The socket's directory stays searchable by everyone:
- * the flux user's brokers connect to the socket in it.
- */
-const START_MUNGE = String.raw`# munge_dir DIR MODE: DIR owned by the munge user, with MODE.
-munge_dir() {
-  mkdir -p "$1"
-  if is_root; then
-    chown "$munge_user:$(id -g "$munge_user")" "$1"
-  fi
-  if is_root || [ -O "$1" ]; then
-    chmod "$2" "$1"
-  fi
-}
-
-if command -v munged >/dev/null 2>&1; then
-  log "starting munged"
-  munge_dir "$munge_socket_dir" 0755
-  munge_dir "$munge_seed_dir" 0700
-  munge_dir "$munge_log_dir" 0700
-  munge_dir "$(dirname "$munge_key")" 0700
-  copy_secret "$munge_key_source" "$munge_key" "$munge_user"
-  run_as "$munge_user" munged
-else
-  log "munged is not in the image: not starting munge"
-fi`;
-
-/**
- * How a broker starts (`flux start` and the words after it) as the flux user: behind the `prefix`
- * words when there are some. The prefix is the quoted `$flux_prefix`, so its text is shell only for
- * the `bash -c` that runs it, and the broker's words reach it as that bash's `"$@"`, quoted.
- */
-function brokerCommand(input: EntrypointInput, after = ''): string {
-  const start = `"$flux_bin" start "\${start_args[@]}"${after === '' ? '' : ` ${after}`}`;
-  return hasPrefix(input)
-    ? `run_broker bash -c "$flux_prefix"' "$@"' flux-prefix ${start}`
-    : `run_broker ${start}`;
+/** `yes` or empty: how the body's switches are set. */
+function flag(on: boolean | undefined): string {
+  return on ? 'yes' : '';
 }
 
 /**
- * The call of a setup hook (init, pre, brokerPre, workerPre). Quiet: its standard output is dropped
- * (errors stay), as the program's output is all a quiet MiniCluster prints; the redirection of a
- * function call keeps it in this shell, so what the hook exports still reaches the broker.
+ * The hooks' parameters (`hook_<name>`), each set only when the MiniCluster has that hook: the body
+ * runs a hook when its parameter is set, even to an empty text, as it always has.
  */
-function setupHook(input: EntrypointInput, name: 'init' | 'pre' | 'brokerPre' | 'workerPre'): string[] {
-  const text = input.hooks?.[name];
-  if (text === undefined) return [];
-  return [`run_hook ${name} ${shellQuote(text)}${input.logging?.quiet ? ' >/dev/null' : ''}`];
-}
+const HOOK_PARAMETERS = {
+  init: 'hook_init',
+  pre: 'hook_pre',
+  brokerPre: 'hook_broker_pre',
+  workerPre: 'hook_worker_pre',
+  post: 'hook_post',
+} as const;
 
 function hasPrefix(input: EntrypointInput): boolean {
   return (input.hooks?.prefix?.trim() ?? '') !== '';
 }
 
-function leadSection(input: EntrypointInput, time: string): string[] {
+/** The lead broker's parameters: its initial program and what it needs before it starts. */
+function leadParameters(input: EntrypointInput): string[] {
   const context: ProgramContext = {};
   if (input.jobOptions !== undefined) context.jobOptions = input.jobOptions;
   if (input.logging?.quiet) context.quiet = true;
-  const programWords = initialProgramWords(input.program, context);
-  const lines: string[] = [];
-  lines.push(...setupHook(input, 'brokerPre'));
-  if (input.jobOptions !== undefined && input.jobOptions.length > 0) {
-    lines.push(`export FLUX_OPTION_FLAGS=${shellQuote(input.jobOptions.join(' '))}`);
-  }
   const { program } = input;
+  const lines = [
+    arrayAssignment('program_args', initialProgramWords(program, context)),
+    assignment('stays_up', flag(staysUp(program))),
+  ];
+  if (input.jobOptions !== undefined && input.jobOptions.length > 0) {
+    lines.push(assignment('flux_option_flags', input.jobOptions.join(' ')));
+  }
   if (program.kind === 'restful') {
     lines.push(
-      `copy_secret ${shellQuoteWords([program.credentialsSourcePath, program.credentialsPath])} "$flux_user"`,
-      `log ${shellQuote(`RESTful instance: the API is served on port ${program.port}`)}`,
+      assignment('restful_credentials_source', program.credentialsSourcePath),
+      assignment('restful_credentials', program.credentialsPath),
+      assignment('restful_port', program.port),
     );
     if (program.ignoredBranch !== undefined) {
-      lines.push(
-        `log ${shellQuote(`fluxRestful.branch ${program.ignoredBranch} is ignored: the server ships with the operator, nothing is cloned`)}`,
-      );
+      lines.push(assignment('restful_ignored_branch', program.ignoredBranch));
     }
   }
-  if (staysUp(program)) {
-    lines.push('log "interactive instance: connect with flux proxy local://$run_dir/local"');
-  }
-  lines.push(
-    'if [ -n "$stop_signal" ]; then',
-    '  log "told to stop (SIG$stop_signal) before the lead broker started"',
-    '  exit "$((128 + $(kill -l "$stop_signal")))"',
-    'fi',
-    'log "starting the lead broker"',
-    `${time}${brokerCommand(input, shellQuoteWords(programWords))}`,
-    'log "the lead broker exited with status $status"',
-  );
-  if (input.hooks?.post !== undefined) {
-    lines.push(
-      `if ! run_hook post ${shellQuote(input.hooks.post)}; then`,
-      '  log "the post hook failed"',
-      'fi',
-    );
-  }
-  lines.push('exit "$status"');
   return lines;
 }
 
-function workerSection(input: EntrypointInput, time: string): string {
-  const { maxAttempts } = input.workerRestart;
-  const lines: string[] = [];
-  lines.push(...setupHook(input, 'workerPre'));
-  lines.push(
-    '# A worker broker exits 0 when the instance shuts down; anything else is retried so the pod',
-    '# rejoins (the lead may not be up yet, or restarted). A pod told to stop is done, whatever the status.',
-    'attempt=0',
-    'while :; do',
-    '  if [ -n "$stop_signal" ]; then',
-    '    log "told to stop (SIG$stop_signal): worker done"',
-    '    exit 0',
-    '  fi',
-    '  attempt=$((attempt + 1))',
-    '  log "starting a worker broker (attempt $attempt)"',
-    `  ${time}${brokerCommand(input)}`,
-    '  if [ -n "$stop_signal" ]; then',
-    '    log "told to stop (SIG$stop_signal): the worker broker exited with status $status, worker done"',
-    '    exit 0',
-    '  fi',
-    '  if [ "$status" -eq 0 ]; then',
-    '    log "the instance shut down: worker done"',
-    '    exit 0',
-    '  fi',
-  );
-  if (maxAttempts !== undefined) {
-    lines.push(
-      `  if [ "$attempt" -ge ${maxAttempts} ]; then`,
-      '    printf \'flux-operator: error: worker broker failed %s times, last status %s\\n\' "$attempt" "$status" >&2',
-      '    exit "$status"',
-      '  fi',
-    );
-  }
-  lines.push(
-    '  log "the worker broker exited with status $status: retrying in $worker_retry_delay s"',
-    '  pause "$worker_retry_delay"',
-    'done',
-  );
-  return lines.join('\n');
-}
-
-/** The entrypoint script text (bash). Same input, same bytes. */
+/**
+ * The entrypoint script text (bash): a prologue of the input as quoted parameters, then the fixed
+ * body (scripts/entrypoint.sh, which branches on them). Same input, same bytes.
+ */
 export function entrypointScript(input: EntrypointInput): string {
   validate(input);
   const { paths, logging } = input;
-  const time = logging?.timed ? 'time ' : '';
-  const sections: string[] = [];
-
-  sections.push(
-    [
-      '#!/bin/bash',
-      `# Entrypoint of the pods of Flux MiniCluster job ${input.jobName}, generated by the Flux Operator.`,
-      input.leadIsRemote
-        ? '# The lead broker runs in another cluster: every pod here runs a worker broker.'
-        : `# Pod ${input.jobName}-0 runs the lead broker and the program; the other pods run worker brokers.`,
-      '# User snippets are passed in single quotes on purpose: they expand where they run, not here.',
-      '# shellcheck disable=SC2016',
-      ...(logging?.strict ? ['set -eEu -o pipefail'] : []),
-      ...(logging?.debug ? ['set -x'] : []),
-    ].join('\n'),
-  );
+  const header = [
+    '#!/bin/bash',
+    `# Entrypoint of the pods of Flux MiniCluster job ${input.jobName}, generated by the Flux Operator.`,
+    input.leadIsRemote
+      ? '# The lead broker runs in another cluster: every pod here runs a worker broker.'
+      : `# Pod ${input.jobName}-0 runs the lead broker and the program; the other pods run worker brokers.`,
+    '# User snippets are passed in single quotes on purpose: they expand where they run, not here.',
+    '# shellcheck disable=SC2016',
+    ...(logging?.strict ? ['set -eEu -o pipefail'] : []),
+    ...(logging?.debug ? ['set -x'] : []),
+  ];
 
   const parameters = [
+    '# The parameters of this MiniCluster (the body below says what each means).',
     assignment('job_name', input.jobName),
+    assignment('lead_is_remote', flag(input.leadIsRemote)),
     assignment('flux_user', input.fluxUser.name),
     assignment('flux_uid', input.fluxUser.uid),
     assignment('flux_install_root', input.fluxInstallRoot),
@@ -820,69 +517,20 @@ export function entrypointScript(input: EntrypointInput): string {
   }
   if (hasPrefix(input)) parameters.push(assignment('flux_prefix', input.hooks?.prefix?.trim() ?? ''));
   parameters.push(assignment('worker_retry_delay', input.workerRestart.delaySeconds));
-  sections.push(parameters.join('\n'));
-
-  sections.push(
-    logging?.quiet
-      ? "# Quiet: only errors and the program's own output.\nlog() {\n  :\n}"
-      : 'log() {\n  printf \'flux-operator: %s\\n\' "$*"\n}',
-  );
-  sections.push(HELPER_FUNCTIONS, STOPPING);
-
-  sections.push(...setupHook(input, 'init'));
-
-  sections.push(
-    [
-      'export PATH="$flux_install_root/bin:$PATH"',
-      'if ! flux_bin="$(command -v flux)"; then',
-      '  fail "flux is not in this container (looked in $flux_install_root/bin and PATH=$PATH): use an image with Flux installed, or set the Flux install root to where it is"',
-      'fi',
-    ].join('\n'),
-  );
-
-  sections.push(
-    [
-      '# The broker finds its rank by its hostname; index 0 of the Job is the lead broker.',
-      'pod_hostname="$(hostname)"',
-      'case "$pod_hostname" in',
-      '  "$job_name"-*) pod_index="${pod_hostname#"$job_name"-}" ;;',
-      '  *) fail "hostname $pod_hostname is not a pod of job $job_name (expected $job_name-<index>)" ;;',
-      'esac',
-      'case "$pod_index" in',
-      '  "" | *[!0-9]*) fail "hostname $pod_hostname does not end in a pod index" ;;',
-      'esac',
-      input.leadIsRemote ? 'role=worker' : 'if [ "$pod_index" -eq 0 ]; then role=lead; else role=worker; fi',
-      'log "pod $pod_hostname: $role"',
-    ].join('\n'),
-  );
-
-  sections.push(SETUP_FLUX_USER);
-  if (input.munge) sections.push(START_MUNGE);
-  if (input.resource.writtenBy === 'pod') {
-    sections.push(
-      [
-        'log "writing R for $resource_hostlist"',
-        'mkdir -p "$(dirname "$resource_path")"',
-        '"$flux_bin" R encode "--hosts=$resource_hostlist" --local >"$resource_path"',
-      ].join('\n'),
-    );
+  if (input.workerRestart.maxAttempts !== undefined) {
+    parameters.push(assignment('worker_max_attempts', input.workerRestart.maxAttempts));
   }
-  sections.push(...setupHook(input, 'pre'));
-
-  sections.push(`start_args=(${shellQuoteWords(fluxStartWords(input))})`);
-  if (input.leadIsRemote) {
-    sections.push(workerSection(input, time));
-  } else {
-    sections.push(
-      [
-        'if [ "$role" = lead ]; then',
-        // Indents the statements only: a quoted multi-line word must keep its lines as they are.
-        ...leadSection(input, time).map((statement) => `  ${statement}`),
-        'fi',
-        '',
-        workerSection(input, time),
-      ].join('\n'),
-    );
+  parameters.push(
+    assignment('log_quiet', flag(logging?.quiet)),
+    assignment('log_timed', flag(logging?.timed)),
+    arrayAssignment('start_args', fluxStartWords(input)),
+  );
+  for (const [name, parameter] of Object.entries(HOOK_PARAMETERS)) {
+    const text = input.hooks?.[name as keyof typeof HOOK_PARAMETERS];
+    if (text !== undefined) parameters.push(assignment(parameter, text));
   }
-  return `${sections.join('\n\n')}\n`;
+  // The body runs the lead part only when the lead broker runs here; the program is set either way.
+  parameters.push(...leadParameters(input));
+
+  return [header.join('\n'), parameters.join('\n'), ENTRYPOINT_SH].join('\n\n');
 }

@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
   FLUX_QUEUE_SCRIPT,
+  FLUX_UNAVAILABLE_EXIT_CODE,
   FluxQueueParseError,
   decodeF58,
   f58plain,
@@ -346,6 +347,8 @@ test('the snapshot script, run with the fake flux, prints the snapshot document'
     encoding: 'utf8',
   });
   assert.equal(failing.status, 69);
+  // The script's code is the one the reader looks for (src/burst/flux-queue-exec.ts).
+  assert.equal(failing.status, FLUX_UNAVAILABLE_EXIT_CODE);
   assert.match(failing.stderr, /flux-queue: flux jobs --json failed \(exit 4\)\n$/);
   const missing = spawnSync('sh', ['-c', FLUX_QUEUE_SCRIPT, 'flux-queue'], {
     env: { PATH: '/usr/bin:/bin' },

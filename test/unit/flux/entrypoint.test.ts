@@ -389,16 +389,26 @@ describe('entrypointScript static checks', () => {
     const plain = entrypointScript(entrypointInput());
     assert.doesNotMatch(plain, /^set -eEu -o pipefail$/m);
     assert.doesNotMatch(plain, /^set -x$/m);
-    assert.doesNotMatch(plain, /^\s*time run_broker/m);
+    assert.match(plain, /^log_timed=''$/m);
     const loud = entrypointScript(entrypointInput({ logging: { strict: true, debug: true, timed: true } }));
     assert.match(loud, /^set -eEu -o pipefail$/m);
     assert.match(loud, /^set -x$/m);
-    assert.match(loud, /^\s*time run_broker "\$flux_bin" start/m);
+    assert.match(loud, /^log_timed=yes$/m);
+  });
+
+  it('times the broker only when asked', () => {
+    const sandbox = makeSandbox();
+    const plain = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
+    assert.equal(plain.status, 0, plain.stderr);
+    assert.doesNotMatch(plain.stderr, /^real\s/m);
+    const timed = runScript(sandbox, sandboxInput(sandbox, { logging: { timed: true } }), 'flux-sample-0');
+    assert.equal(timed.status, 0, timed.stderr);
+    assert.match(timed.stderr, /^real\s+\d+m[\d.]+s$/m);
   });
 
   it('passes hooks as quoted strings, so they cannot break the script', () => {
     const script = entrypointScript(entrypointInput({ hooks: { pre: "echo 'a'; exit 3" } }));
-    assert.match(script, /^run_hook pre 'echo '"'"'a'"'"'; exit 3'$/m);
+    assert.match(script, /^hook_pre='echo '"'"'a'"'"'; exit 3'$/m);
   });
 });
 

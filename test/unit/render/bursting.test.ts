@@ -98,7 +98,7 @@ describe('rendering for bursting', () => {
     assert.deepEqual(brokerHosts(external), brokerHosts(local));
     const script = find.configMap(objects).data?.['entrypoint.sh'] ?? '';
     // Every pod of the external side is a worker: rank 0 runs in the other cluster.
-    assert.match(script, /^role=worker$/m);
+    assert.match(script, /^lead_is_remote=yes$/m);
     assert.deepEqual(
       objects.filter((object) => object.kind === 'Secret'),
       [],
@@ -152,7 +152,7 @@ describe('rendering for bursting', () => {
     }
     assert.match(
       find.configMap(renderMiniCluster(second, KEYS)).data?.['entrypoint.sh'] ?? '',
-      /^role=worker$/m,
+      /^lead_is_remote=yes$/m,
     );
     assert.equal(
       find.job(renderMiniCluster(second, KEYS)).spec?.template.metadata?.labels?.[

@@ -145,23 +145,18 @@ describe('RESTful mode', () => {
 
   it('has the lead copy the credentials and run the server with flux python as its program', () => {
     const script = present(find.configMap(renderMiniCluster(persistent(), KEYS)).data?.['entrypoint.sh']);
+    assert.match(script, /^restful_credentials_source=\/etc\/flux-operator\/restful\/credentials\.json$/m);
+    assert.match(script, /^restful_credentials=\/mnt\/flux\/restful-credentials\.json$/m);
+    assert.match(script, /^restful_port=5000$/m);
     assert.match(
       script,
-      /^ {2}copy_secret \/etc\/flux-operator\/restful\/credentials\.json \/mnt\/flux\/restful-credentials\.json "\$flux_user"$/m,
+      /^program_args=\(flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000\)$/m,
     );
-    assert.match(script, /^ {2}log 'RESTful instance: the API is served on port 5000'$/m);
-    assert.match(
-      script,
-      / flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000$/m,
-    );
-    assert.doesNotMatch(script, /is ignored/);
+    assert.doesNotMatch(script, /^restful_ignored_branch=/m);
     const withBranch = find.configMap(
       renderMiniCluster(persistent({ fluxRestful: { branch: 'main' } }), KEYS),
     );
-    assert.match(
-      present(withBranch.data?.['entrypoint.sh']),
-      /^ {2}log 'fluxRestful\.branch main is ignored: the server ships with the operator, nothing is cloned'$/m,
-    );
+    assert.match(present(withBranch.data?.['entrypoint.sh']), /^restful_ignored_branch=main$/m);
   });
 
   it('renders none of it for a MiniCluster with a command, or interactive without fluxRestful', () => {

@@ -1,0 +1,407 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # the parameters are set by the prologue above the body (see below)
+#
+# The body of the per-pod entrypoint (src/flux/entrypoint.ts renders the script: a prologue of quoted
+# parameters, then this file as it is). It prepares the pod (flux present, flux user, directories,
+# certificate, munge, R), finds its role from its hostname and runs the lead broker with the initial
+# program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
+# to its broker.
+#
+# The parameters, always set:
+#   job_name, flux_user, flux_uid, flux_install_root, config_dir, curve_cert_source, curve_cert,
+#   run_dir, state_dir, worker_retry_delay, start_args (an array: the words after `flux start`)
+#   lead_is_remote, log_quiet, log_timed: `yes` or empty
+# Set only when the MiniCluster has them:
+#   resource_path, resource_hostlist: this pod writes R with `flux R encode`
+#   munge_user, munge_key_source, munge_key, munge_socket_dir, munge_seed_dir, munge_log_dir
+#   flux_prefix: shell words in front of `flux start`, run as the flux user
+#   worker_max_attempts
+#   hook_init, hook_pre, hook_broker_pre, hook_worker_pre, hook_post: raw shell, run with eval
+# Set when the lead broker runs here (lead_is_remote empty):
+#   program_args (an array: the initial program's words after the `flux start` words), stays_up
+#   flux_option_flags: exported to the lead broker as FLUX_OPTION_FLAGS
+#   restful_credentials_source, restful_credentials, restful_port (restful_ignored_branch): the
+#   RESTful server's credentials to copy and its port
+
+if [ -n "$log_quiet" ]; then
+  # Quiet: only errors and the program's own output.
+  log() {
+    :
+  }
+else
+  log() {
+    printf 'flux-operator: %s\n' "$*"
+  }
+fi
+
+fail() {
+  printf 'flux-operator: error: %s\n' "$*" >&2
+  exit 1
+}
+
+is_root() {
+  [ "$(id -u)" -eq 0 ]
+}
+
+# Runs a user's shell snippet in this shell, so what it exports reaches the broker.
+run_hook() {
+  log "running the $1 hook"
+  eval "$2"
+}
+
+# setup_hook NAME TEXT: a setup hook (init, pre, brokerPre, workerPre). Quiet: its standard output
+# is dropped (errors stay), as the program's output is all a quiet MiniCluster prints; the
+# redirection of a function call keeps it in this shell, so what the hook exports still reaches the
+# broker.
+setup_hook() {
+  if [ -n "$log_quiet" ]; then
+    run_hook "$1" "$2" >/dev/null
+  else
+    run_hook "$1" "$2"
+  fi
+}
+
+# as_user USER COMMAND...: sets as_user_command to the words that run COMMAND as USER with this
+# PATH, using whichever tool the image has.
+as_user() {
+  local user="$1"
+  shift
+  if [ "$(id -un)" = "$user" ]; then
+    as_user_command=("$@")
+  elif is_root && command -v runuser >/dev/null 2>&1; then
+    as_user_command=(runuser -u "$user" -- env "PATH=$PATH" "$@")
+  elif command -v sudo >/dev/null 2>&1; then
+    as_user_command=(sudo -E -u "$user" -- env "PATH=$PATH" "$@")
+  elif command -v su >/dev/null 2>&1; then
+    as_user_command=(su -p -s /bin/bash -c "$(printf '%q ' env "PATH=$PATH" "$@")" "$user")
+  else
+    fail "cannot run as $user: the image has none of runuser, sudo, su"
+  fi
+}
+
+# run_as USER COMMAND...: COMMAND as USER with this PATH.
+run_as() {
+  as_user "$@"
+  "${as_user_command[@]}"
+}
+
+# copy_secret SOURCE DEST OWNER: a private copy of a Secret file (mounts are group/other readable).
+copy_secret() {
+  mkdir -p "$(dirname "$2")"
+  rm -f "$2"
+  cp "$1" "$2"
+  chmod 0400 "$2"
+  if is_root; then
+    chown "$3:$(id -g "$3")" "$2"
+  fi
+}
+
+# Stopping: a pod's TERM (the pod deleted, the MiniCluster scaled down, its Job finished) or INT
+# reaches the broker. The script is PID 1 of its container: the kernel hands PID 1 only the signals
+# it has a handler for, and bash runs a trap only once its foreground command has ended. So each
+# broker runs in the background while the script `wait`s for it, and the trap passes the signal on.
+#
+# To the broker itself, not to the tool that runs it as the flux user: util-linux `runuser` and `su`
+# (2.38) pass a TERM on to their child but SIGKILL it 2 s later, too soon for a lead broker to shut
+# its instance down, and pass an INT on only when they made a new session; `sudo` relays both and
+# waits; busybox `su` execs the command. The broker is the process named `flux-broker`
+# (`flux-broker-<rank>` once it knows its rank) nearest the background job in the process tree, read
+# from /proc (not every image has `pgrep`, not every kernel has /proc/PID/task/PID/children). When
+# there is none (a prefix or `--wrap` that renames it or runs it in another PID namespace), the
+# background job gets the signal.
+#
+# flux-core 0.88: TERM or INT to the lead broker (rank 0) ends its initial program and shuts the
+# whole instance down; to a worker broker, makes it leave the instance.
+
+# The background job running a broker (empty when none runs), the signal that told the pod to
+# stop (empty until one did), how many such signals came, and whether the job got the signal.
+broker_job=""
+stop_signal=""
+stop_signals=0
+stop_passed=""
+
+# broker_in_tree PID: prints the pid of the broker process nearest PID in its process tree (PID
+# included); fails when there is none. A broker names itself flux-broker-RANK once it knows its rank.
+broker_in_tree() {
+  local file line pid ppid level next depth=0
+  local -A name_of=() children_of=()
+  for file in /proc/[0-9]*/stat; do
+    line=""
+    { read -r line <"$file"; } 2>/dev/null || continue
+    # "pid (comm) state ppid ...": comm may hold spaces and parentheses, so cut at the last ")".
+    pid="${line%% *}"
+    name_of[$pid]="${line#*(}"
+    name_of[$pid]="${name_of[$pid]%)*}"
+    line="${line##*) }"
+    line="${line#* }"
+    ppid="${line%% *}"
+    children_of[$ppid]="${children_of[$ppid]-} $pid"
+  done
+  level="$1"
+  # The depth bound keeps a /proc read while pids were reused from looping.
+  while [ -n "$level" ] && [ "$depth" -lt 64 ]; do
+    next=""
+    # shellcheck disable=SC2086 # a list of pids, split on purpose
+    for pid in $level; do
+      case "${name_of[$pid]-}" in
+        flux-broker | flux-broker-[0-9]*)
+          printf '%s\n' "$pid"
+          return 0
+          ;;
+      esac
+      next="$next${children_of[$pid]-}"
+    done
+    level="$next"
+    depth=$((depth + 1))
+  done
+  return 1
+}
+
+# pass_stop SIGNAL: SIGNAL to the running broker.
+pass_stop() {
+  local target
+  target="$(broker_in_tree "$broker_job")" || target="$broker_job"
+  log "passing SIG$1 on to the broker (pid $target)"
+  kill -s "$1" "$target" 2>/dev/null || true
+  stop_passed=yes
+}
+
+# on_stop SIGNAL: the trap of TERM and INT.
+on_stop() {
+  stop_signal="$1"
+  stop_signals=$((stop_signals + 1))
+  log "got SIG$1: stopping"
+  if [ -n "$broker_job" ]; then
+    pass_stop "$1"
+  fi
+}
+trap 'on_stop TERM' TERM
+trap 'on_stop INT' INT
+
+# run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
+# the background, waited for until it is gone; its exit status in $status.
+run_broker() {
+  local seen
+  as_user "$flux_user" "$@"
+  stop_passed=""
+  "${as_user_command[@]}" &
+  broker_job=$!
+  # A signal that came while the job was being started has not reached it.
+  if [ -n "$stop_signal" ] && [ -z "$stop_passed" ]; then
+    pass_stop "$stop_signal"
+  fi
+  while :; do
+    seen="$stop_signals"
+    status=0
+    wait "$broker_job" || status=$?
+    # A trapped signal ends wait early (with 128 + its number): then wait again for the broker's status.
+    if [ "$stop_signals" = "$seen" ]; then
+      break
+    fi
+  done
+  broker_job=""
+}
+
+# start_broker WORD...: runs `flux start` with start_args and WORDs (the lead's initial program) as a
+# broker. Behind the prefix when there is one: the prefix is the quoted $flux_prefix, so its text is
+# shell only for the `bash -c` that runs it, and the broker's words reach it as that bash's "$@",
+# quoted. Timed when asked.
+# shellcheck disable=SC2154 # flux_prefix is set only when there is a prefix, as tested here
+start_broker() {
+  local broker=("$flux_bin" start "${start_args[@]}" "$@")
+  if [ -n "${flux_prefix+set}" ]; then
+    broker=(bash -c "$flux_prefix"' "$@"' flux-prefix "${broker[@]}")
+  fi
+  if [ -n "$log_timed" ]; then
+    time run_broker "${broker[@]}"
+  else
+    run_broker "${broker[@]}"
+  fi
+}
+
+# pause SECONDS: sleeps, unless told to stop before or meanwhile.
+pause() {
+  [ -z "$stop_signal" ] || return 0
+  sleep "$1" &
+  wait "$!" || kill "$!" 2>/dev/null || true
+}
+
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "${hook_init+set}" ]; then
+  setup_hook init "$hook_init"
+fi
+
+export PATH="$flux_install_root/bin:$PATH"
+if ! flux_bin="$(command -v flux)"; then
+  fail "flux is not in this container (looked in $flux_install_root/bin and PATH=$PATH): use an image with Flux installed, or set the Flux install root to where it is"
+fi
+
+# The broker finds its rank by its hostname; index 0 of the Job is the lead broker.
+pod_hostname="$(hostname)"
+case "$pod_hostname" in
+  "$job_name"-*) pod_index="${pod_hostname#"$job_name"-}" ;;
+  *) fail "hostname $pod_hostname is not a pod of job $job_name (expected $job_name-<index>)" ;;
+esac
+case "$pod_index" in
+  "" | *[!0-9]*) fail "hostname $pod_hostname does not end in a pod index" ;;
+esac
+# On a burst cluster the lead broker runs elsewhere, so every pod here is a worker.
+if [ -z "$lead_is_remote" ] && [ "$pod_index" -eq 0 ]; then role=lead; else role=worker; fi
+log "pod $pod_hostname: $role"
+
+# The flux user: used as it is when it exists. A new one gets uid $flux_uid unless another user
+# already has it (uid 1000 is `ubuntu` in Ubuntu 24.04 images, and `useradd --uid` then fails "UID
+# 1000 is not unique"): then useradd/adduser choose a free one, and the log says which.
+
+# user_with_uid UID: the name of the user that has UID (empty when none has).
+user_with_uid() {
+  if command -v getent >/dev/null 2>&1; then
+    getent passwd "$1" | cut -d: -f1 || true
+  else
+    local name uid rest
+    while IFS=: read -r name _ uid rest; do
+      if [ "$uid" = "$1" ]; then
+        printf '%s\n' "$name"
+        return 0
+      fi
+    done </etc/passwd
+  fi
+}
+
+if id -u "$flux_user" >/dev/null 2>&1; then
+  log "using the existing user $flux_user (uid $(id -u "$flux_user"))"
+else
+  uid_owner="$(user_with_uid "$flux_uid")"
+  # `-u <uid>` or nothing; the `+` form keeps an empty array valid under `set -u` in bash < 4.4.
+  if [ -n "$uid_owner" ]; then
+    log "uid $flux_uid belongs to $uid_owner: creating user $flux_user with a free uid"
+    uid_option=()
+  else
+    log "creating user $flux_user (uid $flux_uid)"
+    uid_option=(-u "$flux_uid")
+  fi
+  if command -v useradd >/dev/null 2>&1; then
+    useradd ${uid_option[@]+"${uid_option[@]}"} --create-home --shell /bin/bash "$flux_user"
+  elif command -v adduser >/dev/null 2>&1; then
+    adduser -D ${uid_option[@]+"${uid_option[@]}"} -s /bin/sh "$flux_user"
+  else
+    fail "user $flux_user does not exist and the image has neither useradd nor adduser"
+  fi
+  log "created user $flux_user with uid $(id -u "$flux_user")"
+fi
+mkdir -p "$run_dir" "$state_dir" "$config_dir"
+if is_root; then
+  chown "$flux_user:$(id -g "$flux_user")" "$run_dir" "$state_dir"
+fi
+copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+
+# munged (for flux-security), started only when the MiniCluster has a munge key and the image has
+# munged. munged checks its directories before it starts: each is made here and given to the munge
+# user, not writable by others. The socket's directory stays searchable by everyone: the flux user's
+# brokers connect to the socket in it.
+
+# munge_dir DIR MODE: DIR owned by the munge user, with MODE.
+munge_dir() {
+  mkdir -p "$1"
+  if is_root; then
+    chown "$munge_user:$(id -g "$munge_user")" "$1"
+  fi
+  if is_root || [ -O "$1" ]; then
+    chmod "$2" "$1"
+  fi
+}
+
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "${munge_user+set}" ]; then
+  if command -v munged >/dev/null 2>&1; then
+    log "starting munged"
+    munge_dir "$munge_socket_dir" 0755
+    munge_dir "$munge_seed_dir" 0700
+    munge_dir "$munge_log_dir" 0700
+    munge_dir "$(dirname "$munge_key")" 0700
+    copy_secret "$munge_key_source" "$munge_key" "$munge_user"
+    run_as "$munge_user" munged
+  else
+    log "munged is not in the image: not starting munge"
+  fi
+fi
+
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "${resource_hostlist+set}" ]; then
+  log "writing R for $resource_hostlist"
+  mkdir -p "$(dirname "$resource_path")"
+  "$flux_bin" R encode "--hosts=$resource_hostlist" --local >"$resource_path"
+fi
+
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "${hook_pre+set}" ]; then
+  setup_hook pre "$hook_pre"
+fi
+
+if [ "$role" = lead ]; then
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "${hook_broker_pre+set}" ]; then
+    setup_hook brokerPre "$hook_broker_pre"
+  fi
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "${flux_option_flags+set}" ]; then
+    export FLUX_OPTION_FLAGS="$flux_option_flags"
+  fi
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "${restful_port+set}" ]; then
+    copy_secret "$restful_credentials_source" "$restful_credentials" "$flux_user"
+    log "RESTful instance: the API is served on port $restful_port"
+    if [ -n "${restful_ignored_branch+set}" ]; then
+      log "fluxRestful.branch $restful_ignored_branch is ignored: the server ships with the operator, nothing is cloned"
+    fi
+  fi
+  if [ -n "$stays_up" ]; then
+    log "interactive instance: connect with flux proxy local://$run_dir/local"
+  fi
+  if [ -n "$stop_signal" ]; then
+    log "told to stop (SIG$stop_signal) before the lead broker started"
+    exit "$((128 + $(kill -l "$stop_signal")))"
+  fi
+  log "starting the lead broker"
+  start_broker "${program_args[@]}"
+  log "the lead broker exited with status $status"
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "${hook_post+set}" ]; then
+    if ! run_hook post "$hook_post"; then
+      log "the post hook failed"
+    fi
+  fi
+  exit "$status"
+fi
+
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "${hook_worker_pre+set}" ]; then
+  setup_hook workerPre "$hook_worker_pre"
+fi
+# A worker broker exits 0 when the instance shuts down; anything else is retried so the pod
+# rejoins (the lead may not be up yet, or restarted). A pod told to stop is done, whatever the status.
+attempt=0
+while :; do
+  if [ -n "$stop_signal" ]; then
+    log "told to stop (SIG$stop_signal): worker done"
+    exit 0
+  fi
+  attempt=$((attempt + 1))
+  log "starting a worker broker (attempt $attempt)"
+  start_broker
+  if [ -n "$stop_signal" ]; then
+    log "told to stop (SIG$stop_signal): the worker broker exited with status $status, worker done"
+    exit 0
+  fi
+  if [ "$status" -eq 0 ]; then
+    log "the instance shut down: worker done"
+    exit 0
+  fi
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "${worker_max_attempts+set}" ] && [ "$attempt" -ge "$worker_max_attempts" ]; then
+    printf 'flux-operator: error: worker broker failed %s times, last status %s\n' "$attempt" "$status" >&2
+    exit "$status"
+  fi
+  log "the worker broker exited with status $status: retrying in $worker_retry_delay s"
+  pause "$worker_retry_delay"
+done
