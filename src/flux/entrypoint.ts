@@ -21,7 +21,7 @@
  * The script is this input as a prologue of quoted parameters, then a fixed body,
  * `scripts/entrypoint.sh` (embedded at build time by `npm run generate`), which branches on them.
  */
-import { ENTRYPOINT_SH } from './scripts/embedded.ts';
+import { ENTRYPOINT_SH, STAY_UP_SH } from './scripts/embedded.ts';
 import { shellQuote, shellQuoteWords } from './shell.ts';
 
 export interface EntrypointInput {
@@ -385,9 +385,8 @@ export function staysUp(program: InitialProgram): boolean {
 /**
  * The initial program's words after `flux start ... `: `sleep inf`, or `bash -c <shell text>`
  * whose exit code becomes the lead broker's (and so the pod's). A program that stays up hands its
- * text to a bash of its own (as `$1` of the outer one: whatever the text does, `exit` or `set -e`
- * included, ends only that bash), reports its status, then keeps the instance up like an
- * interactive one.
+ * text to scripts/stay-up.sh, which runs it in a bash of its own, reports its status and keeps the
+ * instance up like an interactive one.
  */
 export function initialProgramWords(program: InitialProgram, context: ProgramContext = {}): string[] {
   if (program.kind === 'interactive') return ['sleep', 'inf'];
@@ -396,18 +395,7 @@ export function initialProgramWords(program: InitialProgram, context: ProgramCon
   }
   const text = commandText(program, context);
   if (program.whenDone !== 'stayUp') return ['bash', '-c', text];
-  const stayUp = [
-    'status=0',
-    'bash -c "$1" || status=$?',
-    ...(context.quiet
-      ? []
-      : [
-          `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
-        ]),
-    'exec sleep inf',
-    '',
-  ];
-  return ['bash', '-c', stayUp.join('\n'), 'stay-up', text];
+  return ['bash', '-c', STAY_UP_SH, 'stay-up', text, ...(context.quiet ? ['quiet'] : [])];
 }
 
 /** `name=value` with the value quoted: the script's parameters, set once at the top. */

@@ -22,6 +22,7 @@ import {
   sizeFlags,
 } from '../../../src/flux/entrypoint.ts';
 import type { EntrypointInput, EntrypointPaths } from '../../../src/flux/entrypoint.ts';
+import { STAY_UP_SH } from '../../../src/flux/scripts/embedded.ts';
 
 const fixedPaths: EntrypointPaths = {
   configDir: '/etc/flux/config',
@@ -48,13 +49,7 @@ function entrypointInput(overrides: Partial<EntrypointInput> = {}): EntrypointIn
 }
 
 /** The initial program of an instance that stays up after its command (interactive with a command). */
-const STAY_UP_PROGRAM = [
-  'status=0',
-  'bash -c "$1" || status=$?',
-  `printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"`,
-  'exec sleep inf',
-  '',
-].join('\n');
+const STAY_UP_PROGRAM = STAY_UP_SH;
 
 describe('fluxStartWords', () => {
   it('puts wrap first, then the config dir and the broker options', () => {
@@ -218,7 +213,7 @@ describe('initialProgramWords', () => {
     );
     assert.deepEqual(
       initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'stayUp' }, { quiet: true }),
-      ['bash', '-c', 'status=0\nbash -c "$1" || status=$?\nexec sleep inf\n', 'stay-up', 'run'],
+      ['bash', '-c', STAY_UP_SH, 'stay-up', 'run', 'quiet'],
     );
     assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'exit' }), [
       'bash',
