@@ -20,6 +20,7 @@ export {
 export type { CelRule, Defaulted } from './schema-helpers.ts';
 export { applyDefaults, applySchemaDefaults, defaultMiniCluster } from './defaults.ts';
 export { validateMiniCluster } from './validate.ts';
+export { miniClusterNameProblems } from './host-name-rules.ts';
 export { userBrokerConfigFacts } from './user-broker-config.ts';
 export type { UserBrokerConfigFacts } from './user-broker-config.ts';
 export type { ValidationResult } from './validate.ts';
