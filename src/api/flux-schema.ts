@@ -31,6 +31,7 @@ import {
   stringEnum,
   withDefault,
 } from './schema-helpers.ts';
+import { SECRET_DATA_KEYS } from './secret-keys.ts';
 
 /** Flux's `tbon.topo` values: `kary:K`, `binomial`, `mincrit` or `mincrit:K`. */
 export const TOPOLOGY_PATTERN = '^(kary:[0-9]+|binomial|mincrit(:[0-9]+)?)$';
@@ -314,11 +315,13 @@ export const FluxSchema = Type.Object(
       ),
     ),
     curveCertSecret: Type.Optional(
-      objectName('Name of an existing Secret holding the CURVE certificate under the key `curve.cert`.'),
+      objectName(
+        `Name of an existing Secret holding the CURVE certificate under the key \`${SECRET_DATA_KEYS.curveCert}\`.`,
+      ),
     ),
     mungeSecret: Type.Optional(
       objectName(
-        'Name of an existing Secret holding the munge key under the key `munge.key`. Unset: generated.',
+        `Name of an existing Secret holding the munge key under the key \`${SECRET_DATA_KEYS.mungeKey}\`. Unset: generated.`,
       ),
     ),
     brokerConfig: Type.Optional(

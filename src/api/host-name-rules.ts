@@ -11,19 +11,25 @@ import type { SemanticRule } from './semantic-rule.ts';
 
 const dns1035Label = new RegExp(DNS_1035_LABEL_PATTERN);
 
+/**
+ * What is wrong with `name` as the name of a MiniCluster of up to `maxSize` brokers; `path` says
+ * where the name came from (`flux-operator keygen --name` checks its flag with the same rule).
+ */
+export function miniClusterNameProblems(name: string, maxSize: number, path = 'metadata.name'): Problem[] {
+  if (!dns1035Label.test(name)) {
+    return [
+      {
+        path,
+        message: `must be a DNS label (lowercase letters, digits and "-", starting with a letter, ending with a letter or digit), since pod host names and the Service derive from it; got ${JSON.stringify(name)}`,
+      },
+    ];
+  }
+  return hostNameLengthProblems(path, name, maxSize, 'the name');
+}
+
 export const metadataName: SemanticRule = {
   name: 'metadata.name is a DNS label short enough for <name>-<index> host names',
-  check: ({ name, spec }) => {
-    if (!dns1035Label.test(name)) {
-      return [
-        {
-          path: 'metadata.name',
-          message: `must be a DNS label (lowercase letters, digits and "-", starting with a letter, ending with a letter or digit), since pod host names and the Service derive from it; got ${JSON.stringify(name)}`,
-        },
-      ];
-    }
-    return hostNameLengthProblems('metadata.name', name, spec.maxSize, 'the name');
-  },
+  check: ({ name, spec }) => miniClusterNameProblems(name, spec.maxSize),
 };
 
 export const burstClusters: SemanticRule = {

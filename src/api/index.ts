@@ -3,6 +3,7 @@ export * from './group.ts';
 export * from './labels.ts';
 export * from './limits.ts';
 export * from './schema.ts';
+export * from './secret-keys.ts';
 export * from './status-schema.ts';
 export { ContainerSchema, VolumeSchema } from './container-schema.ts';
 export { StorageVolumeSchema } from './storage-schema.ts';
@@ -20,6 +21,7 @@ export {
 export type { CelRule, Defaulted } from './schema-helpers.ts';
 export { applyDefaults, applySchemaDefaults, defaultMiniCluster } from './defaults.ts';
 export { validateMiniCluster } from './validate.ts';
+export { miniClusterNameProblems } from './host-name-rules.ts';
 export { userBrokerConfigFacts } from './user-broker-config.ts';
 export type { UserBrokerConfigFacts } from './user-broker-config.ts';
 export type { ValidationResult } from './validate.ts';

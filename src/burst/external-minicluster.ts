@@ -11,6 +11,7 @@ import {
   KIND,
   LABEL_MANAGED_BY,
   MANAGED_BY,
+  SECRET_DATA_KEYS,
   type DefaultedContainer,
   type DefaultedMiniCluster,
   type MiniCluster,
@@ -191,8 +192,8 @@ export function burstSecrets(
   };
   const namespace = external.miniCluster.metadata.namespace ?? 'default';
   return [
-    { name: external.secretNames.curveCert, key: 'curve.cert', value: data.curveCert },
-    { name: external.secretNames.mungeKey, key: 'munge.key', value: data.mungeKey },
+    { name: external.secretNames.curveCert, key: SECRET_DATA_KEYS.curveCert, value: data.curveCert },
+    { name: external.secretNames.mungeKey, key: SECRET_DATA_KEYS.mungeKey, value: data.mungeKey },
   ].map(({ name, key, value }) => ({
     apiVersion: 'v1',
     kind: 'Secret',

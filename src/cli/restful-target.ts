@@ -4,11 +4,17 @@
  * credentials from its Secret (or `--user`/`--token`). Each failure names what is wrong and what to do.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import { DEFAULT_RESTFUL_USER, PLURAL, servesRestfulApi, type MiniCluster } from '../api/index.ts';
+import {
+  DEFAULT_RESTFUL_USER,
+  PLURAL,
+  SECRET_DATA_KEYS,
+  servesRestfulApi,
+  type MiniCluster,
+} from '../api/index.ts';
 import { apiErrorCode, isNotFound } from '../kube/api-errors.ts';
 import { kubeClients } from '../kube/clients.ts';
 import { GROUP, VERSION } from '../api/index.ts';
-import { dnsLabel, RESTFUL_SECRET_KEYS } from '../render/index.ts';
+import { dnsLabel } from '../render/index.ts';
 import { InputError } from './input-error.ts';
 import { RestfulClient, type ApiCredentials, type ApiLocation } from './restful-client.ts';
 
@@ -44,11 +50,11 @@ async function readCredentials(options: TargetOptions): Promise<ApiCredentials> 
       name: secret,
       namespace: options.namespace,
     });
-    const user = decoded(found.data, RESTFUL_SECRET_KEYS.username);
-    const token = decoded(found.data, RESTFUL_SECRET_KEYS.token);
+    const user = decoded(found.data, SECRET_DATA_KEYS.restful.username);
+    const token = decoded(found.data, SECRET_DATA_KEYS.restful.token);
     if (token === undefined || user === undefined) {
       throw new InputError([
-        `${where} has no ${RESTFUL_SECRET_KEYS.token} or ${RESTFUL_SECRET_KEYS.username} key`,
+        `${where} has no ${SECRET_DATA_KEYS.restful.token} or ${SECRET_DATA_KEYS.restful.username} key`,
       ]);
     }
     return { user: options.user ?? user, token };

@@ -160,7 +160,7 @@ export function brokerConfigToml(input: BrokerConfigInput): string {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Host lists of MiniClusters and burst clusters (design §3).
+// Host lists of MiniClusters and burst clusters (docs/design.md §3).
 
 /** Another MiniCluster listed in this instance's hosts (down until its pods join). */
 export interface BurstSlot {

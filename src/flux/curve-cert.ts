@@ -2,7 +2,7 @@
  * The CURVE certificate every broker of an instance shares: CZMQ's "zcert" secret-certificate text
  * (ZPL, 4-space indents, double-quoted values) holding a Curve25519 key pair in Z85.
  *
- * Facts the layout respects (design §2, checked against flux-core 0.88): `metadata` must hold
+ * Facts the layout respects (docs/design.md §2, checked against flux-core 0.88): `metadata` must hold
  * `name` (rank 0 fails `overlay_authorize` without it); `keygen.hostname` must not be empty; values
  * must be double-quoted; the public key must be X25519(secret key, basepoint).
  */
@@ -99,7 +99,7 @@ function formatUtc(date: Date): string {
   );
 }
 
-/** The certificate file text, byte for byte the layout of design §2. */
+/** The certificate file text, byte for byte the layout of docs/design.md §2. */
 export function curveCertificateText(input: CurveCertificateInput): string {
   assertQuotable('name', input.name);
   assertQuotable('leadHostname', input.leadHostname);

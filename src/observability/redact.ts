@@ -9,6 +9,7 @@
  * - `REDACT_PATHS`, pino's own path redaction, a second net for the best-known places.
  */
 import { stdSerializers } from 'pino';
+import { SECRET_DATA_KEYS } from '../api/index.ts';
 
 export const CENSOR = '[REDACTED]';
 
@@ -19,8 +20,8 @@ export const SECRET_FIELD_NAMES: ReadonlySet<string> = new Set([
   'stringData',
   'binaryData',
   // the Secrets' keys, and the operator's names for the material
-  'munge.key',
-  'curve.cert',
+  SECRET_DATA_KEYS.mungeKey,
+  SECRET_DATA_KEYS.curveCert,
   'mungeKey',
   'curveCert',
   'curveCertificate',
@@ -77,8 +78,13 @@ export const LONG_BLOB_LENGTH = 160;
 const QUOTED_SECRET_KEY = /(secret-key\s*=\s*)(\\*")[^"\\\n]*(\\*")/g;
 const BARE_SECRET_KEY = /(secret-key\s*=\s*)(?![\\"])[^\s"\\]+/g;
 // The Secrets' data keys followed by their (base64) value: JSON `"munge.key":"…"`, YAML `munge.key: …`.
-const SECRET_FILE_VALUE =
-  /((?:munge\.key|curve\.cert)\\*"?\s*[:=]\s*\\*"?)[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=._-])/g;
+const SECRET_DATA_KEY_NAMES = [SECRET_DATA_KEYS.mungeKey, SECRET_DATA_KEYS.curveCert]
+  .map((key) => key.replaceAll('.', '\\.'))
+  .join('|');
+const SECRET_FILE_VALUE = new RegExp(
+  `((?:${SECRET_DATA_KEY_NAMES})\\\\*"?\\s*[:=]\\s*\\\\*"?)[A-Za-z0-9+/]{16,}={0,2}(?![A-Za-z0-9+/=._-])`,
+  'g',
+);
 // A JSON `"data": {…}` / `"stringData": {…}` map (flat, as a Secret's is), possibly escaped.
 const DATA_MAP = /((\\*)"(?:data|stringData|binaryData)\\*"\s*:\s*)\{[^{}]*\}/g;
 const LONG_BLOB = new RegExp(`[A-Za-z0-9+/]{${LONG_BLOB_LENGTH},}={0,2}`, 'g');

@@ -11,7 +11,6 @@ export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } f
 export { exposesLeadBroker } from './service.ts';
 export { hasServices } from './services.ts';
 export {
-  RESTFUL_SECRET_KEYS,
   renderRestfulSecret,
   renderRestfulService,
   restfulCredentials,

@@ -8,6 +8,7 @@ import type {
 } from '@kubernetes/client-node';
 import {
   COMPONENT_BROKER,
+  SECRET_DATA_KEYS,
   commonLabels,
   type DefaultedContainer,
   type DefaultedMiniCluster,
@@ -65,7 +66,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
           name: VOLUME_RESTFUL,
           secret: {
             secretName: names.restful,
-            items: [{ key: RESTFUL_CREDENTIALS_FILE, path: RESTFUL_CREDENTIALS_FILE }],
+            items: [{ key: SECRET_DATA_KEYS.restful.credentials, path: RESTFUL_CREDENTIALS_FILE }],
             defaultMode: SECRET_FILE_MODE,
           },
         },
@@ -88,7 +89,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
       name: VOLUME_CURVE_CERT,
       secret: {
         secretName: names.curveCertSecret,
-        items: [{ key: CURVE_CERT_FILE, path: CURVE_CERT_FILE }],
+        items: [{ key: SECRET_DATA_KEYS.curveCert, path: CURVE_CERT_FILE }],
         defaultMode: SECRET_FILE_MODE,
       },
     },
@@ -96,7 +97,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
       name: VOLUME_MUNGE_KEY,
       secret: {
         secretName: names.mungeKeySecret,
-        items: [{ key: MUNGE_KEY_FILE, path: MUNGE_KEY_FILE }],
+        items: [{ key: SECRET_DATA_KEYS.mungeKey, path: MUNGE_KEY_FILE }],
         defaultMode: SECRET_FILE_MODE,
       },
     },

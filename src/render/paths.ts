@@ -1,3 +1,5 @@
+import { SECRET_DATA_KEYS } from '../api/index.ts';
+
 /**
  * Where things live inside a MiniCluster pod. One place, because broker.toml, the entrypoint and
  * the Job's volume mounts must agree on every one of them.
@@ -12,15 +14,18 @@ export const OPERATOR_DIR = '/flux_operator';
 export const ENTRYPOINT_FILE = 'entrypoint.sh';
 export const RESOURCE_SPEC_FILE = 'R';
 
-/** Secret mounts (read-only); the entrypoint copies them to their final places with strict modes. */
+/**
+ * Secret mounts (read-only), each entry a file named after its data key; the entrypoint copies them
+ * to their final places with strict modes.
+ */
 export const CURVE_CERT_MOUNT_DIR = '/etc/flux-operator/curve';
-export const CURVE_CERT_FILE = 'curve.cert';
+export const CURVE_CERT_FILE = SECRET_DATA_KEYS.curveCert;
 export const MUNGE_KEY_MOUNT_DIR = '/etc/flux-operator/munge';
-export const MUNGE_KEY_FILE = 'munge.key';
+export const MUNGE_KEY_FILE = SECRET_DATA_KEYS.mungeKey;
 export const MUNGE_KEY_PATH = '/etc/munge/munge.key';
 /** The RESTful API's users and keys (read by its server; the lead copies it, 0400, for the flux user). */
 export const RESTFUL_MOUNT_DIR = '/etc/flux-operator/restful';
-export const RESTFUL_CREDENTIALS_FILE = 'credentials.json';
+export const RESTFUL_CREDENTIALS_FILE = SECRET_DATA_KEYS.restful.credentials;
 /**
  * munged's compiled-in directories in the distributions' packages (Debian, Ubuntu, RHEL): the
  * entrypoint makes them, since without systemd nobody makes the socket's.
@@ -31,7 +36,7 @@ export const MUNGE_LOG_DIR = '/var/log/munge';
 
 /** A writable emptyDir for what the entrypoint writes: the certificate copy, R, Flux's state. */
 export const STATE_DIR = '/mnt/flux';
-export const CURVE_CERT_PATH = `${STATE_DIR}/curve.cert`;
+export const CURVE_CERT_PATH = `${STATE_DIR}/${CURVE_CERT_FILE}`;
 export const POD_RESOURCE_SPEC_PATH = `${STATE_DIR}/R`;
 export const FLUX_STATE_DIR = `${STATE_DIR}/state`;
 export const RESTFUL_CREDENTIALS_PATH = `${STATE_DIR}/restful-credentials.json`;

@@ -5,6 +5,7 @@ import {
   DEFAULT_RESTFUL_PORT,
   DEFAULT_RESTFUL_USER,
   LABEL_JOB_COMPLETION_INDEX,
+  SECRET_DATA_KEYS,
   commonLabels,
   selectorLabels,
   servesRestfulApi,
@@ -20,16 +21,6 @@ import {
   RESTFUL_CREDENTIALS_PATH,
   RESTFUL_MOUNT_DIR,
 } from './paths.ts';
-
-/** Keys of the Secret `<name>-restful`; `flux-operator jobs` reads username and token. */
-export const RESTFUL_SECRET_KEYS = {
-  username: 'username',
-  token: 'token',
-  secretKey: 'secretKey',
-  /** The random seed the generated token, key and passwords derive from (kept so they stay). */
-  seed: 'seed',
-  credentials: RESTFUL_CREDENTIALS_FILE,
-} as const;
 
 export interface RestfulCredentials {
   readonly username: string;
@@ -87,6 +78,7 @@ export function renderRestfulSecret(
   const credentials = restfulCredentials(miniCluster, known);
   const file = `${JSON.stringify({ secretKey: credentials.secretKey, users: credentials.users })}\n`;
   const encode = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
+  const keys = SECRET_DATA_KEYS.restful;
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -97,11 +89,11 @@ export function renderRestfulSecret(
     },
     type: 'Opaque',
     data: {
-      [RESTFUL_SECRET_KEYS.credentials]: encode(file),
-      [RESTFUL_SECRET_KEYS.secretKey]: encode(credentials.secretKey),
-      [RESTFUL_SECRET_KEYS.seed]: encode(known),
-      [RESTFUL_SECRET_KEYS.token]: encode(credentials.token),
-      [RESTFUL_SECRET_KEYS.username]: encode(credentials.username),
+      [keys.credentials]: encode(file),
+      [keys.secretKey]: encode(credentials.secretKey),
+      [keys.seed]: encode(known),
+      [keys.token]: encode(credentials.token),
+      [keys.username]: encode(credentials.username),
     },
   };
 }

@@ -1,9 +1,8 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { COMPONENT_CONFIG, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
+import { COMPONENT_CONFIG, SECRET_DATA_KEYS, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import type { Rendered } from './kube-object.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
-import { CURVE_CERT_FILE, MUNGE_KEY_FILE } from './paths.ts';
 import { renderRestfulSecret, servesRestful } from './restful.ts';
 
 type NamedSecret = Rendered<V1Secret>;
@@ -43,11 +42,16 @@ export function renderSecrets(
   if (names.generatesCurveCertSecret) {
     const certificate = miniCluster.spec.flux.curveCert ?? keys.curveCertificate;
     secrets.push(
-      secret(miniCluster, names.curveCertSecret, CURVE_CERT_FILE, Buffer.from(certificate, 'utf8')),
+      secret(
+        miniCluster,
+        names.curveCertSecret,
+        SECRET_DATA_KEYS.curveCert,
+        Buffer.from(certificate, 'utf8'),
+      ),
     );
   }
   if (names.generatesMungeKeySecret) {
-    secrets.push(secret(miniCluster, names.mungeKeySecret, MUNGE_KEY_FILE, keys.mungeKey));
+    secrets.push(secret(miniCluster, names.mungeKeySecret, SECRET_DATA_KEYS.mungeKey, keys.mungeKey));
   }
   if (servesRestful(miniCluster)) secrets.push(renderRestfulSecret(miniCluster, names, keys.restfulSeed));
   return secrets;

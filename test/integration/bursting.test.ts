@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { PLURAL } from '../../src/api/index.ts';
+import { PLURAL, SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { Manager } from '../../src/controllers/manager.ts';
@@ -563,7 +563,7 @@ describe('the orphan collector', () => {
             'flux-framework.org/burst-origin-cluster': clusterId,
           },
         },
-        data: { 'munge.key': 'a2V5' },
+        data: { [SECRET_DATA_KEYS.mungeKey]: 'a2V5' },
       },
     });
     await waitFor(async () => (await readMiniClusterStatus(clients, namespace, 'foreign')) !== undefined, {

@@ -9,6 +9,7 @@ import {
   waitForCondition,
 } from '../harness/operator.ts';
 import { spawnOperator } from '../harness/operator-process.ts';
+import { SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { kubeClients } from '../../src/kube/clients.ts';
 import { cluster } from '../harness/cluster.ts';
 
@@ -57,7 +58,9 @@ describe('the operator process', () => {
       [1, 1, 1, 2],
     );
     const curve = Buffer.from(
-      after.secrets.find((s) => s.metadata?.name === 'phoenix-curve-cert')?.data?.['curve.cert'] ?? '',
+      after.secrets.find((s) => s.metadata?.name === 'phoenix-curve-cert')?.data?.[
+        SECRET_DATA_KEYS.curveCert
+      ] ?? '',
       'base64',
     ).toString();
     const secretKey = /secret-key = "([^"]+)"/.exec(curve)?.[1] ?? 'missing';

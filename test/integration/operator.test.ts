@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
-import { LABEL_MINICLUSTER } from '../../src/api/index.ts';
+import { LABEL_MINICLUSTER, SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
 import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
 import { annotatePod, cluster, finishPods, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -392,6 +392,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       namespace,
       body: {
         metadata: { name: 'team-munge' },
+        // Spelled out on purpose: the key a user's own Secret must have (spec.flux.mungeSecret).
         data: { 'munge.key': Buffer.alloc(1024, 7).toString('base64') },
       },
     });
@@ -565,7 +566,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     await waitForCondition(clients, namespace, 'private', 'Ready', 'True');
     const curve = Buffer.from(
       (await clients.core.readNamespacedSecret({ name: 'private-curve-cert', namespace })).data?.[
-        'curve.cert'
+        SECRET_DATA_KEYS.curveCert
       ] ?? '',
       'base64',
     ).toString('utf8');
@@ -573,7 +574,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
     assert.ok(secretKey && secretKey.length === 40);
     const mungeBase64 =
       (await clients.core.readNamespacedSecret({ name: 'private-munge-key', namespace })).data?.[
-        'munge.key'
+        SECRET_DATA_KEYS.mungeKey
       ] ?? '';
     const needles = [secretKey, mungeBase64.slice(0, 32)];
 
@@ -598,13 +599,16 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       namespace,
       body: {
         metadata: { name: 'adopted-curve-cert' },
-        data: { 'curve.cert': Buffer.from(certificate).toString('base64') },
+        data: { [SECRET_DATA_KEYS.curveCert]: Buffer.from(certificate).toString('base64') },
       },
     });
     await applyMiniCluster(clients, miniClusterObject(namespace, 'adopted', { size: 2, interactive: true }));
     await waitForCondition(clients, namespace, 'adopted', 'Ready', 'True');
     const stored = await clients.core.readNamespacedSecret({ name: 'adopted-curve-cert', namespace });
-    assert.equal(Buffer.from(stored.data?.['curve.cert'] ?? '', 'base64').toString('utf8'), certificate);
+    assert.equal(
+      Buffer.from(stored.data?.[SECRET_DATA_KEYS.curveCert] ?? '', 'base64').toString('utf8'),
+      certificate,
+    );
     assert.equal(stored.metadata?.labels?.[LABEL_MINICLUSTER], 'adopted');
     assert.ok(
       operator.logLines.some((line) => line.includes('appeared meanwhile; using its keys')),
@@ -628,9 +632,9 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       const data = (await clients.core.readNamespacedSecret({ name: 'api-restful', namespace })).data ?? {};
       const text = (key: string) => Buffer.from(data[key] ?? '', 'base64').toString('utf8');
       return {
-        seed: data.seed,
-        token: text('token'),
-        users: JSON.parse(text('credentials.json')).users as object,
+        seed: data[SECRET_DATA_KEYS.restful.seed],
+        token: text(SECRET_DATA_KEYS.restful.token),
+        users: JSON.parse(text(SECRET_DATA_KEYS.restful.credentials)).users as object,
       };
     };
     const first = await read();

@@ -11,6 +11,7 @@ import {
   CONDITION_RESTFUL_API,
   CONDITION_SCALING,
   CONDITION_SUCCEEDED,
+  LABEL_JOB_COMPLETION_INDEX,
   selectorString,
   type Condition,
   type DefaultedMiniCluster,
@@ -61,7 +62,7 @@ function isPodReady(pod: V1Pod): boolean {
 }
 
 function podIndex(pod: V1Pod): number {
-  return Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? Number.NaN);
+  return Number(pod.metadata?.labels?.[LABEL_JOB_COMPLETION_INDEX] ?? Number.NaN);
 }
 
 /** Reasons a container waits that only say it is on its way; any other one is worth telling. */

@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
+import { validateMiniCluster } from '../../../src/api/index.ts';
 import { parseCurveCertificate } from '../../../src/flux/index.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -131,6 +132,16 @@ describe('flux-operator render', () => {
     assert.match(missing.stderr, /minicluster\.yaml: cannot read the file \(ENOENT\)/);
   });
 
+  it('without -f says how to use it, even with an empty standard input', () => {
+    const result = spawnSync(process.execPath, [MAIN, 'render'], { cwd: ROOT, encoding: 'utf8', input: '' });
+    assert.equal(result.status, 2);
+    assert.equal(result.stdout, '');
+    const lines = result.stderr.split('\n');
+    assert.equal(lines[0], "error: required option '-f, --file <file>' not specified");
+    assert.ok(lines.includes('Usage: flux-operator render [options]'), result.stderr);
+    assert.ok(lines.includes('Example: flux-operator render -f examples/hello-world.yaml'), result.stderr);
+  });
+
   it('rejects a key file that is not a certificate or munge key', () => {
     const notCert = tempFile('curve.cert', 'hello\n');
     const shortKey = tempFile('munge.key', 'short');
@@ -157,6 +168,28 @@ describe('flux-operator keygen and crd', () => {
     const parsed = parseCurveCertificate(stdout);
     assert.equal(parsed.name, 'demo');
     assert.equal(parsed.metadata['keygen.hostname'], 'demo-0');
+  });
+
+  it("keygen checks --name as a MiniCluster name, with the validator's message", () => {
+    const bad = cli('keygen', '--name', 'Bad/Name');
+    assert.equal(bad.code, 2);
+    assert.equal(bad.stdout, '');
+    assert.equal(
+      bad.stderr,
+      'error: --name: must be a DNS label (lowercase letters, digits and "-", starting with a letter, ending with a letter or digit), since pod host names and the Service derive from it; got "Bad/Name"\n',
+    );
+    const validated = validateMiniCluster(parseYaml(VALID.replace('name: one', 'name: Bad/Name')));
+    assert.ok(!validated.ok);
+    const nameProblem = validated.problems.find((problem) => problem.path === 'metadata.name');
+    assert.equal(bad.stderr, `error: --name: ${nameProblem?.message}\n`);
+
+    const long = cli('keygen', '--name', 'a'.repeat(62));
+    assert.equal(long.code, 2);
+    assert.equal(
+      long.stderr,
+      `error: --name: must have at most 61 characters (got 62) so that host names up to ${'a'.repeat(62)}-0 stay within 63; shorten the name\n`,
+    );
+    assert.equal(cli('keygen', '--name', 'a'.repeat(61)).code, 0);
   });
 
   it('crd prints the CRD that deploy/crd.yaml holds', () => {

@@ -1,5 +1,6 @@
 /** Shared by the observability tests: real key material, Secrets carrying it, an in-memory log sink. */
 import assert from 'node:assert/strict';
+import { SECRET_DATA_KEYS } from '../../../src/api/index.ts';
 import { generateMiniClusterKeys } from '../../../src/render/keys.ts';
 import type { MiniClusterKeys } from '../../../src/render/keys.ts';
 
@@ -39,8 +40,8 @@ export function secretMaterial(): SecretMaterial {
     curveSecretKey,
     mungeKeyBase64,
     curveCertBase64,
-    curveSecret: secret('demo-curve-cert', 'curve.cert', curveCertBase64),
-    mungeSecret: secret('demo-munge-key', 'munge.key', mungeKeyBase64),
+    curveSecret: secret('demo-curve-cert', SECRET_DATA_KEYS.curveCert, curveCertBase64),
+    mungeSecret: secret('demo-munge-key', SECRET_DATA_KEYS.mungeKey, mungeKeyBase64),
     forbidden: [
       curveSecretKey,
       mungeKeyBase64,

@@ -33,6 +33,7 @@ describe('scrubSecrets', () => {
   });
 
   it('masks a base64 value following munge.key or curve.cert, in JSON and YAML', () => {
+    // The data keys spelled out on purpose: this is the text an API error or a dump would echo.
     const material = secretMaterial();
     const json = `Body: ${JSON.stringify({ kind: 'Secret', items: { 'munge.key': material.mungeKeyBase64 } })}`;
     const yaml = `data:\n  munge.key: ${material.mungeKeyBase64}\n  curve.cert: ${material.curveCertBase64}\n`;

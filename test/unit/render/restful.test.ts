@@ -49,6 +49,8 @@ describe('RESTful mode', () => {
     );
     const secret = find.secret(objects, 'flux-sample-restful');
     assert.equal(secret.immutable, undefined);
+    // The data keys spelled out on purpose: they are the Secret's wire format, which users' scripts
+    // and `flux-operator jobs` of other versions read.
     assert.deepEqual(Object.keys(secret.data ?? {}), [
       'credentials.json',
       'secretKey',
@@ -121,7 +123,7 @@ describe('RESTful mode', () => {
         name: 'flux-operator-restful',
         secret: {
           secretName: 'flux-sample-restful',
-          items: [{ key: 'credentials.json', path: 'credentials.json' }],
+          items: [{ key: 'credentials.json', path: 'credentials.json' }], // the Secret's wire format
           defaultMode: 0o400,
         },
       },

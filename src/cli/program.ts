@@ -1,0 +1,244 @@
+/**
+ * The `flux-operator` command line: its commands and flags, and how errors become exit codes. main.ts
+ * loads it once the Node version is known to be recent enough.
+ */
+import { Command, CommanderError, Option } from 'commander';
+import { formatProblem, miniClusterCrd, miniClusterNameProblems } from '../api/index.ts';
+import { generateMiniClusterKeys } from '../render/index.ts';
+import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
+import { addJobsCommand } from './jobs-command.ts';
+import { parseNodeSelectors, parseTolerations } from './placement-flags.ts';
+// Each command's module is imported when it runs: `run` (the operator) then loads neither the
+// official client (install, quickstart, burst-status) nor what it does not use (docs/performance.md).
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value];
+}
+
+export function buildProgram(): Command {
+  const program = new Command('flux-operator')
+    .description('Run Flux Framework MiniClusters on Kubernetes')
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command('render')
+    .description('print every Kubernetes object of the MiniClusters in the files, as multi-document YAML')
+    // No default: a list default would count as given, and render would read no file at all.
+    .requiredOption(
+      '-f, --file <file>',
+      'MiniCluster manifest (repeatable; a file may hold several documents)',
+      collect,
+    )
+    .addHelpText('after', '\nExample: flux-operator render -f examples/hello-world.yaml')
+    .option('--curve-cert <file>', 'use this CURVE certificate instead of generating one')
+    .option('--munge-key <file>', 'use this munge key instead of generating one')
+    .action(async (options: { file: string[]; curveCert?: string; mungeKey?: string }) => {
+      const renderOptions: { files: string[]; curveCertFile?: string; mungeKeyFile?: string } = {
+        files: options.file,
+      };
+      if (options.curveCert !== undefined) renderOptions.curveCertFile = options.curveCert;
+      if (options.mungeKey !== undefined) renderOptions.mungeKeyFile = options.mungeKey;
+      const { renderFiles } = await import('./render-command.ts');
+      process.stdout.write(await renderFiles(renderOptions));
+    });
+
+  program
+    .command('run')
+    .description('run the operator: reconcile MiniClusters until stopped')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG, ~/.kube/config or in-cluster)')
+    .option(
+      '-n, --namespace <namespace>',
+      'watch only this namespace (repeatable; default: all)',
+      collect,
+      [],
+    )
+    .option('--leader-elect', 'elect one active replica through a Lease', false)
+    .option(
+      '--leader-election-namespace <namespace>',
+      'namespace of the Lease (default: $POD_NAMESPACE or default)',
+    )
+    .option('--metrics-addr <address>', 'serve /metrics here; 0 disables', '127.0.0.1:8080')
+    .option('--health-addr <address>', 'serve /healthz and /readyz here; 0 disables', '127.0.0.1:8081')
+    .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
+    .option('--log-format <format>', 'json, or pretty for humans', 'json')
+    .option('--concurrency <n>', 'MiniClusters reconciled at once', (value) => Number(value), 4)
+    .option(
+      '--operator-image <image>',
+      'image installed on burst target clusters (default: $OPERATOR_IMAGE, set by the Deployment, or the release image)',
+    )
+    .action(
+      async (options: {
+        kubeconfig?: string;
+        namespace: string[];
+        leaderElect: boolean;
+        leaderElectionNamespace?: string;
+        metricsAddr: string;
+        healthAddr: string;
+        logLevel: string;
+        logFormat: string;
+        concurrency: number;
+        operatorImage?: string;
+      }) => {
+        const { runOperator } = await import('./run-command.ts');
+        process.exitCode = await runOperator({
+          ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.operatorImage !== undefined ? { operatorImage: options.operatorImage } : {}),
+          ...(options.leaderElectionNamespace !== undefined
+            ? { leaderElectionNamespace: options.leaderElectionNamespace }
+            : {}),
+          namespaces: options.namespace,
+          leaderElect: options.leaderElect,
+          metricsAddr: options.metricsAddr,
+          healthAddr: options.healthAddr,
+          logLevel: options.logLevel,
+          logFormat: options.logFormat,
+          concurrency: options.concurrency,
+        });
+      },
+    );
+
+  program
+    .command('install')
+    .description(
+      "install the MiniCluster CRD and the operator's RBAC (and, with --with-deployment, the operator)",
+    )
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--namespace <namespace>', 'namespace the operator is installed in')
+    .option('--with-deployment', 'also install the operator Deployment', false)
+    .option('--image <image>', 'operator image for the Deployment')
+    .option('--replicas <n>', 'Deployment replicas: one leads, the others stand by', (value) => Number(value))
+    .option(
+      '--watch-namespace <namespace>',
+      'a namespace the operator watches (repeat; default: all)',
+      collect,
+      [],
+    )
+    .option('--node-selector <key=value>', "a label the operator's node must have (repeat)", collect, [])
+    .option('--toleration <key[=value]:Effect>', 'a taint the operator tolerates (repeat)', collect, [])
+    .action(
+      async (options: {
+        kubeconfig?: string;
+        namespace?: string;
+        withDeployment: boolean;
+        image?: string;
+        replicas?: number;
+        watchNamespace: string[];
+        nodeSelector: string[];
+        toleration: string[];
+      }) => {
+        const { installCommand } = await import('./install-command.ts');
+        await installCommand({
+          ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+          ...(options.image !== undefined ? { image: options.image } : {}),
+          ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+          watchNamespaces: options.watchNamespace,
+          nodeSelector: parseNodeSelectors(options.nodeSelector),
+          tolerations: parseTolerations(options.toleration),
+          withDeployment: options.withDeployment,
+        });
+      },
+    );
+
+  addJobsCommand(program);
+
+  program
+    .command('quickstart')
+    .description(
+      'use the configured cluster (or start the local control plane and its real node), install the CRD, run the operator, apply a MiniCluster and follow it until it finishes (or is Ready)',
+    )
+    .option('-f, --file <file>', 'MiniCluster manifest', 'examples/hello-world.yaml')
+    .option(
+      '--kubeconfig <file>',
+      'cluster to use (default: $KUBECONFIG, ~/.kube/config, else the local control plane)',
+    )
+    .option('--timeout <seconds>', 'give up after this long', (value) => Number(value), 300)
+    .action(async (options: { file: string; kubeconfig?: string; timeout: number }) => {
+      const { quickstart } = await import('./quickstart-command.ts');
+      process.exitCode = await quickstart({
+        file: options.file,
+        timeoutMs: options.timeout * 1000,
+        ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+      });
+    });
+
+  const burst = program.command('burst').description('bursting: plan and inspect burst clusters');
+  burst
+    .command('plan')
+    .description(
+      'print what the burst planner would do for a MiniCluster and a Flux queue snapshot (dry run)',
+    )
+    .requiredOption(
+      '-f, --file <file>',
+      'MiniCluster manifest (its spec.flux.bursting.clusters are the burst slots)',
+    )
+    .requiredOption('--queue <file>', 'queue snapshot JSON (see src/burst/queue-file.ts)')
+    .option('--policy <file>', 'burst policy JSON (default: the built-in policy)')
+    .addOption(new Option('-o, --output <format>', 'text or json').choices(['text', 'json']).default('text'))
+    .action(async (options: { file: string; queue: string; policy?: string; output: 'text' | 'json' }) => {
+      const { burstPlanCommand } = await import('./burst-plan-command.ts');
+      process.stdout.write(
+        await burstPlanCommand({
+          file: options.file,
+          queueFile: options.queue,
+          ...(options.policy !== undefined ? { policyFile: options.policy } : {}),
+          format: options.output,
+        }),
+      );
+    });
+
+  burst
+    .command('status')
+    .description('show MiniClusters with burst slots, their burst clusters and jobs, and the burst targets')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
+    .option('-n, --namespace <namespace>', 'only this namespace (default: all)')
+    .action(async (options: { kubeconfig?: string; namespace?: string }) => {
+      const { burstStatusCommand } = await import('./burst-status-command.ts');
+      process.stdout.write(
+        await burstStatusCommand({
+          ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
+          ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
+        }),
+      );
+    });
+
+  program
+    .command('keygen')
+    .description('print a new CURVE certificate (zcert format) for a MiniCluster')
+    .option('--name <name>', 'MiniCluster the certificate is for (its metadata name)', 'flux-sample')
+    .action((options: { name: string }) => {
+      // The certificate names its MiniCluster and lead host (<name>-0): the smallest MiniCluster's rule.
+      const problems = miniClusterNameProblems(options.name, 1, '--name');
+      if (problems.length > 0) throw new InputError(problems.map(formatProblem));
+      process.stdout.write(generateMiniClusterKeys(options.name).curveCertificate);
+    });
+
+  program
+    .command('crd')
+    .description('print the MiniCluster CustomResourceDefinition')
+    .action(async () => {
+      const { stringify } = await import('yaml');
+      process.stdout.write(stringify(miniClusterCrd(), { lineWidth: 0 }));
+    });
+
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  try {
+    await buildProgram().parseAsync([...argv], { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (error) {
+    if (error instanceof InputError) {
+      for (const problem of error.problems) process.stderr.write(`error: ${problem}\n`);
+      return INPUT_ERROR_EXIT_CODE;
+    }
+    if (error instanceof CommanderError) {
+      // Commander printed the message already; help and version are not failures.
+      return error.exitCode === 0 ? 0 : INPUT_ERROR_EXIT_CODE;
+    }
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    return 1;
+  }
+}
