@@ -31,6 +31,7 @@ import { DNS_LABEL_MAX_LENGTH } from './limits.ts';
 import type { Problem } from './problems.ts';
 import { schemaProblems } from './schema-errors.ts';
 import { DNS_1035_LABEL_PATTERN } from './schema-helpers.ts';
+import { namespaceOf } from './namespaced.ts';
 
 export type BurstTargetValidationResult =
   { ok: true; value: DefaultedBurstTarget } | { ok: false; problems: Problem[] };
@@ -124,7 +125,7 @@ export function applyBurstTargetDefaults(
 
 /** The BurstTarget with its spec defaulted (metadata and status are copied as they are). */
 export function defaultBurstTarget(target: BurstTarget): DefaultedBurstTarget {
-  return { ...target, spec: applyBurstTargetDefaults(target.spec, target.metadata.namespace ?? 'default') };
+  return { ...target, spec: applyBurstTargetDefaults(target.spec, namespaceOf(target)) };
 }
 
 /**

@@ -4,6 +4,7 @@ export * from './labels.ts';
 export * from './limits.ts';
 export * from './schema.ts';
 export * from './secret-keys.ts';
+export * from './namespaced.ts';
 export * from './status-schema.ts';
 export { ContainerSchema, VolumeSchema } from './container-schema.ts';
 export { StorageVolumeSchema } from './storage-schema.ts';

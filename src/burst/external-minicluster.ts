@@ -19,6 +19,7 @@ import {
 import { brokerConfigText } from '../render/config-map.ts';
 import { dnsLabel, miniClusterNames } from '../render/names.ts';
 import { validateMiniCluster } from '../api/index.ts';
+import { namespaceOf, namespacedName } from '../api/index.ts';
 
 /** The MiniCluster (by uid) a remote object was made for; the orphan collector reads it. */
 export const LABEL_BURST_ORIGIN_UID = 'flux-framework.org/burst-origin-uid';
@@ -168,7 +169,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
           [LABEL_BURST_CONFIG_HASH]: configHash,
         },
         annotations: {
-          [ANNOTATION_BURST_ORIGIN]: `${local.metadata.namespace ?? 'default'}/${local.metadata.name}`,
+          [ANNOTATION_BURST_ORIGIN]: namespacedName(local),
         },
       },
     },
@@ -188,9 +189,9 @@ export function burstSecrets(
     ...(originCluster ? { [LABEL_BURST_ORIGIN_CLUSTER]: originCluster } : {}),
   };
   const annotations = {
-    [ANNOTATION_BURST_ORIGIN]: `${local.metadata.namespace ?? 'default'}/${local.metadata.name}`,
+    [ANNOTATION_BURST_ORIGIN]: namespacedName(local),
   };
-  const namespace = external.miniCluster.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(external.miniCluster);
   return [
     { name: external.secretNames.curveCert, key: SECRET_DATA_KEYS.curveCert, value: data.curveCert },
     { name: external.secretNames.mungeKey, key: SECRET_DATA_KEYS.mungeKey, value: data.mungeKey },

@@ -32,6 +32,7 @@ import { operatorClients } from '../kube/clients.ts';
 import { installOperatorObjects, type InstallOperator } from './install-operator.ts';
 import { classifyProbeError, failure, type ProbeContext, type TargetFailure } from './target-errors.ts';
 import { checkKubeconfig } from './target-kubeconfig.ts';
+import { namespaceOf } from '../api/index.ts';
 
 export type { TargetFailure, TargetFailureReason } from './target-errors.ts';
 
@@ -99,7 +100,7 @@ export async function kubeconfigFromSecret(
   target: DefaultedBurstTarget,
   readSecret: ReadSecret,
 ): Promise<ProviderKubeConfig> {
-  const namespace = target.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(target);
   const source = target.spec.kubeconfig;
   if (!source) {
     return failure('InvalidKubeconfig', 'spec.kubeconfig is required when provider is kubeconfig');

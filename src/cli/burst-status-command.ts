@@ -9,6 +9,7 @@ import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/clients.t
 import { InputError } from './input-error.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { listCustomObjects } from '../kube/custom-objects.ts';
+import { namespacedName } from '../api/index.ts';
 
 export interface BurstStatusOptions {
   readonly kubeconfig?: string;
@@ -59,9 +60,7 @@ export function formatBurstStatus(
     const slots = (mc.spec.flux?.bursting?.clusters ?? [])
       .map((slot) => `${slot.name ?? '?'} (${slot.size ?? mc.spec.size ?? 1})`)
       .join(', ');
-    lines.push(
-      `MiniCluster ${mc.metadata.namespace ?? 'default'}/${mc.metadata.name}: lead broker at ${where}; slots ${slots}`,
-    );
+    lines.push(`MiniCluster ${namespacedName(mc)}: lead broker at ${where}; slots ${slots}`);
     lines.push(
       `  Bursting: ${condition ? `${condition.status} ${condition.reason}: ${condition.message}` : 'no pass yet'}`,
     );
@@ -96,7 +95,7 @@ export function formatBurstStatus(
     for (const target of targets) {
       const connected = target.status?.conditions?.find((c) => c.type === 'Connected');
       rows.push([
-        `${target.metadata.namespace ?? 'default'}/${target.metadata.name}`,
+        namespacedName(target),
         target.spec?.provider ?? '?',
         connected?.status ?? 'Unknown',
         connected?.reason ?? '-',

@@ -42,6 +42,7 @@ import {
   runsToCompletion,
 } from './quickstart-output.ts';
 import { loadMiniClusters } from './render-command.ts';
+import { namespaceOf } from '../api/index.ts';
 
 export interface QuickstartOptions {
   readonly file: string;
@@ -183,7 +184,7 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
   const [loaded] = await loadMiniClusters([options.file]);
   if (!loaded) throw new InputError([`${options.file}: no MiniCluster found`]);
   const name = loaded.metadata.name;
-  const namespace = loaded.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(loaded);
 
   const cluster = await clusterToUse(options.kubeconfig, say);
   const kubectl = `kubectl --kubeconfig ${cluster.kubeconfig}`;

@@ -19,6 +19,7 @@ import {
 import { createOperatorMetrics } from '../observability/metrics.ts';
 import { startObservabilityServers } from '../observability/health-server.ts';
 import { InputError } from './input-error.ts';
+import { DEFAULT_NAMESPACE } from '../api/index.ts';
 
 export interface RunOptions {
   readonly kubeconfig?: string;
@@ -71,7 +72,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
   // Every request to the API server, as client-go counts them (lists, watches, gets and writes).
   const clients = apiClients(access, { onRequest: (method, code) => metrics.countRequest(method, code) });
   metrics.registerController(CONTROLLER_NAME, options.concurrency);
-  const leaseNamespace = options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? 'default';
+  const leaseNamespace = options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
 
   let exitCode: number | undefined;
   let finish: (code: number) => void = () => undefined;

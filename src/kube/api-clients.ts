@@ -21,6 +21,7 @@ import type {
 } from '@kubernetes/client-node';
 import type { ClusterAccess } from './cluster-access.ts';
 import { Transport, type Query, type RequestObserver } from './transport.ts';
+import { DEFAULT_NAMESPACE } from '../api/index.ts';
 
 const MERGE_PATCH = 'application/merge-patch+json';
 const APPLY_PATCH = 'application/apply-patch+yaml';
@@ -96,7 +97,7 @@ export class ObjectApplier {
     const resources = await this.resources(apiVersion);
     const resource = resources.get(kind);
     if (!resource) throw new Error(`the API server has no kind ${kind} in ${apiVersion}`);
-    const namespace = object.metadata?.namespace ?? this.transport.access.namespace ?? 'default';
+    const namespace = object.metadata?.namespace ?? this.transport.access.namespace ?? DEFAULT_NAMESPACE;
     const scope = resource.namespaced ? namespace : undefined;
     return `${collectionPath(apiPrefix(apiVersion), resource.name, scope)}/${name}`;
   }

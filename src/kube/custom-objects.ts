@@ -27,6 +27,7 @@ export interface CustomObjectReader {
 }
 import { GROUP, VERSION } from '../api/index.ts';
 import { isNotFound } from './api-errors.ts';
+import { namespaceOf } from '../api/index.ts';
 
 /** The collection path, for watches. */
 export function customObjectsPath(plural: string, namespace: string | undefined): string {
@@ -85,7 +86,7 @@ export async function patchFinalizers(
   await custom.patchNamespacedCustomObject({
     group: GROUP,
     version: VERSION,
-    namespace: object.metadata.namespace ?? 'default',
+    namespace: namespaceOf(object),
     plural,
     name: object.metadata.name,
     // resourceVersion makes this fail rather than drop a finalizer another writer added meanwhile.

@@ -19,10 +19,8 @@ export function dnsLabel(parts: readonly string[], reserve = 0): string {
   return `${head}-${hash}`;
 }
 
-/** The namespace of the MiniCluster, and so of every object rendered for it. */
-export function namespaceOf(miniCluster: DefaultedMiniCluster): string {
-  return miniCluster.metadata.namespace ?? 'default';
-}
+/** The namespace of the MiniCluster is that of every object rendered for it. */
+export { namespaceOf } from '../api/index.ts';
 
 /** Names of every object rendered for one MiniCluster. */
 export interface MiniClusterNames {

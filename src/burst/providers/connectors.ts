@@ -33,6 +33,7 @@ import {
 // operator would otherwise import at start (docs/performance.md), and most installs use neither.
 import type { EksClusterSpec, EksProviderOptions } from './eks-provider.ts';
 import type { GkeClusterSpec, GkeProvider, GkeProviderOptions } from './gke-provider.ts';
+import { namespaceOf, namespacedName } from '../../api/index.ts';
 
 /** Key of the service-account key JSON in a GKE `credentialsSecret`. */
 export const GKE_CREDENTIALS_KEY = 'credentials.json';
@@ -112,7 +113,7 @@ async function readCredentials(
   readSecret: ReadSecret,
   example: string,
 ): Promise<SecretValues> {
-  const namespace = target.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(target);
   const where = `Secret ${namespace}/${secretName}`;
   let secret: V1Secret | undefined;
   try {
@@ -207,7 +208,7 @@ function bindGke(target: DefaultedBurstTarget, options: ProviderConnectorsOption
       serviceAccountJson = read.values[GKE_CREDENTIALS_KEY];
     }
     const secrets = serviceAccountJson === undefined ? [] : [serviceAccountJson];
-    const where = `Secret ${target.metadata.namespace ?? 'default'}/${gke.credentialsSecret ?? ''} key ${GKE_CREDENTIALS_KEY}`;
+    const where = `Secret ${namespaceOf(target)}/${gke.credentialsSecret ?? ''} key ${GKE_CREDENTIALS_KEY}`;
     const { GkeProvider } = await import('./gke-provider.ts');
     let provider: GkeProvider;
     try {
@@ -297,7 +298,7 @@ function bindEks(target: DefaultedBurstTarget, options: ProviderConnectorsOption
 }
 
 function targetKey(target: DefaultedBurstTarget): string {
-  return `${target.metadata.namespace ?? 'default'}/${target.metadata.name}`;
+  return namespacedName(target);
 }
 
 /** Connectors of the GKE and EKS providers for `connectTarget` (and the Manager's `providers`). */
