@@ -55,7 +55,7 @@ export async function listCustomObjects<T extends KubernetesObject>(
 
 /** Deletes one object (dependents in the background); false when it was already gone. */
 export async function deleteCustomObject(
-  custom: CustomObjectReader,
+  custom: Pick<CustomObjectReader, 'deleteNamespacedCustomObject'>,
   plural: string,
   namespace: string,
   name: string,
@@ -78,7 +78,7 @@ export async function deleteCustomObject(
 
 /** Replaces an object's finalizers with a merge patch. */
 export async function patchFinalizers(
-  custom: CustomObjectsApi,
+  custom: Pick<CustomObjectsApi, 'patchNamespacedCustomObject'>,
   plural: string,
   object: { metadata: { name: string; namespace?: string; resourceVersion?: string } },
   finalizers: string[],

@@ -134,6 +134,8 @@ export function reconcileLogger(base: Logger, target: ReconcileTarget): Logger {
 export interface ReconcileLog {
   info(fields: Record<string, unknown>, message: string): void;
   warn(fields: Record<string, unknown>, message: string): void;
+  /** Each step of a pass (src/runtime/steps.ts); dropped unless the level is debug or lower. */
+  debug?(fields: Record<string, unknown>, message: string): void;
 }
 
 /**
@@ -146,5 +148,9 @@ export function lazyReconcileLogger(base: Logger, target: ReconcileTarget): Reco
   return {
     info: (fields, message) => logger().info(fields, message),
     warn: (fields, message) => logger().warn(fields, message),
+    // Asked before the child is made: a pass that logs nothing else costs no logger.
+    debug: (fields, message) => {
+      if (base.isLevelEnabled('debug')) logger().debug(fields, message);
+    },
   };
 }

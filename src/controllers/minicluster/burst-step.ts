@@ -1,29 +1,24 @@
 /**
- * The bursting step of a reconcile pass, for a MiniCluster that declares burst slots: read its Flux
- * queue, plan (src/burst/planner.ts), and create or remove burst MiniClusters on burst targets. It
- * returns what status should say; the reconciler writes it with the rest of the status.
+ * The bursting step of a reconcile pass, for a MiniCluster that declares burst slots, in three parts:
+ * observe (burst-observe.ts: the lead broker, its Flux queue, the burst MiniClusters on the targets),
+ * plan (burst-plan.ts, pure, over src/burst/planner.ts) and act (burst-act.ts: create, grow or
+ * delete burst MiniClusters). This file holds what the three share, and the removals a MiniCluster's
+ * deletion or an emptied spec.flux.bursting.clusters asks for. The step returns what status should
+ * say; the reconciler writes it with the rest of the status.
  */
-import type { V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import {
   CONDITION_BURSTING,
-  MAX_BURST_RECORD_JOBS,
   PLURAL,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
 } from '../../api/index.ts';
-import { burstSecrets, externalMiniCluster } from '../../burst/external-minicluster.ts';
-import { FluxQueueReadError } from '../../burst/flux-queue-error.ts';
-import { planBursts, type BurstCluster } from '../../burst/planner.ts';
-import { policyOfSpec } from '../../burst/policy.ts';
 import type { FluxQueueReader } from '../../burst/queue.ts';
-import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { miniClusterNames } from '../../render/index.ts';
-import { describeApiError, isNotFound } from '../../kube/api-errors.ts';
-import { burstingCondition, cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
-import { serverSideApply } from '../../kube/apply.ts';
+import { isNotFound } from '../../kube/api-errors.ts';
+import type { BurstJobRecord } from './burst-jobs.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
-import { readMiniClusterStatus } from './minicluster-client.ts';
-import { leadBrokerAddress, type DesiredCondition, type TransitionEvent } from './status.ts';
+import type { DesiredCondition, TransitionEvent } from './status.ts';
 import { deleteCustomObject } from '../../kube/custom-objects.ts';
 
 /** How often a bursting MiniCluster's queue is read when its policy does not say (pollSeconds). */
@@ -70,11 +65,12 @@ export interface BurstOutcome {
   readonly requeueAfterMs: number;
 }
 
-function iso(date: Date): string {
+export function iso(date: Date): string {
   return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-function waiting(
+/** An outcome that changes nothing: the Bursting condition says what the step waits for. */
+export function waiting(
   reason: string,
   message: string,
   bursts: BurstRecord[],
@@ -101,7 +97,7 @@ export function resolveTarget(
 }
 
 /** Removes a burst MiniCluster (its copied Secrets stay for the others on that target; see removeAll). */
-async function deleteRemote(
+export async function deleteRemote(
   environment: BurstEnvironment,
   target: ConnectedTarget,
   name: string,
@@ -171,211 +167,6 @@ export async function removeUndeclaredBursts(
           message: 'no burst slots are declared; every burst cluster was removed',
         };
   return { bursts: left, jobs: [], condition, events, requeueAfterMs: BURST_POLL_MS };
-}
-
-export async function burstStep(
-  miniCluster: DefaultedMiniCluster,
-  previous: MiniClusterStatus | undefined,
-  pods: readonly V1Pod[],
-  leadBrokerService: V1Service | undefined,
-  environment: BurstEnvironment,
-): Promise<BurstOutcome> {
-  const now = environment.now();
-  const namespace = miniCluster.metadata.namespace ?? 'default';
-  let bursts: BurstRecord[] = [...(previous?.bursts ?? [])];
-  const previousJobs = [...(previous?.burstJobs ?? [])];
-  const pollMs = burstPollMs(miniCluster);
-  const exposure = leadBrokerService ? leadBrokerAddress(leadBrokerService, pods) : undefined;
-  if (!exposure?.address || !exposure.port) {
-    return waiting(
-      'LeadBrokerAddressUnknown',
-      'waiting for the lead broker Service to get an address',
-      bursts,
-      previousJobs,
-      pollMs,
-    );
-  }
-  const leadPod = pods.find(
-    (pod) =>
-      pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0' &&
-      pod.status?.phase === 'Running' &&
-      !pod.metadata.deletionTimestamp,
-  );
-  if (!leadPod)
-    return waiting(
-      'LeadBrokerNotRunning',
-      'waiting for the lead broker pod to run',
-      bursts,
-      previousJobs,
-      pollMs,
-    );
-
-  let queue;
-  try {
-    queue = await environment.queueReader(miniCluster, leadPod).snapshot();
-  } catch (error) {
-    if (error instanceof FluxQueueReadError)
-      return waiting(error.reason, `reading the Flux queue: ${error.message}`, bursts, previousJobs, pollMs);
-    throw error;
-  }
-
-  // What exists: a burst MiniCluster deleted by someone else is forgotten (the plan may make it again).
-  const clusters: BurstCluster[] = [];
-  const kept: BurstRecord[] = [];
-  const unanswered: BurstRecord[] = [];
-  for (const burst of bursts) {
-    const target = resolveTarget(environment, miniCluster, burst.target);
-    let state = burst.state;
-    if (target) {
-      const remote = await readMiniClusterStatus(target.clients, target.namespace, burst.name);
-      if (remote === undefined) continue;
-      // Ready once all its brokers are (again, after growing); Pending while it has no status yet.
-      if (remote.observedGeneration !== undefined)
-        state = remote.summary === 'Ready' && (remote.readyPods ?? 0) >= burst.size ? 'Ready' : 'Pending';
-      else if (now.getTime() - Date.parse(burst.createdAt) >= UNANSWERED_MS) unanswered.push(burst);
-    }
-    kept.push({ ...burst, state });
-    clusters.push({
-      slot: burst.slot,
-      target: burst.target,
-      size: burst.size,
-      state,
-      createdAt: new Date(burst.createdAt),
-      ...(burst.lastBusyAt ? { lastBusyAt: new Date(burst.lastBusyAt) } : {}),
-    });
-  }
-  bursts = kept;
-
-  const slots = (miniCluster.spec.flux.bursting?.clusters ?? []).map((slot) => ({
-    name: slot.name,
-    size: slot.size,
-  }));
-  const policy = policyOfSpec(miniCluster.spec.flux.bursting?.policy);
-  const plan = planBursts({ queue, localSize: miniCluster.spec.size, slots, clusters, policy, now });
-
-  const jobs = unservedJobs(plan);
-  const events: TransitionEvent[] = cannotFitEvents(previous?.burstJobs, jobs);
-  const names = miniClusterNames(miniCluster);
-  for (const action of plan.actions) {
-    if (action.kind === 'keep') {
-      if (action.busy) {
-        bursts = bursts.map((b) =>
-          b.slot === action.slot && busyMarkStale(b, policy, now) ? { ...b, lastBusyAt: iso(now) } : b,
-        );
-      }
-      continue;
-    }
-    const target = resolveTarget(environment, miniCluster, action.target);
-    if (!target) {
-      return {
-        ...waiting(
-          'TargetUnavailable',
-          `burst target ${action.target} is not connected; see its Connected condition`,
-          bursts,
-          jobs,
-          pollMs,
-        ),
-        events,
-      };
-    }
-    if (action.kind === 'delete') {
-      const record = bursts.find((b) => b.slot === action.slot && b.target === action.target);
-      if (record) await deleteRemote(environment, target, record.name);
-      bursts = bursts.filter((b) => b !== record);
-      events.push({ type: 'Normal', reason: 'BurstRemoved', note: action.message });
-      continue;
-    }
-    const external = externalMiniCluster({
-      local: miniCluster,
-      slot: action.slot,
-      size: action.size,
-      leadBroker: { address: exposure.address, port: exposure.port },
-      namespace: target.namespace,
-      sameCluster: action.target === IN_CLUSTER_TARGET,
-      ...(environment.clusterId() ? { originCluster: environment.clusterId() } : {}),
-    });
-    // A scale applies the same MiniCluster, larger. One made from another config (the lead's address
-    // changed since) is left as it is: its name says so, and growing it would make a second one.
-    const record =
-      action.kind === 'scale'
-        ? bursts.find((b) => b.slot === action.slot && b.target === action.target)
-        : undefined;
-    if (action.kind === 'scale' && record?.name !== external.name) continue;
-    try {
-      if (action.kind === 'create' && action.target !== IN_CLUSTER_TARGET) {
-        const curve = await environment.readSecret(names.curveCertSecret, namespace);
-        const munge = await environment.readSecret(names.mungeKeySecret, namespace);
-        const curveData = curve?.data?.['curve.cert'];
-        const mungeData = munge?.data?.['munge.key'];
-        if (!curveData || !mungeData) {
-          return {
-            ...waiting(
-              'KeysMissing',
-              "the MiniCluster's key Secrets are not there yet",
-              bursts,
-              jobs,
-              pollMs,
-            ),
-            events,
-          };
-        }
-        for (const secret of burstSecrets(external, miniCluster, {
-          curveCert: curveData,
-          mungeKey: mungeData,
-        })) {
-          environment.countWrite('apply', 'Secret');
-          await serverSideApply(target.clients.objects, secret, FIELD_MANAGER);
-        }
-      }
-      environment.countWrite('apply', 'MiniCluster');
-      await serverSideApply(target.clients.objects, external.miniCluster as never, FIELD_MANAGER);
-    } catch (error) {
-      const doing = record ? `growing ${external.name} to ${action.size}` : `creating ${external.name}`;
-      return {
-        ...waiting(
-          'BurstFailed',
-          `${doing} on ${action.target}: ${describeApiError(error)}`,
-          bursts,
-          jobs,
-          pollMs,
-        ),
-        events,
-      };
-    }
-    if (record) {
-      bursts = bursts.map((b) =>
-        b === record
-          ? {
-              ...b,
-              size: action.size,
-              state: 'Pending',
-              jobs: [...new Set([...(b.jobs ?? []), ...action.jobs])].slice(0, MAX_BURST_RECORD_JOBS),
-            }
-          : b,
-      );
-      events.push({ type: 'Normal', reason: 'BurstScaled', note: action.message });
-      continue;
-    }
-    bursts.push({
-      slot: action.slot,
-      target: action.target,
-      name: external.name,
-      namespace: target.namespace,
-      size: action.size,
-      state: 'Pending',
-      createdAt: iso(now),
-      jobs: action.jobs.slice(0, MAX_BURST_RECORD_JOBS),
-    });
-    events.push({ type: 'Normal', reason: 'BurstCreated', note: action.message });
-  }
-
-  return {
-    bursts,
-    jobs,
-    condition: burstingCondition(bursts, jobs, unanswered),
-    events,
-    requeueAfterMs: pollMs,
-  };
 }
 
 /**

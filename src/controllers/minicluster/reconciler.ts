@@ -1,7 +1,9 @@
 /**
- * One reconcile pass of a MiniCluster, as a list of named steps (Slinky style): validate, keys,
- * referenced Secrets, apply the rendered children, then status and events last. Every object comes
- * from src/render; this file only decides what to write and writes it.
+ * One reconcile pass of a MiniCluster, as a list of named steps (Slinky style) run by
+ * src/runtime/steps.ts: validate, user Secrets, keys, render, prune, apply, volumes, burst, then
+ * status (computed, written once, then the events) and cleanup, which run even when an earlier step
+ * stopped the pass on a blocking problem. Every object comes from src/render; this file only decides
+ * what to write and writes it.
  */
 import type { V1Job, V1PersistentVolume, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
@@ -27,14 +29,24 @@ import {
 } from '../../render/index.ts';
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError, isConflict, isNotFound, isTransient } from '../../kube/api-errors.ts';
-import { serverSideApply } from '../../kube/apply.ts';
+import { serverSideApply, type Applier } from '../../kube/apply.ts';
+import type { AppsApi, CoreApi, CustomObjectsApi } from '../../kube/api-clients.ts';
 import { containsDesired, staleChildren } from './desired-state.ts';
 import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
 import type { ResilientInformer } from '../../runtime/informers.ts';
-import type { ApiClients } from '../../kube/api-clients.ts';
+import {
+  CONTINUE,
+  continueAfter,
+  restart,
+  runSteps,
+  stop,
+  type Step,
+  type StepResult,
+} from '../../runtime/steps.ts';
 import { resolveKeys } from './keys.ts';
 import { RenderMemo } from './render-memo.ts';
+import { readSecret } from './secrets.ts';
 import {
   computeStatus,
   progressOnly,
@@ -45,12 +57,14 @@ import {
 } from './status.ts';
 import {
   BURST_FINALIZER,
-  burstStep,
   removeUndeclaredBursts,
   removeAllBursts,
   type BurstEnvironment,
   type BurstOutcome,
 } from './burst-step.ts';
+import { observeBursts } from './burst-observe.ts';
+import { planBurstActions } from './burst-plan.ts';
+import { actOnPlan } from './burst-act.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
 import type { ReconcileLog } from '../../observability/logger.ts';
 import { deleteCustomObject, patchFinalizers } from '../../kube/custom-objects.ts';
@@ -60,6 +74,7 @@ const WAITING_REQUEUE_MS = 10_000;
 /** How soon to try again an apply the API server refused (the condition and event say why). */
 const APPLY_RETRY_MS = 30_000;
 
+/** The caches the operator keeps (the manager's informers). */
 export interface ControllerCache {
   readonly miniClusters: ResilientInformer<LiveMiniCluster>;
   readonly jobs: ResilientInformer<V1Job>;
@@ -68,17 +83,44 @@ export interface ControllerCache {
   podsOf(namespace: string, miniClusterName: string): V1Pod[];
 }
 
+/** One object of a cache by name; cluster-wide objects (PersistentVolumes) with namespace ''. */
+export interface CacheReader<T> {
+  get(name: string, namespace: string): T | undefined;
+}
+
+/** What the reconciler reads of the caches (ControllerCache is one). */
+export interface ReconcilerCache {
+  readonly miniClusters: CacheReader<LiveMiniCluster>;
+  readonly jobs: CacheReader<V1Job>;
+  readonly secrets: CacheReader<V1Secret>;
+  readonly children: ReadonlyMap<string, CacheReader<KubeObject>>;
+  podsOf(namespace: string, miniClusterName: string): V1Pod[];
+}
+
+/** The API calls the reconciler makes (ApiClients has them all). */
+export interface ReconcilerClients {
+  readonly objects: Applier;
+  readonly core: Pick<CoreApi, 'readNamespacedSecret' | 'createNamespacedSecret' | 'patchPersistentVolume'>;
+  readonly apps: Pick<AppsApi, 'deleteNamespacedDeployment'>;
+  readonly custom: Pick<
+    CustomObjectsApi,
+    'patchNamespacedCustomObjectStatus' | 'patchNamespacedCustomObject' | 'deleteNamespacedCustomObject'
+  >;
+}
+
 /** Counts API writes, for metrics and the benchmark's "writes per MiniCluster". */
 export type WriteCounter = (verb: 'apply' | 'create' | 'status' | 'delete' | 'event', kind: string) => void;
 
 export interface ReconcilerDeps {
-  readonly clients: ApiClients;
-  readonly cache: ControllerCache;
-  readonly recorder: EventRecorder;
+  readonly clients: ReconcilerClients;
+  readonly cache: ReconcilerCache;
+  readonly recorder: Pick<EventRecorder, 'record'>;
   readonly countWrite: WriteCounter;
   readonly now: () => Date;
   /** Set when the operator bursts: how to reach targets and read queues. */
   readonly burst?: BurstEnvironment;
+  /** Each step's duration in seconds, by step name (flux_operator_reconcile_step_duration_seconds). */
+  readonly observeStep?: (step: string, seconds: number) => void;
 }
 
 export interface ReconcileResult {
@@ -97,29 +139,39 @@ export function splitKey(key: string): { namespace: string; name: string } {
   return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
 }
 
-/**
- * A Secret this pass made new keys for exists already (the cache had not seen it yet, or another
- * operator instance made it): the pass starts again with the keys it holds.
- */
-class SecretAppeared extends Error {
-  readonly secret: V1Secret;
-
-  constructor(secret: V1Secret) {
-    super(`Secret ${secret.metadata?.name ?? ''} appeared meanwhile`);
-    this.secret = secret;
-  }
+/** What the steps of one pass share: each step reads what the ones before it found. */
+interface Pass {
+  readonly key: string;
+  readonly namespace: string;
+  readonly name: string;
+  readonly live: LiveMiniCluster;
+  readonly log: ReconcileLog;
+  /** Set by validate. */
+  miniCluster?: DefaultedMiniCluster;
+  names?: MiniClusterNames;
+  /** Set by keys: the keys, and the generated Secrets that hold new ones (created, never applied). */
+  keys?: MiniClusterKeys;
+  fresh: ReadonlySet<string>;
+  /** Set by render. */
+  objects: readonly KubeObject[];
+  /** Objects written by apply. */
+  readonly applied: string[];
+  /** Set by burst. */
+  burst?: BurstOutcome;
+  /** The status written this pass, if one was (cleanup follows it). */
+  written?: MiniClusterStatus;
 }
 
-/** Thrown by a step that cannot go on; becomes the Ready condition's reason and message. */
-class Blocked extends Error {
-  readonly problem: BlockingProblem;
-  readonly requeueAfterMs: number | undefined;
+type Result = StepResult<BlockingProblem>;
 
-  constructor(problem: BlockingProblem, requeueAfterMs?: number) {
-    super(problem.message);
-    this.problem = problem;
-    this.requeueAfterMs = requeueAfterMs;
-  }
+/** A step's refusal: the pass stops on this problem. */
+type Refusal = Extract<Result, { next: 'stop' }>;
+
+/** The MiniCluster and its names, which every step after validate has. */
+function validOf(pass: Pass): { miniCluster: DefaultedMiniCluster; names: MiniClusterNames } {
+  const { miniCluster, names } = pass;
+  if (!miniCluster || !names) throw new Error('a reconcile step ran before validate');
+  return { miniCluster, names };
 }
 
 /**
@@ -153,6 +205,19 @@ export class Reconciler {
   private readonly memo = new RenderMemo();
   /** Per MiniCluster, Secrets a create found there already (by name), until the cache has them too. */
   private readonly appeared = new Map<string, Map<string, V1Secret>>();
+  /** The steps of a pass, in order. */
+  private readonly steps: readonly Step<Pass, BlockingProblem>[] = [
+    { name: 'validate', run: (pass) => this.validate(pass) },
+    { name: 'user-secrets', run: (pass) => this.requireUserSecrets(pass) },
+    { name: 'keys', run: (pass) => this.keys(pass) },
+    { name: 'render', run: (pass) => this.render(pass) },
+    { name: 'prune', run: (pass) => this.pruneStale(pass) },
+    { name: 'apply', run: (pass) => this.applyChanged(pass) },
+    { name: 'volumes', run: (pass) => this.reclaimReleasedVolumes(pass) },
+    { name: 'burst', run: (pass) => this.burst(pass) },
+    { name: 'status', always: true, run: (pass, stopped) => this.updateStatus(pass, stopped?.problem) },
+    { name: 'cleanup', always: true, run: (pass) => this.cleanup(pass) },
+  ];
 
   constructor(deps: ReconcilerDeps) {
     this.deps = deps;
@@ -178,62 +243,31 @@ export class Reconciler {
       return this.finalize(live, log);
     }
 
-    const applied: string[] = [];
-    let problem: BlockingProblem | undefined;
-    let requeueAfterMs: number | undefined;
-    let miniCluster: DefaultedMiniCluster | undefined;
-    let burst: BurstOutcome | undefined;
-    try {
-      const defaulted = this.validated(key, live);
-      miniCluster = defaulted;
-      const names = miniClusterNames(miniCluster);
-      await this.requireUserSecrets(miniCluster, names);
-      const { keys, fresh } = this.keys(key, miniCluster, names, log);
-      const objects = this.memo.rendered(key, keys, () =>
-        renderMiniCluster(defaulted, keys, {
-          owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
-        }),
-      );
-      // First: a spec change the Job cannot take must not keep what the spec dropped alive.
-      const pruned = await this.pruneStale(objects, names, namespace, live.metadata.uid ?? '');
-      if (pruned.length > 0) log.info({ pruned }, 'deleted what the spec no longer asks for');
-      applied.push(...(await this.applyChanged(key, objects, fresh)));
-      await this.reclaimReleasedVolumes(objects, log);
-      if (applied.length > 0) log.info({ applied }, 'applied');
-      burst = await this.burst(live, miniCluster);
-      if (burst) requeueAfterMs = burst.requeueAfterMs;
-    } catch (error) {
-      if (error instanceof SecretAppeared) {
-        const secret = error.secret.metadata?.name ?? '';
-        const appeared = this.appeared.get(key) ?? new Map<string, V1Secret>();
-        this.appeared.set(key, appeared.set(secret, error.secret));
-        log.info({ secret }, 'a Secret of this MiniCluster appeared meanwhile; using its keys');
-        return { applied, requeueAfterMs: 0 };
-      }
-      if (!(error instanceof Blocked)) throw error;
-      problem = error.problem;
-      requeueAfterMs = error.requeueAfterMs;
-      log.warn({ reason: problem.reason, detail: problem.message }, 'waiting');
-    }
-    const statusDelayMs = await this.updateStatus(live, miniCluster, problem, log, burst);
-    if (statusDelayMs !== undefined)
-      requeueAfterMs = Math.min(requeueAfterMs ?? statusDelayMs, statusDelayMs);
+    const pass: Pass = { key, namespace, name, live, log, fresh: new Set(), objects: [], applied: [] };
+    const { requeueAfterMs } = await runSteps(this.steps, pass, {
+      log,
+      ...(this.deps.observeStep ? { observe: this.deps.observeStep } : {}),
+    });
+    const applied = pass.applied;
     return requeueAfterMs === undefined ? { applied } : { applied, requeueAfterMs };
   }
 
-  private validated(key: string, live: LiveMiniCluster): DefaultedMiniCluster {
+  private validate(pass: Pass): Result {
+    const { key, live } = pass;
     const result = this.memo.validated(key, live, () => validateMiniCluster(live));
-    if (result.ok) return result.value;
-    const message = result.problems.slice(0, 5).map(formatProblem).join('; ');
-    throw new Blocked({ reason: 'InvalidSpec', message });
+    if (!result.ok) {
+      const message = result.problems.slice(0, 5).map(formatProblem).join('; ');
+      return stop({ reason: 'InvalidSpec', message });
+    }
+    pass.miniCluster = result.value;
+    pass.names = miniClusterNames(result.value);
+    return CONTINUE;
   }
 
   /** curveCertSecret / mungeSecret must exist before pods can mount them. */
-  private async requireUserSecrets(
-    miniCluster: DefaultedMiniCluster,
-    names: MiniClusterNames,
-  ): Promise<void> {
-    const namespace = miniCluster.metadata.namespace ?? 'default';
+  private async requireUserSecrets(pass: Pass): Promise<Result> {
+    const { names } = validOf(pass);
+    const namespace = pass.namespace;
     const wanted: { name: string; field: string; key: string }[] = [];
     if (!names.generatesCurveCertSecret) {
       wanted.push({ name: names.curveCertSecret, field: 'spec.flux.curveCertSecret', key: 'curve.cert' });
@@ -241,10 +275,11 @@ export class Reconciler {
     if (!names.generatesMungeKeySecret) {
       wanted.push({ name: names.mungeKeySecret, field: 'spec.flux.mungeSecret', key: 'munge.key' });
     }
+    const source = { cache: this.deps.cache.secrets, core: this.deps.clients.core };
     for (const secret of wanted) {
-      const found = await this.readSecret(secret.name, namespace);
+      const found = await readSecret(source, secret.name, namespace);
       if (!found) {
-        throw new Blocked(
+        return stop(
           {
             reason: 'SecretMissing',
             message: `${secret.field}: Secret ${namespace}/${secret.name} does not exist; create it with the key ${secret.key}`,
@@ -253,7 +288,7 @@ export class Reconciler {
         );
       }
       if (found.data?.[secret.key] === undefined) {
-        throw new Blocked(
+        return stop(
           {
             reason: 'SecretMissing',
             message: `${secret.field}: Secret ${namespace}/${secret.name} has no key ${secret.key}; add it`,
@@ -262,33 +297,18 @@ export class Reconciler {
         );
       }
     }
-  }
-
-  /** From the cache when the operator made it, else straight from the API (user Secrets are not watched). */
-  private async readSecret(name: string, namespace: string): Promise<V1Secret | undefined> {
-    const cached = this.deps.cache.secrets.get(name, namespace);
-    if (cached) return cached;
-    try {
-      return await this.deps.clients.core.readNamespacedSecret({ name, namespace });
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+    return CONTINUE;
   }
 
   /**
    * The keys, from the generated Secrets the cache holds; new ones for those it does not. The cache
    * may lag (a Secret made a moment ago, or by another operator instance): so a Secret holding new
    * keys is created, never applied (`fresh`), and a create that finds one there already starts the
-   * pass again with its keys (SecretAppeared). Keys are never stored twice for one MiniCluster.
+   * pass again with its keys (see createSecret). Keys are never stored twice for one MiniCluster.
    */
-  private keys(
-    key: string,
-    miniCluster: DefaultedMiniCluster,
-    names: MiniClusterNames,
-    log: ReconcileLog,
-  ): { keys: MiniClusterKeys; fresh: ReadonlySet<string> } {
-    const namespace = miniCluster.metadata.namespace ?? 'default';
+  private keys(pass: Pass): Result {
+    const { miniCluster, names } = validOf(pass);
+    const { key, namespace } = pass;
     const restful = servesRestful(miniCluster);
     const fresh = new Set<string>();
     const stored = (wanted: boolean, name: string): V1Secret | undefined => {
@@ -311,58 +331,40 @@ export class Reconciler {
       this.deps.now(),
       restful,
     );
-    if (generated) log.info({}, 'generated keys');
-    return { keys, fresh };
+    if (generated) pass.log.info({}, 'generated keys');
+    pass.keys = keys;
+    pass.fresh = fresh;
+    return CONTINUE;
   }
 
-  /**
-   * Server-side applies each rendered object the live state does not already match. What the pods
-   * mount or resolve (ConfigMap, Secrets, Services) goes first, together; the Job last, so its pods
-   * never start without them. A Job about to change is first applied as a dry run, so that one the
-   * API server refuses leaves nothing half-made (or half-updated) behind.
-   */
-  private async applyChanged(
-    key: string,
-    objects: readonly KubeObject[],
-    fresh: ReadonlySet<string>,
-  ): Promise<string[]> {
-    const changed = objects.filter((object) => {
-      const informer = this.deps.cache.children.get(object.kind);
-      // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
-      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
-      return !this.memo.contains(key, object, live, containsDesired);
-    });
-    const before = changed.filter((object) => object.kind !== 'Job');
-    const jobs = changed.filter((object) => object.kind === 'Job');
-    if (before.length > 0) {
-      for (const job of jobs) await this.applyOne(job, { dryRun: true });
-    }
-    const results = await Promise.allSettled(
-      before.map((object) =>
-        object.kind === 'Secret' && fresh.has(object.metadata.name)
-          ? this.createSecret(object as V1Secret & KubeObject)
-          : this.applyOne(object),
-      ),
+  private render(pass: Pass): Result {
+    const { miniCluster } = validOf(pass);
+    const { keys, live, key, name } = pass;
+    if (!keys) throw new Error('the render step ran before keys');
+    pass.objects = this.memo.rendered(key, keys, () =>
+      renderMiniCluster(miniCluster, keys, {
+        owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
+      }),
     );
-    const failure = results.find((result) => result.status === 'rejected');
-    if (failure) throw failure.reason;
-    for (const job of jobs) await this.applyOne(job);
-    return changed.map((object) => `${object.kind}/${object.metadata.name}`);
+    return CONTINUE;
   }
 
   /**
-   * Deletes the children the spec stopped asking for. Only the services Deployment can go this way
-   * (every other child exists whatever the spec says, or belongs to bursting, which removes its own).
+   * Deletes the children the spec stopped asking for, before anything is applied: a spec change the
+   * Job cannot take must not keep what the spec dropped alive. Only the services Deployment can go
+   * this way (every other child exists whatever the spec says, or belongs to bursting, which removes
+   * its own).
    */
-  private async pruneStale(
-    objects: readonly KubeObject[],
-    names: MiniClusterNames,
-    namespace: string,
-    uid: string,
-  ): Promise<string[]> {
-    const live = this.deps.cache.children.get('Deployment')?.get(names.services, namespace);
-    const stale = staleChildren(objects, live ? [{ ...live, kind: 'Deployment' }] : [], uid);
-    const deleted: string[] = [];
+  private async pruneStale(pass: Pass): Promise<Result> {
+    const { names } = validOf(pass);
+    const { namespace, live } = pass;
+    const current = this.deps.cache.children.get('Deployment')?.get(names.services, namespace);
+    const stale = staleChildren(
+      pass.objects,
+      current ? [{ ...current, kind: 'Deployment' }] : [],
+      live.metadata.uid ?? '',
+    );
+    const pruned: string[] = [];
     for (const object of stale) {
       const name = object.metadata.name;
       this.deps.countWrite('delete', 'Deployment');
@@ -375,28 +377,60 @@ export class Reconciler {
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
-      deleted.push(`Deployment/${name}`);
+      pruned.push(`Deployment/${name}`);
     }
-    return deleted;
+    if (pruned.length > 0) pass.log.info({ pruned }, 'deleted what the spec no longer asks for');
+    return CONTINUE;
   }
 
-  /** Released PersistentVolumes of this MiniCluster take its claims again (see releasedVolumes). */
-  private async reclaimReleasedVolumes(objects: readonly KubeObject[], log: ReconcileLog): Promise<void> {
-    const informer = this.deps.cache.children.get('PersistentVolume');
-    const wanted = objects
-      .filter((object) => object.kind === 'PersistentVolume')
-      .map((object) => object.metadata.name);
-    for (const name of releasedVolumes(
-      wanted,
-      (volume) => informer?.get(volume, '') as V1PersistentVolume | undefined,
-    )) {
-      this.deps.countWrite('apply', 'PersistentVolume');
-      await this.deps.clients.core.patchPersistentVolume({ name, body: RECLAIM_PATCH });
-      log.info({ persistentVolume: name }, 'released volume made available to its claim again');
+  /**
+   * Server-side applies each rendered object the live state does not already match. What the pods
+   * mount or resolve (ConfigMap, Secrets, Services) goes first, together; the Job last, so its pods
+   * never start without them. A Job about to change is first applied as a dry run, so that one the
+   * API server refuses leaves nothing half-made (or half-updated) behind.
+   */
+  private async applyChanged(pass: Pass): Promise<Result> {
+    const { key, objects, fresh } = pass;
+    const changed = objects.filter((object) => {
+      const informer = this.deps.cache.children.get(object.kind);
+      // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
+      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
+      return !this.memo.contains(key, object, live, containsDesired);
+    });
+    const before = changed.filter((object) => object.kind !== 'Job');
+    const jobs = changed.filter((object) => object.kind === 'Job');
+    if (before.length > 0) {
+      for (const job of jobs) {
+        const refused = await this.applyOne(job, { dryRun: true });
+        if (refused) return refused;
+      }
     }
+    const results = await Promise.allSettled(
+      before.map((object) =>
+        object.kind === 'Secret' && fresh.has(object.metadata.name)
+          ? this.createSecret(pass, object as V1Secret & KubeObject)
+          : this.applyOne(object),
+      ),
+    );
+    // The first object in order that failed or was refused decides, as if they were written in turn.
+    for (const result of results) {
+      if (result.status === 'rejected') throw result.reason;
+      if (result.value) return result.value;
+    }
+    for (const job of jobs) {
+      const refused = await this.applyOne(job);
+      if (refused) return refused;
+    }
+    pass.applied.push(...changed.map((object) => `${object.kind}/${object.metadata.name}`));
+    if (pass.applied.length > 0) pass.log.info({ applied: pass.applied }, 'applied');
+    return CONTINUE;
   }
 
-  private async createSecret(secret: V1Secret & KubeObject): Promise<void> {
+  /**
+   * Creates a Secret holding new keys. One there already (the cache had not seen it yet, or another
+   * operator instance made it) is adopted: the pass starts again at once, with the keys it holds.
+   */
+  private async createSecret(pass: Pass, secret: V1Secret & KubeObject): Promise<Result | undefined> {
     const { name, namespace = 'default' } = secret.metadata;
     try {
       this.deps.countWrite('create', 'Secret');
@@ -405,26 +439,38 @@ export class Reconciler {
         body: secret,
         fieldManager: FIELD_MANAGER,
       });
+      return undefined;
     } catch (error) {
       // A create answers 409 only when the object exists.
-      if (!isConflict(error)) this.applyFailure(secret, error);
-      throw new SecretAppeared(await this.deps.clients.core.readNamespacedSecret({ name, namespace }));
+      if (!isConflict(error)) return this.refusal(secret, error);
     }
+    const found = await this.deps.clients.core.readNamespacedSecret({ name, namespace });
+    const appeared = this.appeared.get(pass.key) ?? new Map<string, V1Secret>();
+    this.appeared.set(pass.key, appeared.set(name, found));
+    pass.log.info({ secret: name }, 'a Secret of this MiniCluster appeared meanwhile; using its keys');
+    return restart(0);
   }
 
-  private async applyOne(object: KubeObject, options: { dryRun?: boolean } = {}): Promise<void> {
+  private async applyOne(
+    object: KubeObject,
+    options: { dryRun?: boolean } = {},
+  ): Promise<Refusal | undefined> {
     try {
       if (!options.dryRun) this.deps.countWrite('apply', object.kind);
       await serverSideApply(this.deps.clients.objects, object, FIELD_MANAGER, options);
+      return undefined;
     } catch (error) {
-      this.applyFailure(object, error);
+      return this.refusal(object, error);
     }
   }
 
-  /** Why a write of `object` failed, as the error the pass ends with. */
-  private applyFailure(object: KubeObject, error: unknown): never {
+  /**
+   * Why the API server refused a write of `object`, as the problem the pass stops on. An error that
+   * is no refusal (unreachable, overloaded) is thrown: not the MiniCluster's problem, the queue's
+   * backoff retries it.
+   */
+  private refusal(object: KubeObject, error: unknown): Refusal {
     const id = `${object.kind}/${object.metadata.name}`;
-    // Unreachable or overloaded: not the MiniCluster's problem; the queue's backoff retries it.
     if (isTransient(error)) throw error;
     const message = describeApiError(error);
     // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
@@ -437,22 +483,72 @@ export class Reconciler {
     // A Job refused as immutable waits for the user to recreate the MiniCluster (a spec change
     // triggers a pass by itself); any other refusal may end without one (a policy or a permission
     // changed): looked at again, slowly, since the condition and the event already say it all.
-    throw new Blocked(
-      { reason, message: `applying ${id}: ${message}${fix}` },
-      reason === 'ApplyFailed' ? APPLY_RETRY_MS : undefined,
-    );
+    const problem = { reason, message: `applying ${id}: ${message}${fix}` };
+    return reason === 'ApplyFailed'
+      ? { next: 'stop', problem, requeueAfterMs: APPLY_RETRY_MS }
+      : { next: 'stop', problem };
   }
 
-  private async updateStatus(
-    live: LiveMiniCluster,
-    miniCluster: DefaultedMiniCluster | undefined,
-    problem: BlockingProblem | undefined,
-    log: ReconcileLog,
-    burst?: BurstOutcome,
-  ): Promise<number | undefined> {
-    const namespace = live.metadata.namespace ?? 'default';
-    const name = live.metadata.name;
-    const job = this.deps.cache.jobs.get(miniCluster ? miniClusterNames(miniCluster).job : name, namespace);
+  /** Released PersistentVolumes of this MiniCluster take its claims again (see releasedVolumes). */
+  private async reclaimReleasedVolumes(pass: Pass): Promise<Result> {
+    const informer = this.deps.cache.children.get('PersistentVolume');
+    const wanted = pass.objects
+      .filter((object) => object.kind === 'PersistentVolume')
+      .map((object) => object.metadata.name);
+    for (const name of releasedVolumes(
+      wanted,
+      (volume) => informer?.get(volume, '') as V1PersistentVolume | undefined,
+    )) {
+      this.deps.countWrite('apply', 'PersistentVolume');
+      await this.deps.clients.core.patchPersistentVolume({ name, body: RECLAIM_PATCH });
+      pass.log.info({ persistentVolume: name }, 'released volume made available to its claim again');
+    }
+    return CONTINUE;
+  }
+
+  /**
+   * Bursting, for a MiniCluster that declares burst slots: observe, plan, act (burst-step.ts), and a
+   * finalizer while it has bursts. One that stopped declaring them has its bursts removed.
+   */
+  private async burst(pass: Pass): Promise<Result> {
+    const { miniCluster, names } = validOf(pass);
+    const { live, namespace, name } = pass;
+    const environment = this.deps.burst;
+    if (!environment) return CONTINUE;
+    if (!exposesLeadBroker(miniCluster)) {
+      const bursts = live.status?.bursts ?? [];
+      if (bursts.length === 0) return CONTINUE;
+      pass.burst = await removeUndeclaredBursts(environment, miniCluster, bursts);
+      return continueAfter(pass.burst.requeueAfterMs);
+    }
+    const service = this.deps.cache.children.get('Service')?.get(names.leadBrokerService, namespace) as
+      V1Service | undefined;
+    const pods = this.deps.cache.podsOf(namespace, name);
+    const observed = await observeBursts(miniCluster, live.status, pods, service, environment);
+    const outcome =
+      'outcome' in observed
+        ? observed.outcome
+        : await actOnPlan(
+            environment,
+            miniCluster,
+            observed.observed,
+            planBurstActions(miniCluster, live.status, observed.observed),
+          );
+    const finalizers = live.metadata.finalizers ?? [];
+    if (outcome.bursts.length > 0 && !finalizers.includes(BURST_FINALIZER)) {
+      await this.setFinalizers(live, [...finalizers, BURST_FINALIZER]);
+    }
+    pass.burst = outcome;
+    return continueAfter(outcome.requeueAfterMs);
+  }
+
+  /**
+   * The status, computed from the caches and what the steps found, written once when it changed
+   * (progress alone at most every progressIntervalMs), then the events of its transitions.
+   */
+  private async updateStatus(pass: Pass, problem: BlockingProblem | undefined): Promise<Result> {
+    const { live, miniCluster, namespace, name, key, burst } = pass;
+    const job = this.deps.cache.jobs.get(pass.names ? pass.names.job : name, namespace);
     const subject: DefaultedMiniCluster =
       miniCluster ??
       // An invalid spec still gets a status; defaults that cannot be computed fall back to the raw spec.
@@ -462,10 +558,9 @@ export class Reconciler {
       } as DefaultedMiniCluster);
     const previous = live.status;
     const leadBrokerService =
-      miniCluster && exposesLeadBroker(miniCluster)
-        ? (this.deps.cache.children
-            .get('Service')
-            ?.get(miniClusterNames(miniCluster).leadBrokerService, namespace) as V1Service | undefined)
+      miniCluster && pass.names && exposesLeadBroker(miniCluster)
+        ? (this.deps.cache.children.get('Service')?.get(pass.names.leadBrokerService, namespace) as
+            V1Service | undefined)
         : undefined;
     const next = computeStatus({
       ...(leadBrokerService ? { leadBrokerService } : {}),
@@ -477,16 +572,15 @@ export class Reconciler {
       ...(problem ? { problem } : {}),
       now: this.deps.now(),
     });
-    const key = miniClusterKey(namespace, name);
     if (next.summary === 'Pending' || next.summary === 'Starting') this.starting.add(key);
     else this.starting.delete(key);
-    if (!statusChanged(previous, next)) return undefined;
+    if (!statusChanged(previous, next)) return CONTINUE;
     // Progress alone waits out the interval since the last write, then the latest is written.
     const nowMs = this.deps.now().getTime();
     const sinceLast = nowMs - (this.statusWrittenAt.get(key) ?? Number.NEGATIVE_INFINITY);
     const interval = progressIntervalMs(this.starting.size);
     if (progressOnly(previous, next) && sinceLast >= 0 && sinceLast < interval) {
-      return interval - sinceLast;
+      return continueAfter(interval - sinceLast);
     }
     this.statusWrittenAt.set(key, nowMs);
     this.deps.countWrite('status', KIND);
@@ -498,13 +592,9 @@ export class Reconciler {
       name,
       body: { status: statusPatch(previous, next) },
     });
+    pass.written = next;
     await this.emitTransitions(live, previous, next, burst?.events ?? []);
-    if (miniCluster?.spec.cleanup && (next.summary === 'Succeeded' || next.summary === 'Failed')) {
-      this.deps.countWrite('delete', KIND);
-      await deleteCustomObject(this.deps.clients.custom, PLURAL, namespace, name);
-      log.info({}, 'cleanup: deleted the finished MiniCluster');
-    }
-    return undefined;
+    return CONTINUE;
   }
 
   /** Events after the status write succeeded, so they never announce what status does not show. */
@@ -526,34 +616,17 @@ export class Reconciler {
     }
   }
 
-  /** The bursting step, for a MiniCluster that declares burst slots (and a finalizer while it has bursts). */
-  private async burst(
-    live: LiveMiniCluster,
-    miniCluster: DefaultedMiniCluster,
-  ): Promise<BurstOutcome | undefined> {
-    const environment = this.deps.burst;
-    if (!environment) return undefined;
-    if (!exposesLeadBroker(miniCluster)) {
-      const bursts = live.status?.bursts ?? [];
-      return bursts.length > 0 ? removeUndeclaredBursts(environment, miniCluster, bursts) : undefined;
-    }
-    const namespace = miniCluster.metadata.namespace ?? 'default';
-    const name = miniCluster.metadata.name;
-    const service = this.deps.cache.children
-      .get('Service')
-      ?.get(miniClusterNames(miniCluster).leadBrokerService, namespace) as V1Service | undefined;
-    const outcome = await burstStep(
-      miniCluster,
-      live.status,
-      this.deps.cache.podsOf(namespace, name),
-      service,
-      environment,
-    );
-    const finalizers = live.metadata.finalizers ?? [];
-    if (outcome.bursts.length > 0 && !finalizers.includes(BURST_FINALIZER)) {
-      await this.setFinalizers(live, [...finalizers, BURST_FINALIZER]);
-    }
-    return outcome;
+  /**
+   * spec.cleanup: a MiniCluster is deleted when the status written this pass says it finished (once:
+   * passes after that write see no change, and its deletion is under way).
+   */
+  private async cleanup(pass: Pass): Promise<Result> {
+    const finished = pass.written?.summary === 'Succeeded' || pass.written?.summary === 'Failed';
+    if (!pass.miniCluster?.spec.cleanup || !finished) return CONTINUE;
+    this.deps.countWrite('delete', KIND);
+    await deleteCustomObject(this.deps.clients.custom, PLURAL, pass.namespace, pass.name);
+    pass.log.info({}, 'cleanup: deleted the finished MiniCluster');
+    return CONTINUE;
   }
 
   private async setFinalizers(live: LiveMiniCluster, finalizers: string[]): Promise<void> {

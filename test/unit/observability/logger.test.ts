@@ -179,6 +179,31 @@ describe('lazyReconcileLogger', () => {
   });
 });
 
+describe('lazyReconcileLogger debug lines', () => {
+  it('makes no child logger for debug lines the level drops, and writes them at level debug', () => {
+    const quiet = memoryDestination();
+    const base = createLogger({ destination: quiet });
+    let children = 0;
+    const child = base.child.bind(base);
+    base.child = ((...args: Parameters<typeof child>) => {
+      children += 1;
+      return child(...args);
+    }) as typeof base.child;
+    lazyReconcileLogger(base, { namespace: 'ns', name: 'quiet' }).debug?.({ step: 'apply' }, 'step done');
+    assert.equal(children, 0);
+    assert.equal(quiet.records().length, 0);
+
+    const out = memoryDestination();
+    const verbose = createLogger({ destination: out, level: 'debug' });
+    lazyReconcileLogger(verbose, { namespace: 'ns', name: 'busy' }).debug?.({ step: 'apply' }, 'step done');
+    const record = at(out.records(), 0);
+    assert.deepEqual(
+      [record.msg, record.level, record.name, record.step],
+      ['step done', 'debug', 'busy', 'apply'],
+    );
+  });
+});
+
 describe('logger redaction', () => {
   it('never writes the data of a logged Secret, as a field or merged into the line', () => {
     const material = secretMaterial();

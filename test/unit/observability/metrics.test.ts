@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import {
+  RECONCILE_STEP_BUCKETS,
   RECONCILE_TIME_BUCKETS,
   WORKQUEUE_DURATION_BUCKETS,
   createOperatorMetrics,
@@ -64,6 +65,7 @@ const EXPECTED: Record<string, [string, string[]]> = {
   flux_operator_miniclusters: ['gauge', ['phase']],
   flux_operator_miniclusters_created_total: ['counter', []],
   flux_operator_reconcile_apply_total: ['counter', ['kind', 'result']],
+  flux_operator_reconcile_step_duration_seconds: ['histogram', ['controller', 'step']],
   flux_operator_pods_running: ['gauge', []],
 };
 
@@ -83,6 +85,7 @@ function exerciseAll(m: ReturnType<typeof createOperatorMetrics>): void {
   m.setMiniClusters({ Ready: 1 });
   m.countMiniClusterCreated();
   m.countApply('Job', 'created');
+  m.observeReconcileStep('minicluster', 'apply', 0.002);
   m.setPodsRunning(4);
 }
 
@@ -210,6 +213,23 @@ describe('reconcile metrics', () => {
     const text = await m.registry.metrics();
     assert.match(text, /^controller_runtime_reconcile_time_seconds_sum\{controller="minicluster"\} 61\.41$/m);
     assert.match(text, /^controller_runtime_reconcile_time_seconds_count\{controller="minicluster"\} 3$/m);
+  });
+
+  it('times each reconcile step apart, by controller and step name', async () => {
+    const m = createOperatorMetrics(new Registry(), { defaultMetrics: false });
+    m.observeReconcileStep('minicluster', 'validate', 0.00005);
+    m.observeReconcileStep('minicluster', 'apply', 0.03);
+    m.observeReconcileStep('minicluster', 'apply', 0.002);
+    const name = 'flux_operator_reconcile_step_duration_seconds';
+    const apply = await buckets(m.registry, name, 'controller="minicluster",step="apply"');
+    const validate = await buckets(m.registry, name, 'controller="minicluster",step="validate"');
+    assert.deepEqual([...apply.keys()], [...RECONCILE_STEP_BUCKETS.map(String), '+Inf']);
+    assert.deepEqual(
+      [apply.get('0.001'), apply.get('0.0025'), apply.get('0.025'), apply.get('0.05'), apply.get('+Inf')],
+      [0, 1, 1, 2, 2],
+    );
+    assert.deepEqual([validate.get('0.0001'), validate.get('+Inf')], [1, 1]);
+    assert.throws(() => m.observeReconcileStep('minicluster', 'apply', -1), RangeError);
   });
 
   it('rejects negative or non-finite values', () => {

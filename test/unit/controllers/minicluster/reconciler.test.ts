@@ -1,0 +1,354 @@
+/**
+ * The Reconciler against an in-memory API (the calls it makes, in order) and caches that read the
+ * same store, with objects the test can hide from the caches to make them lag.
+ */
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import type { KubernetesObject, V1Job, V1Secret } from '@kubernetes/client-node';
+import {
+  LABEL_MINICLUSTER,
+  type MiniClusterSpec,
+  type MiniClusterStatus,
+} from '../../../../src/api/index.ts';
+import {
+  Reconciler,
+  type ReconcilerCache,
+  type ReconcilerClients,
+  type WriteCounter,
+} from '../../../../src/controllers/minicluster/reconciler.ts';
+import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/watched-kinds.ts';
+import type { RecordedEvent } from '../../../../src/runtime/events.ts';
+import { KubeApiError } from '../../../../src/kube/transport.ts';
+import type { KubeObject } from '../../../../src/render/index.ts';
+import { IMAGE } from '../../render/fixtures.ts';
+
+const NAMESPACE = 'ns';
+const NAME = 'demo';
+const NOW = new Date('2026-03-01T12:00:00Z');
+
+function apiError(code: number, message: string): KubeApiError {
+  return new KubeApiError(code, JSON.stringify({ kind: 'Status', message }), {});
+}
+
+function idOf(kind: string | undefined, namespace: string | undefined, name: string | undefined): string {
+  return `${kind ?? ''}/${namespace ?? ''}/${name ?? ''}`;
+}
+
+/** The API server: objects by kind/namespace/name, and every call made, in order. */
+class FakeApi {
+  readonly objects = new Map<string, KubernetesObject>();
+  /** Objects the caches do not see yet (kind/namespace/name). */
+  readonly hidden = new Set<string>();
+  readonly calls: string[] = [];
+  statusPatches: { status: Record<string, unknown> }[] = [];
+  miniCluster: LiveMiniCluster;
+
+  constructor(miniCluster: LiveMiniCluster) {
+    this.miniCluster = miniCluster;
+  }
+
+  put(object: KubernetesObject, options: { hidden?: boolean } = {}): void {
+    const id = idOf(object.kind, object.metadata?.namespace, object.metadata?.name);
+    this.objects.set(id, structuredClone(object));
+    if (options.hidden) this.hidden.add(id);
+  }
+
+  readonly clients: ReconcilerClients = {
+    objects: {
+      apply: async <T extends KubernetesObject>(object: T, _manager: string, dryRun = false) => {
+        this.calls.push(`${dryRun ? 'dry-run' : 'apply'} ${object.kind}/${object.metadata?.name}`);
+        if (!dryRun) this.put({ ...object, metadata: { ...object.metadata, resourceVersion: '1' } });
+        return object;
+      },
+    },
+    core: {
+      readNamespacedSecret: async ({ name, namespace }) => {
+        const found = this.objects.get(idOf('Secret', namespace, name));
+        if (!found) throw apiError(404, `secrets "${name}" not found`);
+        return structuredClone(found) as V1Secret;
+      },
+      createNamespacedSecret: async ({ namespace, body }) => {
+        this.calls.push(`create Secret/${body.metadata?.name}`);
+        if (this.objects.has(idOf('Secret', namespace, body.metadata?.name))) {
+          throw apiError(409, `secrets "${body.metadata?.name}" already exists`);
+        }
+        this.put({ ...body, kind: 'Secret', metadata: { ...body.metadata, resourceVersion: '1' } });
+        return body;
+      },
+      patchPersistentVolume: async ({ name }) => {
+        this.calls.push(`patch PersistentVolume/${name}`);
+        return {};
+      },
+    },
+    apps: {
+      deleteNamespacedDeployment: async ({ name }) => {
+        this.calls.push(`delete Deployment/${name}`);
+        return {};
+      },
+    },
+    custom: {
+      patchNamespacedCustomObjectStatus: async ({ name, body }) => {
+        this.calls.push(`status MiniCluster/${name}`);
+        this.statusPatches.push(body as { status: Record<string, unknown> });
+        return {};
+      },
+      patchNamespacedCustomObject: async ({ name }) => {
+        this.calls.push(`patch MiniCluster/${name}`);
+        return {};
+      },
+      deleteNamespacedCustomObject: async ({ name }) => {
+        this.calls.push(`delete MiniCluster/${name}`);
+        return {};
+      },
+    },
+  };
+
+  private reader<T extends KubernetesObject>(kind: string) {
+    return {
+      get: (name: string, namespace: string): T | undefined => {
+        const id = idOf(kind, namespace || undefined, name);
+        return this.hidden.has(id) ? undefined : (this.objects.get(id) as T | undefined);
+      },
+    };
+  }
+
+  readonly cache: ReconcilerCache = {
+    miniClusters: {
+      get: (name, namespace) => (name === NAME && namespace === NAMESPACE ? this.miniCluster : undefined),
+    },
+    jobs: this.reader<V1Job>('Job'),
+    secrets: this.reader<V1Secret>('Secret'),
+    children: new Map(
+      [
+        'ConfigMap',
+        'Secret',
+        'Service',
+        'Job',
+        'Deployment',
+        'PersistentVolume',
+        'PersistentVolumeClaim',
+      ].map((kind) => [kind, this.reader<KubeObject>(kind)]),
+    ),
+    podsOf: () => [],
+  };
+
+  /** The status the last patch wrote (what the next pass's cache shows). */
+  get lastStatus(): Record<string, unknown> | undefined {
+    return this.statusPatches.at(-1)?.status;
+  }
+}
+
+function liveMiniCluster(spec: Partial<MiniClusterSpec> | Record<string, unknown>): LiveMiniCluster {
+  return {
+    apiVersion: 'flux-framework.org/v1alpha1',
+    kind: 'MiniCluster',
+    metadata: { name: NAME, namespace: NAMESPACE, uid: 'uid-1', generation: 1 },
+    spec: { containers: [{ image: IMAGE, command: 'hostname' }], ...spec },
+  } as LiveMiniCluster;
+}
+
+function harness(spec: Partial<MiniClusterSpec> | Record<string, unknown>) {
+  const api = new FakeApi(liveMiniCluster(spec));
+  const events: RecordedEvent[] = [];
+  const writes: string[] = [];
+  const steps: string[] = [];
+  /** How many API calls were made when each step ended. */
+  const callsAfter = new Map<string, number>();
+  const countWrite: WriteCounter = (verb, kind) => writes.push(`${verb} ${kind}`);
+  const reconciler = new Reconciler({
+    clients: api.clients,
+    cache: api.cache,
+    recorder: {
+      record: async (_target, event) => {
+        api.calls.push(`event ${event.reason}`);
+        events.push(event);
+      },
+    },
+    countWrite,
+    now: () => NOW,
+    observeStep: (step) => {
+      steps.push(step);
+      callsAfter.set(step, api.calls.length);
+    },
+  });
+  const lines: { level: string; fields: Record<string, unknown>; message: string }[] = [];
+  const log = {
+    info: (fields: Record<string, unknown>, message: string) =>
+      lines.push({ level: 'info', fields, message }),
+    warn: (fields: Record<string, unknown>, message: string) =>
+      lines.push({ level: 'warn', fields, message }),
+  };
+  const reconcile = async () => {
+    steps.length = 0;
+    callsAfter.clear();
+    const result = await reconciler.reconcile(`${NAMESPACE}/${NAME}`, log);
+    // What the cache shows next: the status written.
+    const status = api.lastStatus;
+    if (status) api.miniCluster = { ...api.miniCluster, status: status as MiniClusterStatus };
+    return result;
+  };
+  return { api, events, writes, steps, callsAfter, lines, reconcile };
+}
+
+function readyCondition(status: Record<string, unknown> | undefined) {
+  const conditions = (status?.conditions ?? []) as {
+    type: string;
+    status: string;
+    reason: string;
+    message: string;
+  }[];
+  return conditions.find((condition) => condition.type === 'Ready');
+}
+
+const ALL_STEPS = [
+  'validate',
+  'user-secrets',
+  'keys',
+  'render',
+  'prune',
+  'apply',
+  'volumes',
+  'burst',
+  'status',
+  'cleanup',
+];
+
+describe('Reconciler', () => {
+  it('stops an invalid spec at validate: the condition names the field, and status is the only write', async () => {
+    const { api, steps, writes, reconcile } = harness({ size: -2 });
+    const result = await reconcile();
+    assert.deepEqual(api.calls, [`status MiniCluster/${NAME}`, 'event InvalidSpec']);
+    assert.deepEqual(writes, ['status MiniCluster']);
+    const ready = readyCondition(api.lastStatus);
+    assert.equal(ready?.reason, 'InvalidSpec');
+    assert.match(ready?.message ?? '', /spec\.size/);
+    assert.deepEqual(result.applied, []);
+    assert.deepEqual(steps, ['validate', 'status', 'cleanup']);
+  });
+
+  it("waits for a user's Secret that is not there: no child is written, and it looks again", async () => {
+    const { api, steps, reconcile } = harness({ flux: { mungeSecret: 'my-munge' } });
+    const result = await reconcile();
+    assert.equal(result.requeueAfterMs, 10_000);
+    assert.deepEqual(result.applied, []);
+    assert.deepEqual(
+      api.calls.filter((call) => !call.startsWith('status ') && !call.startsWith('event ')),
+      [],
+    );
+    const ready = readyCondition(api.lastStatus);
+    assert.equal(ready?.reason, 'SecretMissing');
+    assert.match(ready?.message ?? '', /^spec\.flux\.mungeSecret: Secret ns\/my-munge does not exist/);
+    assert.deepEqual(steps, ['validate', 'user-secrets', 'status', 'cleanup']);
+  });
+
+  it('goes on once the Secret is there with its key', async () => {
+    const { api, reconcile } = harness({ flux: { mungeSecret: 'my-munge' } });
+    api.put(
+      {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'my-munge', namespace: NAMESPACE },
+        data: { 'munge.key': Buffer.from('k'.repeat(1024)).toString('base64') },
+      } as V1Secret,
+      { hidden: true },
+    );
+    const result = await reconcile();
+    assert.ok(
+      result.applied.some((id) => id.startsWith('Job/')),
+      JSON.stringify(result.applied),
+    );
+  });
+
+  it('creates the key Secrets of a new MiniCluster, then its children, the Job last, then writes status once', async () => {
+    const { api, steps, writes, reconcile } = harness({ size: 2 });
+    const result = await reconcile();
+    const creates = api.calls.filter((call) => call.startsWith('create '));
+    assert.deepEqual(creates.sort(), [`create Secret/${NAME}-curve-cert`, `create Secret/${NAME}-munge-key`]);
+    const jobApply = api.calls.indexOf(`apply Job/${NAME}`);
+    const status = api.calls.indexOf(`status MiniCluster/${NAME}`);
+    assert.ok(jobApply > 0, api.calls.join('\n'));
+    for (const call of api.calls.slice(0, jobApply)) {
+      assert.doesNotMatch(call, /^(apply|create) Job\//, 'nothing applies the Job before the rest');
+    }
+    assert.ok(api.calls.slice(0, jobApply).some((call) => call.startsWith('apply ConfigMap/')));
+    assert.ok(status > jobApply, 'status after the children');
+    assert.equal(api.calls.filter((call) => call.startsWith('status ')).length, 1);
+    assert.ok(
+      api.calls.slice(status + 1).every((call) => call.startsWith('event ')),
+      'events after status',
+    );
+    // Every write counted once, dry runs not at all.
+    const written = api.calls.filter((call) => /^(apply|create|status|delete|patch) /.test(call)).length;
+    assert.equal(writes.filter((write) => !write.startsWith('event ')).length, written);
+    assert.ok(result.applied.includes(`Job/${NAME}`));
+    assert.deepEqual(steps, ALL_STEPS);
+
+    // The next pass finds everything as it was made: it writes nothing.
+    api.calls.length = 0;
+    const again = await reconcile();
+    assert.deepEqual(again.applied, []);
+    assert.deepEqual(api.calls, []);
+  });
+
+  it('adopts a key Secret that appeared meanwhile and starts the pass again with its keys', async () => {
+    const { api, steps, reconcile } = harness({ size: 1 });
+    const certificate = 'CERTIFICATE-MADE-BY-ANOTHER-INSTANCE\n';
+    const theirs = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${NAME}-curve-cert`, namespace: NAMESPACE },
+      data: { 'curve.cert': Buffer.from(certificate).toString('base64') },
+    } as V1Secret;
+    api.put(theirs, { hidden: true });
+
+    const first = await reconcile();
+    assert.equal(first.requeueAfterMs, 0);
+    assert.ok(api.calls.includes(`create Secret/${NAME}-curve-cert`));
+    assert.ok(
+      !api.calls.some((call) => call.startsWith('apply Job/')),
+      'no Job from keys about to be dropped',
+    );
+    assert.ok(!api.calls.some((call) => call.startsWith('status ')), 'no status: the pass starts again');
+    assert.deepEqual(steps, ALL_STEPS.slice(0, ALL_STEPS.indexOf('apply') + 1));
+
+    api.calls.length = 0;
+    const second = await reconcile();
+    assert.equal(second.requeueAfterMs, undefined);
+    assert.ok(!api.calls.includes(`create Secret/${NAME}-curve-cert`), 'not created twice');
+    assert.ok(api.calls.includes(`apply Secret/${NAME}-curve-cert`), 'applied, with the keys it holds');
+    const stored = api.objects.get(idOf('Secret', NAMESPACE, `${NAME}-curve-cert`)) as V1Secret;
+    assert.equal(stored.data?.['curve.cert'], theirs.data?.['curve.cert'], 'its keys are kept');
+    assert.ok(second.applied.includes(`Job/${NAME}`));
+  });
+
+  it('deletes a finished MiniCluster with spec.cleanup in the cleanup step, after its status', async () => {
+    for (const cleanup of [true, false]) {
+      const { api, callsAfter, reconcile } = harness({ size: 1, cleanup });
+      await reconcile();
+      const job = api.objects.get(idOf('Job', NAMESPACE, NAME)) as V1Job;
+      assert.equal(job.metadata?.labels?.[LABEL_MINICLUSTER], NAME);
+      api.put({
+        ...job,
+        status: { conditions: [{ type: 'Complete', status: 'True' }], succeeded: 1 },
+      } as V1Job);
+      api.calls.length = 0;
+      await reconcile();
+      assert.equal(api.lastStatus?.summary, 'Succeeded');
+      const deleted = api.calls.indexOf(`delete MiniCluster/${NAME}`);
+      if (!cleanup) {
+        assert.equal(deleted, -1, 'kept without spec.cleanup');
+        continue;
+      }
+      assert.equal(api.calls.filter((call) => call.startsWith('delete ')).length, 1);
+      // Written by the cleanup step, after the status step wrote status and its events.
+      assert.ok(deleted > api.calls.indexOf(`status MiniCluster/${NAME}`));
+      assert.equal(callsAfter.get('status'), deleted);
+      assert.equal(callsAfter.get('cleanup'), deleted + 1);
+
+      // The pass after that sees no change of status, and deletes nothing again.
+      api.calls.length = 0;
+      await reconcile();
+      assert.deepEqual(api.calls, []);
+    }
+  });
+});
