@@ -24,7 +24,7 @@ import { isNotFound } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../kube/clients.ts';
 import { readMiniClusterStatus } from '../controllers/minicluster/minicluster-client.ts';
-import { Manager } from '../controllers/manager.ts';
+import { Operator } from '../controllers/operator.ts';
 import { FIELD_MANAGER } from '../deploy/index.ts';
 import { fluxImageRecipe, readFluxCoreVersion } from '../images/index.ts';
 import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';
@@ -206,7 +206,7 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
 
   const config = loadKubeConfig(cluster.kubeconfig);
   const clients = kubeClients(config);
-  const manager = new Manager({
+  const manager = new Operator({
     clients: operatorClients(config),
     log: createLogger({ level: 'warn', format: 'pretty' }),
     namespaces: [namespace],

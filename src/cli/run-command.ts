@@ -2,7 +2,7 @@
  * `flux-operator run`: the operator process. Wires the manager (caches, queue, reconciler, leader
  * election) to metrics, health endpoints and logs, and stops cleanly on SIGTERM.
  */
-import { CONTROLLER_NAME, Manager } from '../controllers/manager.ts';
+import { CONTROLLER_NAME, Operator } from '../controllers/operator.ts';
 import type { InstallOperator } from '../burst/install-operator.ts';
 import { providerConnectors } from '../burst/providers/connectors.ts';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/constants.ts';
@@ -100,7 +100,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
       }
     },
   });
-  const manager = new Manager({
+  const manager = new Operator({
     clients,
     log,
     providers: { gke: providers.gke, eks: providers.eks },

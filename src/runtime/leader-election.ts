@@ -2,8 +2,14 @@ import type { V1Lease } from '@kubernetes/client-node';
 import { apiErrorCode } from '../kube/api-errors.ts';
 import { microTime, type CoordinationApi } from '../kube/api-clients.ts';
 
+/** The Lease calls leader election makes (CoordinationApi's; tests pass an in-memory store). */
+export type LeaseApi = Pick<
+  CoordinationApi,
+  'readNamespacedLease' | 'createNamespacedLease' | 'replaceNamespacedLease'
+>;
+
 export interface LeaderElectionOptions {
-  readonly api: CoordinationApi;
+  readonly api: LeaseApi;
   readonly namespace: string;
   readonly leaseName: string;
   readonly identity: string;

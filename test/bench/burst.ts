@@ -17,7 +17,7 @@ import { serverSideApply } from '../../src/kube/apply.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { BURST_POLL_MS } from '../../src/controllers/minicluster/burst-step.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
-import { Manager } from '../../src/controllers/manager.ts';
+import { Operator } from '../../src/controllers/operator.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createSecret, createTarget, inlineKubeconfig } from '../harness/burst-target.ts';
@@ -38,7 +38,7 @@ const STEADY_IDLE_SECONDS = 600;
 /** An in-process operator for one namespace, counting the API writes it makes. */
 async function countingOperator(clients: KubeClients, namespace: string) {
   let writes = 0;
-  const manager = new Manager({
+  const manager = new Operator({
     clients: operatorClients(clients.config),
     log: createLogger({ level: 'warn', destination: process.stderr }),
     namespaces: [namespace],

@@ -15,7 +15,7 @@ import {
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
-import { Manager } from '../../src/controllers/manager.ts';
+import { Operator } from '../../src/controllers/operator.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
@@ -52,7 +52,7 @@ export function installCrd(): Promise<void> {
 }
 
 export interface RunningOperator {
-  readonly manager: Manager;
+  readonly manager: Operator;
   readonly clients: KubeClients;
   /** Every API write the operator made, as `verb:Kind`. */
   readonly writes: string[];
@@ -79,7 +79,7 @@ export async function startOperator(namespace: string): Promise<RunningOperator>
       done();
     },
   });
-  const manager = new Manager({
+  const manager = new Operator({
     clients: operatorClients(kc),
     log: createLogger({ level: 'debug', destination: sink }),
     namespaces: [namespace],

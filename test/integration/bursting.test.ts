@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { PLURAL, SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
-import { Manager } from '../../src/controllers/manager.ts';
+import { Operator } from '../../src/controllers/operator.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import {
@@ -410,7 +410,7 @@ describe('bursting to a second cluster', () => {
     await remote.core.createNamespace({ body: { metadata: { name: namespace } } });
     t.after(() => remote.core.deleteNamespace({ name: namespace }).then(() => undefined));
     // The operator of the second cluster renders what lands there.
-    const remoteOperator = new Manager({
+    const remoteOperator = new Operator({
       clients: operatorClients(remote.config),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],

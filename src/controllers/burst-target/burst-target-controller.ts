@@ -43,6 +43,7 @@ import { ResilientInformer, type WatchedKind } from '../../runtime/informers.ts'
 import type { ApiClients } from '../../kube/api-clients.ts';
 import type { WriteCounter } from '../minicluster/reconciler.ts';
 import { WorkQueue } from '../../runtime/work-queue.ts';
+import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
 import { customObjectsPath, listCustomObjects, patchFinalizers } from '../../kube/custom-objects.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
@@ -98,15 +99,6 @@ export interface BurstTargetControllerOptions {
 /** What the controller knows of a connected target. */
 export type TargetConnectionInfo = Omit<TargetConnected, 'ok'>;
 
-function targetKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-function splitTargetKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 /** How to list and watch BurstTargets. */
 export function burstTargetKind(clients: ApiClients): WatchedKind<LiveBurstTarget> {
   const { custom } = clients;
@@ -124,9 +116,9 @@ export class BurstTargetController {
   private readonly informer: ResilientInformer<LiveBurstTarget>;
   private readonly queue: WorkQueue;
   private readonly recorder: EventRecorder;
-  private readonly connections = new Map<string, TargetConnectionInfo>();
-  private readonly failures = new Map<string, number>();
-  private readonly seenGenerations = new Map<string, number | undefined>();
+  private readonly connections = new Map<ObjectKey, TargetConnectionInfo>();
+  private readonly failures = new Map<ObjectKey, number>();
+  private readonly seenGenerations = new Map<ObjectKey, number | undefined>();
   private readonly now: () => Date;
 
   constructor(options: BurstTargetControllerOptions) {
@@ -159,7 +151,7 @@ export class BurstTargetController {
       baseDelayMs: this.schedule.initialBackoffMs,
       maxDelayMs: this.schedule.maxBackoffMs,
       onError: (key, error, attempt) => {
-        const { namespace, name } = splitTargetKey(key);
+        const { namespace, name } = splitObjectKey(key);
         const transient = (options.recovery?.serverAway ?? false) || isTransient(error);
         (transient ? log.warn.bind(log) : log.error.bind(log))(
           { namespace, name, attempt, error: describeApiError(error) },
@@ -191,7 +183,7 @@ export class BurstTargetController {
 
   /** Clients of the target cluster while the BurstTarget is connected; undefined otherwise. */
   clientsFor(namespace: string, targetName: string): ApiClients | undefined {
-    return this.connections.get(targetKey(namespace, targetName))?.clients;
+    return this.connections.get(objectKey(namespace, targetName))?.clients;
   }
 
   /** Clients, server, version and target namespace of a connected BurstTarget. */
@@ -201,17 +193,17 @@ export class BurstTargetController {
   }
 
   connectionFor(namespace: string, targetName: string): TargetConnectionInfo | undefined {
-    return this.connections.get(targetKey(namespace, targetName));
+    return this.connections.get(objectKey(namespace, targetName));
   }
 
   /** Checks the target again now (e.g. after a request to it failed). */
   recheck(namespace: string, targetName: string): void {
-    this.queue.add(targetKey(namespace, targetName));
+    this.queue.add(objectKey(namespace, targetName));
   }
 
   /** A spec change (generation) or first sight triggers a check; our own status writes do not. */
   private onTarget(target: LiveBurstTarget): void {
-    const key = targetKey(target.metadata.namespace ?? 'default', target.metadata.name);
+    const key = objectKey(target.metadata.namespace ?? 'default', target.metadata.name);
     const generation = target.metadata.generation;
     const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
     this.seenGenerations.set(key, generation);
@@ -223,7 +215,7 @@ export class BurstTargetController {
 
   private onDeleted(target: LiveBurstTarget): void {
     const namespace = target.metadata.namespace ?? 'default';
-    const key = targetKey(namespace, target.metadata.name);
+    const key = objectKey(namespace, target.metadata.name);
     this.seenGenerations.delete(key);
     this.failures.delete(key);
     this.queue.forget(key);
@@ -231,7 +223,7 @@ export class BurstTargetController {
   }
 
   private forgetConnection(namespace: string, name: string): void {
-    if (this.connections.delete(targetKey(namespace, name))) {
+    if (this.connections.delete(objectKey(namespace, name))) {
       this.options.onConnectionChange?.(namespace, name, false);
     }
   }
@@ -260,7 +252,7 @@ export class BurstTargetController {
   }
 
   /** A deleted gke/eks target: delete its cloud cluster step by step, then release the finalizer. */
-  private async deleteProvisionedCluster(key: string, live: LiveBurstTarget): Promise<void> {
+  private async deleteProvisionedCluster(key: ObjectKey, live: LiveBurstTarget): Promise<void> {
     const finalizers = live.metadata.finalizers ?? [];
     if (!finalizers.includes(PROVISIONED_CLUSTER_FINALIZER)) return;
     const deleteProvisioned = this.options.deleteProvisioned;
@@ -288,8 +280,8 @@ export class BurstTargetController {
     );
   }
 
-  private async check(key: string): Promise<void> {
-    const { namespace, name } = splitTargetKey(key);
+  private async check(key: ObjectKey): Promise<void> {
+    const { namespace, name } = splitObjectKey(key);
     const live = this.informer.get(name, namespace);
     if (!live) {
       this.forgetConnection(namespace, name);

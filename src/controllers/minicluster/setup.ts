@@ -1,0 +1,217 @@
+/**
+ * The MiniCluster controller's setup, in one place (as jobset's SetupWithManager): what it reconciles
+ * and watches (`for` MiniCluster; `owns` its Jobs, Services, ConfigMaps, Secrets, Deployments, claims
+ * and volumes; `watches` the broker pods, indexed by MiniCluster), the Reconciler and what it is given
+ * (caches, event recorder, burst environment), and the collectors it runs while leading.
+ */
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import {
+  APP_NAME,
+  COMPONENT_BROKER,
+  LABEL_APP_COMPONENT,
+  LABEL_APP_NAME,
+  LABEL_MANAGED_BY,
+  LABEL_MINICLUSTER,
+  LABEL_MINICLUSTER_NAMESPACE,
+  MANAGED_BY,
+} from '../../api/index.ts';
+import { lazyExecQueueReader } from '../../burst/lazy-queue-reader.ts';
+import type { ApiClients } from '../../kube/api-clients.ts';
+import { describeApiError } from '../../kube/api-errors.ts';
+import { fluxContainer, type KubeObject } from '../../render/index.ts';
+import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
+import { EventRecorder } from '../../runtime/events.ts';
+import type { ResilientInformer } from '../../runtime/informers.ts';
+import type { Manager } from '../../runtime/manager.ts';
+import { ObjectIndex } from '../../runtime/object-index.ts';
+import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
+import type { BurstEnvironment, ConnectedTarget } from './burst-step.ts';
+import { MiniClusterCollectors } from './collectors.ts';
+import { readMiniClusterStatus } from './minicluster-client.ts';
+import { Reconciler, type ControllerCache, type WriteCounter } from './reconciler.ts';
+import { watchedKinds } from './watched-kinds.ts';
+
+export const CONTROLLER_NAME = 'minicluster';
+export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
+/** Pods and children of one MiniCluster change together: their events wait this long, folded into one pass. */
+const CHILD_EVENT_DELAY_MS = 500;
+
+/** The connected BurstTargets, as the BurstTarget controller knows them. */
+export interface BurstTargets {
+  connectionFor(namespace: string, targetName: string): ConnectedTarget | undefined;
+  connectedTargets(): readonly ConnectedTarget[];
+}
+
+export interface MiniClusterSetupOptions {
+  readonly clients: ApiClients;
+  readonly concurrency: number;
+  readonly targets: BurstTargets;
+  readonly onWrite: WriteCounter;
+  readonly onReconcile?: ControllerOptions['onReconcile'];
+  readonly onQueueDepth?: ControllerOptions['onQueueDepth'];
+  /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
+  readonly queueReader?: BurstEnvironment['queueReader'];
+}
+
+export interface MiniClusterController {
+  readonly controller: Controller;
+  readonly collectors: MiniClusterCollectors;
+}
+
+/**
+ * The MiniCluster an object belongs to, by its labels. Cluster-wide objects (PersistentVolumes) name
+ * their MiniCluster's namespace in a label.
+ */
+function ownerOf(object: KubernetesObject): ObjectKey | undefined {
+  const name = object.metadata?.labels?.[LABEL_MINICLUSTER];
+  const namespace = object.metadata?.namespace ?? object.metadata?.labels?.[LABEL_MINICLUSTER_NAMESPACE];
+  return name && namespace ? objectKey(namespace, name) : undefined;
+}
+
+/** This cluster's identity: the uid of its kube-system namespace (stable for the cluster's life). */
+async function readClusterId(clients: ApiClients, log: Logger): Promise<string | undefined> {
+  try {
+    return (await clients.core.readNamespace({ name: 'kube-system' })).metadata?.uid;
+  } catch (error) {
+    log.warn(
+      { error: describeApiError(error) },
+      'cannot read the kube-system namespace: burst orphans will not be collected',
+    );
+    return undefined;
+  }
+}
+
+export function setupMiniClusterController(
+  manager: Manager,
+  options: MiniClusterSetupOptions,
+): MiniClusterController {
+  const { clients, onWrite } = options;
+  const { log } = manager;
+  const kinds = watchedKinds(clients);
+  let clusterId: string | undefined;
+  manager.add(
+    {
+      start: async () => {
+        clusterId = await readClusterId(clients, log);
+      },
+      stop: () => undefined,
+    },
+    { leaderOnly: false },
+  );
+
+  const collectors = new MiniClusterCollectors({
+    clients,
+    log,
+    namespaces: manager.namespaces,
+    onWrite,
+    ready: () => manager.isLeader && manager.synced,
+    clusterId: () => clusterId,
+    livingUids: () =>
+      new Set(miniClusters.list().flatMap((mc) => (mc.metadata.uid ? [mc.metadata.uid] : []))),
+    connectedTargets: () => options.targets.connectedTargets(),
+  });
+  manager.add(collectors);
+
+  const controller = manager.controller({
+    name: CONTROLLER_NAME,
+    concurrency: options.concurrency,
+    reconcile: (key, reconcileLog) => reconciler.reconcile(key, reconcileLog),
+    ownerOf,
+    eventDelayMs: CHILD_EVENT_DELAY_MS,
+    confirmGone: async (key) => {
+      const { namespace, name } = splitObjectKey(key);
+      return (await readMiniClusterStatus(clients, namespace, name)) === undefined;
+    },
+    ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}),
+    ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
+  });
+
+  // What the controller watches. A child's change (the Job's counts move with every pod) is folded
+  // with its siblings' and the pods' into one pass (docs/performance.md: writes per MiniCluster).
+  const owned = { labelSelector: `${LABEL_MANAGED_BY}=${MANAGED_BY}` };
+  const miniClusters = controller.for(kinds.miniClusters, {
+    onDelete: (mc) => {
+      if (mc.spec.volumes !== undefined) collectors.collectVolumesSoon();
+    },
+  });
+  const jobs = controller.owns(kinds.jobs, owned);
+  const services = controller.owns(kinds.services, owned);
+  const configMaps = controller.owns(kinds.configMaps, owned);
+  const secrets = controller.owns(kinds.secrets, owned);
+  const deployments = controller.owns(kinds.deployments, owned);
+  const claims = controller.owns(kinds.persistentVolumeClaims, owned);
+  const persistentVolumes = controller.owns(kinds.persistentVolumes, { ...owned, clusterWide: true });
+  // Broker pods only: the services pod shares the MiniCluster's network labels, never its count.
+  const pods = new ObjectIndex<V1Pod>(ownerOf);
+  controller.watches(kinds.pods, {
+    labelSelector: `${LABEL_APP_NAME}=${APP_NAME},${LABEL_APP_COMPONENT}=${COMPONENT_BROKER}`,
+    map: ownerOf,
+    handlers: {
+      onAdd: (pod) => pods.set(pod),
+      onUpdate: (pod) => pods.set(pod),
+      onDelete: (pod) => pods.delete(pod),
+    },
+  });
+
+  const child = <T extends KubernetesObject>(informer: ResilientInformer<T>) =>
+    informer as unknown as ResilientInformer<KubeObject>;
+  const cache: ControllerCache = {
+    miniClusters,
+    jobs,
+    secrets,
+    children: new Map([
+      ['Job', child(jobs)],
+      ['Service', child(services)],
+      ['ConfigMap', child(configMaps)],
+      ['Secret', child(secrets)],
+      ['Deployment', child(deployments)],
+      ['PersistentVolumeClaim', child(claims)],
+      ['PersistentVolume', child(persistentVolumes)],
+    ]),
+    podsOf: (namespace, name) => pods.list(objectKey(namespace, name)),
+  };
+  const recorder = new EventRecorder({
+    api: clients.events,
+    controller: REPORTING_CONTROLLER,
+    instance: manager.identity,
+    onError: (error) => log.warn({ error: describeApiError(error) }, 'could not record an event'),
+    onWrite: () => onWrite('event', 'Event'),
+  });
+  const burst: BurstEnvironment = {
+    localClients: clients,
+    target: (namespace, name) => {
+      const connection = options.targets.connectionFor(namespace, name);
+      return connection ? { clients: connection.clients, namespace: connection.namespace } : undefined;
+    },
+    queueReader:
+      options.queueReader ??
+      ((miniCluster, leadPod) =>
+        lazyExecQueueReader(clients.transport.access, {
+          namespace: leadPod.metadata?.namespace ?? 'default',
+          podName: leadPod.metadata?.name ?? '',
+          container: fluxContainer(miniCluster).name,
+        })),
+    readSecret: async (name, namespace) => {
+      const cached = secrets.get(name, namespace);
+      if (cached) return cached;
+      try {
+        return await clients.core.readNamespacedSecret({ name, namespace });
+      } catch {
+        return undefined;
+      }
+    },
+    countWrite: (verb, kind) => onWrite(verb, kind),
+    now: () => new Date(),
+    clusterId: () => clusterId,
+  };
+  const reconciler = new Reconciler({
+    clients,
+    cache,
+    recorder,
+    countWrite: onWrite,
+    now: () => new Date(),
+    burst,
+  });
+  return { controller, collectors };
+}

@@ -1,0 +1,110 @@
+/**
+ * The operator process: the runtime's manager (caches, leader election, outage recovery) with both
+ * controllers set up on it, the BurstTarget controller and the MiniCluster controller. The CLI, the
+ * quickstart, tests and benchmarks make one of these; what each controller watches is in its setup.
+ */
+import type { Logger } from 'pino';
+import type { ApiClients } from '../kube/api-clients.ts';
+import { Manager, type LeaderElectionConfig } from '../runtime/manager.ts';
+import type { BurstTargetControllerOptions } from './burst-target/burst-target-controller.ts';
+import { setupBurstTargetController } from './burst-target/setup.ts';
+import type { BurstEnvironment } from './minicluster/burst-step.ts';
+import type { OrphanSweep } from './minicluster/orphans.ts';
+import type { WriteCounter } from './minicluster/reconciler.ts';
+import { setupMiniClusterController, type MiniClusterController } from './minicluster/setup.ts';
+
+export { CONTROLLER_NAME, REPORTING_CONTROLLER } from './minicluster/setup.ts';
+
+export interface OperatorOptions {
+  readonly clients: ApiClients;
+  readonly log: Logger;
+  /** Namespaces to watch; empty for all. */
+  readonly namespaces: readonly string[];
+  /** MiniClusters reconciled in parallel. */
+  readonly concurrency: number;
+  readonly leaderElection?: LeaderElectionConfig;
+  /** Called for every API write (metrics, benchmark). */
+  readonly onWrite?: WriteCounter;
+  /** Called after each MiniCluster reconcile with its duration and outcome (metrics). */
+  readonly onReconcile?: (result: 'success' | 'error' | 'requeue_after', seconds: number) => void;
+  readonly onLeadershipChange?: (leading: boolean) => void;
+  readonly onQueueDepth?: (depth: number) => void;
+  /** Connectors of the GKE and EKS providers for BurstTargets of those kinds. */
+  readonly providers?: BurstTargetControllerOptions['providers'];
+  /** Deletes the cloud cluster of a deleted gke/eks BurstTarget, one step per call. */
+  readonly deleteProvisioned?: BurstTargetControllerOptions['deleteProvisioned'];
+  /** Installs the operator on kubeconfig BurstTargets with installOperator. */
+  readonly installOperator?: BurstTargetControllerOptions['installOperator'];
+  /** How often BurstTargets are checked (tests shorten it). */
+  readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
+  /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
+  readonly queueReader?: BurstEnvironment['queueReader'];
+}
+
+export class Operator {
+  readonly manager: Manager;
+  private readonly miniClusters: MiniClusterController;
+
+  constructor(options: OperatorOptions) {
+    const { clients } = options;
+    this.manager = new Manager({
+      clients,
+      log: options.log,
+      namespaces: options.namespaces,
+      ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
+      ...(options.onLeadershipChange ? { onLeadershipChange: options.onLeadershipChange } : {}),
+    });
+    const onWrite = options.onWrite ?? (() => undefined);
+    const targets = setupBurstTargetController(this.manager, {
+      clients,
+      onWrite,
+      ...(options.providers ? { providers: options.providers } : {}),
+      ...(options.deleteProvisioned ? { deleteProvisioned: options.deleteProvisioned } : {}),
+      ...(options.installOperator ? { installOperator: options.installOperator } : {}),
+      ...(options.targetSchedule ? { schedule: options.targetSchedule } : {}),
+      // A target that connects (or drops) changes what the MiniClusters of its namespace can do.
+      onConnectionChange: (namespace) => this.miniClusters.controller.enqueueAll(namespace),
+    });
+    this.miniClusters = setupMiniClusterController(this.manager, {
+      clients,
+      concurrency: options.concurrency,
+      targets,
+      onWrite,
+      ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}),
+      ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
+      ...(options.queueReader ? { queueReader: options.queueReader } : {}),
+    });
+  }
+
+  get identity(): string {
+    return this.manager.identity;
+  }
+
+  /** True once every cache has listed once. */
+  get synced(): boolean {
+    return this.manager.synced;
+  }
+
+  async start(): Promise<void> {
+    await this.manager.start();
+  }
+
+  async stop(): Promise<void> {
+    await this.manager.stop();
+  }
+
+  /** Resolves when no reconcile is queued or running (tests, benchmarks). */
+  async idle(): Promise<void> {
+    await this.manager.idle();
+  }
+
+  /** Removes the burst objects of gone MiniClusters, here and on connected targets (tests call it). */
+  collectOrphans(): Promise<OrphanSweep[]> {
+    return this.miniClusters.collectors.collectOrphans();
+  }
+
+  /** Deletes the volumes (delete: true) of gone MiniClusters (tests call it). */
+  collectVolumes(): Promise<string[]> {
+    return this.miniClusters.collectors.collectVolumes();
+  }
+}
