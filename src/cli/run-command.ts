@@ -6,7 +6,6 @@ import { CONTROLLER_NAME, Operator } from '../controllers/operator.ts';
 import type { InstallOperator } from '../burst/install-operator.ts';
 import { providerConnectors } from '../burst/providers/connectors.ts';
 import { DEFAULT_OPERATOR_IMAGE, OPERATOR_IMAGE_ENV } from '../deploy/constants.ts';
-import { isNotFound } from '../kube/api-errors.ts';
 import { apiClients } from '../kube/api-clients.ts';
 import { loadClusterAccess, type ClusterAccess } from '../kube/cluster-access.ts';
 import {
@@ -20,6 +19,7 @@ import { createOperatorMetrics } from '../observability/metrics.ts';
 import { startObservabilityServers } from '../observability/health-server.ts';
 import { InputError } from './input-error.ts';
 import { DEFAULT_NAMESPACE } from '../api/index.ts';
+import { readSecret } from '../kube/secrets.ts';
 
 export interface RunOptions {
   readonly kubeconfig?: string;
@@ -91,14 +91,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     (await import('../burst/install-operator.ts')).installOperatorObjects(target, { image });
   const providers = providerConnectors({
     installOperator,
-    readSecret: async (namespace, name) => {
-      try {
-        return await clients.core.readNamespacedSecret({ namespace, name });
-      } catch (error) {
-        if (isNotFound(error)) return undefined;
-        throw error;
-      }
-    },
+    readSecret: (namespace, name) => readSecret({ core: clients.core }, name, namespace),
   });
   const manager = new Operator({
     clients,
@@ -113,6 +106,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
       metrics.countWrite(verb === 'status' ? 'patch' : verb === 'event' ? 'create' : verb, kind),
     onReconcile: (result, seconds) => metrics.observeReconcile(CONTROLLER_NAME, result, seconds),
     onQueueDepth: (depth) => metrics.setQueueDepth(CONTROLLER_NAME, depth),
+    onReconcileStep: (step, seconds) => metrics.observeReconcileStep(CONTROLLER_NAME, step, seconds),
     onLeadershipChange: (leading) => {
       metrics.setLeader(LEASE_NAME, leading);
       // A replica that lost the lease must stop writing at once; its Deployment restarts it.

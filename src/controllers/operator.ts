@@ -29,6 +29,8 @@ export interface OperatorOptions {
   readonly onReconcile?: (result: 'success' | 'error' | 'requeue_after', seconds: number) => void;
   readonly onLeadershipChange?: (leading: boolean) => void;
   readonly onQueueDepth?: (depth: number) => void;
+  /** The time of each named step of a MiniCluster pass (the reconcile step histogram). */
+  readonly onReconcileStep?: (step: string, seconds: number) => void;
   /** Connectors of the GKE and EKS providers for BurstTargets of those kinds. */
   readonly providers?: BurstTargetControllerOptions['providers'];
   /** Deletes the cloud cluster of a deleted gke/eks BurstTarget, one step per call. */
@@ -72,6 +74,7 @@ export class Operator {
       onWrite,
       ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}),
       ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
+      ...(options.onReconcileStep ? { onReconcileStep: options.onReconcileStep } : {}),
       ...(options.queueReader ? { queueReader: options.queueReader } : {}),
     });
   }

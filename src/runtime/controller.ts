@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { describeApiError, isNotFound, isTransient } from '../kube/api-errors.ts';
 import { lazyReconcileLogger, type ReconcileLog } from '../observability/logger.ts';
 import type { InformerHandlers, ResilientInformer, WatchedKind } from './informers.ts';
-import { objectKey, splitObjectKey, type ObjectKey } from './object-key.ts';
+import { objectKeyOf, splitObjectKey, type ObjectKey } from './object-key.ts';
 import { WorkQueue } from './work-queue.ts';
 
 export interface ReconcileOutcome {
@@ -58,10 +58,6 @@ export interface ControllerHost {
 }
 
 const DEFAULT_EVENT_DELAY_MS = 500;
-
-function keyOf(object: KubernetesObject): ObjectKey {
-  return objectKey(object.metadata?.namespace ?? 'default', object.metadata?.name ?? '');
-}
 
 export class Controller {
   readonly name: string;
@@ -114,7 +110,7 @@ export class Controller {
       onAdd: (object) => this.onPrimary(object),
       onUpdate: (object) => this.onPrimary(object),
       onDelete: (object) => {
-        const key = keyOf(object);
+        const key = objectKeyOf(object);
         this.seenGenerations.delete(key);
         this.queue.forget(key);
         options.onDelete?.(object);
@@ -170,7 +166,7 @@ export class Controller {
 
   /** Queues a pass of every object of the reconciled kind in the cache, or of one namespace's. */
   enqueueAll(namespace?: string): void {
-    for (const object of this.primary?.informer.list(namespace) ?? []) this.enqueue(keyOf(object));
+    for (const object of this.primary?.informer.list(namespace) ?? []) this.enqueue(objectKeyOf(object));
   }
 
   /** Taking the lead: every object gets a pass. */
@@ -203,7 +199,7 @@ export class Controller {
   }
 
   private onPrimary(object: KubernetesObject): void {
-    const key = keyOf(object);
+    const key = objectKeyOf(object);
     const generation = object.metadata?.generation;
     const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
     this.seenGenerations.set(key, generation);

@@ -137,6 +137,11 @@ describe('the operator process', () => {
       /^controller_runtime_reconcile_total\{controller="minicluster",result="success"\} [1-9]/m,
     );
     assert.match(metrics, /^flux_operator_api_writes_total\{verb="apply",resource="Job"\} 1$/m);
+    // Every named step of a pass is timed: the apply step ran at least once, under its own name.
+    assert.match(
+      metrics,
+      /^flux_operator_reconcile_step_duration_seconds_count\{controller="minicluster",step="apply"\} [1-9]/m,
+    );
     assert.match(metrics, /^leader_election_master_status\{name="flux-operator-leader"\} 1$/m);
     assert.equal((await fetch(`http://127.0.0.1:${ports.healthPort}/readyz`)).status, 200);
     assert.equal((await fetch(`http://127.0.0.1:${ports.healthPort}/healthz`)).status, 200);

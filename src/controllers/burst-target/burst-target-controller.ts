@@ -18,6 +18,7 @@ import {
   GROUP,
   VERSION,
   formatProblem,
+  namespaceOf,
   validateBurstTarget,
   type BurstTarget,
   type DefaultedBurstTarget,
@@ -35,7 +36,7 @@ import {
 } from '../../burst/target-status.ts';
 import type { InstallOperator } from '../../burst/install-operator.ts';
 import { reconcileLogger } from '../../observability/logger.ts';
-import { describeApiError, isNotFound, isTransient } from '../../kube/api-errors.ts';
+import { describeApiError, isTransient } from '../../kube/api-errors.ts';
 import type { ApiServerRecovery } from '../../runtime/api-server-recovery.ts';
 import { EventRecorder } from '../../runtime/events.ts';
 import { watchFailureLogger } from '../../runtime/failure-log.ts';
@@ -45,6 +46,7 @@ import type { WriteCounter } from '../minicluster/reconciler.ts';
 import { WorkQueue } from '../../runtime/work-queue.ts';
 import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
 import { customObjectsPath, listCustomObjects, patchFinalizers } from '../../kube/custom-objects.ts';
+import { readSecret } from '../../kube/secrets.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
 /** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */
@@ -203,7 +205,7 @@ export class BurstTargetController {
 
   /** A spec change (generation) or first sight triggers a check; our own status writes do not. */
   private onTarget(target: LiveBurstTarget): void {
-    const key = objectKey(target.metadata.namespace ?? 'default', target.metadata.name);
+    const key = objectKey(namespaceOf(target), target.metadata.name);
     const generation = target.metadata.generation;
     const seen = this.seenGenerations.has(key) ? this.seenGenerations.get(key) : -1;
     this.seenGenerations.set(key, generation);
@@ -214,7 +216,7 @@ export class BurstTargetController {
   }
 
   private onDeleted(target: LiveBurstTarget): void {
-    const namespace = target.metadata.namespace ?? 'default';
+    const namespace = namespaceOf(target);
     const key = objectKey(namespace, target.metadata.name);
     this.seenGenerations.delete(key);
     this.failures.delete(key);
@@ -228,13 +230,8 @@ export class BurstTargetController {
     }
   }
 
-  private async readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
-    try {
-      return await this.options.clients.core.readNamespacedSecret({ namespace, name });
-    } catch (error) {
-      if (isNotFound(error)) return undefined;
-      throw error;
-    }
+  private readSecret(namespace: string, name: string): Promise<V1Secret | undefined> {
+    return readSecret({ core: this.options.clients.core }, name, namespace);
   }
 
   /** One check of one target: connect, write status, record events, schedule the next check. */

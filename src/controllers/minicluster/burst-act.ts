@@ -4,7 +4,12 @@
  * records each in the bursts status will show. The first action that cannot be done ends the step,
  * with the Bursting condition saying why; what was done before it is recorded.
  */
-import { MAX_BURST_RECORD_JOBS, type DefaultedMiniCluster } from '../../api/index.ts';
+import {
+  MAX_BURST_RECORD_JOBS,
+  SECRET_DATA_KEYS,
+  namespaceOf,
+  type DefaultedMiniCluster,
+} from '../../api/index.ts';
 import { burstSecrets, externalMiniCluster } from '../../burst/external-minicluster.ts';
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError } from '../../kube/api-errors.ts';
@@ -34,7 +39,7 @@ export async function actOnPlan(
 ): Promise<BurstOutcome> {
   const { now, pollMs, leadBroker } = observation;
   const { policy, jobs } = planned;
-  const namespace = miniCluster.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(miniCluster);
   const names = miniClusterNames(miniCluster);
   let bursts: BurstRecord[] = [...observation.bursts];
   const events: TransitionEvent[] = [...planned.events];
@@ -86,8 +91,8 @@ export async function actOnPlan(
       if (action.kind === 'create' && action.target !== IN_CLUSTER_TARGET) {
         const curve = await environment.readSecret(names.curveCertSecret, namespace);
         const munge = await environment.readSecret(names.mungeKeySecret, namespace);
-        const curveData = curve?.data?.['curve.cert'];
-        const mungeData = munge?.data?.['munge.key'];
+        const curveData = curve?.data?.[SECRET_DATA_KEYS.curveCert];
+        const mungeData = munge?.data?.[SECRET_DATA_KEYS.mungeKey];
         if (!curveData || !mungeData) {
           return stopWith('KeysMissing', "the MiniCluster's key Secrets are not there yet");
         }

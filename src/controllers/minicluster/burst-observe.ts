@@ -5,6 +5,7 @@
  */
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { DefaultedMiniCluster, MiniClusterStatus } from '../../api/index.ts';
+import { LABEL_JOB_COMPLETION_INDEX } from '../../api/index.ts';
 import { FluxQueueReadError } from '../../burst/flux-queue-error.ts';
 import type { BurstCluster } from '../../burst/planner.ts';
 import type { QueueSnapshot } from '../../burst/queue.ts';
@@ -61,7 +62,7 @@ export async function observeBursts(
   }
   const leadPod = pods.find(
     (pod) =>
-      pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0' &&
+      pod.metadata?.labels?.[LABEL_JOB_COMPLETION_INDEX] === '0' &&
       pod.status?.phase === 'Running' &&
       !pod.metadata.deletionTimestamp,
   );

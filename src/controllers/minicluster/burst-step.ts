@@ -10,6 +10,7 @@ import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import {
   CONDITION_BURSTING,
   PLURAL,
+  namespaceOf,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
 } from '../../api/index.ts';
@@ -91,7 +92,7 @@ export function resolveTarget(
   miniCluster: DefaultedMiniCluster,
   name: string,
 ): ConnectedTarget | undefined {
-  const namespace = miniCluster.metadata.namespace ?? 'default';
+  const namespace = namespaceOf(miniCluster);
   if (name === IN_CLUSTER_TARGET) return { clients: environment.localClients, namespace };
   return environment.target(namespace, name);
 }

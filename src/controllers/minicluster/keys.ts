@@ -1,22 +1,19 @@
 import type { V1Secret } from '@kubernetes/client-node';
+import { SECRET_DATA_KEYS } from '../../api/index.ts';
 import { generateMiniClusterKeys, type MiniClusterKeys, type MiniClusterNames } from '../../render/index.ts';
 
-const CURVE_CERT_KEY = 'curve.cert';
-const RESTFUL_SEED_KEY = 'seed';
-const MUNGE_KEY_KEY = 'munge.key';
-
 export function curveCertificateFrom(secret: V1Secret | undefined): string | undefined {
-  const encoded = secret?.data?.[CURVE_CERT_KEY];
+  const encoded = secret?.data?.[SECRET_DATA_KEYS.curveCert];
   return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
 }
 
 export function mungeKeyFrom(secret: V1Secret | undefined): Uint8Array | undefined {
-  const encoded = secret?.data?.[MUNGE_KEY_KEY];
+  const encoded = secret?.data?.[SECRET_DATA_KEYS.mungeKey];
   return encoded === undefined ? undefined : new Uint8Array(Buffer.from(encoded, 'base64'));
 }
 
 export function restfulSeedFrom(secret: V1Secret | undefined): Uint8Array | undefined {
-  const encoded = secret?.data?.[RESTFUL_SEED_KEY];
+  const encoded = secret?.data?.[SECRET_DATA_KEYS.restful.seed];
   return encoded === undefined ? undefined : new Uint8Array(Buffer.from(encoded, 'base64'));
 }
 

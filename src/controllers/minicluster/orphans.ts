@@ -3,7 +3,7 @@
  * exists (deleted while a target was unreachable, or with the finalizer removed by hand). Only
  * objects made by this cluster (origin-cluster label = its identity) are ever considered.
  */
-import { PLURAL } from '../../api/index.ts';
+import { DEFAULT_NAMESPACE, PLURAL } from '../../api/index.ts';
 import { LABEL_BURST_ORIGIN_CLUSTER, LABEL_BURST_ORIGIN_UID } from '../../burst/external-minicluster.ts';
 import { isNotFound } from '../../kube/api-errors.ts';
 import type { ConnectedTarget } from './burst-step.ts';
@@ -45,13 +45,13 @@ export async function collectOrphans(
   const deleted: OrphanSweep = { miniClusters: [], secrets: [] };
   for (const orphan of orphansOf(miniClusters, livingUids)) {
     const name = orphan.metadata?.name ?? '';
-    const where = orphan.metadata?.namespace ?? namespace ?? 'default';
+    const where = orphan.metadata?.namespace ?? namespace ?? DEFAULT_NAMESPACE;
     countWrite('delete', 'MiniCluster');
     if (await deleteCustomObject(custom, PLURAL, where, name)) deleted.miniClusters.push(`${where}/${name}`);
   }
   for (const orphan of orphansOf(secrets, livingUids)) {
     const name = orphan.metadata?.name ?? '';
-    const where = orphan.metadata?.namespace ?? namespace ?? 'default';
+    const where = orphan.metadata?.namespace ?? namespace ?? DEFAULT_NAMESPACE;
     try {
       countWrite('delete', 'Secret');
       await core.deleteNamespacedSecret({ name, namespace: where });

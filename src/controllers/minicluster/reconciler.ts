@@ -13,7 +13,9 @@ import {
   LABEL_MINICLUSTER,
   PLURAL,
   VERSION,
+  SECRET_DATA_KEYS,
   formatProblem,
+  namespaceOf,
   validateMiniCluster,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
@@ -46,7 +48,8 @@ import {
 } from '../../runtime/steps.ts';
 import { resolveKeys } from './keys.ts';
 import { RenderMemo } from './render-memo.ts';
-import { readSecret } from './secrets.ts';
+import { readSecret } from '../../kube/secrets.ts';
+import { splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
 import {
   computeStatus,
   progressOnly,
@@ -130,18 +133,9 @@ export interface ReconcileResult {
   readonly applied: readonly string[];
 }
 
-export function miniClusterKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
-export function splitKey(key: string): { namespace: string; name: string } {
-  const slash = key.indexOf('/');
-  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
-}
-
 /** What the steps of one pass share: each step reads what the ones before it found. */
 interface Pass {
-  readonly key: string;
+  readonly objectKey: ObjectKey;
   readonly namespace: string;
   readonly name: string;
   readonly live: LiveMiniCluster;
@@ -224,26 +218,26 @@ export class Reconciler {
   }
 
   /** One pass; `log` carries the MiniCluster's namespace, name and this pass's reconcile id. */
-  async reconcile(key: string, log: ReconcileLog): Promise<ReconcileResult> {
-    const { namespace, name } = splitKey(key);
+  async reconcile(objectKey: ObjectKey, log: ReconcileLog): Promise<ReconcileResult> {
+    const { namespace, name } = splitObjectKey(objectKey);
     const live = this.deps.cache.miniClusters.get(name, namespace);
     if (!live) {
-      this.statusWrittenAt.delete(key);
-      this.starting.delete(key);
-      this.memo.forget(key);
-      this.appeared.delete(key);
+      this.statusWrittenAt.delete(objectKey);
+      this.starting.delete(objectKey);
+      this.memo.forget(objectKey);
+      this.appeared.delete(objectKey);
       return { applied: [] };
     }
     // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
     // are removed here, before the finalizer lets the deletion finish.
     if (live.metadata.deletionTimestamp) {
-      this.starting.delete(key);
-      this.memo.forget(key);
-      this.appeared.delete(key);
+      this.starting.delete(objectKey);
+      this.memo.forget(objectKey);
+      this.appeared.delete(objectKey);
       return this.finalize(live, log);
     }
 
-    const pass: Pass = { key, namespace, name, live, log, fresh: new Set(), objects: [], applied: [] };
+    const pass: Pass = { objectKey, namespace, name, live, log, fresh: new Set(), objects: [], applied: [] };
     const { requeueAfterMs } = await runSteps(this.steps, pass, {
       log,
       ...(this.deps.observeStep ? { observe: this.deps.observeStep } : {}),
@@ -253,8 +247,8 @@ export class Reconciler {
   }
 
   private validate(pass: Pass): Result {
-    const { key, live } = pass;
-    const result = this.memo.validated(key, live, () => validateMiniCluster(live));
+    const { objectKey, live } = pass;
+    const result = this.memo.validated(objectKey, live, () => validateMiniCluster(live));
     if (!result.ok) {
       const message = result.problems.slice(0, 5).map(formatProblem).join('; ');
       return stop({ reason: 'InvalidSpec', message });
@@ -268,12 +262,20 @@ export class Reconciler {
   private async requireUserSecrets(pass: Pass): Promise<Result> {
     const { names } = validOf(pass);
     const namespace = pass.namespace;
-    const wanted: { name: string; field: string; key: string }[] = [];
+    const wanted: { name: string; field: string; dataKey: string }[] = [];
     if (!names.generatesCurveCertSecret) {
-      wanted.push({ name: names.curveCertSecret, field: 'spec.flux.curveCertSecret', key: 'curve.cert' });
+      wanted.push({
+        name: names.curveCertSecret,
+        field: 'spec.flux.curveCertSecret',
+        dataKey: SECRET_DATA_KEYS.curveCert,
+      });
     }
     if (!names.generatesMungeKeySecret) {
-      wanted.push({ name: names.mungeKeySecret, field: 'spec.flux.mungeSecret', key: 'munge.key' });
+      wanted.push({
+        name: names.mungeKeySecret,
+        field: 'spec.flux.mungeSecret',
+        dataKey: SECRET_DATA_KEYS.mungeKey,
+      });
     }
     const source = { cache: this.deps.cache.secrets, core: this.deps.clients.core };
     for (const secret of wanted) {
@@ -282,16 +284,16 @@ export class Reconciler {
         return stop(
           {
             reason: 'SecretMissing',
-            message: `${secret.field}: Secret ${namespace}/${secret.name} does not exist; create it with the key ${secret.key}`,
+            message: `${secret.field}: Secret ${namespace}/${secret.name} does not exist; create it with the key ${secret.dataKey}`,
           },
           WAITING_REQUEUE_MS,
         );
       }
-      if (found.data?.[secret.key] === undefined) {
+      if (found.data?.[secret.dataKey] === undefined) {
         return stop(
           {
             reason: 'SecretMissing',
-            message: `${secret.field}: Secret ${namespace}/${secret.name} has no key ${secret.key}; add it`,
+            message: `${secret.field}: Secret ${namespace}/${secret.name} has no key ${secret.dataKey}; add it`,
           },
           WAITING_REQUEUE_MS,
         );
@@ -308,14 +310,14 @@ export class Reconciler {
    */
   private keys(pass: Pass): Result {
     const { miniCluster, names } = validOf(pass);
-    const { key, namespace } = pass;
+    const { objectKey, namespace } = pass;
     const restful = servesRestful(miniCluster);
     const fresh = new Set<string>();
     const stored = (wanted: boolean, name: string): V1Secret | undefined => {
       if (!wanted) return undefined;
       const cached = this.deps.cache.secrets.get(name, namespace);
-      if (cached) this.appeared.get(key)?.delete(name);
-      const found = cached ?? this.appeared.get(key)?.get(name);
+      if (cached) this.appeared.get(objectKey)?.delete(name);
+      const found = cached ?? this.appeared.get(objectKey)?.get(name);
       if (!found) fresh.add(name);
       return found;
     };
@@ -339,9 +341,9 @@ export class Reconciler {
 
   private render(pass: Pass): Result {
     const { miniCluster } = validOf(pass);
-    const { keys, live, key, name } = pass;
+    const { keys, live, objectKey, name } = pass;
     if (!keys) throw new Error('the render step ran before keys');
-    pass.objects = this.memo.rendered(key, keys, () =>
+    pass.objects = this.memo.rendered(objectKey, keys, () =>
       renderMiniCluster(miniCluster, keys, {
         owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
       }),
@@ -390,12 +392,12 @@ export class Reconciler {
    * API server refuses leaves nothing half-made (or half-updated) behind.
    */
   private async applyChanged(pass: Pass): Promise<Result> {
-    const { key, objects, fresh } = pass;
+    const { objectKey, objects, fresh } = pass;
     const changed = objects.filter((object) => {
       const informer = this.deps.cache.children.get(object.kind);
       // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
       const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
-      return !this.memo.contains(key, object, live, containsDesired);
+      return !this.memo.contains(objectKey, object, live, containsDesired);
     });
     const before = changed.filter((object) => object.kind !== 'Job');
     const jobs = changed.filter((object) => object.kind === 'Job');
@@ -445,8 +447,8 @@ export class Reconciler {
       if (!isConflict(error)) return this.refusal(secret, error);
     }
     const found = await this.deps.clients.core.readNamespacedSecret({ name, namespace });
-    const appeared = this.appeared.get(pass.key) ?? new Map<string, V1Secret>();
-    this.appeared.set(pass.key, appeared.set(name, found));
+    const appeared = this.appeared.get(pass.objectKey) ?? new Map<string, V1Secret>();
+    this.appeared.set(pass.objectKey, appeared.set(name, found));
     pass.log.info({ secret: name }, 'a Secret of this MiniCluster appeared meanwhile; using its keys');
     return restart(0);
   }
@@ -547,7 +549,7 @@ export class Reconciler {
    * (progress alone at most every progressIntervalMs), then the events of its transitions.
    */
   private async updateStatus(pass: Pass, problem: BlockingProblem | undefined): Promise<Result> {
-    const { live, miniCluster, namespace, name, key, burst } = pass;
+    const { live, miniCluster, namespace, name, objectKey, burst } = pass;
     const job = this.deps.cache.jobs.get(pass.names ? pass.names.job : name, namespace);
     const subject: DefaultedMiniCluster =
       miniCluster ??
@@ -572,17 +574,17 @@ export class Reconciler {
       ...(problem ? { problem } : {}),
       now: this.deps.now(),
     });
-    if (next.summary === 'Pending' || next.summary === 'Starting') this.starting.add(key);
-    else this.starting.delete(key);
+    if (next.summary === 'Pending' || next.summary === 'Starting') this.starting.add(objectKey);
+    else this.starting.delete(objectKey);
     if (!statusChanged(previous, next)) return CONTINUE;
     // Progress alone waits out the interval since the last write, then the latest is written.
     const nowMs = this.deps.now().getTime();
-    const sinceLast = nowMs - (this.statusWrittenAt.get(key) ?? Number.NEGATIVE_INFINITY);
+    const sinceLast = nowMs - (this.statusWrittenAt.get(objectKey) ?? Number.NEGATIVE_INFINITY);
     const interval = progressIntervalMs(this.starting.size);
     if (progressOnly(previous, next) && sinceLast >= 0 && sinceLast < interval) {
       return continueAfter(interval - sinceLast);
     }
-    this.statusWrittenAt.set(key, nowMs);
+    this.statusWrittenAt.set(objectKey, nowMs);
     this.deps.countWrite('status', KIND);
     await this.deps.clients.custom.patchNamespacedCustomObjectStatus({
       group: GROUP,
@@ -608,7 +610,7 @@ export class Reconciler {
       apiVersion: API_VERSION,
       kind: KIND,
       name: live.metadata.name,
-      namespace: live.metadata.namespace ?? 'default',
+      namespace: namespaceOf(live),
       ...(live.metadata.uid ? { uid: live.metadata.uid } : {}),
     };
     for (const event of [...transitionEvents(previous, next), ...extra]) {

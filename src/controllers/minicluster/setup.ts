@@ -15,6 +15,7 @@ import {
   LABEL_MINICLUSTER,
   LABEL_MINICLUSTER_NAMESPACE,
   MANAGED_BY,
+  namespaceOf,
 } from '../../api/index.ts';
 import { lazyExecQueueReader } from '../../burst/lazy-queue-reader.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
@@ -31,6 +32,7 @@ import { MiniClusterCollectors } from './collectors.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { Reconciler, type ControllerCache, type WriteCounter } from './reconciler.ts';
 import { watchedKinds } from './watched-kinds.ts';
+import { readSecret } from '../../kube/secrets.ts';
 
 export const CONTROLLER_NAME = 'minicluster';
 export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
@@ -50,6 +52,8 @@ export interface MiniClusterSetupOptions {
   readonly onWrite: WriteCounter;
   readonly onReconcile?: ControllerOptions['onReconcile'];
   readonly onQueueDepth?: ControllerOptions['onQueueDepth'];
+  /** The time of each named step of a pass (the reconcile step histogram). */
+  readonly onReconcileStep?: (step: string, seconds: number) => void;
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
 }
@@ -188,19 +192,11 @@ export function setupMiniClusterController(
       options.queueReader ??
       ((miniCluster, leadPod) =>
         lazyExecQueueReader(clients.transport.access, {
-          namespace: leadPod.metadata?.namespace ?? 'default',
+          namespace: namespaceOf(leadPod),
           podName: leadPod.metadata?.name ?? '',
           container: fluxContainer(miniCluster).name,
         })),
-    readSecret: async (name, namespace) => {
-      const cached = secrets.get(name, namespace);
-      if (cached) return cached;
-      try {
-        return await clients.core.readNamespacedSecret({ name, namespace });
-      } catch {
-        return undefined;
-      }
-    },
+    readSecret: (name, namespace) => readSecret({ cache: secrets, core: clients.core }, name, namespace),
     countWrite: (verb, kind) => onWrite(verb, kind),
     now: () => new Date(),
     clusterId: () => clusterId,
@@ -212,6 +208,7 @@ export function setupMiniClusterController(
     countWrite: onWrite,
     now: () => new Date(),
     burst,
+    ...(options.onReconcileStep ? { observeStep: options.onReconcileStep } : {}),
   });
   return { controller, collectors };
 }

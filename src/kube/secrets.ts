@@ -1,14 +1,15 @@
 /**
- * Reading a Secret the operator may or may not have made: the MiniCluster's own key Secrets are in
- * the cache (the operator watches what it labels), a user's curveCertSecret or mungeSecret is not,
- * so a cache miss asks the API server.
+ * Reading a Secret the operator may or may not have made, with one rule for what "absent" means: the
+ * MiniCluster's own key Secrets are in the cache (the operator watches what it labels), a user's
+ * curveCertSecret or mungeSecret, or a BurstTarget's credentials, are not, so a cache miss (or no
+ * cache) asks the API server.
  */
 import type { V1Secret } from '@kubernetes/client-node';
-import { isNotFound } from '../../kube/api-errors.ts';
+import { isNotFound } from './api-errors.ts';
 
 export interface SecretSource {
-  /** The cache of the Secrets the operator made (an informer). */
-  readonly cache: { get(name: string, namespace: string): V1Secret | undefined };
+  /** The cache of the Secrets the operator made (an informer), when there is one. */
+  readonly cache?: { get(name: string, namespace: string): V1Secret | undefined };
   readonly core: {
     readNamespacedSecret(param: { name: string; namespace: string }): Promise<V1Secret>;
   };
@@ -24,7 +25,7 @@ export async function readSecret(
   name: string,
   namespace: string,
 ): Promise<V1Secret | undefined> {
-  const cached = source.cache.get(name, namespace);
+  const cached = source.cache?.get(name, namespace);
   if (cached) return cached;
   try {
     return await source.core.readNamespacedSecret({ name, namespace });
