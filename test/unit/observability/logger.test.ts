@@ -150,24 +150,30 @@ describe('reconcileLogger', () => {
   });
 });
 
+/** Counts the child loggers made from `base` from now on. */
+function countChildren(base: ReturnType<typeof createLogger>): { readonly count: number } {
+  const counter = { count: 0 };
+  const child = base.child.bind(base);
+  base.child = ((...args: Parameters<typeof child>) => {
+    counter.count += 1;
+    return child(...args);
+  }) as typeof base.child;
+  return counter;
+}
+
 describe('lazyReconcileLogger', () => {
   it('makes no child logger for a pass that logs nothing, and one for every line of a pass that does', () => {
     const out = memoryDestination();
     const base = createLogger({ destination: out });
-    let children = 0;
-    const child = base.child.bind(base);
-    base.child = ((...args: Parameters<typeof child>) => {
-      children += 1;
-      return child(...args);
-    }) as typeof base.child;
+    const children = countChildren(base);
 
     lazyReconcileLogger(base, { namespace: 'ns', name: 'quiet' });
-    assert.equal(children, 0);
+    assert.equal(children.count, 0);
 
     const log = lazyReconcileLogger(base, { namespace: 'ns', name: 'busy', controller: 'minicluster' });
     log.info({ applied: ['Job/busy'] }, 'applied');
     log.warn({ reason: 'R' }, 'waiting');
-    assert.equal(children, 1);
+    assert.equal(children.count, 1);
     const [first, second] = [at(out.records(), 0), at(out.records(), 1)];
     assert.deepEqual(
       [first.msg, first.level, first.name, first.controller, second.msg, second.level],
@@ -183,14 +189,9 @@ describe('lazyReconcileLogger debug lines', () => {
   it('makes no child logger for debug lines the level drops, and writes them at level debug', () => {
     const quiet = memoryDestination();
     const base = createLogger({ destination: quiet });
-    let children = 0;
-    const child = base.child.bind(base);
-    base.child = ((...args: Parameters<typeof child>) => {
-      children += 1;
-      return child(...args);
-    }) as typeof base.child;
+    const children = countChildren(base);
     lazyReconcileLogger(base, { namespace: 'ns', name: 'quiet' }).debug?.({ step: 'apply' }, 'step done');
-    assert.equal(children, 0);
+    assert.equal(children.count, 0);
     assert.equal(quiet.records().length, 0);
 
     const out = memoryDestination();
