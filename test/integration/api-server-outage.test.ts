@@ -201,7 +201,19 @@ describe('an API server outage', () => {
     );
     progress("the deleted MiniCluster's Job collected");
     for (const name of ['steady-a', 'steady-b', 'scaled', 'jobless', 'new-a', 'new-b']) {
-      await waitForCondition(api, NAMESPACE, name, 'Ready', 'True', 60_000);
+      try {
+        await waitForCondition(api, NAMESPACE, name, 'Ready', 'True', 60_000);
+      } catch (error) {
+        // What the operator and the cluster were doing, for the failure's reader.
+        const pods = await api.core.listNamespacedPod({ namespace: NAMESPACE });
+        const state = pods.items.map((pod) => `${pod.metadata?.name} ${pod.status?.phase}`).join(', ');
+        const said = (operator?.lines ?? [])
+          .filter((line) => !/"level":"(debug|trace)"/.test(line))
+          .slice(-40);
+        throw new Error(`${String(error)}\npods: ${state}\noperator's last lines:\n${said.join('\n')}`, {
+          cause: error,
+        });
+      }
     }
     progress('every MiniCluster Ready again');
     const keysAfter = await secretsData(api);
