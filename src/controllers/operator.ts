@@ -10,10 +10,10 @@ import type { BurstTargetControllerOptions } from './burst-target/burst-target-c
 import { setupBurstTargetController } from './burst-target/setup.ts';
 import type { BurstEnvironment } from './minicluster/burst-step.ts';
 import type { OrphanSweep } from './minicluster/orphans.ts';
-import type { WriteCounter } from './minicluster/reconciler.ts';
+import type { WriteCounter } from '../runtime/write-counter.ts';
 import { setupMiniClusterController, type MiniClusterController } from './minicluster/setup.ts';
 
-export { CONTROLLER_NAME, REPORTING_CONTROLLER } from './minicluster/setup.ts';
+export { CONTROLLER_NAME } from './minicluster/setup.ts';
 
 export interface OperatorOptions {
   readonly clients: ApiClients;

@@ -26,6 +26,9 @@ export const LEADER_ELECTION_ROLE_NAME = 'flux-operator-leader-election';
 /** Field manager of every server-side apply by the operator and by `flux-operator install`. */
 export const FIELD_MANAGER = 'flux-operator';
 
+/** reportingController of every event the operator records (both controllers'). */
+export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
+
 /** The operator container: the executable on the image's PATH and its name in the pod. */
 export const OPERATOR_COMMAND = 'flux-operator';
 export const OPERATOR_CONTAINER_NAME = 'operator';

@@ -42,16 +42,16 @@ import { EventRecorder } from '../../runtime/events.ts';
 import { watchFailureLogger } from '../../runtime/failure-log.ts';
 import { ResilientInformer, type WatchedKind } from '../../runtime/informers.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
-import type { WriteCounter } from '../minicluster/reconciler.ts';
+import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { WorkQueue } from '../../runtime/work-queue.ts';
 import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
 import { customObjectsPath, listCustomObjects, patchFinalizers } from '../../kube/custom-objects.ts';
 import { readSecret } from '../../kube/secrets.ts';
+import { REPORTING_CONTROLLER } from '../../deploy/constants.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
 /** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */
 export const PROVISIONED_CLUSTER_FINALIZER = 'flux-framework.org/provisioned-cluster';
-const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 
 /** A BurstTarget as the API returns it. */
 export type LiveBurstTarget = BurstTarget &

@@ -6,7 +6,7 @@
  */
 import type { ApiClients } from '../../kube/api-clients.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { WriteCounter } from '../minicluster/reconciler.ts';
+import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 
 export interface BurstTargetSetupOptions {

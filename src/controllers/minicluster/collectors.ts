@@ -13,7 +13,7 @@ import { PeriodicRunnable } from '../../runtime/periodic.ts';
 import type { Runnable } from '../../runtime/runnable.ts';
 import type { ConnectedTarget } from './burst-step.ts';
 import { collectOrphans, type OrphanSweep } from './orphans.ts';
-import type { WriteCounter } from './reconciler.ts';
+import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { collectVolumes } from './volume-collector.ts';
 
 export const ORPHAN_SWEEP_MS = 5 * 60_000;

@@ -50,6 +50,7 @@ import { resolveKeys } from './keys.ts';
 import { RenderMemo } from './render-memo.ts';
 import { readSecret } from '../../kube/secrets.ts';
 import { splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
+import type { WriteCounter } from '../../runtime/write-counter.ts';
 import {
   computeStatus,
   progressOnly,
@@ -110,9 +111,6 @@ export interface ReconcilerClients {
     'patchNamespacedCustomObjectStatus' | 'patchNamespacedCustomObject' | 'deleteNamespacedCustomObject'
   >;
 }
-
-/** Counts API writes, for metrics and the benchmark's "writes per MiniCluster". */
-export type WriteCounter = (verb: 'apply' | 'create' | 'status' | 'delete' | 'event', kind: string) => void;
 
 export interface ReconcilerDeps {
   readonly clients: ReconcilerClients;

@@ -30,12 +30,13 @@ import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-
 import type { BurstEnvironment, ConnectedTarget } from './burst-step.ts';
 import { MiniClusterCollectors } from './collectors.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
-import { Reconciler, type ControllerCache, type WriteCounter } from './reconciler.ts';
+import { Reconciler, type ControllerCache } from './reconciler.ts';
+import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { watchedKinds } from './watched-kinds.ts';
 import { readSecret } from '../../kube/secrets.ts';
+import { REPORTING_CONTROLLER } from '../../deploy/constants.ts';
 
 export const CONTROLLER_NAME = 'minicluster';
-export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 /** Pods and children of one MiniCluster change together: their events wait this long, folded into one pass. */
 const CHILD_EVENT_DELAY_MS = 500;
 

@@ -14,8 +14,8 @@ import {
   Reconciler,
   type ReconcilerCache,
   type ReconcilerClients,
-  type WriteCounter,
 } from '../../../../src/controllers/minicluster/reconciler.ts';
+import type { WriteCounter } from '../../../../src/runtime/write-counter.ts';
 import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/watched-kinds.ts';
 import type { RecordedEvent } from '../../../../src/runtime/events.ts';
 import { KubeApiError } from '../../../../src/kube/transport.ts';
