@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { EXIT_CODE_ANNOTATION, up } from '../../src/localcluster/index.ts';
 import { ObjectApi } from '../../src/kube/object-api.ts';
+import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
 export interface Clients {
   kubeconfig: string;
@@ -177,7 +178,7 @@ export async function finishPods(
     })
   ).items;
   const index = (pod: (typeof pods)[number]) =>
-    Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? 0);
+    Number(pod.metadata?.labels?.[LABEL_JOB_COMPLETION_INDEX] ?? 0);
   for (const pod of pods.sort((a, b) => index(b) - index(a))) {
     try {
       await annotatePod(core, namespace, pod.metadata?.name ?? '', { [EXIT_CODE_ANNOTATION]: String(code) });

@@ -14,6 +14,7 @@ import {
   startOperator,
   waitForCondition,
 } from './operator.ts';
+import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
 export const FLUX_IMAGE = 'localhost/flux:0.88.0';
@@ -48,7 +49,7 @@ export function realMiniCluster(
 }
 
 function indexOf(pod: V1Pod): number {
-  return Number(pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] ?? -1);
+  return Number(pod.metadata?.labels?.[LABEL_JOB_COMPLETION_INDEX] ?? -1);
 }
 
 /** The running pod of a MiniCluster's Job with this completion index (0: the lead broker). */
@@ -218,7 +219,7 @@ export async function leadLog(
   container?: string,
 ): Promise<string> {
   const pods = await podsOf(clients, namespace, name);
-  const lead = pods.find((pod) => pod.metadata?.labels?.['batch.kubernetes.io/job-completion-index'] === '0');
+  const lead = pods.find((pod) => pod.metadata?.labels?.[LABEL_JOB_COMPLETION_INDEX] === '0');
   assert.ok(lead?.metadata?.name, `the lead pod of ${name} exists`);
   return podLog(clients, namespace, lead.metadata.name, container);
 }
