@@ -32,6 +32,13 @@ const NAMESPACE = 'outage';
 /** Longer than the watches' former 30 s backoff cap and kube-controller-manager's 15 s lease. */
 const OUTAGE_MS = 40_000;
 const RECONCILED_WITHIN_MS = 5_000;
+/**
+ * The simulated cluster's own recovery (new pods scheduled and started by the restarted scheduler and
+ * kwok) is mostly done within a second of the operator's part, but under a full test run it has
+ * stalled for over a minute (new pods Pending); kwok takes over nodes whose lease was not released
+ * after 200 s. The operator's part is what RECONCILED_WITHIN_MS bounds.
+ */
+const CLUSTER_RECOVERED_WITHIN_MS = 300_000;
 const OWNED = 'app.kubernetes.io/managed-by=flux-operator';
 const started = Date.now();
 const progress = (line: string) =>
@@ -200,13 +207,28 @@ describe('an API server outage', () => {
       { what: "the deleted MiniCluster's Job to be collected", timeoutMs: 60_000 },
     );
     progress("the deleted MiniCluster's Job collected");
+    const recoveredBy = Date.now() + CLUSTER_RECOVERED_WITHIN_MS;
     for (const name of ['steady-a', 'steady-b', 'scaled', 'jobless', 'new-a', 'new-b']) {
       try {
-        await waitForCondition(api, NAMESPACE, name, 'Ready', 'True', 60_000);
+        await waitForCondition(
+          api,
+          NAMESPACE,
+          name,
+          'Ready',
+          'True',
+          Math.max(1_000, recoveredBy - Date.now()),
+        );
       } catch (error) {
         // What the operator and the cluster were doing, for the failure's reader.
         const pods = await api.core.listNamespacedPod({ namespace: NAMESPACE });
-        const state = pods.items.map((pod) => `${pod.metadata?.name} ${pod.status?.phase}`).join(', ');
+        const state = pods.items
+          .map((pod) => {
+            const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
+            const where =
+              pod.spec?.nodeName ?? `unscheduled: ${scheduled?.reason ?? ''} ${scheduled?.message ?? ''}`;
+            return `${pod.metadata?.name} ${pod.status?.phase} (${where})`;
+          })
+          .join(', ');
         const said = (operator?.lines ?? [])
           .filter((line) => !/"level":"(debug|trace)"/.test(line))
           .slice(-40);
@@ -215,7 +237,9 @@ describe('an API server outage', () => {
         });
       }
     }
-    progress('every MiniCluster Ready again');
+    progress(
+      `every MiniCluster Ready again, ${Date.now() - (recoveredBy - CLUSTER_RECOVERED_WITHIN_MS)} ms after the operator's part`,
+    );
     const keysAfter = await secretsData(api);
     for (const [name, data] of keysBefore) {
       if (name.startsWith('doomed-')) {
