@@ -1,17 +1,15 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ListWatch } from '../../../src/kube/list-watch.ts';
-import { Transport } from '../../../src/kube/transport.ts';
+import { loopbackApi } from './loopback-api.ts';
 
 describe('ListWatch', () => {
   it('keeps one watch however many starts race, and stop() closes it', async () => {
     const open = new Set<ServerResponse>();
-    const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const api = await loopbackApi((request, response) => {
       response.writeHead(200, { 'Content-Type': 'application/json' });
       if (!request.url?.includes('watch=true')) {
         response.end(JSON.stringify({ metadata: { resourceVersion: '7' }, items: [] }));
@@ -22,17 +20,8 @@ describe('ListWatch', () => {
       open.add(response);
       response.on('close', () => open.delete(response));
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    const transport = new Transport({
-      server: `http://127.0.0.1:${port}`,
-      tls: { rejectUnauthorized: true },
-      authorization: () => Promise.resolve(undefined),
-      clientConfig: () => Promise.reject(new Error('not used')),
-    });
     const cache = new ListWatch<KubernetesObject>({
-      transport,
+      transport: api.transport,
       path: '/api/v1/pods',
       handlers: {
         onAdd: () => undefined,
@@ -50,9 +39,7 @@ describe('ListWatch', () => {
       assert.equal(open.size, 0, 'no watch left after stop()');
     } finally {
       cache.stop();
-      transport.close();
-      server.closeAllConnections();
-      server.close();
+      api.close();
     }
   });
 });

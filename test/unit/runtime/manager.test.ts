@@ -1,17 +1,16 @@
 import assert from 'node:assert/strict';
-import { once } from 'node:events';
-import { createServer, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { describe, it, type TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject, V1Lease } from '@kubernetes/client-node';
-import { Transport } from '../../../src/kube/transport.ts';
+import type { Transport } from '../../../src/kube/transport.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
 import type { WatchedKind } from '../../../src/runtime/informers.ts';
 import type { LeaseApi } from '../../../src/runtime/leader-election.ts';
 import { Manager, type ManagerOptions } from '../../../src/runtime/manager.ts';
 import { objectKey, type ObjectKey } from '../../../src/runtime/object-key.ts';
 import { PeriodicRunnable } from '../../../src/runtime/periodic.ts';
+import { loopbackApi } from '../kube/loopback-api.ts';
 
 type WatchEventLine = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: KubernetesObject };
 
@@ -21,7 +20,7 @@ type WatchEventLine = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonl
  */
 async function apiServer(t: TestContext, events: Record<string, WatchEventLine[]> = {}): Promise<Transport> {
   const open = new Set<ServerResponse>();
-  const server = createServer((request, response) => {
+  const api = await loopbackApi((request, response) => {
     response.writeHead(200, { 'Content-Type': 'application/json' });
     const url = new URL(request.url ?? '/', 'http://localhost');
     if (url.searchParams.get('watch') !== 'true') {
@@ -36,21 +35,8 @@ async function apiServer(t: TestContext, events: Record<string, WatchEventLine[]
       for (const line of lines) response.write(`${JSON.stringify(line)}\n`);
     }, 50).unref();
   });
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as AddressInfo;
-  const transport = new Transport({
-    server: `http://127.0.0.1:${port}`,
-    tls: { rejectUnauthorized: true },
-    authorization: () => Promise.resolve(undefined),
-    clientConfig: () => Promise.reject(new Error('not used')),
-  });
-  t.after(() => {
-    transport.close();
-    server.closeAllConnections();
-    server.close();
-  });
-  return transport;
+  t.after(() => api.close());
+  return api.transport;
 }
 
 function object(name: string, generation: number, labels: Record<string, string> = {}): KubernetesObject {
