@@ -87,18 +87,19 @@ export async function runSteps<C, P extends StepProblem>(
   for (const step of steps) {
     if (stopped && !step.always) continue;
     const started = clock();
+    const timed = (fields: Record<string, unknown>, message: string) => {
+      const ms = clock() - started;
+      options.observe?.(step.name, ms / 1000);
+      options.log.debug?.({ step: step.name, ms, ...fields }, message);
+    };
     let result: StepResult<P>;
     try {
       result = await step.run(context, stopped);
     } catch (error) {
-      const ms = clock() - started;
-      options.observe?.(step.name, ms / 1000);
-      options.log.debug?.({ step: step.name, ms }, 'step failed');
+      timed({}, 'step failed');
       throw error;
     }
-    const ms = clock() - started;
-    options.observe?.(step.name, ms / 1000);
-    options.log.debug?.({ step: step.name, ms, next: result.next }, 'step done');
+    timed({ next: result.next }, 'step done');
     requeueAfterMs = earliest(requeueAfterMs, result.requeueAfterMs);
     if (result.next === 'restart') return { restartedBy: step.name, requeueAfterMs: result.requeueAfterMs };
     if (result.next === 'stop' && !stopped) {
