@@ -4,6 +4,8 @@
 // created, scaled and deleted. Everything is reconciled within 5 s of the server's readiness, with no
 // error-level log line, nothing left behind, the keys unchanged, and every control-plane component
 // running (none of them exited).
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
@@ -17,6 +19,7 @@ import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { kubeClients, type KubeClients, operatorClients } from '../../src/kube/clients.ts';
 import { down, status, up } from '../../src/localcluster/index.ts';
+import { kwokClusterDir } from '../../src/localcluster/paths.ts';
 import { waitFor } from '../harness/cluster.ts';
 import { installBurstTargetCrd } from '../harness/burst-target.ts';
 import {
@@ -75,6 +78,15 @@ async function job(api: KubeClients, name: string): Promise<V1Job | undefined> {
     return await api.batch.readNamespacedJob({ name, namespace: NAMESPACE });
   } catch {
     return undefined;
+  }
+}
+
+/** The last lines of a log file, or why there are none. */
+function tailOf(file: string, lines: number): string {
+  try {
+    return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch (error) {
+    return `(${String(error)})`;
   }
 }
 
@@ -232,9 +244,17 @@ describe('an API server outage', () => {
         const said = (operator?.lines ?? [])
           .filter((line) => !/"level":"(debug|trace)"/.test(line))
           .slice(-40);
-        throw new Error(`${String(error)}\npods: ${state}\noperator's last lines:\n${said.join('\n')}`, {
-          cause: error,
-        });
+        // Pods bound to a node but Pending, and deleted pods still Running, mean kwok is not acting.
+        const components = status({ name: CLUSTER })
+          .components.map((c) => `${c.name} ${c.alive ? 'alive' : 'dead'}`)
+          .join(', ');
+        const kwokLog = tailOf(join(kwokClusterDir(CLUSTER), 'logs', 'kwok-controller.log'), 30);
+        throw new Error(
+          `${String(error)}\ncomponents: ${components}\npods: ${state}\noperator's last lines:\n${said.join('\n')}\nkwok-controller's last lines:\n${kwokLog}`,
+          {
+            cause: error,
+          },
+        );
       }
     }
     progress(
