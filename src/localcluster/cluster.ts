@@ -12,7 +12,6 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Node } from '@kubernetes/client-node';
 import { ensureBuilt, stderrProgress } from './build.ts';
@@ -36,6 +35,8 @@ import {
 import { isAlive, listeningSockets, listeningSocketsOf, rssBytes, terminate, waitExited } from './procfs.ts';
 import type { ListeningSocket } from './procfs.ts';
 import { until } from './poll.ts';
+import { withLock } from './lock.ts';
+import { choosePorts, portsHeldIn, type ComponentPorts } from './ports.ts';
 import { STAGES_YAML } from './stages.ts';
 import type { Progress } from '../tooling/hack-script.ts';
 import { readVersions } from '../tooling/project.ts';
@@ -236,6 +237,7 @@ function kwokctlConfigYaml(
   bin: string,
   versions: ReturnType<typeof readVersions>,
   clusterDir: string,
+  ports: ComponentPorts,
 ): string {
   const b = (name: string) => JSON.stringify(path.join(bin, name));
   const pki = (name: string) => JSON.stringify(path.join(clusterDir, 'pki', name));
@@ -258,6 +260,9 @@ options:
   # node's address, where the real node forwards to the loopback port.
   kubeApiserverCertSANs: [${JSON.stringify(KUBERNETES_SERVICE_IP)}, ${JSON.stringify(NODE_IP)}]
   enableCRDs: [Exec, ClusterExec, Logs, ClusterLogs, Attach, ClusterAttach]
+${Object.entries(ports)
+  .map(([option, port]) => `  ${option}: ${port}`)
+  .join('\n')}
 componentsPatches:
 # Alone in their cluster, the controller manager and the scheduler need no leader election; with it they
 # exit when the API server is away longer than their lease, and nothing would start them again.
@@ -376,44 +381,6 @@ async function waitUsable(
 }
 
 /**
- * Runs fn holding `<workdir>/<cluster>.lock` (created exclusively, holding our pid), so that two processes
- * do not start or stop the same cluster at once; a lock whose holder died is taken over.
- */
-async function withLock<T>(file: string, progress: Progress, fn: () => Promise<T>): Promise<T> {
-  mkdirSync(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + 10 * 60_000;
-  let told = false;
-  for (;;) {
-    try {
-      writeFileSync(file, String(process.pid), { flag: 'wx' });
-      break;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
-    }
-    let holder: number;
-    try {
-      holder = Number(readFileSync(file, 'utf8').trim());
-    } catch {
-      continue; // just released
-    }
-    if (holder > 0 && !isAlive(holder)) {
-      rmSync(file, { force: true });
-      continue;
-    }
-    if (Date.now() > deadline)
-      throw new Error(`timed out waiting for the lock ${file} held by process ${holder}`);
-    if (!told) progress(`waiting for process ${holder || '?'}, which is starting or stopping this cluster`);
-    told = true;
-    await sleep(250);
-  }
-  try {
-    return await fn();
-  } finally {
-    rmSync(file, { force: true });
-  }
-}
-
-/**
  * Brings the named cluster up (building the binaries on first use) and returns its kubeconfig path.
  * Idempotent: a running cluster is reused; a stale one (processes gone) is deleted and created afresh.
  */
@@ -423,7 +390,7 @@ export async function up(options: UpOptions = {}): Promise<UpResult> {
     throw new Error(`only the default cluster can have the real node (one per machine), not ${r.name}`);
   }
   const bin = await ensureBuilt({ progress: r.progress, env: r.env });
-  return withLock(lockFile(r), r.progress, async () => {
+  return withLock(lockFile(r), r.progress, CLUSTER_LOCK_HOLDER, async () => {
     const result = await upLocked(options, r, bin);
     if (!options.realNode) return result;
     await realNodeUp(result.kubeconfig, {
@@ -436,8 +403,29 @@ export async function up(options: UpOptions = {}): Promise<UpResult> {
   });
 }
 
+/** Two processes do not start or stop the same cluster at once. */
 function lockFile(r: ReturnType<typeof resolve>): string {
   return path.join(r.workdir, `${r.kwokName}.lock`);
+}
+
+const CLUSTER_LOCK_HOLDER = 'starting or stopping this cluster';
+
+/**
+ * Writes the config kwokctl creates the cluster from, with ports no other cluster of the work folder
+ * holds and nothing listens on; one process at a time, so that two clusters never get the same ports.
+ */
+async function writeKwokctlConfig(r: ReturnType<typeof resolve>, bin: string, configFile: string) {
+  await withLock(
+    path.join(r.workdir, 'ports.lock'),
+    r.progress,
+    'choosing ports for its cluster',
+    async () => {
+      const unavailable = portsHeldIn(r.workdir);
+      for (const socket of listeningSockets()) unavailable.add(socket.port);
+      const ports = choosePorts(unavailable);
+      writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions(), r.clusterDir, ports));
+    },
+  );
 }
 
 async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: string): Promise<UpResult> {
@@ -472,7 +460,7 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
   );
   mkdirSync(r.workdir, { recursive: true });
   const configFile = path.join(r.workdir, `${r.kwokName}.config.yaml`);
-  writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions(), r.clusterDir));
+  await writeKwokctlConfig(r, bin, configFile);
   const kwokctl = path.join(bin, 'kwokctl');
   const created = await run(
     kwokctl,
@@ -586,7 +574,7 @@ async function repair(
  */
 export async function down(options: ClusterOptions = {}): Promise<{ stopped: boolean }> {
   const r = resolve(options);
-  return withLock(lockFile(r), r.progress, () => downLocked(options, r));
+  return withLock(lockFile(r), r.progress, CLUSTER_LOCK_HOLDER, () => downLocked(options, r));
 }
 
 async function downLocked(

@@ -1,0 +1,81 @@
+// The loopback ports of a local cluster's components, chosen by us rather than by kwokctl: kwokctl
+// picks ports that are free at the moment it looks, so two clusters created at once could pick the
+// same ones, and a cluster whose component is down (its port free for a while) could lose that port
+// to a new cluster and never start the component again.
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
+import { parseAllDocuments } from 'yaml';
+
+/** kwokctl's options for the ports it would otherwise choose itself (binary runtime). */
+export const COMPONENT_PORT_OPTIONS = [
+  'etcdPeerPort',
+  'etcdPort',
+  'kubeApiserverPort',
+  'kwokControllerPort',
+  'kubeControllerManagerPort',
+  'kubeSchedulerPort',
+] as const;
+
+export type ComponentPorts = Record<(typeof COMPONENT_PORT_OPTIONS)[number], number>;
+
+/** kwokctl's own range: below the kernel's ephemeral ports (32768 up), so no outgoing connection takes one. */
+const HIGHEST_PORT = 32767;
+const LOWEST_PORT = 10001;
+
+/** The highest ports of kwokctl's range that are not unavailable, one per option. */
+export function choosePorts(unavailable: ReadonlySet<number>): ComponentPorts {
+  const chosen: number[] = [];
+  for (
+    let port = HIGHEST_PORT;
+    port >= LOWEST_PORT && chosen.length < COMPONENT_PORT_OPTIONS.length;
+    port--
+  ) {
+    if (!unavailable.has(port)) chosen.push(port);
+  }
+  if (chosen.length < COMPONENT_PORT_OPTIONS.length) {
+    throw new Error(`no free loopback ports left in ${LOWEST_PORT}-${HIGHEST_PORT} for a local cluster`);
+  }
+  return Object.fromEntries(COMPONENT_PORT_OPTIONS.map((option, i) => [option, chosen[i]])) as ComponentPorts;
+}
+
+/** Every `...Port` option of the KwokctlConfiguration documents in a YAML text. */
+export function portsInConfig(text: string): number[] {
+  const ports: number[] = [];
+  for (const doc of parseAllDocuments(text)) {
+    const value = doc.toJS() as { kind?: string; options?: Record<string, unknown> } | null;
+    if (value?.kind !== 'KwokctlConfiguration') continue;
+    for (const [key, port] of Object.entries(value.options ?? {})) {
+      if (/Port$/.test(key) && typeof port === 'number' && port > 0) ports.push(port);
+    }
+  }
+  return ports;
+}
+
+/**
+ * The ports that the clusters of a kwokctl work folder hold, running or not: those in the configs we
+ * wrote for kwokctl (`<workdir>/*.config.yaml`, present from before kwokctl creates a cluster until it
+ * is deleted) and those kwokctl recorded (`<workdir>/clusters/<name>/kwok.yaml`).
+ */
+export function portsHeldIn(workdir: string): Set<number> {
+  const files: string[] = [];
+  if (existsSync(workdir)) {
+    for (const entry of readdirSync(workdir)) {
+      if (entry.endsWith('.config.yaml')) files.push(path.join(workdir, entry));
+    }
+  }
+  const clusters = path.join(workdir, 'clusters');
+  if (existsSync(clusters)) {
+    for (const entry of readdirSync(clusters)) files.push(path.join(clusters, entry, 'kwok.yaml'));
+  }
+  const held = new Set<number>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch {
+      continue; // deleted meanwhile
+    }
+    for (const port of portsInConfig(text)) held.add(port);
+  }
+  return held;
+}
