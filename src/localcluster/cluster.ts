@@ -36,10 +36,10 @@ import { isAlive, listeningSockets, listeningSocketsOf, rssBytes, terminate, wai
 import type { ListeningSocket } from './procfs.ts';
 import { until } from './poll.ts';
 import { withLock } from './lock.ts';
-import { choosePorts, portsHeldIn, type ComponentPorts } from './ports.ts';
+import { choosePorts, portsHeldIn, portsRegistered, registerConfig, type ComponentPorts } from './ports.ts';
 import { STAGES_YAML } from './stages.ts';
 import type { Progress } from '../tooling/hack-script.ts';
-import { readVersions } from '../tooling/project.ts';
+import { cacheRoot, readVersions } from '../tooling/project.ts';
 import { KUBERNETES_SERVICE_IP, NODE_IP } from './real-node/config.ts';
 import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
 
@@ -411,19 +411,23 @@ function lockFile(r: ReturnType<typeof resolve>): string {
 const CLUSTER_LOCK_HOLDER = 'starting or stopping this cluster';
 
 /**
- * Writes the config kwokctl creates the cluster from, with ports no other cluster of the work folder
- * holds and nothing listens on; one process at a time, so that two clusters never get the same ports.
+ * Writes the config kwokctl creates the cluster from, with ports that no cluster of this machine holds
+ * (of this state folder or of any other that registered its config) and nothing listens on; one process
+ * of the machine at a time, so that two clusters never get the same ports.
  */
 async function writeKwokctlConfig(r: ReturnType<typeof resolve>, bin: string, configFile: string) {
+  const machineWide = path.join(cacheRoot(r.env), 'local-clusters');
+  const registry = path.join(machineWide, 'ports');
   await withLock(
-    path.join(r.workdir, 'ports.lock'),
+    path.join(machineWide, 'ports.lock'),
     r.progress,
-    'choosing ports for its cluster',
+    'choosing ports for its local cluster',
     async () => {
-      const unavailable = portsHeldIn(r.workdir);
+      const unavailable = new Set([...portsHeldIn(r.workdir), ...portsRegistered(registry)]);
       for (const socket of listeningSockets()) unavailable.add(socket.port);
       const ports = choosePorts(unavailable);
       writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions(), r.clusterDir, ports));
+      registerConfig(registry, configFile);
     },
   );
 }

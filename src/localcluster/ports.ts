@@ -2,7 +2,8 @@
 // picks ports that are free at the moment it looks, so two clusters created at once could pick the
 // same ones, and a cluster whose component is down (its port free for a while) could lose that port
 // to a new cluster and never start the component again.
-import { existsSync, readFileSync, readdirSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
@@ -51,6 +52,46 @@ export function portsInConfig(text: string): number[] {
   return ports;
 }
 
+function portsInFile(file: string): number[] {
+  try {
+    return portsInConfig(readFileSync(file, 'utf8'));
+  } catch {
+    return []; // deleted meanwhile
+  }
+}
+
+/**
+ * Records, in a folder shared by every project checkout of this machine, that a cluster's ports are
+ * those of `configFile` for as long as that file exists: clusters of other state folders (another
+ * checkout, a CI clone) are then seen too.
+ */
+export function registerConfig(registry: string, configFile: string): void {
+  mkdirSync(registry, { recursive: true });
+  const entry = createHash('sha256').update(configFile).digest('hex').slice(0, 32);
+  writeFileSync(path.join(registry, entry), configFile);
+}
+
+/** The ports of every registered config that still exists; entries whose config is gone are dropped. */
+export function portsRegistered(registry: string): Set<number> {
+  const held = new Set<number>();
+  if (!existsSync(registry)) return held;
+  for (const entry of readdirSync(registry)) {
+    const file = path.join(registry, entry);
+    let configFile: string;
+    try {
+      configFile = readFileSync(file, 'utf8');
+    } catch {
+      continue;
+    }
+    if (!existsSync(configFile)) {
+      rmSync(file, { force: true });
+      continue;
+    }
+    for (const port of portsInFile(configFile)) held.add(port);
+  }
+  return held;
+}
+
 /**
  * The ports that the clusters of a kwokctl work folder hold, running or not: those in the configs we
  * wrote for kwokctl (`<workdir>/*.config.yaml`, present from before kwokctl creates a cluster until it
@@ -67,15 +108,5 @@ export function portsHeldIn(workdir: string): Set<number> {
   if (existsSync(clusters)) {
     for (const entry of readdirSync(clusters)) files.push(path.join(clusters, entry, 'kwok.yaml'));
   }
-  const held = new Set<number>();
-  for (const file of files) {
-    let text: string;
-    try {
-      text = readFileSync(file, 'utf8');
-    } catch {
-      continue; // deleted meanwhile
-    }
-    for (const port of portsInConfig(text)) held.add(port);
-  }
-  return held;
+  return new Set(files.flatMap(portsInFile));
 }

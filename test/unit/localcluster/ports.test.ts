@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
@@ -8,6 +8,8 @@ import {
   COMPONENT_PORT_OPTIONS,
   portsHeldIn,
   portsInConfig,
+  portsRegistered,
+  registerConfig,
 } from '../../../src/localcluster/ports.ts';
 
 const config = (ports: Record<string, number>) =>
@@ -65,6 +67,27 @@ describe('local cluster ports', () => {
       assert.deepEqual([...portsHeldIn(path.join(workdir, 'absent'))], []);
     } finally {
       rmSync(workdir, { recursive: true, force: true });
+    }
+  });
+
+  it('sees the ports of other state folders through the machine-wide registry while their config exists', () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'ports-registry-'));
+    try {
+      const registry = path.join(root, 'registry');
+      const other = path.join(root, 'other-checkout', 'flux-default.config.yaml');
+      mkdirSync(path.dirname(other));
+      writeFileSync(other, config({ kubeApiserverPort: 32010, etcdPort: 32011 }));
+      registerConfig(registry, other);
+      registerConfig(registry, other); // registering again is one entry
+      assert.equal(readdirSync(registry).length, 1);
+      assert.deepEqual([...portsRegistered(registry)].sort(), [32010, 32011]);
+
+      rmSync(other); // that cluster was deleted: its ports are free and its entry goes
+      assert.deepEqual([...portsRegistered(registry)], []);
+      assert.deepEqual(readdirSync(registry), []);
+      assert.deepEqual([...portsRegistered(path.join(root, 'absent'))], []);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 });
