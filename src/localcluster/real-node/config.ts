@@ -8,6 +8,9 @@ import path from 'node:path';
 import { stringify as toToml } from 'smol-toml';
 import { stringify as toYaml } from 'yaml';
 
+/** The kubelet's port, on the node's address: one real node per machine can have it. */
+export const KUBELET_PORT = 10250;
+
 export const REAL_NODE_NAME = 'real-0';
 /** Label and NoSchedule taint of the real node: only pods that ask for it land there. */
 export const REAL_NODE_KEY = 'sim.flux-framework.org/real';
@@ -143,7 +146,7 @@ export function kubeletConfig(paths: RealNodePaths, clientCaFile: string): strin
     failSwapOn: false,
     containerRuntimeEndpoint: `unix://${paths.containerdSocket}`,
     address: NODE_IP,
-    port: 10250,
+    port: KUBELET_PORT,
     readOnlyPort: 0,
     healthzBindAddress: '127.0.0.1',
     healthzPort: 10248,

@@ -18,6 +18,7 @@ import { stderrProgress } from '../build.ts';
 import { realNodeBinDir } from '../paths.ts';
 import {
   BRIDGE_NAME,
+  KUBELET_PORT,
   NODE_IP,
   POD_SUBNET,
   REAL_NODE_KEY,
@@ -36,7 +37,7 @@ import {
   type RealNodePaths,
 } from './config.ts';
 import { until } from '../poll.ts';
-import { rssBytes, terminate, waitExited } from '../procfs.ts';
+import { listeningSockets, rssBytes, terminate, waitExited } from '../procfs.ts';
 import { daemonPid, logFile, startDaemon, stopDaemon, type DaemonSpec } from './daemons.ts';
 import {
   REQUIRED_SYSCTLS,
@@ -368,6 +369,14 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
     await realNodeDown({ stateDir: options.stateDir, progress, env, kubeconfig });
   }
 
+  // Another checkout's real node (a CI clone beside a worktree) would lose its node to ours.
+  if (listeningSockets().some((socket) => socket.port === KUBELET_PORT)) {
+    throw new Error(
+      `the kubelet's port ${KUBELET_PORT} is taken: another real node is running (another checkout's ` +
+        '.cluster, or a kubelet of this machine), and only one can exist per machine; stop it first ' +
+        '(`npm run cluster:down` in that checkout)',
+    );
+  }
   const t0 = Date.now();
   progress(`starting the real node ${REAL_NODE_NAME} (containerd, kubelet, kube-proxy, CoreDNS)`);
   // Saved before anything of the node exists; a save left by a node that died is the older truth.
