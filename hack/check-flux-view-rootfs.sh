@@ -38,7 +38,8 @@ done
 cp "$here/flux-view-checks.sh" "$app_root/tmp/flux-view-checks.sh"
 
 # A clean environment, as a container has: the image's PATH (and a HOME).
-in_view() { env -i PATH=/usr/local/bin:/bin chroot "$@"; }
+chroot_bin=$(command -v chroot)
+in_view() { env -i PATH=/usr/local/bin:/bin "$chroot_bin" "$@"; }
 echo "== the view image's command as uid 1000: flux-view-copy /mnt/flux"
 start=$(date +%s%N)
 in_view --userspec=1000:1000 "$view_root" flux-view-copy /mnt/flux
@@ -46,10 +47,17 @@ echo "copy took $((($(date +%s%N) - start) / 1000000)) ms"
 [ -f "$shared/view.complete" ] || { echo "error: no view.complete after the copy" >&2; exit 1; }
 echo "== again, as root: a complete copy of the same view stays"
 in_view "$view_root" flux-view-copy /mnt/flux
+echo "== a mount path the view was not built for is refused, naming the one to use"
+mkdir -p "$view_root/mnt/elsewhere"
+status=0
+refusal=$(in_view "$view_root" flux-view-copy /mnt/elsewhere 2>&1) || status=$?
+echo "exit $status: $refusal"
+[ "$status" -eq 2 ] || { echo "error: flux-view-copy /mnt/elsewhere exited $status, not 2" >&2; exit 1; }
+[ ! -e "$view_root/mnt/elsewhere/view" ] || { echo "error: flux-view-copy /mnt/elsewhere copied anyway" >&2; exit 1; }
 
 for user in 0:0 1000:1000; do
   echo "== the checks in the application's root file system as $user"
   env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/tmp \
-    chroot --userspec="$user" "$app_root" /bin/bash /tmp/flux-view-checks.sh /mnt/flux/view
+    "$chroot_bin" --userspec="$user" "$app_root" /bin/bash /tmp/flux-view-checks.sh /mnt/flux/view
 done
 echo "== ok"

@@ -124,7 +124,9 @@ async function buildFluxView(
   const fluxRoot = await timed('flux-core', async () => {
     const built = await runHackScript('build-flux-core.sh', [recipe.prefix], { progress, env });
     if (!existsSync(path.join(built, recipe.prefix, 'bin', 'flux'))) {
-      throw new Error(`hack/build-flux-core.sh ${recipe.prefix} printed ${JSON.stringify(built)}, which has no ${recipe.prefix.slice(1)}/bin/flux`);
+      throw new Error(
+        `hack/build-flux-core.sh ${recipe.prefix} printed ${JSON.stringify(built)}, which has no ${recipe.prefix.slice(1)}/bin/flux`,
+      );
     }
     return built;
   });
@@ -133,7 +135,9 @@ async function buildFluxView(
   await rm(work, { recursive: true, force: true });
   const outDir = path.join(work, 'out');
   await mkdir(path.join(outDir, 'view'), { recursive: true });
-  progress(`assembling the view in a ${recipe.suite} root file system (mmdebstrap, then hack/assemble-flux-view.sh)`);
+  progress(
+    `assembling the view in a ${recipe.suite} root file system (mmdebstrap, then hack/assemble-flux-view.sh)`,
+  );
   await timed('assemble', () =>
     runCommand(
       'mmdebstrap',
@@ -155,7 +159,12 @@ async function buildFluxView(
       copierLayerEntries(path.join(outDir, 'busybox'), readFileSync(path.join(root, COPY_SCRIPT), 'utf8')),
     );
     const viewLayer = path.join(work, 'view.tar');
-    await writeDirectoryLayer({ directory: view, output: viewLayer, prefix: FLUX_VIEW_SOURCE, owner: { uid: 0, gid: 0 } });
+    await writeDirectoryLayer({
+      directory: view,
+      output: viewLayer,
+      prefix: FLUX_VIEW_SOURCE,
+      owner: { uid: 0, gid: 0 },
+    });
     return writeImageArchive({
       reference: recipe.reference,
       layers: [copier, viewLayer],

@@ -35,7 +35,10 @@ export async function checkFluxView(
     return await runCommand(
       'bash',
       [path.join(findProjectRoot(), 'hack', 'check-flux-view-rootfs.sh'), viewRoot, appRoot, shared],
-      { env: { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` }, onLine: (l) => progress(l) },
+      {
+        env: { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` },
+        onLine: (l) => progress(l),
+      },
     );
   } finally {
     const left = mountsUnder([work]);

@@ -191,7 +191,12 @@ export function copierLayerEntries(busybox: string, copyScript: string): TarEntr
   const entries: TarEntry[] = [
     ...dirs.map((d): TarEntry => ({ type: 'directory', path: d, mode: 0o755 })),
     { type: 'file', path: 'bin/busybox', mode: 0o755, source: busybox },
-    ...COPIER_APPLETS.map((a): TarEntry => ({ type: 'symlink', path: `bin/${a}`, target: 'busybox', mode: 0o777 })),
+    ...COPIER_APPLETS.map((a): TarEntry => ({
+      type: 'symlink',
+      path: `bin/${a}`,
+      target: 'busybox',
+      mode: 0o777,
+    })),
     { type: 'directory', path: 'tmp', mode: 0o1777 },
     { type: 'file', path: FLUX_VIEW_COPY_COMMAND.slice(1), mode: 0o755, data: copyScript },
   ];

@@ -141,6 +141,11 @@ export {
   plainProgress,
   readPlainImageBuild,
 } from './plain-image-build.ts';
-export type { EnsurePlainImagesOptions, PlainImage, PlainImageBuild, PlainImages } from './plain-image-build.ts';
+export type {
+  EnsurePlainImagesOptions,
+  PlainImage,
+  PlainImageBuild,
+  PlainImages,
+} from './plain-image-build.ts';
 export { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
 export type { CachedBuildOptions } from './cached-build.ts';

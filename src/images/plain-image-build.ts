@@ -130,7 +130,9 @@ async function buildPlainImage(
   );
   const bytes = (await stat(archive)).size;
   await runCommand('rm', ['-rf', '--one-file-system', work], { env });
-  progress(`${recipe.reference}: ${archive} (${(bytes / 2 ** 20).toFixed(0)} MiB) in ${seconds.mmdebstrap} s`);
+  progress(
+    `${recipe.reference}: ${archive} (${(bytes / 2 ** 20).toFixed(0)} MiB) in ${seconds.mmdebstrap} s`,
+  );
   return {
     key: plainImageKey(recipe),
     suite: recipe.suite,

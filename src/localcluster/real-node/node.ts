@@ -353,7 +353,11 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
     const node = await core.readNode({ name: REAL_NODE_NAME }).catch(() => undefined);
     if (node && nodeReady(node)) {
       // A node started before an image joined the set gets it now (one already there is skipped).
-      await loadImages(paths, (await realNodeImages(progress, env)).map((image) => image.archive), progress);
+      await loadImages(
+        paths,
+        (await realNodeImages(progress, env)).map((image) => image.archive),
+        progress,
+      );
       return;
     }
   }

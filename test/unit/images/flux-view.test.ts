@@ -24,7 +24,11 @@ import { findProjectRoot } from '../../../src/tooling/project.ts';
 
 const root = findProjectRoot();
 const scripts = { assemble: 'assemble v1', copy: 'copy v1' };
-const paths = { fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root', assembleScript: '/p/hack/a.sh', outDir: '/cache/w/out' };
+const paths = {
+  fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',
+  assembleScript: '/p/hack/a.sh',
+  outDir: '/cache/w/out',
+};
 const copyScript = readFileSync(path.join(root, COPY_SCRIPT), 'utf8');
 
 describe('fluxViewRecipe', () => {
@@ -63,10 +67,28 @@ describe('fluxViewRecipe', () => {
 describe('fluxViewBuildArgs', () => {
   it('assembles in a throw-away bookworm: flux-core synced in, the script run in the chroot, the view and busybox copied out', () => {
     const args = fluxViewBuildArgs(fluxViewRecipe('0.88.0', scripts), paths);
-    assert.deepEqual(args.slice(0, 4), ['--variant=minbase', '--mode=root', '--format=null', '--architectures=amd64']);
-    const include = args.find((a) => a.startsWith('--include='))?.slice('--include='.length).split(',') ?? [];
+    assert.deepEqual(args.slice(0, 4), [
+      '--variant=minbase',
+      '--mode=root',
+      '--format=null',
+      '--architectures=amd64',
+    ]);
+    const include =
+      args
+        .find((a) => a.startsWith('--include='))
+        ?.slice('--include='.length)
+        .split(',') ?? [];
     assert.deepEqual(include, [...include].sort());
-    for (const p of ['python3', 'python3-cffi', 'python3-ply', 'python3-yaml', 'munge', 'lua5.1', 'patchelf', 'busybox-static']) {
+    for (const p of [
+      'python3',
+      'python3-cffi',
+      'python3-ply',
+      'python3-yaml',
+      'munge',
+      'lua5.1',
+      'patchelf',
+      'busybox-static',
+    ]) {
       assert.ok(include.includes(p), p);
     }
     assert.deepEqual(
@@ -109,7 +131,12 @@ describe('copierLayerEntries', () => {
       [...entries.map((e) => e.path)].sort(),
     );
     const busybox = entries.find((e) => e.path === 'bin/busybox');
-    assert.deepEqual(busybox, { type: 'file', path: 'bin/busybox', mode: 0o755, source: '/cache/w/out/busybox' });
+    assert.deepEqual(busybox, {
+      type: 'file',
+      path: 'bin/busybox',
+      mode: 0o755,
+      source: '/cache/w/out/busybox',
+    });
     for (const applet of COPIER_APPLETS) {
       assert.deepEqual(
         entries.find((e) => e.path === `bin/${applet}`),
@@ -145,7 +172,10 @@ describe('the copy script and the assembly agree with the recipe', () => {
     assert.match(copyScript, new RegExp(`^info=\\$source_dir/${FLUX_VIEW_INFO}$`, 'm'));
     assert.match(copyScript, new RegExp(`^mount_path=\\$\\{1:-${FLUX_VIEW_MOUNT_PATH}\\}$`, 'm'));
     assert.match(copyScript, /^target=\$mount_path\/view$/m);
-    assert.match(copyScript, new RegExp(`^marker=\\$mount_path/${FLUX_VIEW_MARKER.replace('.', '\\.')}$`, 'm'));
+    assert.match(
+      copyScript,
+      new RegExp(`^marker=\\$mount_path/${FLUX_VIEW_MARKER.replace('.', '\\.')}$`, 'm'),
+    );
     const assemble = readFileSync(path.join(root, ASSEMBLE_SCRIPT), 'utf8');
     assert.match(assemble, new RegExp(`"\\$P/${FLUX_VIEW_INFO}"`));
     assert.match(assemble, /echo "prefix \$P"/);
