@@ -24,8 +24,8 @@ import { writeTar } from './tar-writer.ts';
 
 export const viewProgress: Progress = (line) => process.stderr.write(`[flux-view] ${line}\n`);
 
-/** The copy script the image holds, relative to the project root. */
-export const COPY_SCRIPT = 'src/images/scripts/flux-view-copy.sh';
+/** The copy script the image holds (/usr/local/bin/flux-view-copy), relative to the project root. */
+export const COPY_SCRIPT = 'hack/flux-view-copy.sh';
 export const ASSEMBLE_SCRIPT = 'hack/assemble-flux-view.sh';
 
 export interface FluxViewImage {

@@ -122,6 +122,7 @@ export {
 export type { EnsureFluxViewOptions, FluxViewBuild, FluxViewImage } from './flux-view-build.ts';
 export { checkFluxView } from './flux-view-check.ts';
 export {
+  PLAIN_FIXES,
   PLAIN_GROUP,
   PLAIN_IMAGE_REPOSITORY,
   PLAIN_IMAGE_REVISION,
