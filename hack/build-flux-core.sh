@@ -1,8 +1,11 @@
 #!/usr/bin/env bash
-# Builds flux-core from the source archive in ../shared/deps (no registry has it) once per version into
-# the cache, installed under <cache>/flux-core/<version>/root with prefix /usr (what a Flux image holds).
+# Builds flux-core from the source archive in ../shared/deps (no registry has it) once per version and
+# prefix into the cache, installed under <cache>/flux-core/<version>/root with prefix /usr (what a Flux
+# image holds) or, given a PREFIX, under <cache>/flux-core/<version>-<PREFIX as a name>/root with that
+# prefix (the Flux view's /mnt/flux/view: its Python is PREFIX/bin/python3, compiled in).
 # Prints that root on stdout; progress goes to stderr. Reuses a complete build.
 # The machine is Debian 12 like the image's bookworm root file system, so the build runs in the image.
+# Usage: hack/build-flux-core.sh [PREFIX]
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=versions.env disable=SC1091 # plain KEY=VALUE lines
@@ -11,12 +14,19 @@ source "$here/versions.env"
 source "$here/lib.sh"
 
 version=$FLUX_CORE_VERSION
+prefix=${1:-/usr}
+case $prefix in
+/usr) name=$version ;;
+/*/*) name=$version-$(echo "${prefix#/}" | tr / -) ;;
+*) die "PREFIX must be /usr or an absolute path of at least two parts without spaces, not '$prefix'" ;;
+esac
+[[ $prefix =~ ^[A-Za-z0-9/_.-]+$ ]] || die "PREFIX may hold only letters, digits and / _ . -, not '$prefix'"
 archive="$(deps_dir)/flux-core-$version.tar.gz"
-out="$(cache_root)/flux-core/$version"
+out="$(cache_root)/flux-core/$name"
 root="$out/root"
 log() { printf '[build-flux-core %s] %s\n' "$(date +%T)" "$*" >&2; }
 
-complete() { [ -x "$root/usr/bin/flux" ] && [ -f "$out/complete" ]; }
+complete() { [ -x "$root$prefix/bin/flux" ] && [ -f "$out/complete" ]; }
 if complete; then echo "$root"; exit 0; fi
 
 [ -f "$archive" ] || die "the flux-core source $archive is missing (set FLUX_OPERATOR_DEPS to the folder that holds it)"
@@ -33,6 +43,27 @@ if ! flock -n 9; then
 fi
 if complete; then echo "$root"; exit 0; fi
 
+# Outside /usr, flux-core is configured with PYTHON=PREFIX/bin/python3, the interpreter its commands will
+# run under. configure and make run that path, so each build step runs in a mount namespace of its own
+# where a tmpfs over PREFIX's first existing parent holds PREFIX/bin/python3 -> Debian's python3: nothing
+# of the host changes.
+if [ "$prefix" = /usr ]; then
+  python=/usr/bin/python3
+  in_build() { "$@"; }
+else
+  [ "$(id -u)" -eq 0 ] || die "building flux-core for $prefix needs root (a mount namespace gives it $prefix/bin/python3)"
+  python=$prefix/bin/python3
+  parent=$prefix
+  while [ ! -d "$parent" ]; do parent=$(dirname "$parent"); done
+  [ "$parent" != / ] || die "no parent of $prefix but / exists to mount a tmpfs on"
+  in_build() {
+    # shellcheck disable=SC2016 # expanded by the inner bash
+    unshare --mount --propagation private -- bash -c \
+      'mount -t tmpfs -o mode=0755 flux-core-build "$1" && mkdir -p "$2/bin" && ln -s /usr/bin/python3 "$2/bin/python3" && shift 2 && exec "$@"' \
+      in-build "$parent" "$prefix" "$@"
+  }
+fi
+
 start=$(date +%s)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -45,14 +76,19 @@ cd "$src"
 log "autogen (the archive has no .git: FLUX_VERSION names the version)"
 FLUX_VERSION=$version ./autogen.sh >"$work/autogen.log" 2>&1 || { tail -40 "$work/autogen.log" >&2; die "autogen.sh failed"; }
 log "configure"
-./configure --prefix=/usr --sysconfdir=/etc --localstatedir=/var --disable-docs \
-  PYTHON=/usr/bin/python3 >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; die "configure failed"; }
+if [ "$prefix" = /usr ]; then
+  dirs=(--prefix=/usr --sysconfdir=/etc --localstatedir=/var)
+else
+  dirs=(--prefix="$prefix")
+fi
+in_build ./configure "${dirs[@]}" --disable-docs \
+  PYTHON="$python" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; die "configure failed"; }
 log "make -j$(nproc) (about 10 minutes on 2 cores)"
-make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -60 "$work/make.log" >&2; die "make failed"; }
+in_build make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -60 "$work/make.log" >&2; die "make failed"; }
 rm -rf "$root"
-make install DESTDIR="$root" >"$work/install.log" 2>&1 || { tail -40 "$work/install.log" >&2; die "make install failed"; }
+in_build make install DESTDIR="$root" >"$work/install.log" 2>&1 || { tail -40 "$work/install.log" >&2; die "make install failed"; }
 # Libtool archives and static libraries are of no use in an image.
 find "$root" \( -name '*.la' -o -name '*.a' \) -delete
 touch "$out/complete"
-log "built flux-core $version in $(($(date +%s) - start)) s into $root ($(du -sh "$root" | cut -f1))"
+log "built flux-core $version (prefix $prefix) in $(($(date +%s) - start)) s into $root ($(du -sh "$root" | cut -f1))"
 echo "$root"

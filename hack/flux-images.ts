@@ -1,10 +1,16 @@
-// npm run images:flux [-- --check] [-- --json]: builds (once per recipe) the plain and awkward Flux image
-// archives into the cache and prints where they are; --check also runs each image's chroot check (root).
+// npm run images:flux [-- --check] [-- --json]: builds (once per recipe) the images of the real node into
+// the cache and prints where they are: the plain and awkward Flux images, the Flux view image and the
+// plain application images (bookworm, trixie). --check also runs each Flux image's chroot check and the
+// view's, in each plain image (root).
 import { parseArgs } from 'node:util';
 import {
   FLUX_IMAGE_NAMES,
+  PLAIN_SUITES,
   checkFluxImage,
+  checkFluxView,
   ensureFluxImages,
+  ensureFluxViewBuild,
+  ensurePlainImageBuild,
   fluxImageRecipe,
   fluxImagesDir,
   readFluxCoreVersion,
@@ -12,6 +18,10 @@ import {
 } from '../src/images/index.ts';
 
 const usage = 'usage: node hack/flux-images.ts [--check] [--json]';
+
+function mib(bytes: number): string {
+  return `${(bytes / 2 ** 20).toFixed(0)} MiB`;
+}
 
 async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -24,23 +34,32 @@ async function main(): Promise<number> {
   }
   const t0 = Date.now();
   const images = await ensureFluxImages();
+  const view = await ensureFluxViewBuild();
+  const plain = [];
+  for (const suite of PLAIN_SUITES) plain.push(await ensurePlainImageBuild(suite));
   const seconds = (Date.now() - t0) / 1000;
   const build = readFluxImagesBuild(fluxImagesDir(fluxImageRecipe(readFluxCoreVersion())));
   if (values.json) {
-    console.log(JSON.stringify({ images, build, seconds }, null, 2));
+    console.log(JSON.stringify({ images, build, view, plain, seconds }, null, 2));
   } else {
     for (const name of FLUX_IMAGE_NAMES) {
       const image = build?.images[name] ?? { ...images[name], bytes: 0 };
-      console.log(
-        `${image.reference} ${image.archive} (${(image.bytes / 2 ** 20).toFixed(0)} MiB, ${image.imageId})`,
-      );
+      console.log(`${image.reference} ${image.archive} (${mib(image.bytes)}, ${image.imageId})`);
     }
+    console.log(
+      `${view.reference} ${view.archive} (${mib(view.bytes)}; the view ${mib(view.viewBytes)} in ${view.viewFiles} files, ${view.imageId})`,
+    );
+    for (const p of plain) console.log(`${p.reference} ${p.archive} (${mib(p.bytes)}, ${p.imageId})`);
     console.error(`[flux-images] ready in ${seconds.toFixed(1)} s`);
   }
   if (values.check) {
     for (const name of FLUX_IMAGE_NAMES) {
       console.error(`[flux-images] checking ${images[name].reference}`);
       process.stdout.write(await checkFluxImage(images[name].archive));
+    }
+    for (const p of plain) {
+      console.error(`[flux-images] checking ${view.reference} in ${p.reference}`);
+      process.stdout.write(await checkFluxView(view.archive, p.archive));
     }
   }
   return 0;

@@ -90,3 +90,63 @@ export {
   treeDigest,
 } from './operator-image-build.ts';
 export type { EnsureOperatorImageOptions, OperatorImage } from './operator-image-build.ts';
+export {
+  COPIER_APPLETS,
+  FLUX_VIEW_BUILD_PACKAGES,
+  FLUX_VIEW_COPY_COMMAND,
+  FLUX_VIEW_INFO,
+  FLUX_VIEW_MARKER,
+  FLUX_VIEW_MOUNT_PATH,
+  FLUX_VIEW_PREFIX,
+  FLUX_VIEW_REPOSITORY,
+  FLUX_VIEW_REVISION,
+  FLUX_VIEW_SOURCE,
+  copierLayerEntries,
+  fluxViewBuildArgs,
+  fluxViewKey,
+  fluxViewRecipe,
+  fluxViewReference,
+} from './flux-view.ts';
+export type { FluxViewBuildPaths, FluxViewRecipe } from './flux-view.ts';
+export {
+  ASSEMBLE_SCRIPT,
+  COPY_SCRIPT,
+  cachedFluxViewImage,
+  currentFluxViewRecipe,
+  ensureFluxViewBuild,
+  ensureFluxViewImage,
+  fluxViewDir,
+  readFluxViewBuild,
+  viewProgress,
+} from './flux-view-build.ts';
+export type { EnsureFluxViewOptions, FluxViewBuild, FluxViewImage } from './flux-view-build.ts';
+export { checkFluxView } from './flux-view-check.ts';
+export {
+  PLAIN_FIXES,
+  PLAIN_GROUP,
+  PLAIN_IMAGE_REPOSITORY,
+  PLAIN_IMAGE_REVISION,
+  PLAIN_PACKAGES,
+  PLAIN_PASSWD,
+  PLAIN_SUITES,
+  plainImageArgs,
+  plainImageKey,
+  plainImageRecipe,
+} from './plain-image.ts';
+export type { PlainImageRecipe, PlainSuite } from './plain-image.ts';
+export {
+  cachedPlainImages,
+  ensurePlainImageBuild,
+  ensurePlainImages,
+  plainImageDir,
+  plainProgress,
+  readPlainImageBuild,
+} from './plain-image-build.ts';
+export type {
+  EnsurePlainImagesOptions,
+  PlainImage,
+  PlainImageBuild,
+  PlainImages,
+} from './plain-image-build.ts';
+export { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
+export type { CachedBuildOptions } from './cached-build.ts';

@@ -12,6 +12,7 @@ import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
+import { fluxViewScenarios } from './scenarios/flux-view.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
@@ -36,6 +37,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   v1alpha1FieldScenarios();
   servicesScenarios();
   restfulScenarios();
+  fluxViewScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

@@ -10,7 +10,6 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSyn
 import path from 'node:path';
 import { CoreV1Api, KubeConfig, KubernetesObjectApi, type V1Node } from '@kubernetes/client-node';
 
-import { ensureFluxImages } from '../../images/index.ts';
 import { runHackScript, type Progress } from '../../tooling/hack-script.ts';
 import { mountsUnder } from '../../tooling/mounts.ts';
 import { readVersions } from '../../tooling/project.ts';
@@ -53,6 +52,7 @@ import {
   type Footprint,
   type SavedHost,
 } from './host.ts';
+import { realNodeImages } from './images.ts';
 import { pauseImage } from './pause-image.ts';
 
 /** Debian packages the node runs on (containerd, runc, CNI plugins) and that its teardown uses. */
@@ -352,7 +352,15 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   const before = realNodeStatus(options.stateDir, env);
   if (before.running) {
     const node = await core.readNode({ name: REAL_NODE_NAME }).catch(() => undefined);
-    if (node && nodeReady(node)) return;
+    if (node && nodeReady(node)) {
+      // A node started before an image joined the set gets it now (one already there is skipped).
+      await loadImages(
+        paths,
+        (await realNodeImages(progress, env)).map((image) => image.archive),
+        progress,
+      );
+      return;
+    }
   }
 
   await runHackScript('ensure-packages.sh', ['the real node', ...REAL_NODE_PACKAGES], { progress, env });
@@ -362,7 +370,7 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
       `hack/build-real-node.sh built into ${bin}, expected ${realNodeBinDir(readVersions(), env)}`,
     );
 
-  const images = await ensureFluxImages({ progress, env });
+  const images = await realNodeImages(progress, env);
   const pause = await pauseImage(bin, env);
   if (before.exists) {
     progress(`the real node ${REAL_NODE_NAME} is partly there; removing it first`);
@@ -413,7 +421,7 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   startDaemon(d.apiserverProxy, dirs);
   startDaemon(d.containerd, dirs);
   await until('containerd', Date.now() + 30_000, () => (ctr(paths, ['version']) ? true : undefined));
-  await loadImages(paths, [pause.archive, images.plain.archive, images.awkward.archive], progress);
+  await loadImages(paths, [pause.archive, ...images.map((image) => image.archive)], progress);
 
   startDaemon(d.kubelet, dirs);
   startDaemon(d.kubeProxy, dirs);

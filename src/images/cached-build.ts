@@ -1,0 +1,81 @@
+// One build of an image per recipe, kept in the cache: a folder named for the recipe whose build.json
+// records what the build made. A folder without a record (or whose files are gone) builds again, as
+// root, under an exclusive lock, so two processes asking at once build once.
+import { existsSync, readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import { withExclusiveLock } from './lock.ts';
+
+const BUILD_RECORD = 'build.json';
+
+/** The record of a complete build in `dir` when every file `files` names exists, else undefined. */
+export function readBuildRecord<R>(dir: string, files: (record: R) => readonly string[]): R | undefined {
+  try {
+    const record = JSON.parse(readFileSync(path.join(dir, BUILD_RECORD), 'utf8')) as R;
+    return files(record).every((file) => existsSync(file)) ? record : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CachedBuildOptions<R> {
+  /** The recipe's cache folder. */
+  dir: string;
+  /** What is built, for messages (`the Flux view image`). */
+  what: string;
+  /** The npm script that builds it by hand, for the message when not root. */
+  command: string;
+  /** The files a complete record names (its archives). */
+  files: (record: R) => readonly string[];
+  /** Makes the files and returns the record; gets a PATH with the sbin folders. */
+  build: (env: NodeJS.ProcessEnv) => Promise<R>;
+  progress: Progress;
+  env: NodeJS.ProcessEnv;
+}
+
+/** The record of `dir`'s build, building it first when the cache lacks it (as root, mmdebstrap). */
+export async function ensureCachedBuild<R>(options: CachedBuildOptions<R>): Promise<R> {
+  const { dir, progress } = options;
+  const cached = readBuildRecord(dir, options.files);
+  if (cached !== undefined) return cached;
+  if (process.getuid?.() !== 0) {
+    throw new Error(
+      `${options.what} is not built yet (${dir}) and building it needs root (mmdebstrap in root mode, ` +
+        `file owners of the image): run \`${options.command}\` as root once`,
+    );
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...options.env,
+    PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${options.env.PATH ?? ''}`,
+  };
+  await runHackScript('ensure-packages.sh', ['the container images', 'mmdebstrap'], { progress, env });
+  return withExclusiveLock(
+    `${dir}.lock`,
+    () => progress(`another process is building ${path.basename(dir)}; waiting for it`),
+    async () => {
+      const again = readBuildRecord(dir, options.files);
+      if (again !== undefined) return again;
+      const record = await options.build(env);
+      await writeFile(path.join(dir, BUILD_RECORD), `${JSON.stringify(record, null, 2)}\n`);
+      return record;
+    },
+  );
+}
+
+/** Runs steps and records each one's seconds (one decimal) under its name. */
+export function stepTimer(): {
+  seconds: Record<string, number>;
+  timed<T>(step: string, fn: () => Promise<T>): Promise<T>;
+} {
+  const seconds: Record<string, number> = {};
+  return {
+    seconds,
+    async timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
+      const t0 = Date.now();
+      const res = await fn();
+      seconds[step] = Math.round((Date.now() - t0) / 100) / 10;
+      return res;
+    },
+  };
+}

@@ -1,0 +1,200 @@
+// Builds the Flux view image (flux-view.ts) once per recipe into <cache>/images/flux-view-<version>-<key>/:
+// flux-core with prefix /mnt/flux/view (hack/build-flux-core.sh, cached per version and prefix), the view
+// assembled by hack/assemble-flux-view.sh in a bookworm root file system from mmdebstrap, then two
+// layers, the copier (busybox and the copy script) and the view at /opt/flux-view.
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import path from 'node:path';
+import { runCommand } from '../tooling/command.ts';
+import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import { cacheRoot, findProjectRoot } from '../tooling/project.ts';
+import { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
+import { writeDirectoryLayer } from './directory-layer.ts';
+import { readFluxCoreVersion } from './flux-image.ts';
+import {
+  FLUX_VIEW_SOURCE,
+  copierLayerEntries,
+  fluxViewBuildArgs,
+  fluxViewKey,
+  fluxViewRecipe,
+} from './flux-view.ts';
+import type { FluxViewRecipe } from './flux-view.ts';
+import { writeImageArchive } from './image-archive.ts';
+import { writeTar } from './tar-writer.ts';
+
+export const viewProgress: Progress = (line) => process.stderr.write(`[flux-view] ${line}\n`);
+
+/** The copy script the image holds (/usr/local/bin/flux-view-copy), relative to the project root. */
+export const COPY_SCRIPT = 'hack/flux-view-copy.sh';
+export const ASSEMBLE_SCRIPT = 'hack/assemble-flux-view.sh';
+
+export interface FluxViewImage {
+  reference: string;
+  /** The docker-archive tar for `ctr -n k8s.io images import`. */
+  archive: string;
+  imageId: string;
+}
+
+export interface FluxViewBuild extends FluxViewImage {
+  key: string;
+  fluxCoreVersion: string;
+  /** Size of the archive. */
+  bytes: number;
+  /** Size and number of files of the view itself (what the init container copies). */
+  viewBytes: number;
+  viewFiles: number;
+  /** Seconds per step of the build that made the archive. */
+  seconds: Record<string, number>;
+  builtAt: string;
+}
+
+/** The recipe of this tree: flux-core's pinned version and the two scripts as they are. */
+export function currentFluxViewRecipe(root: string = findProjectRoot()): FluxViewRecipe {
+  return fluxViewRecipe(readFluxCoreVersion(root), {
+    assemble: readFileSync(path.join(root, ASSEMBLE_SCRIPT), 'utf8'),
+    copy: readFileSync(path.join(root, COPY_SCRIPT), 'utf8'),
+  });
+}
+
+export function fluxViewDir(recipe: FluxViewRecipe, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheRoot(env), 'images', `flux-view-${recipe.fluxCoreVersion}-${fluxViewKey(recipe)}`);
+}
+
+export function readFluxViewBuild(dir: string): FluxViewBuild | undefined {
+  return readBuildRecord<FluxViewBuild>(dir, (record) => [record.archive]);
+}
+
+function imageOf(build: FluxViewBuild): FluxViewImage {
+  return { reference: build.reference, archive: build.archive, imageId: build.imageId };
+}
+
+/** The view image of the current recipe when it is built, without building anything. */
+export function cachedFluxViewImage(options: { env?: NodeJS.ProcessEnv } = {}): FluxViewImage | undefined {
+  const build = readFluxViewBuild(fluxViewDir(currentFluxViewRecipe(), options.env));
+  return build === undefined ? undefined : imageOf(build);
+}
+
+export interface EnsureFluxViewOptions {
+  progress?: Progress;
+  env?: NodeJS.ProcessEnv;
+}
+
+/**
+ * The Flux view image's build record, building what the cache lacks (as root: flux-core with the view's
+ * prefix once per version, about 12 minutes; the assembly, about 2 minutes). One build per recipe at a time.
+ */
+export async function ensureFluxViewBuild(options: EnsureFluxViewOptions = {}): Promise<FluxViewBuild> {
+  const progress = options.progress ?? viewProgress;
+  const env = options.env ?? process.env;
+  const root = findProjectRoot();
+  const recipe = currentFluxViewRecipe(root);
+  const dir = fluxViewDir(recipe, env);
+  return ensureCachedBuild<FluxViewBuild>({
+    dir,
+    what: `the Flux view image ${recipe.reference}`,
+    command: 'npm run images:flux',
+    files: (record) => [record.archive],
+    progress,
+    env,
+    build: (childEnv) => buildFluxView(recipe, dir, root, childEnv, progress),
+  });
+}
+
+export async function ensureFluxViewImage(options: EnsureFluxViewOptions = {}): Promise<FluxViewImage> {
+  return imageOf(await ensureFluxViewBuild(options));
+}
+
+/** Total size and count of the regular files under `dir` (symbolic links not followed). */
+async function treeSize(dir: string, env: NodeJS.ProcessEnv): Promise<{ bytes: number; files: number }> {
+  const out = await runCommand('find', [dir, '-type', 'f', '-printf', '%s\\n'], { env });
+  const sizes = out.trim() === '' ? [] : out.trim().split('\n').map(Number);
+  return { bytes: sizes.reduce((a, b) => a + b, 0), files: sizes.length };
+}
+
+async function buildFluxView(
+  recipe: FluxViewRecipe,
+  dir: string,
+  root: string,
+  env: NodeJS.ProcessEnv,
+  progress: Progress,
+): Promise<FluxViewBuild> {
+  const { seconds, timed } = stepTimer();
+  const started = Date.now();
+  progress(`building ${recipe.reference} (${path.basename(dir)})`);
+  const fluxRoot = await timed('flux-core', async () => {
+    const built = await runHackScript('build-flux-core.sh', [recipe.prefix], { progress, env });
+    if (!existsSync(path.join(built, recipe.prefix, 'bin', 'flux'))) {
+      throw new Error(
+        `hack/build-flux-core.sh ${recipe.prefix} printed ${JSON.stringify(built)}, which has no ${recipe.prefix.slice(1)}/bin/flux`,
+      );
+    }
+    return built;
+  });
+
+  const work = path.join(dir, 'work');
+  await rm(work, { recursive: true, force: true });
+  const outDir = path.join(work, 'out');
+  await mkdir(path.join(outDir, 'view'), { recursive: true });
+  progress(
+    `assembling the view in a ${recipe.suite} root file system (mmdebstrap, then hack/assemble-flux-view.sh)`,
+  );
+  await timed('assemble', () =>
+    runCommand(
+      'mmdebstrap',
+      fluxViewBuildArgs(recipe, { fluxRoot, assembleScript: path.join(root, ASSEMBLE_SCRIPT), outDir }),
+      {
+        env: { ...env, SOURCE_DATE_EPOCH: String(recipe.sourceDateEpoch) },
+        onLine: (l) => (l.startsWith('I: ') || l.startsWith('[build-flux-view]')) && progress(l),
+      },
+    ),
+  );
+  const view = path.join(outDir, 'view');
+  const size = await treeSize(view, env);
+
+  const archive = path.join(dir, `${recipe.reference.replace(/^.*\//, '').replace(':', '_')}.tar`);
+  const res = await timed('pack', async () => {
+    const copier = path.join(work, 'copier.tar');
+    await writeTar(
+      copier,
+      copierLayerEntries(path.join(outDir, 'busybox'), readFileSync(path.join(root, COPY_SCRIPT), 'utf8')),
+    );
+    const viewLayer = path.join(work, 'view.tar');
+    await writeDirectoryLayer({
+      directory: view,
+      output: viewLayer,
+      prefix: FLUX_VIEW_SOURCE,
+      owner: { uid: 0, gid: 0 },
+    });
+    return writeImageArchive({
+      reference: recipe.reference,
+      layers: [copier, viewLayer],
+      config: recipe.config,
+      output: archive,
+      history: [
+        `busybox-static (${recipe.suite}) and the copy script`,
+        `the Flux view (flux-core ${recipe.fluxCoreVersion}, prefix ${recipe.prefix}) at ${FLUX_VIEW_SOURCE}`,
+      ],
+    });
+  });
+  const bytes = (await stat(archive)).size;
+  seconds.total = Math.round((Date.now() - started) / 100) / 10;
+  await rm(work, { recursive: true, force: true });
+  progress(
+    `${recipe.reference}: ${archive} (${(bytes / 2 ** 20).toFixed(0)} MiB; the view ${(size.bytes / 2 ** 20).toFixed(0)} MiB in ${size.files} files) ` +
+      `built in ${seconds.total} s (${Object.entries(seconds)
+        .map(([k, v]) => `${k} ${v} s`)
+        .join(', ')})`,
+  );
+  return {
+    key: fluxViewKey(recipe),
+    fluxCoreVersion: recipe.fluxCoreVersion,
+    reference: recipe.reference,
+    archive,
+    imageId: res.imageId,
+    bytes,
+    viewBytes: size.bytes,
+    viewFiles: size.files,
+    seconds,
+    builtAt: new Date().toISOString(),
+  };
+}
