@@ -1,5 +1,5 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
-import { COMPONENT_CONFIG, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
+import { COMPONENT_CONFIG, commonLabels } from '../api/index.ts';
 import { brokerConfigToml, entrypointScript, resourceSpecJson } from '../flux/index.ts';
 import {
   brokerConfigInput,
@@ -9,13 +9,15 @@ import {
   operatorWritesResourceSpec,
 } from './flux-inputs.ts';
 import type { Rendered } from './kube-object.ts';
+import { renderModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
 import { RESTFUL_SERVER_FILE, RESTFUL_SERVER_SCRIPT } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';
 
 /** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
-export function brokerConfigText(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): string {
+export function brokerConfigText(input: RenderInput, names: MiniClusterNames): string {
+  const miniCluster = renderModel(input);
   return miniCluster.spec.flux.brokerConfig ?? brokerConfigToml(brokerConfigInput(miniCluster, names));
 }
 
@@ -23,10 +25,8 @@ export function brokerConfigText(miniCluster: DefaultedMiniCluster, names: MiniC
  * The ConfigMap with broker.toml, the entrypoint, (when cores are known) R and (RESTful mode) the API
  * server's program. No secret material.
  */
-export function renderConfigMap(
-  miniCluster: DefaultedMiniCluster,
-  names: MiniClusterNames,
-): Rendered<V1ConfigMap> {
+export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Rendered<V1ConfigMap> {
+  const miniCluster = renderModel(input);
   const data: Record<string, string> = {
     [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),

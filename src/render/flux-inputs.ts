@@ -36,6 +36,7 @@ import {
   RESOURCE_SPEC_FILE,
   RUN_DIR,
 } from './paths.ts';
+import { renderModel, type ContainerModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
 
@@ -49,15 +50,19 @@ const WORKER_RETRY_DELAY_SECONDS = 5;
 const QUIET_LOG_LEVEL = 3;
 
 /** The one container that runs Flux (defaulting guarantees exactly one). */
-export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer {
-  const container = miniCluster.spec.containers.find((candidate) => candidate.runFlux);
+export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer;
+export function fluxContainer(miniCluster: MiniClusterModel): ContainerModel;
+export function fluxContainer(miniCluster: RenderInput): DefaultedContainer | ContainerModel {
+  // Found in the version given, so a caller may compare it with the containers it has.
+  const containers: readonly (DefaultedContainer | ContainerModel)[] = miniCluster.spec.containers;
+  const container = containers.find((candidate) => candidate.runFlux);
   if (!container) throw new Error(`MiniCluster ${miniCluster.metadata.name} has no container with runFlux`);
   return container;
 }
 
 /** True when this MiniCluster's brokers join an instance whose lead broker runs elsewhere. */
-export function joinsAnotherInstance(miniCluster: DefaultedMiniCluster): boolean {
-  const { flux } = miniCluster.spec;
+export function joinsAnotherInstance(input: RenderInput): boolean {
+  const { flux } = renderModel(input).spec;
   return flux.bursting?.leadBroker !== undefined || flux.bootServer !== undefined;
 }
 
@@ -65,7 +70,7 @@ export function joinsAnotherInstance(miniCluster: DefaultedMiniCluster): boolean
  * The instance has brokers in more than one MiniCluster. Every broker of an instance must compute
  * the same tree, so both sides (lead and burst, first and connected) choose the flat one.
  */
-function spansClusters(miniCluster: DefaultedMiniCluster): boolean {
+function spansClusters(miniCluster: MiniClusterModel): boolean {
   const bursting = miniCluster.spec.flux.bursting;
   return joinsAnotherInstance(miniCluster) || (bursting?.clusters?.length ?? 0) > 0;
 }
@@ -75,13 +80,13 @@ function spansClusters(miniCluster: DefaultedMiniCluster): boolean {
  * must never get a local worker, or another burst broker, as its parent), and with a minimal Service
  * only the lead has a DNS record. A flat tree makes rank 0 every broker's parent.
  */
-function onlyLeadReachable(miniCluster: DefaultedMiniCluster): boolean {
+function onlyLeadReachable(miniCluster: MiniClusterModel): boolean {
   return spansClusters(miniCluster) || miniCluster.spec.flux.minimalService === true;
 }
 
 /** The rank-ordered `[[bootstrap.hosts]]` entries, identical (but for rank 0's alias) on every side. */
-export function brokerHostEntries(miniCluster: DefaultedMiniCluster): BrokerHostEntry[] {
-  const { spec, metadata } = miniCluster;
+export function brokerHostEntries(input: RenderInput): BrokerHostEntry[] {
+  const { spec, metadata } = renderModel(input);
   const bursting = spec.flux.bursting;
   if (bursting?.hostlist) return [{ host: bursting.hostlist }];
   const slots = (bursting?.clusters ?? []).map((cluster) => ({ name: cluster.name, size: cluster.size }));
@@ -113,12 +118,12 @@ export function brokerHostEntries(miniCluster: DefaultedMiniCluster): BrokerHost
 }
 
 /** Hosts in rank order, as R must name them. */
-export function brokerHosts(miniCluster: DefaultedMiniCluster): string[] {
+export function brokerHosts(miniCluster: RenderInput): string[] {
   return expandBrokerHosts(brokerHostEntries(miniCluster));
 }
 
 /** What the user's own broker.toml says about the pod's files; nothing without one. */
-function userBrokerConfig(miniCluster: DefaultedMiniCluster): UserBrokerConfigFacts {
+function userBrokerConfig(miniCluster: MiniClusterModel): UserBrokerConfigFacts {
   const text = miniCluster.spec.flux.brokerConfig;
   return text === undefined ? {} : userBrokerConfigFacts(text);
 }
@@ -129,7 +134,8 @@ const OPERATOR_RESOURCE_SPEC_PATH = `${OPERATOR_DIR}/${RESOURCE_SPEC_FILE}`;
  * R is written by the operator when the cores per pod are known; otherwise each pod encodes it, as
  * it also does when the user's broker.toml reads R from another path than the operator's.
  */
-export function operatorWritesResourceSpec(miniCluster: DefaultedMiniCluster): boolean {
+export function operatorWritesResourceSpec(input: RenderInput): boolean {
+  const miniCluster = renderModel(input);
   const userPath = userBrokerConfig(miniCluster).resourcePath;
   return (
     fluxContainer(miniCluster).cores !== undefined &&
@@ -138,18 +144,17 @@ export function operatorWritesResourceSpec(miniCluster: DefaultedMiniCluster): b
 }
 
 /** Where the brokers read R: where the user's broker.toml says, else where the operator puts it. */
-export function resourceSpecPath(miniCluster: DefaultedMiniCluster): string {
+export function resourceSpecPath(input: RenderInput): string {
+  const miniCluster = renderModel(input);
   return (
     userBrokerConfig(miniCluster).resourcePath ??
     (operatorWritesResourceSpec(miniCluster) ? OPERATOR_RESOURCE_SPEC_PATH : POD_RESOURCE_SPEC_PATH)
   );
 }
 
-export function brokerConfigInput(
-  miniCluster: DefaultedMiniCluster,
-  names: MiniClusterNames,
-): BrokerConfigInput {
-  const input: BrokerConfigInput = {
+export function brokerConfigInput(input: RenderInput, names: MiniClusterNames): BrokerConfigInput {
+  const miniCluster = renderModel(input);
+  const config: BrokerConfigInput = {
     curveCertPath: CURVE_CERT_PATH,
     hosts: brokerHostEntries(miniCluster),
     serviceName: names.service,
@@ -160,18 +165,17 @@ export function brokerConfigInput(
     access: { allowGuestUser: true, allowRootOwner: true },
   };
   const queuePolicy = miniCluster.spec.flux.scheduler?.queuePolicy;
-  if (queuePolicy !== undefined) input.queuePolicy = queuePolicy;
-  return input;
+  if (queuePolicy !== undefined) config.queuePolicy = queuePolicy;
+  return config;
 }
 
 /**
  * The lead broker's program. With `interactive`, a command still runs as the job it would be (its
  * output in the lead's log), and the instance then stays up like one without a command.
  */
-export function initialProgram(
-  miniCluster: DefaultedMiniCluster,
-  container: DefaultedContainer = fluxContainer(miniCluster),
-): InitialProgram {
+export function initialProgram(input: RenderInput): InitialProgram {
+  const miniCluster = renderModel(input);
+  const container = fluxContainer(miniCluster);
   const { spec } = miniCluster;
   const command = container.command?.trim();
   if (!command) return servesRestful(miniCluster) ? restfulProgram(miniCluster) : { kind: 'interactive' };
@@ -197,7 +201,8 @@ function words(text: string | undefined): string[] {
   return (text ?? '').split(/\s+/).filter((word) => word !== '');
 }
 
-export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): EntrypointInput {
+export function entrypointInput(input: RenderInput, names: MiniClusterNames): EntrypointInput {
+  const miniCluster = renderModel(input);
   const { spec } = miniCluster;
   const container = fluxContainer(miniCluster);
   const hosts = brokerHostEntries(miniCluster);
@@ -253,7 +258,7 @@ export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniCl
       logDir: MUNGE_LOG_DIR,
     },
     broker,
-    program: initialProgram(miniCluster, container),
+    program: initialProgram(miniCluster),
     ...(jobOptions.length > 0 ? { jobOptions } : {}),
     hooks,
     logging: { ...spec.logging },

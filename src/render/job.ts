@@ -3,18 +3,20 @@ import type {
   V1Job,
   V1ObjectMeta,
   V1PodSpec,
+  V1SecurityContext,
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
-import {
-  COMPONENT_BROKER,
-  SECRET_DATA_KEYS,
-  commonLabels,
-  type DefaultedContainer,
-  type DefaultedMiniCluster,
-} from '../api/index.ts';
+import { COMPONENT_BROKER, SECRET_DATA_KEYS, commonLabels } from '../api/index.ts';
 import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
+import {
+  renderModel,
+  type ContainerModel,
+  type MiniClusterModel,
+  type RenderInput,
+  type ServiceModel,
+} from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import {
   BROKER_CONFIG_FILE,
@@ -122,10 +124,11 @@ function shellExec(command: string) {
 
 /** What a pod container is rendered from: a MiniCluster container, or a service (runFlux: false). */
 export type ContainerFields = Pick<
-  DefaultedContainer,
+  ContainerModel,
   | 'name'
   | 'image'
   | 'pullAlways'
+  | 'imagePullPolicy'
   | 'command'
   | 'workingDir'
   | 'environment'
@@ -137,6 +140,41 @@ export type ContainerFields = Pick<
   | 'runFlux'
 >;
 
+type SecurityContextModel = NonNullable<ContainerModel['securityContext'] | ServiceModel['securityContext']>;
+
+/**
+ * A container's security context as Kubernetes takes it: privileged first and the capabilities it
+ * adds or drops (the settings v1alpha1 has), then the others v1alpha2 takes from core/v1.
+ */
+export function renderSecurityContext(context: SecurityContextModel): V1SecurityContext {
+  const rendered: V1SecurityContext = {};
+  if (context.privileged !== undefined) rendered.privileged = context.privileged;
+  const add = context.capabilities?.add ?? [];
+  const drop = context.capabilities?.drop ?? [];
+  if (add.length > 0 || drop.length > 0) {
+    rendered.capabilities = {
+      ...(add.length > 0 ? { add: [...add] } : {}),
+      ...(drop.length > 0 ? { drop: [...drop] } : {}),
+    };
+  }
+  if (context.runAsUser !== undefined) rendered.runAsUser = context.runAsUser;
+  if (context.runAsGroup !== undefined) rendered.runAsGroup = context.runAsGroup;
+  if (context.runAsNonRoot !== undefined) rendered.runAsNonRoot = context.runAsNonRoot;
+  if (context.readOnlyRootFilesystem !== undefined)
+    rendered.readOnlyRootFilesystem = context.readOnlyRootFilesystem;
+  if (context.allowPrivilegeEscalation !== undefined)
+    rendered.allowPrivilegeEscalation = context.allowPrivilegeEscalation;
+  if (context.procMount !== undefined) rendered.procMount = context.procMount;
+  if (context.seLinuxOptions !== undefined) rendered.seLinuxOptions = { ...context.seLinuxOptions };
+  if (context.seccompProfile !== undefined) rendered.seccompProfile = { ...context.seccompProfile };
+  return rendered;
+}
+
+/** The pull policy: Always with pullAlways, else the one named, else IfNotPresent. */
+export function pullPolicy(container: Pick<ContainerFields, 'pullAlways' | 'imagePullPolicy'>): string {
+  return container.pullAlways ? 'Always' : (container.imagePullPolicy ?? 'IfNotPresent');
+}
+
 /** `restfulApiPort`: the API's port, on the Flux container of a RESTful MiniCluster (served by the lead pod only). */
 export function renderContainer(
   container: ContainerFields,
@@ -146,7 +184,7 @@ export function renderContainer(
   const rendered: V1Container = {
     name: container.name,
     image: container.image,
-    imagePullPolicy: container.pullAlways ? 'Always' : 'IfNotPresent',
+    imagePullPolicy: pullPolicy(container),
   };
   if (container.runFlux) rendered.command = ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`];
   else if (container.command !== undefined) rendered.command = ['/bin/sh', '-c', container.command];
@@ -185,26 +223,31 @@ export function renderContainer(
       rendered.lifecycle.postStart = shellExec(lifeCycle.postStartExec);
     if (lifeCycle.preStopExec !== undefined) rendered.lifecycle.preStop = shellExec(lifeCycle.preStopExec);
   }
-  if (securityContext) {
-    rendered.securityContext = { privileged: securityContext.privileged };
-    if (securityContext.addCapabilities?.length) {
-      rendered.securityContext.capabilities = { add: [...securityContext.addCapabilities] };
-    }
-  }
+  if (securityContext) rendered.securityContext = renderSecurityContext(securityContext);
   return rendered;
 }
 
+/** The storage of spec.volumes as the containers' volumes mount it: names, and the claim of each. */
+export function storageOf(input: RenderInput): Parameters<typeof containerVolumes>[1] {
+  const miniCluster = renderModel(input);
+  const name = miniCluster.metadata.name;
+  return {
+    names: new Set(Object.keys(miniCluster.spec.volumes ?? {})),
+    claimOf: (volumeName) => storageClaimName(name, volumeName),
+  };
+}
+
 function podSpec(
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   names: MiniClusterNames,
   writesResourceSpec: boolean,
 ): V1PodSpec {
-  const { spec, metadata } = miniCluster;
+  const { spec } = miniCluster;
   const restful = servesRestful(miniCluster);
   const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
-    const own = containerVolumes(container, (volumeName) => storageClaimName(metadata.name, volumeName));
+    const own = containerVolumes(container, storageOf(miniCluster));
     for (const volume of own.volumes) {
       // Two containers may mount the same named volume; the pod declares it once.
       if (!seenVolumes.has(volume.name)) volumes.push(volume);
@@ -239,7 +282,7 @@ function podSpec(
  */
 export function setPodPlacement(
   pod: V1PodSpec,
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   pullSecrets: readonly string[],
 ): void {
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
@@ -255,7 +298,8 @@ export function setPodPlacement(
  * annotations, the shared selector, and the operator's own labels last, so that no user label can
  * take a pod out of its Service or its workload.
  */
-export function podMetadata(miniCluster: DefaultedMiniCluster, labels: Record<string, string>): V1ObjectMeta {
+export function podMetadata(input: RenderInput, labels: Record<string, string>): V1ObjectMeta {
+  const miniCluster = renderModel(input);
   const { pod, network } = miniCluster.spec;
   return {
     labels: { ...sortedObject(pod?.labels), ...sortedObject(network.sharedSelector), ...labels },
@@ -269,10 +313,11 @@ export function podMetadata(miniCluster: DefaultedMiniCluster, labels: Record<st
  * failure of any broker fails it, as a failed rank would fail the Flux instance.
  */
 export function renderJob(
-  miniCluster: DefaultedMiniCluster,
+  input: RenderInput,
   names: MiniClusterNames,
   writesResourceSpec: boolean,
 ): Rendered<V1Job> {
+  const miniCluster = renderModel(input);
   const { spec, metadata } = miniCluster;
   const labels = commonLabels(metadata.name, COMPONENT_BROKER);
   const template: NonNullable<V1Job['spec']>['template'] = {

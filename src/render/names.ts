@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DefaultedMiniCluster } from '../api/index.ts';
+import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
 
 /** Kubernetes DNS labels (RFC 1123) are at most 63 characters. */
 export const DNS_LABEL_MAX = 63;
@@ -50,7 +50,8 @@ export interface MiniClusterNames {
 }
 
 /** The lead's slot a burst cluster fills, when it names one. */
-export function burstSlotOf(miniCluster: DefaultedMiniCluster): string | undefined {
+export function burstSlotOf(input: RenderInput): string | undefined {
+  const miniCluster = renderModel(input);
   const bursting = miniCluster.spec.flux.bursting;
   return bursting?.leadBroker !== undefined ? bursting.slot : undefined;
 }
@@ -61,11 +62,12 @@ export function burstSlotOf(miniCluster: DefaultedMiniCluster): string | undefin
  * needs the same CURVE certificate and munge key (with its own, a joining broker hangs in join with
  * nothing logged), so a connecting MiniCluster makes none and waits for the boot server's.
  */
-function keyOwner(miniCluster: DefaultedMiniCluster): string {
+function keyOwner(miniCluster: MiniClusterModel): string {
   return miniCluster.spec.flux.bootServer ?? miniCluster.metadata.name;
 }
 
-export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniClusterNames {
+export function miniClusterNames(input: RenderInput): MiniClusterNames {
+  const miniCluster = renderModel(input);
   const { name } = miniCluster.metadata;
   const { flux } = miniCluster.spec;
   const owner = keyOwner(miniCluster);

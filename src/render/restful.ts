@@ -8,12 +8,12 @@ import {
   SECRET_DATA_KEYS,
   commonLabels,
   selectorLabels,
-  servesRestfulApi,
-  type DefaultedMiniCluster,
 } from '../api/index.ts';
+import { joinsAnother } from '../api/restful-schema.ts';
 import type { InitialProgram } from '../flux/index.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
 import type { Rendered } from './kube-object.ts';
+import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import {
   OPERATOR_DIR,
@@ -30,13 +30,17 @@ export interface RestfulCredentials {
   readonly users: Readonly<Record<string, string>>;
 }
 
-/** The lead pod serves the RESTful API (the spec is already validated). */
-export function servesRestful(miniCluster: DefaultedMiniCluster): boolean {
-  return servesRestfulApi(miniCluster.spec);
+/**
+ * The lead pod serves the RESTful API: v1alpha2 says so with fluxRestful (a v1alpha1 MiniCluster
+ * that implies it has it written out by the conversion), unless its brokers join another instance.
+ */
+export function servesRestful(input: RenderInput): boolean {
+  const { spec } = renderModel(input);
+  return spec.fluxRestful !== undefined && !joinsAnother(spec);
 }
 
-export function restfulPort(miniCluster: DefaultedMiniCluster): number {
-  return miniCluster.spec.fluxRestful?.port ?? DEFAULT_RESTFUL_PORT;
+export function restfulPort(input: RenderInput): number {
+  return renderModel(input).spec.fluxRestful?.port ?? DEFAULT_RESTFUL_PORT;
 }
 
 /**
@@ -48,7 +52,8 @@ function derived(seed: Uint8Array, purpose: string): string {
 }
 
 /** The API's credentials: the spec's where it gives them, derived from the seed where not. */
-export function restfulCredentials(miniCluster: DefaultedMiniCluster, seed: Uint8Array): RestfulCredentials {
+export function restfulCredentials(input: RenderInput, seed: Uint8Array): RestfulCredentials {
+  const miniCluster = renderModel(input);
   const given = miniCluster.spec.fluxRestful;
   const username = given?.username ?? DEFAULT_RESTFUL_USER;
   const token = given?.token ?? derived(seed, 'token');
@@ -59,7 +64,7 @@ export function restfulCredentials(miniCluster: DefaultedMiniCluster, seed: Uint
   return { username, token, secretKey: given?.secretKey ?? derived(seed, 'secret-key'), users };
 }
 
-function requireSeed(miniCluster: DefaultedMiniCluster, seed: Uint8Array | undefined): Uint8Array {
+function requireSeed(miniCluster: MiniClusterModel, seed: Uint8Array | undefined): Uint8Array {
   if (seed === undefined || seed.length === 0) {
     throw new Error(
       `MiniCluster ${miniCluster.metadata.name} serves the RESTful API but its keys have no restfulSeed`,
@@ -70,10 +75,11 @@ function requireSeed(miniCluster: DefaultedMiniCluster, seed: Uint8Array | undef
 
 /** The Secret `<name>-restful`: never immutable, since the spec's credentials may change. */
 export function renderRestfulSecret(
-  miniCluster: DefaultedMiniCluster,
+  input: RenderInput,
   names: MiniClusterNames,
   seed: Uint8Array | undefined,
 ): Rendered<V1Secret> {
+  const miniCluster = renderModel(input);
   const known = requireSeed(miniCluster, seed);
   const credentials = restfulCredentials(miniCluster, known);
   const file = `${JSON.stringify({ secretKey: credentials.secretKey, users: credentials.users })}\n`;
@@ -102,10 +108,8 @@ export function renderRestfulSecret(
  * The Service `<name>-restful`: the API's port on the lead pod only, reachable in the cluster and
  * through the API server's service proxy (`/api/v1/namespaces/<ns>/services/<name>-restful:http/proxy/`).
  */
-export function renderRestfulService(
-  miniCluster: DefaultedMiniCluster,
-  names: MiniClusterNames,
-): Rendered<V1Service> {
+export function renderRestfulService(input: RenderInput, names: MiniClusterNames): Rendered<V1Service> {
+  const miniCluster = renderModel(input);
   const { name } = miniCluster.metadata;
   const port = restfulPort(miniCluster);
   return {
@@ -124,7 +128,8 @@ export function renderRestfulService(
 }
 
 /** The lead broker's initial program in RESTful mode. */
-export function restfulProgram(miniCluster: DefaultedMiniCluster): InitialProgram {
+export function restfulProgram(input: RenderInput): InitialProgram {
+  const miniCluster = renderModel(input);
   const branch = miniCluster.spec.fluxRestful?.branch;
   return {
     kind: 'restful',

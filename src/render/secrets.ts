@@ -1,18 +1,14 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { COMPONENT_CONFIG, SECRET_DATA_KEYS, commonLabels, type DefaultedMiniCluster } from '../api/index.ts';
+import { COMPONENT_CONFIG, SECRET_DATA_KEYS, commonLabels } from '../api/index.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import type { Rendered } from './kube-object.ts';
+import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { renderRestfulSecret, servesRestful } from './restful.ts';
 
 type NamedSecret = Rendered<V1Secret>;
 
-function secret(
-  miniCluster: DefaultedMiniCluster,
-  name: string,
-  key: string,
-  value: Uint8Array,
-): NamedSecret {
+function secret(miniCluster: MiniClusterModel, name: string, key: string, value: Uint8Array): NamedSecret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',
@@ -34,10 +30,11 @@ function secret(
  * and the RESTful API's credentials when the lead serves it.
  */
 export function renderSecrets(
-  miniCluster: DefaultedMiniCluster,
+  input: RenderInput,
   names: MiniClusterNames,
   keys: MiniClusterKeys,
 ): NamedSecret[] {
+  const miniCluster = renderModel(input);
   const secrets: NamedSecret[] = [];
   if (names.generatesCurveCertSecret) {
     const certificate = miniCluster.spec.flux.curveCert ?? keys.curveCertificate;

@@ -5,10 +5,10 @@ import {
   LABEL_JOB_COMPLETION_INDEX,
   commonLabels,
   selectorLabels,
-  type DefaultedMiniCluster,
 } from '../api/index.ts';
 import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
 import type { Rendered } from './kube-object.ts';
+import { renderModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 
 /**
@@ -16,10 +16,8 @@ import { namespaceOf, type MiniClusterNames } from './names.ts';
  * It selects this MiniCluster's pods only, unless `network.sharedSelector` connects MiniClusters;
  * with `flux.minimalService`, the lead broker's pod only (the others connect to it alone).
  */
-export function renderService(
-  miniCluster: DefaultedMiniCluster,
-  names: MiniClusterNames,
-): Rendered<V1Service> {
+export function renderService(input: RenderInput, names: MiniClusterNames): Rendered<V1Service> {
+  const miniCluster = renderModel(input);
   const { name } = miniCluster.metadata;
   const shared = miniCluster.spec.network.sharedSelector;
   return {
@@ -46,7 +44,8 @@ export function renderService(
 }
 
 /** The local side of bursting: clusters declared here will join this MiniCluster's lead broker. */
-export function exposesLeadBroker(miniCluster: DefaultedMiniCluster): boolean {
+export function exposesLeadBroker(input: RenderInput): boolean {
+  const miniCluster = renderModel(input);
   const bursting = miniCluster.spec.flux.bursting;
   return (
     (bursting?.clusters?.length ?? 0) > 0 &&
@@ -59,10 +58,8 @@ export function exposesLeadBroker(miniCluster: DefaultedMiniCluster): boolean {
  * The Service that lets brokers of other clusters reach the lead broker: it selects pod index 0
  * only, on the broker port, as a NodePort (any node's address) or a LoadBalancer.
  */
-export function renderLeadBrokerService(
-  miniCluster: DefaultedMiniCluster,
-  names: MiniClusterNames,
-): Rendered<V1Service> {
+export function renderLeadBrokerService(input: RenderInput, names: MiniClusterNames): Rendered<V1Service> {
+  const miniCluster = renderModel(input);
   const { name } = miniCluster.metadata;
   const exposure = miniCluster.spec.flux.bursting?.expose;
   const type = exposure?.type ?? 'NodePort';
@@ -90,7 +87,8 @@ export function renderLeadBrokerService(
 }
 
 /** A MiniCluster that joins another through a shared selector: that one renders the one Service. */
-export function usesSharedService(miniCluster: DefaultedMiniCluster): boolean {
+export function usesSharedService(input: RenderInput): boolean {
+  const miniCluster = renderModel(input);
   const shared = miniCluster.spec.network.sharedSelector;
   return (
     miniCluster.spec.flux.bootServer !== undefined && shared !== undefined && Object.keys(shared).length > 0

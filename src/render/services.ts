@@ -6,28 +6,26 @@ import {
   LABEL_MINICLUSTER,
   APP_NAME,
   commonLabels,
-  type DefaultedMiniCluster,
 } from '../api/index.ts';
-import { podMetadata, renderContainer, setPodPlacement } from './job.ts';
+import { podMetadata, renderContainer, setPodPlacement, storageOf } from './job.ts';
 import type { Rendered } from './kube-object.ts';
+import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
-import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
 
 /** Whether the MiniCluster runs service containers (v1alpha1 `spec.services`). */
-export function hasServices(miniCluster: DefaultedMiniCluster): boolean {
-  return (miniCluster.spec.services?.length ?? 0) > 0;
+export function hasServices(input: RenderInput): boolean {
+  return (renderModel(input).spec.services?.length ?? 0) > 0;
 }
 
-function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): V1PodSpec {
+function servicesPodSpec(miniCluster: MiniClusterModel, names: MiniClusterNames): V1PodSpec {
   const { spec } = miniCluster;
   const services = spec.services ?? [];
+  const storage = storageOf(miniCluster);
   const volumes: V1Volume[] = [];
   const seenVolumes = new Set<string>();
   const containers = services.map((service) => {
-    const own = containerVolumes(service, (volumeName) =>
-      storageClaimName(miniCluster.metadata.name, volumeName),
-    );
+    const own = containerVolumes(service, storage);
     for (const volume of own.volumes) {
       // Two services may mount the same named volume; the pod declares it once.
       if (!seenVolumes.has(volume.name)) volumes.push(volume);
@@ -57,9 +55,10 @@ function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNa
  * not a rolling update: two pods must never hold the one host name at once.
  */
 export function renderServicesDeployment(
-  miniCluster: DefaultedMiniCluster,
+  input: RenderInput,
   names: MiniClusterNames,
 ): Rendered<V1Deployment> {
+  const miniCluster = renderModel(input);
   const { metadata } = miniCluster;
   const labels = commonLabels(metadata.name, COMPONENT_SERVICES);
   const template: NonNullable<V1Deployment['spec']>['template'] = {

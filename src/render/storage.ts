@@ -14,17 +14,16 @@ import {
   LABEL_MINICLUSTER_UID,
   LABEL_VOLUME,
   commonLabels,
-  type DefaultedMiniCluster,
-  type DefaultedMiniClusterSpec,
   type StorageVolume,
 } from '../api/index.ts';
 import { ownerReference, sortedEntries, type Owner, type Rendered } from './kube-object.ts';
+import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf } from './names.ts';
 
 /** As in v1alpha1: every broker pod mounts the same storage. */
 const ACCESS_MODES = ['ReadWriteMany'];
 
-type DefaultedStorageVolume = NonNullable<DefaultedMiniClusterSpec['volumes']>[string];
+type DefaultedStorageVolume = NonNullable<MiniClusterModel['spec']['volumes']>[string];
 
 /**
  * The claim of one `spec.volumes` entry: `<minicluster>.<volume>`. Both parts are DNS labels, so
@@ -51,7 +50,7 @@ export function makesPersistentVolume(volume: StorageVolume): boolean {
   );
 }
 
-function storageLabels(miniCluster: DefaultedMiniCluster, volumeName: string): Record<string, string> {
+function storageLabels(miniCluster: MiniClusterModel, volumeName: string): Record<string, string> {
   return { ...commonLabels(miniCluster.metadata.name, COMPONENT_STORAGE), [LABEL_VOLUME]: volumeName };
 }
 
@@ -60,7 +59,7 @@ function sortedObject(map: Readonly<Record<string, string>> | undefined): Record
 }
 
 function persistentVolume(
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   volumeName: string,
   volume: DefaultedStorageVolume,
   ownerUid: string | undefined,
@@ -117,7 +116,7 @@ function persistentVolume(
 }
 
 function claim(
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   volumeName: string,
   volume: DefaultedStorageVolume,
   owner: Owner | undefined,
@@ -155,9 +154,10 @@ function claim(
  * as a label (a cluster-wide object cannot have a namespaced owner).
  */
 export function renderStorage(
-  miniCluster: DefaultedMiniCluster,
+  input: RenderInput,
   owner?: Owner,
 ): (Rendered<V1PersistentVolume> | Rendered<V1PersistentVolumeClaim>)[] {
+  const miniCluster = renderModel(input);
   return sortedEntries(miniCluster.spec.volumes).flatMap(([volumeName, volume]) => [
     ...(makesPersistentVolume(volume) ? [persistentVolume(miniCluster, volumeName, volume, owner?.uid)] : []),
     claim(miniCluster, volumeName, volume, owner),

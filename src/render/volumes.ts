@@ -1,9 +1,21 @@
 import type { V1Volume, V1VolumeMount } from '@kubernetes/client-node';
-import { hasOwnSource, type DefaultedContainer, type Volume } from '../api/index.ts';
+import { volumeMountPath, volumeSources } from '../api/v1alpha2/index.ts';
 import { sortedEntries } from './kube-object.ts';
+import type { ContainerModel } from './model.ts';
 
-/** The pod volume a MiniCluster container volume (`volumes` / `existingVolumes`) stands for. */
-export function podVolume(name: string, volume: Volume): V1Volume {
+/** A container's volume in its v1alpha2 shape (a v1alpha1 one is converted to it). */
+export type ContainerVolumeModel = NonNullable<ContainerModel['volumes']>[string];
+
+/** Kubernetes' spelling of an emptyDir medium (the Go operator's `memory` is `Memory`). */
+function emptyDirMedium(medium: NonNullable<ContainerVolumeModel['emptyDirMedium']>): string {
+  return medium === 'memory' ? 'Memory' : medium;
+}
+
+/**
+ * The pod volume a container volume with a source of its own stands for: a ConfigMap, Secret or claim
+ * of the namespace, a directory of the node, an inline CSI volume or an empty directory.
+ */
+export function podVolume(name: string, volume: ContainerVolumeModel): V1Volume {
   const items = sortedEntries(volume.items).map(([key, path]) => ({ key, path }));
   const withItems = items.length > 0 ? { items } : {};
   if (volume.configMapName !== undefined)
@@ -14,8 +26,15 @@ export function podVolume(name: string, volume: Volume): V1Volume {
     return { name, persistentVolumeClaim: { claimName: volume.claimName, readOnly: volume.readOnly } };
   }
   if (volume.hostPath !== undefined) return { name, hostPath: { path: volume.hostPath } };
+  if (volume.csiDriver !== undefined) {
+    const csi: NonNullable<V1Volume['csi']> = { driver: volume.csiDriver };
+    if (volume.readOnly) csi.readOnly = true;
+    if (volume.csiDriverAttributes !== undefined)
+      csi.volumeAttributes = Object.fromEntries(sortedEntries(volume.csiDriverAttributes));
+    return { name, csi };
+  }
   const emptyDir: NonNullable<V1Volume['emptyDir']> = {};
-  if (volume.emptyDirMedium !== undefined) emptyDir.medium = volume.emptyDirMedium;
+  if (volume.emptyDirMedium !== undefined) emptyDir.medium = emptyDirMedium(volume.emptyDirMedium);
   if (volume.emptyDirSizeLimit !== undefined) emptyDir.sizeLimit = String(volume.emptyDirSizeLimit);
   return { name, emptyDir };
 }
@@ -26,20 +45,26 @@ export interface ContainerVolumes {
 }
 
 /**
- * The container's own volumes and existingVolumes (validation keeps their names apart). An entry
- * of `volumes` without a source mounts the claim of the spec.volumes entry of its name, `claimOf`.
+ * The container's volumes, in name order. An entry without a source mounts the claim of the
+ * spec.volumes entry of its name (`claimOf`), or, when there is none, an empty directory the pod's
+ * containers share under that name.
  */
 export function containerVolumes(
-  container: Pick<DefaultedContainer, 'volumes' | 'existingVolumes'>,
-  claimOf: (volumeName: string) => string,
+  container: { readonly volumes?: ContainerModel['volumes'] },
+  storage: { readonly names: ReadonlySet<string>; readonly claimOf: (volumeName: string) => string },
 ): ContainerVolumes {
-  const declared = [...sortedEntries(container.volumes), ...sortedEntries(container.existingVolumes)];
+  const declared = sortedEntries(container.volumes);
   return {
-    volumes: declared.map(([name, volume]) =>
-      hasOwnSource(volume)
-        ? podVolume(name, volume)
-        : { name, persistentVolumeClaim: { claimName: claimOf(name) } },
-    ),
-    mounts: declared.map(([name, volume]) => ({ name, mountPath: volume.path, readOnly: volume.readOnly })),
+    volumes: declared.map(([name, volume]): V1Volume => {
+      if (volumeSources(volume).length > 0) return podVolume(name, volume);
+      if (storage.names.has(name))
+        return { name, persistentVolumeClaim: { claimName: storage.claimOf(name) } };
+      return { name, emptyDir: {} };
+    }),
+    mounts: declared.map(([name, volume]) => ({
+      name,
+      mountPath: volumeMountPath(volume),
+      readOnly: volume.readOnly,
+    })),
   };
 }
