@@ -29,10 +29,18 @@ export interface EntrypointInput {
   jobName: string;
   /** True on a burst cluster: the lead broker runs elsewhere, so every pod here is a worker. */
   leadIsRemote?: boolean;
-  /** Where Flux is installed in the image: `<root>/bin` is put first on PATH. */
+  /** Where Flux is installed in the image: `<root>/bin` is put first on PATH (unused with `view`). */
   fluxInstallRoot: string;
-  /** The instance owner; created if missing. The brokers run as this user (as root when it is root). */
-  fluxUser: { name: string; uid: number };
+  /**
+   * Flux from a view (copied into a volume shared with the container by an init container), not
+   * from the image: see `FluxViewInput`.
+   */
+  view?: FluxViewInput;
+  /**
+   * The instance owner; created if missing. The brokers run as this user (as root when it is root).
+   * Unset: the container's own user, as it is (what a Flux view runs as: no user is made).
+   */
+  fluxUser?: { name: string; uid: number };
   paths: EntrypointPaths;
   /** Who writes R: the operator (already at `paths.resourcePath`) or this pod with `flux R encode`. */
   resource: { writtenBy: 'operator' } | { writtenBy: 'pod'; hostlist: string };
@@ -49,7 +57,35 @@ export interface EntrypointInput {
   jobOptions?: readonly string[];
   hooks?: EntrypointHooks;
   logging?: EntrypointLogging;
-  workerRestart: { delaySeconds: number; maxAttempts?: number };
+  /**
+   * `completeWorkers`: a worker broker that exits with a failure ends its pod with status 0 instead of
+   * starting again.
+   */
+  workerRestart: { delaySeconds: number; maxAttempts?: number; completeWorkers?: boolean };
+  /** Folders every pod makes before its broker starts (given to the flux user), e.g. batch output. */
+  makeDirs?: readonly string[];
+  /** The lead restores Flux's content from this file (`-Scontent.restore`) when it exists. */
+  archivePath?: string;
+}
+
+/**
+ * Flux from a view: a self-contained Flux under `path` (`<path>/bin/flux`, its own munged), whatever
+ * the image holds. Its bin goes last on PATH, after the image's own programs; `flux` goes first, as a
+ * link in `commandDir` (a folder the entrypoint makes), so every `flux` is the view's, run by its
+ * name: `flux` run by a path puts its folder first on its jobs' PATH, before the image's programs.
+ */
+export interface FluxViewInput {
+  path: string;
+  commandDir: string;
+  /** Added to PYTHONPATH (`flux.container.pythonPath`). */
+  pythonPath?: string;
+  /**
+   * Where to write `export` lines of PATH, PYTHONPATH, `fluxsocket` (the local URI) and `environment`,
+   * for users of `kubectl exec` to source.
+   */
+  environmentFile: string;
+  /** Variables the container has already (its env), listed in the file too: shell names only. */
+  environment?: Readonly<Record<string, string>>;
 }
 
 export interface EntrypointPaths {
@@ -66,7 +102,7 @@ export interface EntrypointPaths {
 }
 
 /**
- * munged as Debian/Ubuntu (and RHEL) package it: those packages leave its runtime directory to
+ * munged as Debian/Ubuntu (and RHEL) package it (or, with `daemon`, a munged told every place): those packages leave its runtime directory to
  * systemd (`RuntimeDirectory=munge`), so without systemd the entrypoint makes it, and makes sure of
  * the others. munged 0.5.15 (seen on Debian 12) refuses to start when a directory it checks is
  * missing or writable by group or others, and when the key is not owned by the munge user or is
@@ -77,7 +113,14 @@ export interface MungeInput {
   keySourcePath: string;
   /** Where munged reads it (its default: `/etc/munge/munge.key`); the key's directory is given to the munge user. */
   keyPath: string;
+  /** The user munged runs as; empty: the container's own user (with `daemon`). */
   user: string;
+  /**
+   * This munged (a view's), run as the container's user with every place given: the key, the socket
+   * (`<socketDir>/munge.socket.2`), its pid, log and seed files. Unset: the image's `munged`, as
+   * `user`, at its compiled-in places, and only when the image has one.
+   */
+  daemon?: string;
   /**
    * munged's compiled-in directories: the socket's (`/run/munge`), the PRNG seed's (`/var/lib/munge`)
    * and the log's (`/var/log/munge`). Made here, not passed to munged: Flux's libmunge looks for the
@@ -188,6 +231,9 @@ export interface EntrypointLogging {
  */
 const DEFAULT_SUBMIT_COMMAND = 'flux submit --quiet --watch';
 
+/** A name bash can export. */
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
 function assertAbsolutePath(name: string, path: string): void {
   if (!path.startsWith('/')) throw new Error(`${name} must be an absolute path, got ${JSON.stringify(path)}`);
 }
@@ -207,16 +253,32 @@ function validate(input: EntrypointInput): void {
   if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(input.jobName)) {
     throw new Error(`jobName ${JSON.stringify(input.jobName)} is not a DNS label`);
   }
-  if (!/^[a-z_][a-z0-9_-]*$/.test(input.fluxUser.name)) {
-    throw new Error(`fluxUser.name ${JSON.stringify(input.fluxUser.name)} is not a portable user name`);
+  if (input.fluxUser !== undefined) {
+    if (!/^[a-z_][a-z0-9_-]*$/.test(input.fluxUser.name)) {
+      throw new Error(`fluxUser.name ${JSON.stringify(input.fluxUser.name)} is not a portable user name`);
+    }
+    assertInteger('fluxUser.uid', input.fluxUser.uid, 0);
   }
-  assertInteger('fluxUser.uid', input.fluxUser.uid, 0);
   assertAbsolutePath('fluxInstallRoot', input.fluxInstallRoot);
+  if (input.view) {
+    assertAbsolutePath('view.path', input.view.path);
+    assertAbsolutePath('view.commandDir', input.view.commandDir);
+    assertAbsolutePath('view.environmentFile', input.view.environmentFile);
+    for (const name of Object.keys(input.view.environment ?? {})) {
+      if (!SHELL_NAME.test(name))
+        throw new Error(`view.environment: ${JSON.stringify(name)} is not a shell name`);
+    }
+  }
+  for (const [index, dir] of (input.makeDirs ?? []).entries()) assertAbsolutePath(`makeDirs[${index}]`, dir);
+  if (input.archivePath !== undefined) assertAbsolutePath('archivePath', input.archivePath);
   for (const [name, path] of Object.entries(input.paths)) assertAbsolutePath(`paths.${name}`, path);
   if (input.munge) {
     for (const name of ['keySourcePath', 'keyPath', 'socketDir', 'seedDir', 'logDir'] as const) {
       assertAbsolutePath(`munge.${name}`, input.munge[name]);
     }
+    if (input.munge.daemon !== undefined) assertAbsolutePath('munge.daemon', input.munge.daemon);
+    if (input.munge.daemon === undefined && input.munge.user === '')
+      throw new Error("munge.user must name the image's munge user when munge.daemon is not given");
   }
   if (input.jobOptions?.some((word) => word.trim() === ''))
     throw new Error('jobOptions must not hold empty words');
@@ -429,6 +491,26 @@ function hasPrefix(input: EntrypointInput): boolean {
   return (input.hooks?.prefix?.trim() ?? '') !== '';
 }
 
+/** The Flux view's parameters (see FluxViewInput). */
+function viewParameters(view: FluxViewInput): string[] {
+  const lines = [
+    assignment('flux_view', view.path),
+    assignment('flux_command_dir', view.commandDir),
+    assignment('flux_environment_file', view.environmentFile),
+  ];
+  if (view.pythonPath !== undefined) lines.push(assignment('flux_python_path', view.pythonPath));
+  const environment = Object.entries(view.environment ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  if (environment.length > 0) {
+    lines.push(
+      arrayAssignment(
+        'flux_environment',
+        environment.map(([name, value]) => `${name}=${value}`),
+      ),
+    );
+  }
+  return lines;
+}
+
 /** The lead broker's parameters: its initial program and what it needs before it starts. */
 function leadParameters(input: EntrypointInput): string[] {
   const context: ProgramContext = {};
@@ -478,8 +560,8 @@ export function entrypointScript(input: EntrypointInput): string {
     '# The parameters of this MiniCluster (the body below says what each means).',
     assignment('job_name', input.jobName),
     assignment('lead_is_remote', flag(input.leadIsRemote)),
-    assignment('flux_user', input.fluxUser.name),
-    assignment('flux_uid', input.fluxUser.uid),
+    assignment('flux_user', input.fluxUser?.name ?? ''),
+    ...(input.fluxUser !== undefined ? [assignment('flux_uid', input.fluxUser.uid)] : []),
     assignment('flux_install_root', input.fluxInstallRoot),
     assignment('config_dir', paths.configDir),
     assignment('curve_cert_source', paths.curveCertSourcePath),
@@ -487,6 +569,7 @@ export function entrypointScript(input: EntrypointInput): string {
     assignment('run_dir', paths.runDir),
     assignment('state_dir', paths.stateDir),
   ];
+  if (input.view) parameters.push(...viewParameters(input.view));
   if (input.resource.writtenBy === 'pod') {
     parameters.push(
       assignment('resource_path', paths.resourcePath),
@@ -494,6 +577,7 @@ export function entrypointScript(input: EntrypointInput): string {
     );
   }
   if (input.munge) {
+    if (input.munge.daemon !== undefined) parameters.push(assignment('munge_daemon', input.munge.daemon));
     parameters.push(
       assignment('munge_user', input.munge.user),
       assignment('munge_key_source', input.munge.keySourcePath),
@@ -508,6 +592,11 @@ export function entrypointScript(input: EntrypointInput): string {
   if (input.workerRestart.maxAttempts !== undefined) {
     parameters.push(assignment('worker_max_attempts', input.workerRestart.maxAttempts));
   }
+  if (input.workerRestart.completeWorkers) parameters.push(assignment('complete_workers', 'yes'));
+  if (input.makeDirs !== undefined && input.makeDirs.length > 0) {
+    parameters.push(arrayAssignment('make_dirs', input.makeDirs));
+  }
+  if (input.archivePath !== undefined) parameters.push(assignment('archive_path', input.archivePath));
   parameters.push(
     assignment('log_quiet', flag(logging?.quiet)),
     assignment('log_timed', flag(logging?.timed)),

@@ -23,8 +23,6 @@ import {
   CONFIG_DIR,
   CURVE_CERT_FILE,
   CURVE_CERT_MOUNT_DIR,
-  CURVE_CERT_PATH,
-  FLUX_STATE_DIR,
   MUNGE_KEY_FILE,
   MUNGE_KEY_MOUNT_DIR,
   MUNGE_KEY_PATH,
@@ -32,10 +30,10 @@ import {
   MUNGE_SEED_DIR,
   MUNGE_SOCKET_DIR,
   OPERATOR_DIR,
-  POD_RESOURCE_SPEC_PATH,
   RESOURCE_SPEC_FILE,
-  RUN_DIR,
+  type PodLayout,
 } from './paths.ts';
+import { layoutOf } from './layout.ts';
 import { renderModel, type ContainerModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
@@ -148,14 +146,16 @@ export function resourceSpecPath(input: RenderInput): string {
   const miniCluster = renderModel(input);
   return (
     userBrokerConfig(miniCluster).resourcePath ??
-    (operatorWritesResourceSpec(miniCluster) ? OPERATOR_RESOURCE_SPEC_PATH : POD_RESOURCE_SPEC_PATH)
+    (operatorWritesResourceSpec(miniCluster)
+      ? OPERATOR_RESOURCE_SPEC_PATH
+      : layoutOf(miniCluster).podResourceSpecPath)
   );
 }
 
 export function brokerConfigInput(input: RenderInput, names: MiniClusterNames): BrokerConfigInput {
   const miniCluster = renderModel(input);
   const config: BrokerConfigInput = {
-    curveCertPath: CURVE_CERT_PATH,
+    curveCertPath: layoutOf(miniCluster).curveCertPath,
     hosts: brokerHostEntries(miniCluster),
     serviceName: names.service,
     namespace: namespaceOf(miniCluster),
@@ -201,6 +201,40 @@ function words(text: string | undefined): string[] {
   return (text ?? '').split(/\s+/).filter((word) => word !== '');
 }
 
+/** A name bash can export: only these go into the view's environment file. */
+const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+
+/**
+ * Where Flux is and who runs it. From the view: the container's own user (as the Go operator's
+ * view does), with the view's environment file. From the image: its install root, and the flux
+ * user (root with runFluxAsRoot).
+ */
+function fluxSource(
+  miniCluster: MiniClusterModel,
+  container: ContainerModel,
+  layout: PodLayout,
+): Pick<EntrypointInput, 'fluxInstallRoot' | 'fluxUser' | 'view'> {
+  const { flux } = miniCluster.spec;
+  if (layout.view) {
+    const environment = Object.entries(flux.environment ?? {}).filter(([name]) => SHELL_NAME.test(name));
+    return {
+      fluxInstallRoot: layout.view.path,
+      view: {
+        path: layout.view.path,
+        commandDir: layout.view.commandDir,
+        environmentFile: layout.view.environmentFile,
+        ...(flux.container.pythonPath !== undefined ? { pythonPath: flux.container.pythonPath } : {}),
+        ...(environment.length > 0 ? { environment: Object.fromEntries(environment) } : {}),
+      },
+    };
+  }
+  return {
+    fluxInstallRoot: flux.installRoot,
+    // runFluxAsRoot: the brokers run as root, which the entrypoint does when the user is root.
+    fluxUser: container.commands.runFluxAsRoot ? { name: 'root', uid: 0 } : container.fluxUser,
+  };
+}
+
 export function entrypointInput(input: RenderInput, names: MiniClusterNames): EntrypointInput {
   const miniCluster = renderModel(input);
   const { spec } = miniCluster;
@@ -231,37 +265,46 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
     if (value !== undefined) hooks[hook] = value;
   }
 
+  const layout = layoutOf(miniCluster);
+  const { view } = layout;
+  const keySourcePath = `${MUNGE_KEY_MOUNT_DIR}/${MUNGE_KEY_FILE}`;
   return {
     jobName: names.job,
     leadIsRemote: joinsAnotherInstance(miniCluster),
-    fluxInstallRoot: spec.flux.installRoot,
-    // runFluxAsRoot: the brokers run as root, which the entrypoint does when the user is root.
-    fluxUser: commands.runFluxAsRoot ? { name: 'root', uid: 0 } : container.fluxUser,
+    ...fluxSource(miniCluster, container, layout),
     paths: {
       configDir: CONFIG_DIR,
       curveCertSourcePath: `${CURVE_CERT_MOUNT_DIR}/${CURVE_CERT_FILE}`,
       // The brokers read the certificate where broker.toml says: the user's own may name another place.
-      curveCertPath: userBrokerConfig(miniCluster).curveCertPath ?? CURVE_CERT_PATH,
+      curveCertPath: userBrokerConfig(miniCluster).curveCertPath ?? layout.curveCertPath,
       resourcePath: resourceSpecPath(miniCluster),
-      runDir: RUN_DIR,
-      stateDir: FLUX_STATE_DIR,
+      runDir: layout.runDir,
+      stateDir: layout.fluxStateDir,
     },
     resource: operatorWritesResourceSpec(miniCluster)
       ? { writtenBy: 'operator' }
       : { writtenBy: 'pod', hostlist: brokerHostlist(hosts) },
-    munge: {
-      keySourcePath: `${MUNGE_KEY_MOUNT_DIR}/${MUNGE_KEY_FILE}`,
-      keyPath: MUNGE_KEY_PATH,
-      user: 'munge',
-      socketDir: MUNGE_SOCKET_DIR,
-      seedDir: MUNGE_SEED_DIR,
-      logDir: MUNGE_LOG_DIR,
-    },
+    // The view's munged runs as the container's user, told every place; the image's as `munge`.
+    munge: view
+      ? { keySourcePath, ...view.munge, user: '' }
+      : {
+          keySourcePath,
+          keyPath: MUNGE_KEY_PATH,
+          user: 'munge',
+          socketDir: MUNGE_SOCKET_DIR,
+          seedDir: MUNGE_SEED_DIR,
+          logDir: MUNGE_LOG_DIR,
+        },
     broker,
     program: initialProgram(miniCluster),
     ...(jobOptions.length > 0 ? { jobOptions } : {}),
     hooks,
     logging: { ...spec.logging },
-    workerRestart: { delaySeconds: WORKER_RETRY_DELAY_SECONDS },
+    workerRestart: {
+      delaySeconds: WORKER_RETRY_DELAY_SECONDS,
+      ...(spec.flux.completeWorkers === true ? { completeWorkers: true } : {}),
+    },
+    // Flux dumps its content there when the instance exits (above); the next lead loads it.
+    ...(spec.archive ? { archivePath: spec.archive.path } : {}),
   };
 }

@@ -30,8 +30,10 @@ import {
   RESOURCE_SPEC_FILE,
   RESTFUL_CREDENTIALS_FILE,
   RESTFUL_MOUNT_DIR,
-  STATE_DIR,
+  FLUX_VIEW_COPY_COMMAND,
+  type PodLayout,
 } from './paths.ts';
+import { layoutOf } from './layout.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
@@ -47,6 +49,12 @@ const VOLUME_RESTFUL = 'flux-operator-restful';
 
 /** Only the owner may read: Flux refuses a certificate others can read (the entrypoint copies it too). */
 const SECRET_FILE_MODE = 0o400;
+/**
+ * With the view, the brokers run as the container's own user, any uid, which a root-owned 0400
+ * file would shut out (Secret volumes belong to root unless the pod sets an fsGroup): the mounts
+ * are readable in the container, and the entrypoint keeps only private copies (0400) for Flux.
+ */
+const VIEW_SECRET_FILE_MODE = 0o444;
 const SCRIPT_FILE_MODE = 0o555;
 const CONFIG_FILE_MODE = 0o444;
 
@@ -54,6 +62,8 @@ const CONFIG_FILE_MODE = 0o444;
 interface FluxMountOptions {
   writesResourceSpec: boolean;
   restful: boolean;
+  /** The mode of the Secrets' files. */
+  secretMode: number;
 }
 
 function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volume[] {
@@ -69,7 +79,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
           secret: {
             secretName: names.restful,
             items: [{ key: SECRET_DATA_KEYS.restful.credentials, path: RESTFUL_CREDENTIALS_FILE }],
-            defaultMode: SECRET_FILE_MODE,
+            defaultMode: options.secretMode,
           },
         },
       ]
@@ -92,7 +102,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
       secret: {
         secretName: names.curveCertSecret,
         items: [{ key: SECRET_DATA_KEYS.curveCert, path: CURVE_CERT_FILE }],
-        defaultMode: SECRET_FILE_MODE,
+        defaultMode: options.secretMode,
       },
     },
     {
@@ -100,7 +110,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
       secret: {
         secretName: names.mungeKeySecret,
         items: [{ key: SECRET_DATA_KEYS.mungeKey, path: MUNGE_KEY_FILE }],
-        defaultMode: SECRET_FILE_MODE,
+        defaultMode: options.secretMode,
       },
     },
     { name: VOLUME_STATE, emptyDir: {} },
@@ -108,18 +118,41 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
   ];
 }
 
-const FLUX_MOUNTS: V1VolumeMount[] = [
-  { name: VOLUME_BROKER_CONFIG, mountPath: CONFIG_DIR, readOnly: true },
-  { name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true },
-  { name: VOLUME_CURVE_CERT, mountPath: CURVE_CERT_MOUNT_DIR, readOnly: true },
-  { name: VOLUME_MUNGE_KEY, mountPath: MUNGE_KEY_MOUNT_DIR, readOnly: true },
-  { name: VOLUME_STATE, mountPath: STATE_DIR },
-];
+/** The Flux container's mounts: the operator's files and Secrets, and the state volume (the view's). */
+function fluxMounts(layout: PodLayout, restful: boolean): V1VolumeMount[] {
+  return [
+    { name: VOLUME_BROKER_CONFIG, mountPath: CONFIG_DIR, readOnly: true },
+    { name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true },
+    { name: VOLUME_CURVE_CERT, mountPath: CURVE_CERT_MOUNT_DIR, readOnly: true },
+    { name: VOLUME_MUNGE_KEY, mountPath: MUNGE_KEY_MOUNT_DIR, readOnly: true },
+    { name: VOLUME_STATE, mountPath: layout.stateRoot },
+    ...(restful ? [{ name: VOLUME_RESTFUL, mountPath: RESTFUL_MOUNT_DIR, readOnly: true }] : []),
+  ];
+}
 
-const RESTFUL_MOUNT: V1VolumeMount = { name: VOLUME_RESTFUL, mountPath: RESTFUL_MOUNT_DIR, readOnly: true };
+/**
+ * The init container of a MiniCluster whose Flux comes from the view: the view image's copy command
+ * puts the view into the state volume at the mount path (docs/flux-view.md); the application
+ * containers then run Flux from there.
+ */
+function viewInitContainer(miniCluster: MiniClusterModel, layout: PodLayout): V1Container {
+  const view = miniCluster.spec.flux.container;
+  const rendered: V1Container = {
+    name: view.name,
+    image: view.image,
+    imagePullPolicy: pullPolicy({ pullAlways: view.pullAlways }),
+    command: [FLUX_VIEW_COPY_COMMAND, layout.stateRoot],
+  };
+  if (view.workingDir !== undefined) rendered.workingDir = view.workingDir;
+  if (view.resources !== undefined) rendered.resources = renderResources(view.resources);
+  rendered.volumeMounts = [{ name: VOLUME_STATE, mountPath: layout.stateRoot }];
+  if (view.securityContext !== undefined)
+    rendered.securityContext = renderSecurityContext(view.securityContext);
+  return rendered;
+}
 
-function shellExec(command: string) {
-  return { exec: { command: ['/bin/sh', '-c', command] } };
+function shellExec(shell: string, command: string) {
+  return { exec: { command: [shell, '-c', command] } };
 }
 
 /** What a pod container is rendered from: a MiniCluster container, or a service (runFlux: false). */
@@ -171,25 +204,54 @@ export function renderSecurityContext(context: SecurityContextModel): V1Security
 }
 
 /** The pull policy: Always with pullAlways, else the one named, else IfNotPresent. */
-export function pullPolicy(container: Pick<ContainerFields, 'pullAlways' | 'imagePullPolicy'>): string {
+export function pullPolicy(container: {
+  readonly pullAlways: boolean;
+  readonly imagePullPolicy?: string | undefined;
+}): string {
   return container.pullAlways ? 'Always' : (container.imagePullPolicy ?? 'IfNotPresent');
 }
 
-/** `restfulApiPort`: the API's port, on the Flux container of a RESTful MiniCluster (served by the lead pod only). */
+/** What the operator adds to a container of a MiniCluster's pods. */
+export interface ContainerAdditions {
+  /** The command it runs (the entrypoint, a wrapper). Unset: its own command, with /bin/sh. */
+  readonly command?: string[];
+  /** Its mounts of the operator's volumes, before its own. */
+  readonly mounts?: readonly V1VolumeMount[];
+  /** Variables before its own (flux.environment), which its own override. */
+  readonly environment?: Readonly<Record<string, string>>;
+  /** The API's port, on the Flux container of a RESTful MiniCluster (served by the lead pod only). */
+  readonly restfulApiPort?: number;
+  /** The shell of its lifecycle hooks. Unset: /bin/sh. */
+  readonly hookShell?: string;
+}
+
+export function renderResources(
+  resources: NonNullable<ContainerFields['resources']>,
+): NonNullable<V1Container['resources']> {
+  const rendered: NonNullable<V1Container['resources']> = {};
+  if (resources.limits) rendered.limits = quantities(resources.limits);
+  if (resources.requests) rendered.requests = quantities(resources.requests);
+  return rendered;
+}
+
 export function renderContainer(
   container: ContainerFields,
   ownMounts: V1VolumeMount[],
-  restfulApiPort?: number,
+  additions: ContainerAdditions = {},
 ): V1Container {
+  const { restfulApiPort } = additions;
   const rendered: V1Container = {
     name: container.name,
     image: container.image,
     imagePullPolicy: pullPolicy(container),
   };
-  if (container.runFlux) rendered.command = ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`];
+  if (additions.command !== undefined) rendered.command = [...additions.command];
   else if (container.command !== undefined) rendered.command = ['/bin/sh', '-c', container.command];
   if (container.workingDir !== undefined) rendered.workingDir = container.workingDir;
+  const own = container.environment ?? {};
+  const inherited = sortedEntries(additions.environment).filter(([name]) => !Object.hasOwn(own, name));
   const env: NonNullable<V1Container['env']> = [
+    ...inherited.map(([name, value]) => ({ name, value })),
     ...sortedEntries(container.environment).map(([name, value]) => ({ name, value })),
     ...sortedEntries(container.secrets).map(([name, { name: secret, key }]) => ({
       name,
@@ -207,24 +269,45 @@ export function renderContainer(
     ...(container.ports ?? []).map((port) => ({ containerPort: port, protocol: 'TCP' })),
   ];
   if (ports.length > 0) rendered.ports = ports;
-  if (container.resources) {
-    const resources: NonNullable<V1Container['resources']> = {};
-    if (container.resources.limits) resources.limits = quantities(container.resources.limits);
-    if (container.resources.requests) resources.requests = quantities(container.resources.requests);
-    rendered.resources = resources;
-  }
-  const fluxMounts = restfulApiPort === undefined ? FLUX_MOUNTS : [...FLUX_MOUNTS, RESTFUL_MOUNT];
-  const mounts = [...(container.runFlux ? fluxMounts : []), ...ownMounts];
+  if (container.resources) rendered.resources = renderResources(container.resources);
+  const mounts = [...(additions.mounts ?? []), ...ownMounts];
   if (mounts.length > 0) rendered.volumeMounts = mounts;
   const { lifeCycle, securityContext } = container;
+  const shell = additions.hookShell ?? '/bin/sh';
   if (lifeCycle?.postStartExec !== undefined || lifeCycle?.preStopExec !== undefined) {
     rendered.lifecycle = {};
     if (lifeCycle.postStartExec !== undefined)
-      rendered.lifecycle.postStart = shellExec(lifeCycle.postStartExec);
-    if (lifeCycle.preStopExec !== undefined) rendered.lifecycle.preStop = shellExec(lifeCycle.preStopExec);
+      rendered.lifecycle.postStart = shellExec(shell, lifeCycle.postStartExec);
+    if (lifeCycle.preStopExec !== undefined)
+      rendered.lifecycle.preStop = shellExec(shell, lifeCycle.preStopExec);
   }
   if (securityContext) rendered.securityContext = renderSecurityContext(securityContext);
   return rendered;
+}
+
+/**
+ * What the operator adds to a broker pod's container: the Flux container runs the entrypoint with the
+ * operator's files and the state volume (the view's too); with the view, its lifecycle hooks run
+ * with bash (all an application image needs) and it gets flux.environment. A container beside it
+ * runs as it is.
+ */
+function containerAdditions(
+  miniCluster: MiniClusterModel,
+  container: ContainerModel,
+  layout: PodLayout,
+  restful: boolean,
+): ContainerAdditions {
+  const fromView = layout.view !== undefined;
+  const viewParts = fromView
+    ? { hookShell: '/bin/bash', environment: miniCluster.spec.flux.environment ?? {} }
+    : {};
+  if (!container.runFlux) return {};
+  return {
+    command: ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`],
+    mounts: fluxMounts(layout, restful),
+    ...(restful ? { restfulApiPort: restfulPort(miniCluster) } : {}),
+    ...viewParts,
+  };
 }
 
 /** The storage of spec.volumes as the containers' volumes mount it: names, and the claim of each. */
@@ -244,7 +327,10 @@ function podSpec(
 ): V1PodSpec {
   const { spec } = miniCluster;
   const restful = servesRestful(miniCluster);
-  const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful });
+  const layout = layoutOf(miniCluster);
+  const fromView = layout.view !== undefined;
+  const secretMode = fromView ? VIEW_SECRET_FILE_MODE : SECRET_FILE_MODE;
+  const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful, secretMode });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
     const own = containerVolumes(container, storageOf(miniCluster));
@@ -253,10 +339,19 @@ function podSpec(
       if (!seenVolumes.has(volume.name)) volumes.push(volume);
       seenVolumes.add(volume.name);
     }
-    return renderContainer(container, own.mounts, restful ? restfulPort(miniCluster) : undefined);
+    return renderContainer(
+      container,
+      own.mounts,
+      containerAdditions(miniCluster, container, layout, restful),
+    );
   });
   const pullSecrets = [
-    ...new Set(spec.containers.flatMap((c) => (c.imagePullSecret ? [c.imagePullSecret] : []))),
+    ...new Set([
+      ...(fromView && spec.flux.container.imagePullSecret !== undefined
+        ? [spec.flux.container.imagePullSecret]
+        : []),
+      ...spec.containers.flatMap((c) => (c.imagePullSecret ? [c.imagePullSecret] : [])),
+    ]),
   ];
 
   const pod: V1PodSpec = {
@@ -267,6 +362,7 @@ function podSpec(
     restartPolicy: 'Never',
     // Service environment variables are useless to Flux and slow pod start in busy namespaces.
     enableServiceLinks: false,
+    ...(fromView ? { initContainers: [viewInitContainer(miniCluster, layout)] } : {}),
     containers,
     volumes,
   };

@@ -43,3 +43,70 @@ export const RESTFUL_CREDENTIALS_PATH = `${STATE_DIR}/restful-credentials.json`;
 
 /** The rundir gives the instance's local URI, `local:///run/flux/local`, which users pass to `flux proxy`. */
 export const RUN_DIR = '/run/flux';
+
+/** The Flux view in the shared volume: where its copy (`flux-view-copy`) puts it. */
+export const VIEW_DIR = 'view';
+/** The copy command of the Flux view image (docs/flux-view.md). */
+export const FLUX_VIEW_COPY_COMMAND = '/usr/local/bin/flux-view-copy';
+
+/**
+ * Where the writable files of a pod are: the state volume's mount (an emptyDir) and what the
+ * entrypoint puts there. Flux from the image: STATE_DIR, with the rundir in the container. Flux from
+ * a view: the view's mount path, where the init container copied the view, with the rundir there
+ * too, so the containers beside Flux reach the instance (`fluxsocket` of the environment file).
+ */
+export interface PodLayout {
+  readonly stateRoot: string;
+  readonly curveCertPath: string;
+  readonly podResourceSpecPath: string;
+  readonly fluxStateDir: string;
+  readonly restfulCredentialsPath: string;
+  readonly runDir: string;
+  /** Flux from the view: where it is, and the files the entrypoint writes beside it. */
+  readonly view?: {
+    readonly path: string;
+    readonly commandDir: string;
+    readonly environmentFile: string;
+    readonly munge: {
+      readonly daemon: string;
+      readonly keyPath: string;
+      readonly socketDir: string;
+      readonly seedDir: string;
+      readonly logDir: string;
+    };
+  };
+}
+
+/**
+ * The layout of a pod: `viewMountPath` when Flux comes from the view (`flux.container.mountPath`);
+ * `sharedRunDir` puts the rundir in the state volume when Flux comes from the image, for containers
+ * beside Flux that wait for its socket.
+ */
+export function podLayout(viewMountPath: string | undefined, sharedRunDir: boolean): PodLayout {
+  const root = viewMountPath?.replace(/\/+$/, '') ?? STATE_DIR;
+  const layout = {
+    stateRoot: root,
+    curveCertPath: `${root}/${CURVE_CERT_FILE}`,
+    podResourceSpecPath: `${root}/R`,
+    fluxStateDir: `${root}/state`,
+    restfulCredentialsPath: `${root}/restful-credentials.json`,
+    runDir: viewMountPath !== undefined || sharedRunDir ? `${root}/run/flux` : RUN_DIR,
+  };
+  if (viewMountPath === undefined) return layout;
+  const view = `${root}/${VIEW_DIR}`;
+  return {
+    ...layout,
+    view: {
+      path: view,
+      commandDir: `${root}/bin`,
+      environmentFile: `${root}/flux-view.sh`,
+      munge: {
+        daemon: `${view}/sbin/munged`,
+        keyPath: `${root}/munge/key/${MUNGE_KEY_FILE}`,
+        socketDir: `${root}/munge/run`,
+        seedDir: `${root}/munge/lib`,
+        logDir: `${root}/munge/log`,
+      },
+    },
+  };
+}

@@ -13,14 +13,10 @@ import { joinsAnother } from '../api/restful-schema.ts';
 import type { InitialProgram } from '../flux/index.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
 import type { Rendered } from './kube-object.ts';
+import { layoutOf } from './layout.ts';
 import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
-import {
-  OPERATOR_DIR,
-  RESTFUL_CREDENTIALS_FILE,
-  RESTFUL_CREDENTIALS_PATH,
-  RESTFUL_MOUNT_DIR,
-} from './paths.ts';
+import { OPERATOR_DIR, RESTFUL_CREDENTIALS_FILE, RESTFUL_MOUNT_DIR } from './paths.ts';
 
 export interface RestfulCredentials {
   readonly username: string;
@@ -136,7 +132,7 @@ export function restfulProgram(input: RenderInput): InitialProgram {
     ...(branch !== undefined ? { ignoredBranch: branch } : {}),
     serverPath: `${OPERATOR_DIR}/${RESTFUL_SERVER_FILE}`,
     credentialsSourcePath: `${RESTFUL_MOUNT_DIR}/${RESTFUL_CREDENTIALS_FILE}`,
-    credentialsPath: RESTFUL_CREDENTIALS_PATH,
+    credentialsPath: layoutOf(miniCluster).restfulCredentialsPath,
     port: restfulPort(miniCluster),
   };
 }

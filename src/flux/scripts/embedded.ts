@@ -9,17 +9,33 @@ export const ENTRYPOINT_SH = `# shellcheck shell=bash
 # parameters, then this file as it is). It prepares the pod (flux present, flux user, directories,
 # certificate, munge, R), finds its role from its hostname and runs the lead broker with the initial
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
-# to its broker.
+# to its broker. Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, rm,
+# dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
+# run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
 #
 # The parameters, always set:
-#   job_name, flux_user, flux_uid, flux_install_root, config_dir, curve_cert_source, curve_cert,
+#   job_name, flux_install_root, config_dir, curve_cert_source, curve_cert,
 #   run_dir, state_dir, worker_retry_delay, start_args (an array: the words after \`flux start\`)
 #   lead_is_remote, log_quiet, log_timed: \`yes\` or empty
+#   flux_user: the user the brokers run as (created when missing, with uid flux_uid); empty: the
+#   container's own user, as it is (nothing is created or given away)
 # Set only when the MiniCluster has them:
+#   flux_view, flux_command_dir: Flux from a view (flux_view/bin/flux), not the image: its bin goes
+#   last on PATH, after the image's own programs, and \`flux\` alone first, as a link in
+#   flux_command_dir, so every \`flux\` is the view's
+#   flux_python_path: added to PYTHONPATH
+#   flux_environment_file: where to write the environment (PATH, PYTHONPATH, fluxsocket and
+#   flux_environment, an array of NAME=value words, which the container has already) as \`export\`
+#   lines, for users of \`kubectl exec\` to source
 #   resource_path, resource_hostlist: this pod writes R with \`flux R encode\`
-#   munge_user, munge_key_source, munge_key, munge_socket_dir, munge_seed_dir, munge_log_dir
+#   munge_key_source, munge_key, munge_socket_dir, munge_seed_dir, munge_log_dir, munge_user:
+#   munged of the image, as munge_user, at its compiled-in places; with munge_daemon (the view's
+#   munged), that one, as the container's user, told every place
 #   flux_prefix: shell words in front of \`flux start\`, run as the flux user
 #   worker_max_attempts
+#   complete_workers: a worker broker that fails ends its pod (exit 0) instead of starting again
+#   make_dirs (an array): folders every pod makes (the batch jobs' output folder)
+#   archive_path: the lead restores Flux's content from this file when it exists
 #   hook_init, hook_pre, hook_broker_pre, hook_worker_pre, hook_post: raw shell, run with eval
 # Set when the lead broker runs here (lead_is_remote empty):
 #   program_args (an array: the initial program's words after the \`flux start\` words), stays_up
@@ -66,11 +82,11 @@ setup_hook() {
 }
 
 # as_user USER COMMAND...: sets as_user_command to the words that run COMMAND as USER with this
-# PATH, using whichever tool the image has.
+# PATH, using whichever tool the image has. An empty USER is this container's own user.
 as_user() {
   local user="$1"
   shift
-  if [ "$(id -un)" = "$user" ]; then
+  if [ -z "$user" ] || [ "$(id -un)" = "$user" ]; then
     as_user_command=("$@")
   elif is_root && command -v runuser >/dev/null 2>&1; then
     as_user_command=(runuser -u "$user" -- env "PATH=$PATH" "$@")
@@ -89,13 +105,14 @@ run_as() {
   "\${as_user_command[@]}"
 }
 
-# copy_secret SOURCE DEST OWNER: a private copy of a Secret file (mounts are group/other readable).
+# copy_secret SOURCE DEST OWNER: a private copy of a Secret file (mounts are group/other readable),
+# given to OWNER (an empty OWNER: kept by this container's user).
 copy_secret() {
   mkdir -p "$(dirname "$2")"
   rm -f "$2"
   cp "$1" "$2"
   chmod 0400 "$2"
-  if is_root; then
+  if is_root && [ -n "$3" ]; then
     chown "$3:$(id -g "$3")" "$2"
   fi
 }
@@ -235,13 +252,47 @@ if [ -n "\${hook_init+set}" ]; then
   setup_hook init "$hook_init"
 fi
 
-export PATH="$flux_install_root/bin:$PATH"
-if ! flux_bin="$(command -v flux)"; then
-  fail "flux is not in this container (looked in $flux_install_root/bin and PATH=$PATH): use an image with Flux installed, or set the Flux install root to where it is"
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "\${flux_view+set}" ]; then
+  # Flux from the view an init container copied into the volume shared with this container. \`flux\`
+  # is run by its name, through a link first on PATH: then it keeps PATH as it is for the jobs (run
+  # by a path, it would put the view's bin first), where the image's own programs (its python3, say)
+  # come before the view's.
+  if [ ! -x "$flux_view/bin/flux" ]; then
+    fail "there is no Flux view at $flux_view (no bin/flux): the init container copies it there into the volume shared with this container; see its log"
+  fi
+  mkdir -p "$flux_command_dir"
+  ln -sfn "$flux_view/bin/flux" "$flux_command_dir/flux"
+  export PATH="$flux_command_dir:$PATH:$flux_view/bin"
+  flux_bin=flux
+else
+  export PATH="$flux_install_root/bin:$PATH"
+  if ! flux_bin="$(command -v flux)"; then
+    fail "flux is not in this container (looked in $flux_install_root/bin and PATH=$PATH): use an image with Flux installed, or set the Flux install root to where it is"
+  fi
+fi
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "\${flux_python_path+set}" ]; then
+  export PYTHONPATH="\${PYTHONPATH:+$PYTHONPATH:}$flux_python_path"
+fi
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "\${flux_environment_file+set}" ]; then
+  # What the other containers of the pod and users of \`kubectl exec\` source to use this instance.
+  mkdir -p "$(dirname "$flux_environment_file")"
+  {
+    printf 'export PATH=%q\\n' "$PATH"
+    if [ -n "\${PYTHONPATH+set}" ]; then
+      printf 'export PYTHONPATH=%q\\n' "$PYTHONPATH"
+    fi
+    printf 'export fluxsocket=%q\\n' "local://$run_dir/local"
+    for variable in \${flux_environment[@]+"\${flux_environment[@]}"}; do
+      printf 'export %s=%q\\n' "\${variable%%=*}" "\${variable#*=}"
+    done
+  } >"$flux_environment_file"
 fi
 
 # The broker finds its rank by its hostname; index 0 of the Job is the lead broker.
-pod_hostname="$(hostname)"
+pod_hostname="$(uname -n)"
 case "$pod_hostname" in
   "$job_name"-*) pod_index="\${pod_hostname#"$job_name"-}" ;;
   *) fail "hostname $pod_hostname is not a pod of job $job_name (expected $job_name-<index>)" ;;
@@ -272,7 +323,9 @@ user_with_uid() {
   fi
 }
 
-if id -u "$flux_user" >/dev/null 2>&1; then
+if [ -z "$flux_user" ]; then
+  log "running Flux as this container's user (uid $(id -u))"
+elif id -u "$flux_user" >/dev/null 2>&1; then
   log "using the existing user $flux_user (uid $(id -u "$flux_user"))"
 else
   uid_owner="$(user_with_uid "$flux_uid")"
@@ -294,8 +347,15 @@ else
   log "created user $flux_user with uid $(id -u "$flux_user")"
 fi
 mkdir -p "$run_dir" "$state_dir" "$config_dir"
-if is_root; then
+if is_root && [ -n "$flux_user" ]; then
   chown "$flux_user:$(id -g "$flux_user")" "$run_dir" "$state_dir"
+fi
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "\${make_dirs+set}" ]; then
+  mkdir -p "\${make_dirs[@]}"
+  if is_root && [ -n "$flux_user" ]; then
+    chown "$flux_user:$(id -g "$flux_user")" "\${make_dirs[@]}"
+  fi
 fi
 copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
 
@@ -304,10 +364,10 @@ copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
 # user, not writable by others. The socket's directory stays searchable by everyone: the flux user's
 # brokers connect to the socket in it.
 
-# munge_dir DIR MODE: DIR owned by the munge user, with MODE.
+# munge_dir DIR MODE: DIR owned by the munge user (or this container's), with MODE.
 munge_dir() {
   mkdir -p "$1"
-  if is_root; then
+  if is_root && [ -n "$munge_user" ]; then
     chown "$munge_user:$(id -g "$munge_user")" "$1"
   fi
   if is_root || [ -O "$1" ]; then
@@ -316,7 +376,26 @@ munge_dir() {
 }
 
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
-if [ -n "\${munge_user+set}" ]; then
+if [ -n "\${munge_daemon+set}" ]; then
+  # The view's munged knows no place of this image: each is given. --force: the shared volume is
+  # writable by all without the sticky bit (an emptyDir), which munged refuses otherwise; only this
+  # pod's containers can write it.
+  munge_socket="$munge_socket_dir/munge.socket.2"
+  log "starting munged from the view (its socket: $munge_socket)"
+  munge_dir "$munge_socket_dir" 0755
+  munge_dir "$munge_seed_dir" 0700
+  munge_dir "$munge_log_dir" 0700
+  munge_dir "$(dirname "$munge_key")" 0700
+  copy_secret "$munge_key_source" "$munge_key" "$munge_user"
+  # Its warnings (the insecure folder, an origin it cannot resolve) go to its log, not the pod's: a
+  # quiet MiniCluster prints its program's output only. They are shown when it fails.
+  if ! "$munge_daemon" --force "--key-file=$munge_key" "--socket=$munge_socket" \\
+    "--pid-file=$munge_socket_dir/munged.pid" "--log-file=$munge_log_dir/munged.log" \\
+    "--seed-file=$munge_seed_dir/munged.seed" 2>>"$munge_log_dir/munged.stderr"; then
+    printf '%s\\n' "$(<"$munge_log_dir/munged.stderr")" >&2
+    fail "munged from the view did not start (its log: $munge_log_dir/munged.log)"
+  fi
+elif [ -n "\${munge_user+set}" ]; then
   if command -v munged >/dev/null 2>&1; then
     log "starting munged"
     munge_dir "$munge_socket_dir" 0755
@@ -362,6 +441,11 @@ if [ "$role" = lead ]; then
   if [ -n "$stays_up" ]; then
     log "interactive instance: connect with flux proxy local://$run_dir/local"
   fi
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "\${archive_path+set}" ] && [ -e "$archive_path" ]; then
+    log "restoring Flux's content from $archive_path"
+    start_args+=("-Scontent.restore=$archive_path")
+  fi
   if [ -n "$stop_signal" ]; then
     log "told to stop (SIG$stop_signal) before the lead broker started"
     exit "$((128 + $(kill -l "$stop_signal")))"
@@ -399,6 +483,11 @@ while :; do
   fi
   if [ "$status" -eq 0 ]; then
     log "the instance shut down: worker done"
+    exit 0
+  fi
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "\${complete_workers+set}" ]; then
+    log "the worker broker exited with status $status: worker done (workers complete)"
     exit 0
   fi
   # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here

@@ -408,7 +408,7 @@ describe('entrypointScript static checks', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// Running the script under bash, with stub `flux`, `hostname` (and `munged`) on PATH.
+// Running the script under bash, with stub `flux`, `uname` (and `munged`) on PATH.
 
 const sandboxes: string[] = [];
 after(() => {
@@ -471,7 +471,7 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(root, 'secrets', 'curve.cert'), 'CERTIFICATE\n', { mode: 0o644 });
   writeFileSync(join(root, 'secrets', 'munge.key'), 'MUNGEKEY', { mode: 0o644 });
   writeFileSync(join(installRoot, 'bin', 'flux'), FLUX_STUB, { mode: 0o755 });
-  writeFileSync(join(installRoot, 'bin', 'hostname'), '#!/bin/sh\necho "$STUB_HOSTNAME"\n', { mode: 0o755 });
+  writeFileSync(join(installRoot, 'bin', 'uname'), '#!/bin/sh\necho "$STUB_HOSTNAME"\n', { mode: 0o755 });
   return {
     root,
     installRoot,

@@ -6,6 +6,11 @@ import {
   type DefaultedMiniCluster,
   type MiniClusterSpec,
 } from '../../../src/api/index.ts';
+import {
+  validateMiniClusterV1alpha2,
+  type DefaultedMiniClusterV1alpha2,
+  type MiniClusterV1alpha2Spec,
+} from '../../../src/api/v1alpha2/index.ts';
 import type { KubeObject, MiniClusterKeys } from '../../../src/render/index.ts';
 
 export const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
@@ -57,4 +62,27 @@ export function plain(value: unknown): unknown {
 export function present<T>(value: T | undefined | null): T {
   assert.ok(value !== undefined && value !== null, 'expected a value');
   return value;
+}
+
+/** The Flux view image the v1alpha2 fixtures default to (the operator's setting). */
+export const VIEW_IMAGE = 'localhost/flux-view:0.88.0';
+export const APP_IMAGE = 'localhost/plain:bookworm';
+
+/** A v1alpha2 MiniCluster through validation and defaulting, with VIEW_IMAGE as the operator's view. */
+export function defaultedV1alpha2(
+  spec: Partial<MiniClusterV1alpha2Spec>,
+  name = 'flux-sample',
+  namespace = 'default',
+): DefaultedMiniClusterV1alpha2 {
+  const result = validateMiniClusterV1alpha2(
+    {
+      apiVersion: 'flux-framework.org/v1alpha2',
+      kind: 'MiniCluster',
+      metadata: { name, namespace },
+      spec: { containers: [{ image: APP_IMAGE, command: 'hostname' }], ...spec },
+    },
+    { fluxViewImage: VIEW_IMAGE },
+  );
+  if (!result.ok) assert.fail(`fixture is invalid: ${JSON.stringify(result.problems)}`);
+  return result.value;
 }

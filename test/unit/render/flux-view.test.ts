@@ -1,0 +1,189 @@
+// Flux from the view (v1alpha2's default): the init container that copies the view into the state
+// volume, what the Flux container mounts and runs, and where broker.toml and the entrypoint put things;
+// and Flux from the image (flux.container.disable), which renders as a v1alpha1 MiniCluster does.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { parse } from 'smol-toml';
+import type { V1Container } from '@kubernetes/client-node';
+import { renderMiniCluster } from '../../../src/render/index.ts';
+import {
+  APP_IMAGE,
+  IMAGE,
+  KEYS,
+  VIEW_IMAGE,
+  defaulted,
+  defaultedV1alpha2,
+  find,
+  plain,
+  present,
+} from './fixtures.ts';
+
+function podOf(spec: Parameters<typeof defaultedV1alpha2>[0]) {
+  const objects = renderMiniCluster(defaultedV1alpha2(spec), KEYS);
+  return { objects, pod: present(find.job(objects).spec?.template.spec) };
+}
+
+function scriptOf(objects: ReturnType<typeof renderMiniCluster>): string {
+  return present(find.configMap(objects).data?.['entrypoint.sh']);
+}
+
+function brokerConfigOf(objects: ReturnType<typeof renderMiniCluster>) {
+  return plain(parse(present(find.configMap(objects).data?.['broker.toml']))) as {
+    bootstrap: { curve_cert: string };
+    resource: { path: string };
+  };
+}
+
+const OPERATOR_MOUNTS = [
+  { name: 'flux-operator-broker-config', mountPath: '/etc/flux/config', readOnly: true },
+  { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
+  { name: 'flux-operator-curve-cert', mountPath: '/etc/flux-operator/curve', readOnly: true },
+  { name: 'flux-operator-munge-key', mountPath: '/etc/flux-operator/munge', readOnly: true },
+];
+
+describe('Flux from the view', () => {
+  it('copies the view in an init container into the state volume the Flux container mounts', () => {
+    const { pod } = podOf({ size: 2 });
+    const expectedInit: V1Container = {
+      name: 'flux-view',
+      image: VIEW_IMAGE,
+      imagePullPolicy: 'IfNotPresent',
+      command: ['/usr/local/bin/flux-view-copy', '/mnt/flux'],
+      volumeMounts: [{ name: 'flux-operator-state', mountPath: '/mnt/flux' }],
+    };
+    assert.deepEqual(pod.initContainers, [expectedInit]);
+    const [flux] = pod.containers;
+    assert.equal(flux?.image, APP_IMAGE);
+    assert.deepEqual(flux?.command, ['/bin/bash', '/flux_operator/entrypoint.sh']);
+    assert.deepEqual(flux?.volumeMounts, [
+      ...OPERATOR_MOUNTS,
+      { name: 'flux-operator-state', mountPath: '/mnt/flux' },
+    ]);
+    assert.deepEqual(
+      pod.volumes?.find((volume) => volume.name === 'flux-operator-state'),
+      { name: 'flux-operator-state', emptyDir: {} },
+    );
+  });
+
+  it('mounts the Secrets readable by the container`s user, whatever uid it is', () => {
+    const { pod } = podOf({});
+    for (const name of ['flux-operator-curve-cert', 'flux-operator-munge-key']) {
+      assert.equal(pod.volumes?.find((volume) => volume.name === name)?.secret?.defaultMode, 0o444, name);
+    }
+  });
+
+  it('runs the brokers from the view as the container`s own user, with the view`s munged', () => {
+    const { objects } = podOf({});
+    const script = scriptOf(objects);
+    assert.match(script, /^flux_user=''$/m);
+    assert.doesNotMatch(script, /^flux_uid=/m);
+    assert.match(script, /^flux_view=\/mnt\/flux\/view$/m);
+    assert.match(script, /^flux_command_dir=\/mnt\/flux\/bin$/m);
+    assert.match(script, /^flux_environment_file=\/mnt\/flux\/flux-view\.sh$/m);
+    assert.match(script, /^munge_daemon=\/mnt\/flux\/view\/sbin\/munged$/m);
+    assert.match(script, /^munge_user=''$/m);
+    assert.match(script, /^munge_key=\/mnt\/flux\/munge\/key\/munge\.key$/m);
+    assert.match(script, /^munge_socket_dir=\/mnt\/flux\/munge\/run$/m);
+    // The rundir is in the shared volume, so containers beside Flux reach its socket.
+    assert.match(
+      script,
+      /^start_args=\(.* -Srundir=\/mnt\/flux\/run\/flux .*-Slocal-uri=local:\/\/\/mnt\/flux\/run\/flux\/local /m,
+    );
+    const config = brokerConfigOf(objects);
+    assert.equal(config.bootstrap.curve_cert, '/mnt/flux/curve.cert');
+    assert.equal(config.resource.path, '/mnt/flux/R');
+  });
+
+  it('takes the init container`s settings from flux.container', () => {
+    const { pod, objects } = podOf({
+      flux: {
+        container: {
+          name: 'copy-flux',
+          image: 'registry.example/flux-view:1',
+          pullAlways: true,
+          workingDir: '/work',
+          mountPath: '/opt/flux',
+          imagePullSecret: 'view-pull',
+          resources: { limits: { cpu: 1, memory: '256Mi' } },
+          securityContext: { runAsUser: 1000, runAsNonRoot: true },
+          pythonPath: '/opt/app/site-packages',
+        },
+      },
+    });
+    assert.deepEqual(pod.initContainers, [
+      {
+        name: 'copy-flux',
+        image: 'registry.example/flux-view:1',
+        imagePullPolicy: 'Always',
+        command: ['/usr/local/bin/flux-view-copy', '/opt/flux'],
+        workingDir: '/work',
+        resources: { limits: { cpu: '1', memory: '256Mi' } },
+        volumeMounts: [{ name: 'flux-operator-state', mountPath: '/opt/flux' }],
+        securityContext: { runAsUser: 1000, runAsNonRoot: true },
+      },
+    ]);
+    assert.deepEqual(pod.imagePullSecrets, [{ name: 'view-pull' }]);
+    assert.deepEqual(pod.containers[0]?.volumeMounts?.at(-1), {
+      name: 'flux-operator-state',
+      mountPath: '/opt/flux',
+    });
+    const script = scriptOf(objects);
+    assert.match(script, /^flux_view=\/opt\/flux\/view$/m);
+    assert.match(script, /^flux_python_path=\/opt\/app\/site-packages$/m);
+    assert.match(script, /-Srundir=\/opt\/flux\/run\/flux /);
+    assert.equal(brokerConfigOf(objects).bootstrap.curve_cert, '/opt/flux/curve.cert');
+  });
+
+  it('gives the Flux container flux.environment (its own variables win) and lists shell names in the file', () => {
+    const { pod, objects } = podOf({
+      flux: { environment: { SHARED: 'from-flux', 'dotted.name': 'x', ONLY_FLUX: 'y' } },
+      containers: [{ image: APP_IMAGE, command: 'hostname', environment: { SHARED: 'own' } }],
+    });
+    assert.deepEqual(pod.containers[0]?.env, [
+      { name: 'ONLY_FLUX', value: 'y' },
+      { name: 'dotted.name', value: 'x' },
+      { name: 'SHARED', value: 'own' },
+    ]);
+    assert.match(scriptOf(objects), /^flux_environment=\(ONLY_FLUX=y SHARED=from-flux\)$/m);
+  });
+
+  it('runs lifecycle hooks with bash, the one shell an application image must have', () => {
+    const { pod } = podOf({
+      containers: [{ image: APP_IMAGE, command: 'hostname', lifeCycle: { postStartExec: 'echo up' } }],
+    });
+    assert.deepEqual(pod.containers[0]?.lifecycle, {
+      postStart: { exec: { command: ['/bin/bash', '-c', 'echo up'] } },
+    });
+  });
+});
+
+describe('the entrypoint of a v1alpha2 MiniCluster', () => {
+  it('ends a failed worker with completeWorkers, and restores the archive on the lead', () => {
+    const plainScript = scriptOf(podOf({}).objects);
+    assert.doesNotMatch(plainScript, /^complete_workers=/m);
+    assert.doesNotMatch(plainScript, /^archive_path=/m);
+    const script = scriptOf(
+      podOf({ flux: { completeWorkers: true }, archive: { path: '/data/archive.sqlite' } }).objects,
+    );
+    assert.match(script, /^complete_workers=yes$/m);
+    assert.match(script, /^archive_path=\/data\/archive\.sqlite$/m);
+    assert.match(script, /^start_args=\(.* -Scontent\.dump=\/data\/archive\.sqlite\)$/m);
+  });
+});
+
+describe('Flux from the image (flux.container.disable)', () => {
+  it('has no init container, and renders as the same MiniCluster in v1alpha1 does', () => {
+    const v1alpha2 = renderMiniCluster(
+      defaultedV1alpha2({
+        size: 2,
+        logging: { strict: true },
+        flux: { container: { disable: true } },
+        containers: [{ image: IMAGE, command: 'hostname' }],
+      }),
+      KEYS,
+    );
+    const v1alpha1 = renderMiniCluster(defaulted({ size: 2 }), KEYS);
+    assert.equal(find.job(v1alpha2).spec?.template.spec?.initContainers, undefined);
+    assert.deepEqual(v1alpha2, v1alpha1);
+  });
+});
