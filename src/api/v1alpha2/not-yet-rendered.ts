@@ -84,10 +84,12 @@ export const NOT_YET_RENDERED: readonly NotYetRendered[] = [
     accepts: is(true),
     absentMeans: () => false,
   },
-  ...['workingDir', 'pythonPath', 'resources', 'imagePullSecret', 'securityContext'].map((field) => ({
-    path: `spec.flux.container.${field}`,
-    what: 'a setting of the Flux view init container, which the renderer does not make',
-  })),
+  ...['image', 'workingDir', 'pythonPath', 'resources', 'imagePullSecret', 'securityContext'].map(
+    (field) => ({
+      path: `spec.flux.container.${field}`,
+      what: 'a setting of the Flux view init container, which the renderer does not make',
+    }),
+  ),
   { path: 'spec.flux.container.name', what: 'the view init container name', accepts: is('flux-view') },
   { path: 'spec.flux.container.mountPath', what: "the view's mount path", accepts: is('/mnt/flux') },
   { path: 'spec.flux.container.pullAlways', what: 'pulling the view image', accepts: is(false) },
