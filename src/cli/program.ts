@@ -215,6 +215,23 @@ export function buildProgram(): Command {
     });
 
   program
+    .command('convert')
+    .description('print v1alpha1 MiniCluster manifests as v1alpha2 (other documents as they are)')
+    .requiredOption(
+      '-f, --file <file>',
+      'manifest to convert (repeatable; a file may hold several documents)',
+      collect,
+    )
+    .addHelpText(
+      'after',
+      '\nExample: flux-operator convert -f examples/hello-world.yaml > hello-world.v1alpha2.yaml',
+    )
+    .action(async (options: { file: string[] }) => {
+      const { convertFiles } = await import('./convert-command.ts');
+      process.stdout.write(await convertFiles(options.file));
+    });
+
+  program
     .command('crd')
     .description('print the MiniCluster CustomResourceDefinition')
     .action(async () => {
