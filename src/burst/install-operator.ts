@@ -7,6 +7,7 @@ import type { DefaultedBurstTarget } from '../api/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { poolConnections } from '../kube/connection-pool.ts';
 import { ObjectApi } from '../kube/object-api.ts';
+import { switchConversionClientConfig } from '../kube/conversion-client-config.ts';
 import {
   DEFAULT_OPERATOR_IMAGE,
   FIELD_MANAGER,
@@ -38,6 +39,9 @@ export async function installOperatorObjects(
     namespace: options.namespace ?? OPERATOR_NAMESPACE,
   });
   for (const object of objects) {
+    if (object.kind === 'CustomResourceDefinition') {
+      await switchConversionClientConfig(api, object as unknown as KubernetesObject, FIELD_MANAGER);
+    }
     await serverSideApply(api, object as unknown as KubernetesObject, FIELD_MANAGER);
   }
 }

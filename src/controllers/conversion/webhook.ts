@@ -9,7 +9,7 @@
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { CONVERSION_WEBHOOK_PATH, CRD_NAME, type ConversionClientConfig } from '../../api/index.ts';
-import { apiErrorCode, describeApiError, isConflict } from '../../kube/api-errors.ts';
+import { apiErrorCode, describeApiError, isConflict, isTransient } from '../../kube/api-errors.ts';
 import type { Transport } from '../../kube/transport.ts';
 import type { BindAddress } from '../../observability/health-server.ts';
 import type { Runnable } from '../../runtime/runnable.ts';
@@ -101,7 +101,8 @@ export class ConversionWebhook implements Runnable {
   private running: Promise<void> | undefined;
   /** The CA bundle of the certificate served (what the CRD's caBundle must hold). */
   private caBundle: string | undefined;
-  private lastCrdProblem: string | undefined;
+  /** The last problem logged, so that one lasting many passes is logged once. */
+  private lastProblem: string | undefined;
   private waitingLogged = false;
   private stopped = false;
 
@@ -202,9 +203,11 @@ export class ConversionWebhook implements Runnable {
       state = await this.secret.read();
       if (mayWrite) state = await this.renewIfDue(state);
     } catch (error) {
-      this.log.error(
-        { error: describeApiError(error), secret: `${this.secret.namespace}/${this.secret.name}` },
-        'cannot read or write the conversion webhook certificate Secret; conversions wait for it',
+      // Unreachable: the manager's outage line says it; refused (403, say): an error, once.
+      this.problem(
+        isTransient(error) ? 'warn' : 'error',
+        `cannot read or write the conversion webhook's certificate Secret ${this.secret.namespace}/${this.secret.name}: ` +
+          describeApiError(error),
       );
       return;
     }
@@ -326,7 +329,7 @@ export class ConversionWebhook implements Runnable {
         );
         return false;
       }
-      this.lastCrdProblem = undefined;
+      this.lastProblem = undefined;
       return true;
     } catch (error) {
       const code = apiErrorCode(error);
@@ -348,10 +351,10 @@ export class ConversionWebhook implements Runnable {
     }
   }
 
-  /** A problem with the CRD, logged when it is new (not at every pass while it lasts). */
+  /** A problem, logged when it is new (not at every pass while it lasts). */
   private problem(level: 'warn' | 'error', message: string): void {
-    if (this.lastCrdProblem === message) return;
-    this.lastCrdProblem = message;
+    if (this.lastProblem === message) return;
+    this.lastProblem = message;
     this.log[level]({}, message);
   }
 }
