@@ -26,7 +26,6 @@ import { MiniClusterSchema, MiniClusterSpecSchema } from './schema.ts';
 import type { TSchema } from '@sinclair/typebox';
 import type { CelRule } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
-import { miniClusterV1alpha2CrdVersion } from './crd-v1alpha2-placeholder.ts';
 
 /** The subset of apiextensions.k8s.io/v1 JSONSchemaProps the MiniCluster schema uses. */
 export interface JsonSchemaProps {
@@ -384,28 +383,8 @@ export function namespacedCrd<Subresources>(
 }
 
 /**
- * The MiniCluster CRD: v1alpha1 served, v1alpha2 served and stored, converted by the operator's
- * webhook at `clientConfig` (the default install's Service unless given). Pure: the same object for
- * the same argument.
- */
-export function miniClusterCrd(
-  clientConfig: ConversionClientConfig = { service: { ...DEFAULT_CONVERSION_SERVICE } },
-): CustomResourceDefinition {
-  const single = miniClusterV1alpha1Crd();
-  const v1alpha1 = single.spec.versions.map((version) => ({ ...version, storage: false }));
-  return {
-    ...single,
-    spec: {
-      ...single.spec,
-      versions: [...v1alpha1, miniClusterV1alpha2CrdVersion() as CrdVersionOf<MiniClusterSubresources>],
-      conversion: webhookConversion(clientConfig),
-    },
-  };
-}
-
-/**
- * The CRD as it was before v1alpha2: v1alpha1 alone, served and stored, no conversion. Kept for the
- * upgrade test (objects written through it keep working once the two-version CRD replaces it).
+ * The CRD as it was before v1alpha2: v1alpha1 alone, served and stored, no conversion. The base of
+ * the two-version CRD (minicluster-crd.ts), and the CRD of the upgrade test.
  */
 export function miniClusterV1alpha1Crd(): CustomResourceDefinition {
   return namespacedCrd({

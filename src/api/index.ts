@@ -31,13 +31,13 @@ export type { Problem } from './problems.ts';
 export {
   CONVERSION_WEBHOOK_PATH,
   DEFAULT_CONVERSION_SERVICE,
-  miniClusterCrd,
   miniClusterV1alpha1Crd,
   toStructuralSchema,
   webhookConversion,
   PRINTER_COLUMNS,
   SCALE_SUBRESOURCE,
 } from './crd.ts';
+export { miniClusterCrd } from './minicluster-crd.ts';
 export type {
   ConversionClientConfig,
   CrdConversion,

@@ -30,6 +30,7 @@ import {
   OPERATOR_NODE_OPTIONS,
   OPERATOR_RESOURCES,
   READINESS_PATH,
+  DEFAULT_FLUX_VIEW_IMAGE,
   FLUX_VIEW_IMAGE_FLAG,
   WEBHOOK_PORT,
   WEBHOOK_PORT_NAME,
@@ -133,7 +134,7 @@ export function operatorContainer(
     args: [
       ...OPERATOR_ARGS,
       webhookServiceArg(options.namespace),
-      ...(options.fluxViewImage === undefined ? [] : [`${FLUX_VIEW_IMAGE_FLAG}=${options.fluxViewImage}`]),
+      `${FLUX_VIEW_IMAGE_FLAG}=${options.fluxViewImage ?? DEFAULT_FLUX_VIEW_IMAGE}`,
       ...(options.watchNamespaces ?? []).map((namespace) => `--namespace=${namespace}`),
     ],
     env: [...operatorEnv(), operatorImageEnv(image)],
