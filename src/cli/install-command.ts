@@ -19,7 +19,7 @@ import type { InstallObject } from '../deploy/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { poolConnections } from '../kube/connection-pool.ts';
 import { ObjectApi } from '../kube/object-api.ts';
-import { switchConversionClientConfig } from '../kube/conversion-client-config.ts';
+import { applyCrdKeepingClientConfig } from '../kube/conversion-client-config.ts';
 import { InputError } from './input-error.ts';
 
 export interface InstallCommandOptions {
@@ -175,10 +175,12 @@ async function apply(client: ObjectApi, object: InstallObject, where: string): P
   const ref = objectRef(object);
   try {
     const before = await readIfExists(client, object);
-    if (object.kind === 'CustomResourceDefinition') {
-      await switchConversionClientConfig(client, object as KubernetesObject, FIELD_MANAGER);
-    }
-    const after = await serverSideApply(client, object as KubernetesObject, FIELD_MANAGER);
+    const applyIt = (applied: KubernetesObject) => serverSideApply(client, applied, FIELD_MANAGER);
+    // A CRD keeps the conversion webhook an operator pointed it at (see conversion-client-config.ts).
+    const after =
+      object.kind === 'CustomResourceDefinition'
+        ? await applyCrdKeepingClientConfig(client, object as KubernetesObject, applyIt)
+        : await applyIt(object as KubernetesObject);
     if (before === undefined) return 'created';
     return before.metadata?.resourceVersion === after.metadata?.resourceVersion ? 'unchanged' : 'configured';
   } catch (error) {

@@ -1,11 +1,11 @@
 /**
- * Applying a CRD whose conversion webhook is reached another way than the live one's: a URL (an
- * operator run out of cluster wrote it) where the applied CRD names a Service, or the reverse. A
- * server-side apply cannot remove the field another manager owns, and a clientConfig with both is
- * invalid, so the live clientConfig is first replaced whole by a merge patch (the caBundle kept).
+ * Applying a CRD whose conversion webhook an operator points at itself: the live clientConfig (a
+ * Service or a URL, and the caBundle of the CA that operator made) is kept, so that an install run
+ * again, or an upgrade of the CRD's schema, never cuts the API server off a webhook that answers. A
+ * CRD applied for the first time (or over one that converted nothing) gets the clientConfig given.
  */
-import { PatchStrategy, type KubernetesObject } from '@kubernetes/client-node';
-import { isNotFound } from './api-errors.ts';
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { apiErrorCode, isNotFound } from './api-errors.ts';
 
 interface ClientConfig {
   url?: string;
@@ -13,65 +13,63 @@ interface ClientConfig {
   caBundle?: string;
 }
 
+interface Conversion {
+  strategy?: string;
+  webhook?: { conversionReviewVersions?: string[]; clientConfig?: ClientConfig };
+}
+
 interface CrdLike extends KubernetesObject {
-  spec?: { conversion?: { strategy?: string; webhook?: { clientConfig?: ClientConfig } } };
+  spec?: { conversion?: Conversion } & Record<string, unknown>;
 }
 
-export interface CrdObjectClient {
+export interface CrdReader {
   read(header: KubernetesObject): Promise<KubernetesObject>;
-  patch(
-    body: KubernetesObject,
-    pretty?: string,
-    dryRun?: string,
-    fieldManager?: string,
-    force?: boolean,
-    patchStrategy?: PatchStrategy,
-  ): Promise<KubernetesObject>;
 }
 
-function way(config: ClientConfig | undefined): 'url' | 'service' | undefined {
-  if (config?.url) return 'url';
-  if (config?.service) return 'service';
-  return undefined;
-}
-
-/** True when it had to switch (the live CRD then sends conversions where `crd` says). */
-export async function switchConversionClientConfig(
-  client: CrdObjectClient,
-  crd: CrdLike,
-  fieldManager: string,
-): Promise<boolean> {
-  const wanted = crd.spec?.conversion?.webhook?.clientConfig;
-  if (!wanted || !crd.metadata?.name) return false;
-  let live: CrdLike;
+/** The live CRD's webhook clientConfig, undefined when it has none (or there is no CRD). */
+async function liveClientConfig(client: CrdReader, crd: CrdLike): Promise<ClientConfig | undefined> {
   try {
-    live = (await client.read({
+    const live = (await client.read({
       apiVersion: crd.apiVersion ?? 'apiextensions.k8s.io/v1',
       kind: crd.kind ?? 'CustomResourceDefinition',
-      metadata: { name: crd.metadata.name },
+      metadata: { name: crd.metadata?.name ?? '' },
     })) as CrdLike;
+    const conversion = live.spec?.conversion;
+    return conversion?.strategy === 'Webhook' ? conversion.webhook?.clientConfig : undefined;
   } catch (error) {
-    if (isNotFound(error)) return false;
+    if (isNotFound(error)) return undefined;
     throw error;
   }
-  const current = live.spec?.conversion?.webhook?.clientConfig;
-  const from = way(current);
-  const to = way(wanted);
-  if (from === undefined || from === to) return false;
-  const { caBundle: _ignored, ...where } = wanted;
-  const clientConfig = { ...where, [from]: null };
-  await client.patch(
-    {
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: crd.metadata.name },
-      spec: { conversion: { webhook: { clientConfig } } },
-    } as KubernetesObject,
-    undefined,
-    undefined,
-    fieldManager,
-    undefined,
-    PatchStrategy.MergePatch,
-  );
-  return true;
+}
+
+/** `crd` with the live clientConfig in place of its own, when the live CRD has one. */
+export async function withLiveClientConfig<T extends CrdLike>(client: CrdReader, crd: T): Promise<T> {
+  const wanted = crd.spec?.conversion;
+  if (!wanted?.webhook?.clientConfig) return crd;
+  const live = await liveClientConfig(client, crd);
+  if (!live) return crd;
+  // The client's models carry unset fields as undefined: keep only what is set.
+  const clientConfig = JSON.parse(JSON.stringify(live)) as ClientConfig;
+  return {
+    ...crd,
+    spec: { ...crd.spec, conversion: { ...wanted, webhook: { ...wanted.webhook, clientConfig } } },
+  };
+}
+
+/**
+ * Applies `crd` (with `apply`) keeping the live clientConfig; again, up to three times, when it is
+ * refused as invalid because an operator pointed the CRD elsewhere in between.
+ */
+export async function applyCrdKeepingClientConfig<T extends CrdLike, R>(
+  client: CrdReader,
+  crd: T,
+  apply: (crd: T) => Promise<R>,
+): Promise<R> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await apply(await withLiveClientConfig(client, crd));
+    } catch (error) {
+      if (attempt >= 3 || apiErrorCode(error) !== 422) throw error;
+    }
+  }
 }

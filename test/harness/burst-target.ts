@@ -15,7 +15,7 @@ import {
   type BurstTargetStatus,
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { switchConversionClientConfig } from '../../src/kube/conversion-client-config.ts';
+import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
 import { ensureConversionWebhook } from './conversion-webhook.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { waitFor } from './cluster.ts';
@@ -49,8 +49,9 @@ export async function installBurstTargetCrd(clients: KubeClients): Promise<void>
  */
 export async function installMiniClusterCrd(clients: KubeClients, kubeconfig: string): Promise<void> {
   const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
-  await switchConversionClientConfig(clients.objects, crd, MANAGER);
-  await serverSideApply(clients.objects, crd as never, MANAGER);
+  await applyCrdKeepingClientConfig(clients.objects, crd, (applied) =>
+    serverSideApply(clients.objects, applied as never, MANAGER),
+  );
   await waitFor(
     async () => {
       await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });

@@ -1,16 +1,22 @@
 // The conversion webhook the tests of one local cluster share: `node conversion-webhook-process.ts
 // <kubeconfig> <state file>`, started detached by conversion-webhook.ts. Test files come and go, each
 // with operators that serve no webhook of their own (so they never take the CRD from each other); this
-// process serves the conversions for all of them, keeps the CRD pointed at itself (a test that installs
-// the operator points it elsewhere for a moment), and writes where it serves into the state file. It
-// exits on SIGTERM, or by itself once its cluster has been gone for a minute.
+// process serves the conversions for all of them and writes where it serves into the state file. A
+// test that installs the operator points the CRD at the installed one: while that one answers (checked
+// every half second as the API server would reach it), it keeps the CRD; when it does not (not ready
+// yet, its namespace deleted), this process takes the CRD back at once. It exits on SIGTERM, or by
+// itself once its cluster has been gone for a minute.
 import { rmSync, writeFileSync } from 'node:fs';
+import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
 import { convertMiniCluster } from '../../src/api/crd-v1alpha2-placeholder.ts';
 import { apiClients } from '../../src/kube/api-clients.ts';
 import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import type { ConversionClientConfig } from '../../src/api/index.ts';
+import { CRD_NAME } from '../../src/api/index.ts';
+import { conversionWebhookAnswers } from './conversion-probe.ts';
 
 export const TEST_WEBHOOK_SECRET = { namespace: 'default', name: 'flux-operator-tests-webhook-cert' };
 const GONE_EXIT_MS = 60_000;
@@ -27,8 +33,8 @@ const webhook = new ConversionWebhook({
   address: { host: '127.0.0.1', port: 0 },
   secret: TEST_WEBHOOK_SECRET,
   secretLabels: { 'flux-operator.test/owned': 'true' },
-  // Another webhook may have taken the CRD (an installed operator under test): taken back within 0.5 s.
-  syncIntervalMs: 500,
+  // Its own passes only follow its Secret; the loop below decides when to take the CRD.
+  mayWrite: () => false,
 });
 
 let stopping = false;
@@ -59,13 +65,35 @@ for (;;) {
   }
   await sleep(200);
 }
+async function liveClientConfig(): Promise<ConversionClientConfig | undefined> {
+  const crd = await clients.transport.request<{
+    spec?: { conversion?: { strategy?: string; webhook?: { clientConfig?: ConversionClientConfig } } };
+  }>('GET', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`, { timeoutMs: 5_000 });
+  return crd.spec?.conversion?.strategy === 'Webhook' ? crd.spec.conversion.webhook?.clientConfig : undefined;
+}
+
 let goneSince: number | undefined;
+let lastProbe = 0;
 for (;;) {
-  await sleep(5_000);
-  const ready = await clients.transport.probe('/readyz', 3_000);
-  goneSince = ready ? undefined : (goneSince ?? Date.now());
+  await sleep(500);
+  try {
+    const live = await liveClientConfig();
+    const mine = webhook.clientConfig();
+    if (
+      live &&
+      mine &&
+      !isDeepStrictEqual(live, mine) &&
+      !(await conversionWebhookAnswers(clients.transport, live))
+    ) {
+      await webhook.sync(true);
+    }
+    goneSince = undefined;
+  } catch {
+    goneSince ??= Date.now();
+  }
+  if (Date.now() - lastProbe > 5_000) {
+    lastProbe = Date.now();
+    if (!(await clients.transport.probe('/readyz', 3_000))) goneSince ??= Date.now();
+  }
   if (goneSince !== undefined && Date.now() - goneSince > GONE_EXIT_MS) await stop(0);
-  // A renewed certificate changes the caBundle: keep the state file current for installCrd.
-  const config = webhook.clientConfig();
-  if (config) writeFileSync(stateFile, JSON.stringify({ pid: process.pid, clientConfig: config }));
 }

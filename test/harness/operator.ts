@@ -20,7 +20,7 @@ import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
 import { ensureConversionWebhook } from './conversion-webhook.ts';
-import { switchConversionClientConfig } from '../../src/kube/conversion-client-config.ts';
+import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
 import { cluster, waitFor } from './cluster.ts';
 
 const run = promisify(execFile);
@@ -33,10 +33,12 @@ export const LOCAL_FLUX_VIEW_IMAGE = 'localhost/flux-view:0.88.0';
 export function installCrd(): Promise<void> {
   crdInstalled ??= (async () => {
     const { objects, kc, kubeconfig } = await cluster();
-    // v1alpha2 is stored: every v1alpha1 request goes through the cluster's shared test webhook.
+    // v1alpha2 is stored: every v1alpha1 request goes through the cluster's shared test webhook (or,
+    // while a test's installed operator holds the CRD and answers, through that one).
     const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
-    await switchConversionClientConfig(objects, crd, 'flux-operator-tests');
-    await serverSideApply(objects, crd as never, 'flux-operator-tests');
+    await applyCrdKeepingClientConfig(objects, crd, (applied) =>
+      serverSideApply(objects, applied as never, 'flux-operator-tests'),
+    );
     const clients = kubeClients(kc);
     await waitFor(
       async () => {

@@ -12,6 +12,8 @@ const CRD_PATH = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_
 export type CrdSyncOutcome =
   | { readonly kind: 'unchanged' }
   | { readonly kind: 'patched'; readonly from: string }
+  /** It sends conversions elsewhere, and `mayTakeOver` said not yet. */
+  | { readonly kind: 'deferred'; readonly current: string }
   /** The CRD converts with strategy None (a CRD from before v1alpha2): nothing to point anywhere. */
   | { readonly kind: 'no-webhook' };
 
@@ -37,12 +39,19 @@ interface LiveCrd {
 export async function syncCrdClientConfig(
   transport: Transport,
   desired: ConversionClientConfig,
+  /** Asked before the CRD is pointed away from another webhook (not for a caBundle change). */
+  mayTakeOver: () => Promise<boolean> = async () => true,
 ): Promise<CrdSyncOutcome> {
   const crd = await transport.request<LiveCrd>('GET', CRD_PATH, { timeoutMs: 10_000 });
   const conversion = crd.spec?.conversion;
   if (conversion?.strategy !== 'Webhook') return { kind: 'no-webhook' };
   const current = conversion.webhook?.clientConfig;
   if (isDeepStrictEqual(current, desired)) return { kind: 'unchanged' };
+  const { caBundle: _current, ...where } = current ?? {};
+  const { caBundle: _desired, ...wanted } = desired;
+  if (!isDeepStrictEqual(where, wanted) && !(await mayTakeOver())) {
+    return { kind: 'deferred', current: describeClientConfig(current) };
+  }
   // A merge patch: null removes the other way of reaching the webhook (exactly one is allowed).
   const clientConfig = 'url' in desired ? { ...desired, service: null } : { ...desired, url: null };
   await transport.request('PATCH', CRD_PATH, {

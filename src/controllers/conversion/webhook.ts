@@ -30,6 +30,10 @@ import {
   type RotationPolicy,
 } from './rotation.ts';
 import { ConversionWebhookServer, type WebhookServerOptions } from './server.ts';
+import { serviceAnswers } from './service-probe.ts';
+
+/** How soon a pass runs again when the CRD could not be pointed at a Service not answering yet. */
+const RETRY_SOON_MS = 2_000;
 
 export const DEFAULT_SYNC_INTERVAL_MS = 60_000;
 const CA_COMMON_NAME = 'flux-operator-webhook-ca';
@@ -98,6 +102,7 @@ export class ConversionWebhook implements Runnable {
   private readonly policy: RotationPolicy;
   private readonly hosts: CertificateHosts;
   private timer: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
   private running: Promise<void> | undefined;
   /** The CA bundle of the certificate served (what the CRD's caBundle must hold). */
   private caBundle: string | undefined;
@@ -183,7 +188,9 @@ export class ConversionWebhook implements Runnable {
   async stop(): Promise<void> {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry);
     this.timer = undefined;
+    this.retry = undefined;
     await this.running?.catch(() => undefined);
     await this.server.close();
   }
@@ -311,12 +318,37 @@ export class ConversionWebhook implements Runnable {
     return { stored, resourceVersion };
   }
 
+  /** A pass that may write, soon (once; not after stop). */
+  private soon(): void {
+    if (this.retry || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      // Not leading yet (the first pass runs before the election): wait for it.
+      if (this.options.mayWrite?.() ?? true) this.sync(true).catch(() => undefined);
+      else this.soon();
+    }, RETRY_SOON_MS);
+    this.retry.unref();
+  }
+
   /** Points the CRD at this replica; false (and a log line saying why) when it cannot. */
   private async pointCrd(): Promise<boolean> {
     const desired = this.clientConfig();
     if (!desired) return false;
     try {
-      const outcome = await syncCrdClientConfig(this.options.transport, desired);
+      const service = this.options.service;
+      const caBundle = this.caBundle;
+      const outcome = await syncCrdClientConfig(this.options.transport, desired, async () =>
+        service && caBundle !== undefined ? serviceAnswers(service, caBundle) : true,
+      );
+      if (outcome.kind === 'deferred') {
+        // Its pods are not Ready behind the Service yet: the CRD keeps the webhook it has, for now.
+        this.log.debug(
+          { current: outcome.current },
+          'the webhook Service does not answer yet; pointing the CRD at it later',
+        );
+        this.soon();
+        return false;
+      }
       if (outcome.kind === 'patched') {
         this.log.info(
           { webhook: describeClientConfig(desired), was: outcome.from },
