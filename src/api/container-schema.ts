@@ -34,6 +34,7 @@ import {
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
+import type { CelRule } from './schema-helpers.ts';
 import { CONTAINER_SCRIPT_RULES } from './script-cel.ts';
 import { EXISTING_VOLUME_SOURCE_RULE } from './storage-cel.ts';
 import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-cel.ts';
@@ -264,6 +265,22 @@ export const IMAGE_PULL_PROPERTIES = {
   ),
 };
 
+/** A container's modes: launcher and batch exclude each other; batchRaw needs batch. */
+export const CONTAINER_MODE_RULES: CelRule[] = [
+  {
+    rule: '!(has(self.launcher) && self.launcher && has(self.batch) && self.batch)',
+    message: 'launcher and batch exclude each other; set only one of them',
+    fieldPath: '.launcher',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: '!(has(self.batchRaw) && self.batchRaw) || (has(self.batch) && self.batch)',
+    message: 'batchRaw needs batch: true; set batch or remove batchRaw',
+    fieldPath: '.batchRaw',
+    reason: 'FieldValueInvalid',
+  },
+];
+
 export const ContainerSchema = Type.Object(
   {
     name: derivedDefault(
@@ -343,18 +360,7 @@ export const ContainerSchema = Type.Object(
     description: 'A container of every MiniCluster pod.',
     additionalProperties: false,
     ...celRules(
-      {
-        rule: '!(has(self.launcher) && self.launcher && has(self.batch) && self.batch)',
-        message: 'launcher and batch exclude each other; set only one of them',
-        fieldPath: '.launcher',
-        reason: 'FieldValueForbidden',
-      },
-      {
-        rule: '!(has(self.batchRaw) && self.batchRaw) || (has(self.batch) && self.batch)',
-        message: 'batchRaw needs batch: true; set batch or remove batchRaw',
-        fieldPath: '.batchRaw',
-        reason: 'FieldValueInvalid',
-      },
+      ...CONTAINER_MODE_RULES,
       {
         rule: '!has(self.volumes) || !has(self.existingVolumes) || self.volumes.all(name, !(name in self.existingVolumes))',
         message: 'a volume name appears in both volumes and existingVolumes; keep each name in one of them',

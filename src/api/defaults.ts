@@ -71,7 +71,7 @@ const V1ALPHA1_SERVICE_NAME = 'flux-service';
  * Whether a container reaches the services pod by v1alpha1's name, `<name>-services.flux-service`
  * (in its command, hooks or environment), as the Go operator's examples do.
  */
-function addressesV1alpha1Services(spec: MiniClusterSpec, miniClusterName: string): boolean {
+function addressesV1alpha1Services(spec: HeadlessNameInput, miniClusterName: string): boolean {
   const address = `${miniClusterName}-services.${V1ALPHA1_SERVICE_NAME}`;
   return spec.containers.some((container) =>
     [
@@ -79,6 +79,32 @@ function addressesV1alpha1Services(spec: MiniClusterSpec, miniClusterName: strin
       ...Object.values(container.environment ?? {}),
       ...Object.values(container.commands ?? {}),
     ].some((text) => typeof text === 'string' && text.includes(address)),
+  );
+}
+
+/** What the headless Service's default name depends on (the same in v1alpha1 and v1alpha2). */
+export interface HeadlessNameInput {
+  network?: { headlessName?: string | undefined } | undefined;
+  flux?: { brokerConfig?: string | undefined } | undefined;
+  containers: readonly {
+    command?: string | undefined;
+    environment?: Readonly<Record<string, string>> | undefined;
+    commands?: object | undefined;
+  }[];
+}
+
+/**
+ * `network.headlessName` as given, or derived (see applyDefaults): the Service of the user's own
+ * broker.toml, `flux-service` when the containers address the services pod by v1alpha1's name, or
+ * the MiniCluster's name.
+ */
+export function defaultHeadlessName(spec: HeadlessNameInput, miniClusterName: string): string {
+  const userConfig = spec.flux?.brokerConfig;
+  return (
+    spec.network?.headlessName ??
+    (userConfig !== undefined ? userBrokerConfigFacts(userConfig).serviceName : undefined) ??
+    (addressesV1alpha1Services(spec, miniClusterName) ? V1ALPHA1_SERVICE_NAME : undefined) ??
+    miniClusterName
   );
 }
 
@@ -108,12 +134,7 @@ export function applyDefaults(spec: MiniClusterSpec, miniClusterName: string): D
   const partial = defaulted as MiniClusterSpec;
 
   defaulted.maxSize = partial.maxSize ?? defaulted.size;
-  const userConfig = partial.flux?.brokerConfig;
-  defaulted.network.headlessName =
-    (partial.network ?? {}).headlessName ??
-    (userConfig !== undefined ? userBrokerConfigFacts(userConfig).serviceName : undefined) ??
-    (addressesV1alpha1Services(partial, miniClusterName) ? V1ALPHA1_SERVICE_NAME : undefined) ??
-    miniClusterName;
+  defaulted.network.headlessName = defaultHeadlessName(partial, miniClusterName);
 
   const single = defaulted.containers.length === 1;
   const inputContainers = partial.containers;

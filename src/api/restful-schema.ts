@@ -131,8 +131,8 @@ export function servesRestfulApi(spec: RestfulSpecView): boolean {
   return spec.fluxRestful !== undefined || (!runnerHasCommand(spec) && spec.interactive !== true);
 }
 
-const CEL_RUNNER_HAS_COMMAND = `self.containers.exists(container, ${celRunsFlux('self', 'container')} && has(container.command) && container.command.matches(${celRegex(HAS_TEXT_PATTERN)}))`;
-const CEL_JOINS_ANOTHER =
+export const CEL_RUNNER_HAS_COMMAND = `self.containers.exists(container, ${celRunsFlux('self', 'container')} && has(container.command) && container.command.matches(${celRegex(HAS_TEXT_PATTERN)}))`;
+export const CEL_JOINS_ANOTHER =
   'has(self.flux) && (has(self.flux.bootServer) || (has(self.flux.bursting) && has(self.flux.bursting.leadBroker)))';
 const CEL_SERVES = `!(${CEL_JOINS_ANOTHER}) && (has(self.fluxRestful) || (!(${CEL_RUNNER_HAS_COMMAND}) && !(has(self.interactive) && self.interactive)))`;
 
@@ -145,35 +145,50 @@ export const USERS_MESSAGE =
 export const PORT_MESSAGE = `must not be the broker port ${DEFAULT_BROKER_PORT}; choose another port`;
 export const USERNAME_MESSAGE = 'must not also be the name of an entry of spec.users; rename one of them';
 
+/** fluxRestful replaces a command. */
+export const RESTFUL_COMMAND_RULE: CelRule = {
+  rule: `!has(self.fluxRestful) || !(${CEL_RUNNER_HAS_COMMAND})`,
+  message: `spec.fluxRestful ${COMMAND_MESSAGE}`,
+  fieldPath: '.fluxRestful',
+  reason: 'FieldValueForbidden',
+};
+
+/** fluxRestful is for the MiniCluster that runs the lead broker. */
+export const RESTFUL_JOINS_RULE: CelRule = {
+  rule: `!has(self.fluxRestful) || !(${CEL_JOINS_ANOTHER})`,
+  message: `spec.fluxRestful ${JOINS_MESSAGE}`,
+  fieldPath: '.fluxRestful',
+  reason: 'FieldValueForbidden',
+};
+
+/** users need a MiniCluster that serves the API (v1alpha1: also implied without a command). */
+export const RESTFUL_USERS_RULE: CelRule = {
+  rule: `!has(self.users) || self.users.size() == 0 || (${CEL_SERVES})`,
+  message: `spec.users ${USERS_MESSAGE}`,
+  fieldPath: '.users',
+  reason: 'FieldValueForbidden',
+};
+
+/** The API port is not the broker port. */
+export const RESTFUL_PORT_RULE: CelRule = {
+  rule: `!has(self.fluxRestful) || !has(self.fluxRestful.port) || self.fluxRestful.port != ${DEFAULT_BROKER_PORT}`,
+  message: `spec.fluxRestful.port ${PORT_MESSAGE}`,
+  fieldPath: '.fluxRestful.port',
+  reason: 'FieldValueInvalid',
+};
+
+/** The main user is not also among users. */
+export const RESTFUL_USERNAME_RULE: CelRule = {
+  rule: `!has(self.users) || !(has(self.fluxRestful) && has(self.fluxRestful.username) ? self.users.exists(user, user.name == self.fluxRestful.username) : self.users.exists(user, user.name == '${DEFAULT_RESTFUL_USER}'))`,
+  message: `spec.fluxRestful.username (default ${DEFAULT_RESTFUL_USER}) ${USERNAME_MESSAGE}`,
+  fieldPath: '.users',
+  reason: 'FieldValueDuplicate',
+};
+
 export const SPEC_RESTFUL_RULES: CelRule[] = [
-  {
-    rule: `!has(self.fluxRestful) || !(${CEL_RUNNER_HAS_COMMAND})`,
-    message: `spec.fluxRestful ${COMMAND_MESSAGE}`,
-    fieldPath: '.fluxRestful',
-    reason: 'FieldValueForbidden',
-  },
-  {
-    rule: `!has(self.fluxRestful) || !(${CEL_JOINS_ANOTHER})`,
-    message: `spec.fluxRestful ${JOINS_MESSAGE}`,
-    fieldPath: '.fluxRestful',
-    reason: 'FieldValueForbidden',
-  },
-  {
-    rule: `!has(self.users) || self.users.size() == 0 || (${CEL_SERVES})`,
-    message: `spec.users ${USERS_MESSAGE}`,
-    fieldPath: '.users',
-    reason: 'FieldValueForbidden',
-  },
-  {
-    rule: `!has(self.fluxRestful) || !has(self.fluxRestful.port) || self.fluxRestful.port != ${DEFAULT_BROKER_PORT}`,
-    message: `spec.fluxRestful.port ${PORT_MESSAGE}`,
-    fieldPath: '.fluxRestful.port',
-    reason: 'FieldValueInvalid',
-  },
-  {
-    rule: `!has(self.users) || !(has(self.fluxRestful) && has(self.fluxRestful.username) ? self.users.exists(user, user.name == self.fluxRestful.username) : self.users.exists(user, user.name == '${DEFAULT_RESTFUL_USER}'))`,
-    message: `spec.fluxRestful.username (default ${DEFAULT_RESTFUL_USER}) ${USERNAME_MESSAGE}`,
-    fieldPath: '.users',
-    reason: 'FieldValueDuplicate',
-  },
+  RESTFUL_COMMAND_RULE,
+  RESTFUL_JOINS_RULE,
+  RESTFUL_USERS_RULE,
+  RESTFUL_PORT_RULE,
+  RESTFUL_USERNAME_RULE,
 ];

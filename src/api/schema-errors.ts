@@ -9,6 +9,8 @@ import type { ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { HOSTLIST_PATTERN, TOPOLOGY_PATTERN } from './flux-schema.ts';
 import { renamedFieldMessage } from './left-out-fields.ts';
+import { CSI_DRIVER_PATTERN } from './storage-schema.ts';
+import { SYSCTL_NAME_PATTERN } from './v1alpha2/kube-schemas.ts';
 import { fieldPath, indexPath } from './problems.ts';
 import type { Problem } from './problems.ts';
 import {
@@ -64,6 +66,10 @@ const PATTERN_MEANINGS: Record<string, string> = {
   '^[a-z_][a-z0-9_-]*$':
     'must be a Linux user name: lowercase letters, digits, "_" and "-", not starting with a digit',
   '^[A-Z][A-Z0-9_]*$': 'must be a capability name in capitals, such as SYS_ADMIN',
+  [CSI_DRIVER_PATTERN]:
+    'must be a CSI driver name: letters, digits, "-" and ".", starting and ending with a letter or digit',
+  [SYSCTL_NAME_PATTERN]:
+    'must be a sysctl name: dot- or slash-separated parts of lowercase letters, digits, "-" and "_"',
 };
 
 function describeValue(value: unknown): string {

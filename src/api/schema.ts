@@ -46,7 +46,7 @@ import { SPEC_SCRIPT_RULES } from './script-cel.ts';
 import { SPEC_STORAGE_RULES } from './storage-cel.ts';
 import { StorageVolumeSchema, StorageVolumesSchema } from './storage-schema.ts';
 import { SPEC_VOLUME_RULES } from './volume-cel.ts';
-import type { Defaulted } from './schema-helpers.ts';
+import type { CelRule, Defaulted } from './schema-helpers.ts';
 import { MiniClusterStatusSchema } from './status-schema.ts';
 
 /** Approximately one year: Go's default; the Job's activeDeadlineSeconds cannot be zero. */
@@ -186,6 +186,51 @@ const CEL_MAX_SIZE = '(has(self.maxSize) ? self.maxSize : self.size)';
 const CEL_IS_RUNNER = '(has(container.runFlux) && container.runFlux)';
 const CEL_BURSTING = 'has(self.flux) && has(self.flux.bursting)';
 
+/**
+ * The spec's own rules: sizes, the Flux container and container names, the broker count. v1alpha2
+ * shares them (src/api/v1alpha2/schema.ts).
+ */
+export const SPEC_RULES: CelRule[] = [
+  {
+    rule: '!has(self.maxSize) || self.maxSize >= self.size',
+    message: 'spec.maxSize must be >= spec.size; raise maxSize or lower size',
+    fieldPath: '.maxSize',
+    reason: 'FieldValueInvalid',
+  },
+  {
+    // The broker config lists hosts up to maxSize when Flux starts; changing it later would
+    // need a new instance. Setting, changing and removing it are all refused.
+    rule: 'has(self.maxSize) == has(oldSelf.maxSize) && (!has(self.maxSize) || self.maxSize == oldSelf.maxSize)',
+    message: 'spec.maxSize is fixed at creation; recreate the MiniCluster to change it',
+    fieldPath: '.maxSize',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `self.containers.size() == 1 || self.containers.filter(container, ${CEL_IS_RUNNER}).size() == 1`,
+    message: 'exactly one container must set runFlux: true when there are several containers',
+    fieldPath: '.containers',
+    reason: 'FieldValueInvalid',
+  },
+  {
+    rule: `self.containers.size() == 1 || self.containers.all(container, ${CEL_IS_RUNNER} || has(container.name))`,
+    message: 'containers that do not run Flux need a name; add name to each of them',
+    fieldPath: '.containers',
+    reason: 'FieldValueRequired',
+  },
+  {
+    rule: 'self.containers.all(container, !has(container.name) || self.containers.filter(other, has(other.name) && other.name == container.name).size() == 1)',
+    message: 'container names must be unique',
+    fieldPath: '.containers',
+    reason: 'FieldValueDuplicate',
+  },
+  {
+    rule: `${CEL_MAX_SIZE} + (${CEL_BURSTING} && has(self.flux.bursting.clusters) ? self.flux.bursting.clusters.map(cluster, has(cluster.size) ? cluster.size : self.size).sum() : 0) + (${CEL_BURSTING} && has(self.flux.bursting.leadBroker) ? self.flux.bursting.leadBroker.size : 0) <= ${MAX_BROKERS}`,
+    message: `the Flux instance may list at most ${MAX_BROKERS} brokers (maxSize, burst cluster sizes and leadBroker.size together); lower them`,
+    fieldPath: '.maxSize',
+    reason: 'FieldValueInvalid',
+  },
+];
+
 export const MiniClusterSpecSchema = Type.Object(
   {
     size: withDefault(
@@ -272,44 +317,7 @@ export const MiniClusterSpecSchema = Type.Object(
     description: 'Desired state of the MiniCluster.',
     additionalProperties: false,
     ...celRules(
-      {
-        rule: '!has(self.maxSize) || self.maxSize >= self.size',
-        message: 'spec.maxSize must be >= spec.size; raise maxSize or lower size',
-        fieldPath: '.maxSize',
-        reason: 'FieldValueInvalid',
-      },
-      {
-        // The broker config lists hosts up to maxSize when Flux starts; changing it later would
-        // need a new instance. Setting, changing and removing it are all refused.
-        rule: 'has(self.maxSize) == has(oldSelf.maxSize) && (!has(self.maxSize) || self.maxSize == oldSelf.maxSize)',
-        message: 'spec.maxSize is fixed at creation; recreate the MiniCluster to change it',
-        fieldPath: '.maxSize',
-        reason: 'FieldValueForbidden',
-      },
-      {
-        rule: `self.containers.size() == 1 || self.containers.filter(container, ${CEL_IS_RUNNER}).size() == 1`,
-        message: 'exactly one container must set runFlux: true when there are several containers',
-        fieldPath: '.containers',
-        reason: 'FieldValueInvalid',
-      },
-      {
-        rule: `self.containers.size() == 1 || self.containers.all(container, ${CEL_IS_RUNNER} || has(container.name))`,
-        message: 'containers that do not run Flux need a name; add name to each of them',
-        fieldPath: '.containers',
-        reason: 'FieldValueRequired',
-      },
-      {
-        rule: 'self.containers.all(container, !has(container.name) || self.containers.filter(other, has(other.name) && other.name == container.name).size() == 1)',
-        message: 'container names must be unique',
-        fieldPath: '.containers',
-        reason: 'FieldValueDuplicate',
-      },
-      {
-        rule: `${CEL_MAX_SIZE} + (${CEL_BURSTING} && has(self.flux.bursting.clusters) ? self.flux.bursting.clusters.map(cluster, has(cluster.size) ? cluster.size : self.size).sum() : 0) + (${CEL_BURSTING} && has(self.flux.bursting.leadBroker) ? self.flux.bursting.leadBroker.size : 0) <= ${MAX_BROKERS}`,
-        message: `the Flux instance may list at most ${MAX_BROKERS} brokers (maxSize, burst cluster sizes and leadBroker.size together); lower them`,
-        fieldPath: '.maxSize',
-        reason: 'FieldValueInvalid',
-      },
+      ...SPEC_RULES,
       ...SPEC_HOST_NAME_RULES,
       ...SPEC_VOLUME_RULES,
       ...SPEC_STORAGE_RULES,
@@ -339,6 +347,38 @@ export const ObjectMetaSchema = Type.Object(
 /** Highest pod index digits: a MiniCluster of maxSize N has hosts `<name>-0` ... `<name>-(N-1)`. */
 const CEL_LAST_INDEX_DIGITS = `string((has(self.spec.maxSize) ? self.spec.maxSize : self.spec.size) - 1).size()`;
 
+/** Rules on the whole MiniCluster (they read metadata.name and status); v1alpha2 shares them. */
+export const ROOT_RULES: CelRule[] = [
+  {
+    // Flux host names and the Service name derived from it must be RFC 1035 labels; the API
+    // server itself only requires a DNS subdomain.
+    rule: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
+    message: 'metadata.name must be a DNS label starting with a letter (lowercase letters, digits, -)',
+    reason: 'FieldValueInvalid',
+  },
+  {
+    rule: `self.metadata.name.size() + 1 + ${CEL_LAST_INDEX_DIGITS} <= ${DNS_LABEL_MAX_LENGTH}`,
+    message: `metadata.name is too long: pod host names <name>-<index> up to maxSize-1 must fit in ${DNS_LABEL_MAX_LENGTH} characters; shorten the name`,
+    reason: 'FieldValueInvalid',
+  },
+  {
+    // Covers MiniClusters without spec.maxSize: the size at creation, recorded by the operator
+    // in status.maximumSize, is the most they can scale to.
+    rule: '!has(self.status) || !has(self.status.maximumSize) || self.spec.size <= self.status.maximumSize',
+    message: 'spec.size cannot exceed status.maximumSize, the maximum fixed at creation; scale within it',
+    fieldPath: '.spec.size',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    // An unnamed Flux container is named after the MiniCluster.
+    rule: 'self.spec.containers.size() == 1 || !self.spec.containers.exists(container, !has(container.name) && has(container.runFlux) && container.runFlux) || !self.spec.containers.exists(container, has(container.name) && container.name == self.metadata.name)',
+    message:
+      "a container is named like the MiniCluster, which is the unnamed Flux container's name; name the Flux container or rename the other",
+    fieldPath: '.spec.containers',
+    reason: 'FieldValueDuplicate',
+  },
+];
+
 export const MiniClusterSchema = Type.Object(
   {
     apiVersion: Type.Literal(API_VERSION, { description: 'API version of the object.' }),
@@ -350,37 +390,7 @@ export const MiniClusterSchema = Type.Object(
   {
     description:
       'A MiniCluster is one Flux instance: an indexed Job of pods, one broker each, wired together over a headless Service.',
-    ...celRules(
-      {
-        // Flux host names and the Service name derived from it must be RFC 1035 labels; the API
-        // server itself only requires a DNS subdomain.
-        rule: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
-        message: 'metadata.name must be a DNS label starting with a letter (lowercase letters, digits, -)',
-        reason: 'FieldValueInvalid',
-      },
-      {
-        rule: `self.metadata.name.size() + 1 + ${CEL_LAST_INDEX_DIGITS} <= ${DNS_LABEL_MAX_LENGTH}`,
-        message: `metadata.name is too long: pod host names <name>-<index> up to maxSize-1 must fit in ${DNS_LABEL_MAX_LENGTH} characters; shorten the name`,
-        reason: 'FieldValueInvalid',
-      },
-      {
-        // Covers MiniClusters without spec.maxSize: the size at creation, recorded by the operator
-        // in status.maximumSize, is the most they can scale to.
-        rule: '!has(self.status) || !has(self.status.maximumSize) || self.spec.size <= self.status.maximumSize',
-        message: 'spec.size cannot exceed status.maximumSize, the maximum fixed at creation; scale within it',
-        fieldPath: '.spec.size',
-        reason: 'FieldValueForbidden',
-      },
-      {
-        // An unnamed Flux container is named after the MiniCluster.
-        rule: 'self.spec.containers.size() == 1 || !self.spec.containers.exists(container, !has(container.name) && has(container.runFlux) && container.runFlux) || !self.spec.containers.exists(container, has(container.name) && container.name == self.metadata.name)',
-        message:
-          "a container is named like the MiniCluster, which is the unnamed Flux container's name; name the Flux container or rename the other",
-        fieldPath: '.spec.containers',
-        reason: 'FieldValueDuplicate',
-      },
-      ...ROOT_HOST_NAME_RULES,
-    ),
+    ...celRules(...ROOT_RULES, ...ROOT_HOST_NAME_RULES),
   },
 );
 

@@ -301,9 +301,8 @@ const burstPolicy: SemanticRule = {
   },
 };
 
-/** Every semantic rule, in the order their problems are reported. */
 /** The checks of a container that hold for a service container too, in the containers' own words. */
-const CONTAINER_CHECKS_FOR_SERVICES: readonly SemanticRule[] = [
+export const CONTAINER_CHECKS_FOR_SERVICES: readonly SemanticRule[] = [
   setLists,
   volumes,
   environmentNames,
@@ -319,27 +318,32 @@ function asServicePath(text: string): string {
  * on the services as if they were the only containers of a pod (no Flux container, no pod-level
  * resources: those apply to the brokers), and speak of `spec.services`.
  */
-const serviceContainers: SemanticRule = {
-  name: 'service containers pass the checks of a container without Flux, within their own pod',
-  check: (input) => {
-    const services = input.spec.services ?? [];
-    if (services.length === 0) return [];
-    const containers = services.map(
-      (service) => ({ ...service, runFlux: false }) as unknown as DefaultedContainer,
-    );
-    const { pod: _pod, ...rest } = input.spec;
-    const asContainers = { ...input, spec: { ...rest, containers } };
-    return [
-      ...CONTAINER_CHECKS_FOR_SERVICES.flatMap((rule) => rule.check(asContainers)),
-      ...services.flatMap((service, index) =>
-        service.resources
-          ? containerResourceProblems(`spec.services[${index}].resources`, service.resources)
-          : [],
-      ),
-    ].map((problem) => ({ path: asServicePath(problem.path), message: asServicePath(problem.message) }));
-  },
-};
+export function serviceContainersWith(checks: readonly SemanticRule[]): SemanticRule {
+  return {
+    name: 'service containers pass the checks of a container without Flux, within their own pod',
+    check: (input) => {
+      const services = input.spec.services ?? [];
+      if (services.length === 0) return [];
+      const containers = services.map(
+        (service) => ({ ...service, runFlux: false }) as unknown as DefaultedContainer,
+      );
+      const { pod: _pod, ...rest } = input.spec;
+      const asContainers = { ...input, spec: { ...rest, containers } };
+      return [
+        ...checks.flatMap((rule) => rule.check(asContainers)),
+        ...services.flatMap((service, index) =>
+          service.resources
+            ? containerResourceProblems(`spec.services[${index}].resources`, service.resources)
+            : [],
+        ),
+      ].map((problem) => ({ path: asServicePath(problem.path), message: asServicePath(problem.message) }));
+    },
+  };
+}
 
+export const serviceContainers = serviceContainersWith(CONTAINER_CHECKS_FOR_SERVICES);
+
+/** Every semantic rule, in the order their problems are reported. */
 export const SEMANTIC_RULES: readonly SemanticRule[] = [
   leftOutFields,
   restfulFields,

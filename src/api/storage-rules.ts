@@ -132,13 +132,15 @@ function referenceProblems(spec: DefaultedMiniClusterSpec): Problem[] {
   });
 }
 
+/** The problems of the spec.volumes entries themselves (v1alpha2 shares them). */
+export function storageEntryProblems(volumes: DefaultedMiniClusterSpec['volumes']): Problem[] {
+  return Object.entries(volumes ?? {}).flatMap(([name, volume]) => [
+    ...volumeNameProblems(indexPath('spec.volumes', name), name),
+    ...entryProblems(indexPath('spec.volumes', name), volume),
+  ]);
+}
+
 export const storageVolumes: SemanticRule = {
   name: 'spec.volumes entries are complete for their kind; container volumes without a source name one',
-  check: ({ spec }) => [
-    ...Object.entries(spec.volumes ?? {}).flatMap(([name, volume]) => [
-      ...volumeNameProblems(indexPath('spec.volumes', name), name),
-      ...entryProblems(indexPath('spec.volumes', name), volume),
-    ]),
-    ...referenceProblems(spec),
-  ],
+  check: ({ spec }) => [...storageEntryProblems(spec.volumes), ...referenceProblems(spec)],
 };

@@ -26,7 +26,7 @@ import { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS, STORAGE_VOLUME_RULES } from '
 import { VOLUME_MAP_RULES } from './volume-cel.ts';
 
 /** CSI driver names: at most 63 characters, alphanumerics, `-` and `.` (the CSI spec). */
-const CSI_DRIVER_PATTERN = '^[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?$';
+export const CSI_DRIVER_PATTERN = '^[a-zA-Z0-9]([-a-zA-Z0-9.]*[a-zA-Z0-9])?$';
 
 export const StorageVolumeSchema = Type.Object(
   {

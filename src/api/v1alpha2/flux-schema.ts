@@ -1,0 +1,149 @@
+/**
+ * Schema of `spec.flux` in v1alpha2: the Go operator's FluxSpec (with `container`, the Flux view)
+ * and this operator's own Flux fields (installRoot, curveCertSecret, bursting's slot, policy and
+ * expose, bootServer), with v1alpha1's rules.
+ */
+import { Type } from '@sinclair/typebox';
+import { ENVIRONMENT_RULES } from '../pod-cel.ts';
+import { FluxSchema, QUEUE_POLICIES } from '../flux-schema.ts';
+import { IMAGE_PULL_PROPERTIES, ResourcesSchema } from '../container-schema.ts';
+import { SHORT_STRING_MAX_LENGTH } from '../limits.ts';
+import {
+  IMAGE_PATTERN,
+  NO_NUL_PATTERN,
+  absolutePath,
+  celRules,
+  derivedDefault,
+  dns1123Label,
+  stringEnum,
+  stringMap,
+  withDefault,
+} from '../schema-helpers.ts';
+import type { CelRule } from '../schema-helpers.ts';
+import { LEFT_OUT_FLUX_FIELDS, celLeftOut } from './left-out.ts';
+import { SecurityContextSchema } from './kube-schemas.ts';
+import {
+  DEFAULT_FLUX_VIEW_IMAGE,
+  DEFAULT_FLUX_VIEW_MOUNT_PATH,
+  DEFAULT_FLUX_VIEW_NAME,
+  DEFAULT_QUEUE_POLICY,
+} from './version.ts';
+
+/** Environment values of the view's environment file: small, like a container's. */
+const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
+
+export const FluxContainerSchema = Type.Object(
+  {
+    disable: withDefault(
+      Type.Boolean({
+        description:
+          "The application image has Flux itself (at flux.installRoot): Flux is not run from the view. The init container still writes Flux's configuration.",
+      }),
+      false,
+    ),
+    name: withDefault(
+      dns1123Label('Name of the init container that copies the Flux view.'),
+      DEFAULT_FLUX_VIEW_NAME,
+    ),
+    workingDir: Type.Optional(absolutePath('Working directory of the init container.')),
+    pythonPath: Type.Optional(
+      Type.String({
+        description:
+          "PYTHONPATH for Flux's Python bindings in the application container. Unset: the view's own.",
+        maxLength: SHORT_STRING_MAX_LENGTH,
+        pattern: NO_NUL_PATTERN,
+      }),
+    ),
+    resources: Type.Optional(ResourcesSchema),
+    imagePullSecret: IMAGE_PULL_PROPERTIES.imagePullSecret,
+    image: derivedDefault(
+      Type.String({
+        description: `Image of the Flux view: a self-contained Flux under one prefix, copied into the volume shared with the application container. Default: the operator's setting (flux-operator run --flux-view-image), itself ${DEFAULT_FLUX_VIEW_IMAGE} unless set.`,
+        minLength: 1,
+        maxLength: SHORT_STRING_MAX_LENGTH,
+        pattern: IMAGE_PATTERN,
+      }),
+    ),
+    pullAlways: IMAGE_PULL_PROPERTIES.pullAlways,
+    securityContext: Type.Optional(SecurityContextSchema),
+    mountPath: withDefault(
+      absolutePath('Where the Flux view is mounted, in the init and the application containers.'),
+      DEFAULT_FLUX_VIEW_MOUNT_PATH,
+    ),
+  },
+  {
+    description:
+      'The Flux view: an init container copies Flux into a volume the application container runs the brokers from, so the application image needs no Flux.',
+    additionalProperties: false,
+  },
+);
+
+export const SchedulerV1alpha2Schema = Type.Object(
+  {
+    queuePolicy: Type.Optional(
+      stringEnum([...QUEUE_POLICIES], `Fluxion's queue policy. Unset: ${DEFAULT_QUEUE_POLICY}.`),
+    ),
+    simple: Type.Optional(
+      Type.Boolean({ description: "Schedule with flux-core's sched-simple instead of Fluxion (no GPUs)." }),
+    ),
+  },
+  {
+    description: 'Options of the scheduler.',
+    additionalProperties: false,
+    ...celRules({
+      rule: `!has(self.simple) || !self.simple || !has(self.queuePolicy) || self.queuePolicy == '${DEFAULT_QUEUE_POLICY}'`,
+      message: `queuePolicy is Fluxion's, and simple: true schedules with sched-simple (first come, first served); remove queuePolicy or simple`,
+      fieldPath: '.queuePolicy',
+      reason: 'FieldValueForbidden',
+    }),
+  },
+);
+
+const V1ALPHA1_FLUX_RULES = (FluxSchema as unknown as { 'x-kubernetes-validations': CelRule[] })[
+  'x-kubernetes-validations'
+];
+
+export const FluxV1alpha2Schema = Type.Object(
+  {
+    ...FluxSchema.properties,
+    container: derivedDefault(FluxContainerSchema),
+    arch: Type.Optional(
+      Type.String({
+        description:
+          'Not supported (a v1alpha2 field of the Go Flux Operator its operator never read); refused.',
+        maxLength: 64,
+        pattern: NO_NUL_PATTERN,
+      }),
+    ),
+    disableSocket: Type.Optional(
+      Type.Boolean({
+        description:
+          "The brokers get no local URI of the operator's choosing (-Slocal-uri): Flux's default socket.",
+      }),
+    ),
+    noWaitSocket: Type.Optional(
+      Type.Boolean({
+        description:
+          "Containers beside the Flux container start their command without waiting for Flux's socket.",
+      }),
+    ),
+    completeWorkers: Type.Optional(
+      Type.Boolean({
+        description: 'A worker broker that fails ends its pod instead of starting again (it completes).',
+      }),
+    ),
+    environment: Type.Optional(
+      stringMap(
+        'Environment of the Flux view: variables written to its environment file, which the containers source.',
+        { maxLength: ENVIRONMENT_VALUE_MAX_LENGTH, pattern: NO_NUL_PATTERN },
+        ...ENVIRONMENT_RULES,
+      ),
+    ),
+    scheduler: Type.Optional(SchedulerV1alpha2Schema),
+  },
+  {
+    description: 'Options of the Flux instance, shared by every broker.',
+    additionalProperties: false,
+    ...celRules(...V1ALPHA1_FLUX_RULES, ...celLeftOut(LEFT_OUT_FLUX_FIELDS)),
+  },
+);

@@ -1,0 +1,199 @@
+/**
+ * The v1alpha2 MiniCluster schema: the Go Flux Operator's current API (every field, with its names,
+ * types and defaults) and every capability of this operator's v1alpha1 that it has no field for,
+ * under v1alpha1's names. One source for the TypeScript types, the validator (validate.ts) and the
+ * CRD version (crd-version.ts). v1alpha1's rules hold where the fields are shared; the rules of what
+ * v1alpha2 shapes differently (volumes, the Flux view, the pod's new fields) are beside them here.
+ */
+import { Type } from '@sinclair/typebox';
+import type { Static } from '@sinclair/typebox';
+import { KIND } from '../group.ts';
+import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from '../host-name-cel.ts';
+import { MAX_BROKERS, MAX_CONTAINERS, MAX_SERVICES } from '../limits.ts';
+import { SPEC_RESOURCE_RULES } from '../resource-cel.ts';
+import {
+  CEL_JOINS_ANOTHER,
+  RESTFUL_COMMAND_RULE,
+  RESTFUL_JOINS_RULE,
+  RESTFUL_PORT_RULE,
+  RESTFUL_USERNAME_RULE,
+} from '../restful-schema.ts';
+import { celRunsFlux } from '../rule-helpers.ts';
+import { MiniClusterSpecSchema, ObjectMetaSchema, ROOT_RULES, SPEC_RULES } from '../schema.ts';
+import { celRules, withDefault } from '../schema-helpers.ts';
+import type { CelRule, Defaulted } from '../schema-helpers.ts';
+import { SPEC_SCRIPT_RULES } from '../script-cel.ts';
+import { SPEC_SERVICE_RULES } from '../service-cel.ts';
+import { MiniClusterStatusSchema } from '../status-schema.ts';
+import { ContainerV1alpha2Schema, ServiceV1alpha2Schema } from './container-schema.ts';
+import { FluxV1alpha2Schema } from './flux-schema.ts';
+import { LoggingV1alpha2Schema, NetworkV1alpha2Schema, PodV1alpha2Schema } from './pod-schema.ts';
+import { API_VERSION_V1ALPHA2, DEFAULT_FLUX_VIEW_NAME } from './version.ts';
+import { SPEC_VOLUME_RULES } from './volume-cel.ts';
+
+const V1 = MiniClusterSpecSchema.properties;
+
+export const USERS_MESSAGE_V1ALPHA2 =
+  'are users of the RESTful API, which a v1alpha2 MiniCluster serves only with fluxRestful (and not when its brokers join another instance): set fluxRestful, or remove users';
+export const MIN_SIZE_MESSAGE =
+  'must be <= spec.size: the brokers Flux waits for before it starts; lower minSize';
+export const SCRIPT_AND_COMMAND_MESSAGE =
+  'the Flux container has both command and commands.script, and the script runs in place of the command; keep one of them';
+export const NO_WRAP_MESSAGE =
+  'applies to containers that do not run Flux (their command is wrapped to wait for Flux); the Flux container runs the brokers either way: remove noWrapEntrypoint';
+export const VIEW_NAME_MESSAGE =
+  'is also the name of the Flux view init container (flux.container.name, default flux-view); container names in a pod must be unique, so rename one of them';
+
+/** CEL: the view's init container name, defaulted. */
+const CEL_VIEW_NAME = `(has(self.flux) && has(self.flux.container) && has(self.flux.container.name) ? self.flux.container.name : '${DEFAULT_FLUX_VIEW_NAME}')`;
+
+/** Rules of v1alpha2's own spec fields. */
+export const SPEC_V1ALPHA2_RULES: CelRule[] = [
+  {
+    rule: '!has(self.minSize) || self.minSize <= self.size',
+    message: `spec.minSize ${MIN_SIZE_MESSAGE}`,
+    fieldPath: '.minSize',
+    reason: 'FieldValueInvalid',
+  },
+  {
+    rule: `!has(self.users) || self.users.size() == 0 || (has(self.fluxRestful) && !(${CEL_JOINS_ANOTHER}))`,
+    message: `spec.users ${USERS_MESSAGE_V1ALPHA2}`,
+    fieldPath: '.users',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.command) || !has(container.commands) || !has(container.commands.script))`,
+    message: SCRIPT_AND_COMMAND_MESSAGE,
+    fieldPath: '.containers',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.noWrapEntrypoint) || !container.noWrapEntrypoint)`,
+    message: `noWrapEntrypoint on the Flux container ${NO_WRAP_MESSAGE}`,
+    fieldPath: '.containers',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `self.containers.all(container, !has(container.name) || container.name != ${CEL_VIEW_NAME})`,
+    message: `a container name ${VIEW_NAME_MESSAGE}`,
+    fieldPath: '.containers',
+    reason: 'FieldValueDuplicate',
+  },
+];
+
+export const MiniClusterV1alpha2SpecSchema = Type.Object(
+  {
+    size: V1.size,
+    maxSize: V1.maxSize,
+    minSize: Type.Optional(
+      Type.Integer({
+        description:
+          'Brokers that must be up before Flux starts (its quorum), at most size. Unset: size. Tasks are not lowered with it: a job may then wait for the rest.',
+        minimum: 1,
+        maximum: MAX_BROKERS,
+      }),
+    ),
+    backoffLimit: Type.Optional(
+      Type.Integer({
+        description:
+          "How often the Job retries a failed pod before it fails (the Job's backoffLimit). Unset: 0.",
+        minimum: 0,
+        maximum: 2147483647,
+      }),
+    ),
+    tasks: V1.tasks,
+    interactive: V1.interactive,
+    deadlineSeconds: V1.deadlineSeconds,
+    jobLabels: V1.jobLabels,
+    containers: Type.Array(ContainerV1alpha2Schema, {
+      description: 'Containers of every pod; exactly one runs Flux.',
+      minItems: 1,
+      maxItems: MAX_CONTAINERS,
+      'x-kubernetes-list-type': 'atomic',
+    }),
+    services: Type.Optional(
+      Type.Array(ServiceV1alpha2Schema, {
+        description:
+          "Service containers: run together in one pod of their own, `<name>-services`, on the MiniCluster's network, so brokers and jobs reach them as `<name>-services.<headlessName>`. Not brokers.",
+        maxItems: MAX_SERVICES,
+        'x-kubernetes-list-type': 'atomic',
+      }),
+    ),
+    logging: withDefault(LoggingV1alpha2Schema, {}),
+    network: withDefault(NetworkV1alpha2Schema, {}),
+    pod: Type.Optional(PodV1alpha2Schema),
+    shareProcessNamespace: V1.shareProcessNamespace,
+    flux: withDefault(FluxV1alpha2Schema, {}),
+    archive: V1.archive,
+    volumes: V1.volumes,
+    cleanup: V1.cleanup,
+    fluxRestful: V1.fluxRestful,
+    users: V1.users,
+  },
+  {
+    description: 'Desired state of the MiniCluster.',
+    additionalProperties: false,
+    ...celRules(
+      ...SPEC_RULES,
+      ...SPEC_V1ALPHA2_RULES,
+      ...SPEC_HOST_NAME_RULES,
+      ...SPEC_VOLUME_RULES,
+      ...SPEC_RESOURCE_RULES,
+      ...SPEC_SCRIPT_RULES,
+      ...SPEC_SERVICE_RULES,
+      RESTFUL_COMMAND_RULE,
+      RESTFUL_JOINS_RULE,
+      RESTFUL_PORT_RULE,
+      RESTFUL_USERNAME_RULE,
+    ),
+  },
+);
+
+export const MiniClusterV1alpha2StatusSchema = Type.Object(
+  {
+    ...MiniClusterStatusSchema.properties,
+    jobid: Type.Optional(
+      Type.String({
+        description: "The Go operator's job id field; kept as it is written, unused here.",
+        maxLength: 253,
+      }),
+    ),
+  },
+  { description: 'Observed state of the MiniCluster, written by the operator.', additionalProperties: false },
+);
+
+export const MiniClusterV1alpha2Schema = Type.Object(
+  {
+    apiVersion: Type.Literal(API_VERSION_V1ALPHA2, { description: 'API version of the object.' }),
+    kind: Type.Literal(KIND, { description: 'Kind of the object.' }),
+    metadata: ObjectMetaSchema,
+    spec: MiniClusterV1alpha2SpecSchema,
+    status: Type.Optional(MiniClusterV1alpha2StatusSchema),
+  },
+  {
+    description:
+      'A MiniCluster is one Flux instance: an indexed Job of pods, one broker each, wired together over a headless Service; Flux comes from a view an init container copies beside the application.',
+    ...celRules(...ROOT_RULES, ...ROOT_HOST_NAME_RULES, {
+      rule: `!self.spec.containers.exists(container, !has(container.name) && ${celRunsFlux('self.spec', 'container')}) || self.metadata.name != ${CEL_VIEW_NAME.replaceAll('self.flux', 'self.spec.flux')}`,
+      message: `metadata.name names the unnamed Flux container, and ${VIEW_NAME_MESSAGE}`,
+      fieldPath: '.spec.containers',
+      reason: 'FieldValueDuplicate',
+    }),
+  },
+);
+
+export type MiniClusterV1alpha2 = Static<typeof MiniClusterV1alpha2Schema>;
+export type MiniClusterV1alpha2Spec = Static<typeof MiniClusterV1alpha2SpecSchema>;
+export type MiniClusterV1alpha2Status = Static<typeof MiniClusterV1alpha2StatusSchema>;
+export type ContainerV1alpha2 = Static<typeof ContainerV1alpha2Schema>;
+export type ServiceV1alpha2 = Static<typeof ServiceV1alpha2Schema>;
+export type FluxV1alpha2 = Static<typeof FluxV1alpha2Schema>;
+
+/** The spec after `applyDefaultsV1alpha2`: every field with a default (static or derived) is present. */
+export type DefaultedMiniClusterV1alpha2Spec = Defaulted<typeof MiniClusterV1alpha2SpecSchema>;
+export type DefaultedContainerV1alpha2 = DefaultedMiniClusterV1alpha2Spec['containers'][number];
+export type DefaultedContainerVolumeV1alpha2 = NonNullable<DefaultedContainerV1alpha2['volumes']>[string];
+export type DefaultedFluxV1alpha2 = DefaultedMiniClusterV1alpha2Spec['flux'];
+export type DefaultedMiniClusterV1alpha2 = Omit<MiniClusterV1alpha2, 'spec'> & {
+  spec: DefaultedMiniClusterV1alpha2Spec;
+};

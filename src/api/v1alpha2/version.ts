@@ -1,0 +1,21 @@
+/**
+ * Identity of the v1alpha2 MiniCluster API (the Go Flux Operator's current one) and the defaults its
+ * fields share with the Go operator, in one place for the schema, the defaulting and the conversion.
+ */
+import { GROUP } from '../group.ts';
+
+export const VERSION_V1ALPHA2 = 'v1alpha2';
+export const API_VERSION_V1ALPHA2 = `${GROUP}/${VERSION_V1ALPHA2}`;
+
+/** The Go operator's default Flux view image (`flux.container.image`); the operator's own setting may replace it. */
+export const DEFAULT_FLUX_VIEW_IMAGE = 'ghcr.io/converged-computing/flux-view-ubuntu:tag-noble';
+/** Name of the init container that copies the Flux view (`flux.container.name`). */
+export const DEFAULT_FLUX_VIEW_NAME = 'flux-view';
+/** Where the view is shared with the application container (`flux.container.mountPath`). */
+export const DEFAULT_FLUX_VIEW_MOUNT_PATH = '/mnt/flux';
+/** The Go operator's default application image (`containers[].image`). */
+export const DEFAULT_APPLICATION_IMAGE = 'ghcr.io/rse-ops/accounting:app-latest';
+/** Where an emptyDir volume without a path is mounted (the Go operator mounts every emptyDir there). */
+export const DEFAULT_EMPTY_DIR_PATH = '/dev/shm';
+/** The Go operator's default Fluxion queue policy. */
+export const DEFAULT_QUEUE_POLICY = 'fcfs';

@@ -1,0 +1,363 @@
+/** Fixture builders for v1alpha2 MiniCluster tests: a valid object, changed by the test that needs it. */
+import assert from 'node:assert/strict';
+import { formatProblem } from '../../../src/api/problems.ts';
+import type { MiniClusterV1alpha2, MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/schema.ts';
+import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+import { CURVE_CERT } from './fixtures.ts';
+
+export const APP_IMAGE = 'ubuntu:noble';
+
+/** A valid v1alpha2 MiniCluster named `flux-sample` with the given spec fields replaced. */
+export function miniClusterV1alpha2(
+  spec: Partial<MiniClusterV1alpha2Spec> = {},
+  name = 'flux-sample',
+): MiniClusterV1alpha2 {
+  return {
+    apiVersion: 'flux-framework.org/v1alpha2',
+    kind: 'MiniCluster',
+    metadata: { name, namespace: 'default' },
+    spec: { size: 2, containers: [{ image: APP_IMAGE, command: 'hostname' }], ...spec },
+  };
+}
+
+/** Asserts the validator refuses `input` with exactly these problems, in this order. */
+export function assertProblemsV1alpha2(input: unknown, expected: [path: string, message: RegExp][]): void {
+  const result = validateMiniClusterV1alpha2(input);
+  assert.equal(result.ok, false, 'expected problems, got a valid MiniCluster');
+  if (result.ok) return;
+  assert.deepEqual(
+    result.problems.map((problem) => problem.path),
+    expected.map(([path]) => path),
+    result.problems.map(formatProblem).join('\n'),
+  );
+  result.problems.forEach((problem, index) => assert.match(problem.message, expected[index]?.[1] ?? /^$/));
+}
+
+type VolumesV1alpha2 = NonNullable<MiniClusterV1alpha2Spec['containers'][number]['volumes']>;
+
+/** One volume of each v1alpha2 source (and a scratch directory), named `<prefix>-<source>`. */
+export function volumesOfEverySourceV1alpha2(prefix: string): VolumesV1alpha2 {
+  return {
+    [`${prefix}-config`]: { path: `/${prefix}/config`, configMapName: 'config', items: { key: 'file.txt' } },
+    [`${prefix}-secret`]: { path: `/${prefix}/secret`, secretName: 'secret', readOnly: true },
+    [`${prefix}-claim`]: { path: `/${prefix}/claim`, claimName: 'claim' },
+    [`${prefix}-host`]: { path: `/${prefix}/host`, hostPath: '/srv/host' },
+    [`${prefix}-shm`]: { emptyDir: true, emptyDirMedium: 'memory', emptyDirSizeLimit: '1Gi' },
+    [`${prefix}-scratch`]: { path: `/${prefix}/scratch` },
+    [`${prefix}-csi`]: {
+      path: `/${prefix}/csi`,
+      csiDriver: 'gcs.csi.ofek.dev',
+      csiDriverAttributes: { bucket: 'b' },
+    },
+  };
+}
+
+/**
+ * A v1alpha2 MiniCluster that sets every field of the schema (spec and status) to a valid value,
+ * the Flux view and the storage of spec.volumes included.
+ */
+export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
+  const resources = { limits: { cpu: 2, memory: '1Gi' }, requests: { cpu: '500m', memory: '512Mi' } };
+  const securityContext: NonNullable<MiniClusterV1alpha2Spec['containers'][number]['securityContext']> = {
+    capabilities: { add: ['SYS_PTRACE'], drop: ['NET_RAW'] },
+    privileged: false,
+    seLinuxOptions: { user: 'u', role: 'r', type: 't', level: 's0' },
+    runAsUser: 0,
+    runAsGroup: 0,
+    runAsNonRoot: false,
+    seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/flux.json' },
+    readOnlyRootFilesystem: false,
+    allowPrivilegeEscalation: true,
+    procMount: 'Default',
+  };
+  return {
+    apiVersion: 'flux-framework.org/v1alpha2',
+    kind: 'MiniCluster',
+    metadata: {
+      name: 'every-field',
+      namespace: 'default',
+      generation: 3,
+      uid: '7d5c1c1e-0000-4000-8000-000000000002',
+      labels: { team: 'a' },
+      annotations: { note: 'n' },
+    },
+    spec: {
+      size: 2,
+      maxSize: 4,
+      minSize: 1,
+      backoffLimit: 2,
+      tasks: 4,
+      interactive: false,
+      deadlineSeconds: 3600,
+      jobLabels: { job: 'label' },
+      containers: [
+        {
+          name: 'runner',
+          image: APP_IMAGE,
+          workingDir: '/work',
+          environment: { MODE: 'test' },
+          secrets: { TOKEN: { name: 'token', key: 'value' } },
+          ports: [8080],
+          resources,
+          runFlux: true,
+          fluxUser: { name: 'flux', uid: 1000 },
+          cores: 2,
+          imagePullSecret: 'pull',
+          pullAlways: false,
+          imagePullPolicy: 'IfNotPresent',
+          launcher: false,
+          batch: true,
+          batchRaw: false,
+          logs: '/tmp/fluxout',
+          noWrapEntrypoint: false,
+          commands: {
+            init: 'true',
+            pre: 'true',
+            brokerPre: 'true',
+            workerPre: 'true',
+            post: 'true',
+            prefix: 'time',
+            runFluxAsRoot: false,
+            script: 'echo script',
+            servicePre: 'true',
+          },
+          lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
+          securityContext,
+          volumes: { data: { path: '/data', readOnly: true }, ...volumesOfEverySourceV1alpha2('own') },
+        },
+        {
+          name: 'sidecar',
+          image: 'busybox:1.36',
+          command: 'sleep 10',
+          noWrapEntrypoint: true,
+          volumes: { scratch: { path: '/scratch' } },
+        },
+      ],
+      services: [
+        {
+          name: 'web',
+          image: 'nginx',
+          command: 'nginx -g "daemon off;"',
+          workingDir: '/srv',
+          environment: { A: 'b' },
+          secrets: { PASSWORD: { name: 'web', key: 'password' } },
+          ports: [80],
+          resources,
+          imagePullSecret: 'pull',
+          pullAlways: true,
+          imagePullPolicy: 'Always',
+          volumes: volumesOfEverySourceV1alpha2('own'),
+          lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
+          securityContext,
+        },
+      ],
+      logging: { quiet: true, strict: true, debug: false, zeromq: false, timed: true },
+      network: { headlessName: 'every', sharedSelector: { group: 'g' }, disableAffinity: true },
+      pod: {
+        annotations: { a: 'b' },
+        labels: { c: 'd' },
+        serviceAccountName: 'runner',
+        nodeSelector: { zone: 'a' },
+        tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 5 }],
+        resources: {},
+        restartPolicy: 'Never',
+        runtimeClassName: 'gvisor',
+        automountServiceAccountToken: false,
+        schedulerName: 'default-scheduler',
+        nodeAffinity: { 'kubernetes.io/arch': ['amd64', 'arm64'] },
+        dnsPolicy: 'ClusterFirst',
+        hostIPC: false,
+        hostPID: false,
+        securityContext: {
+          seLinuxOptions: { user: 'u', role: 'r', type: 't', level: 's0' },
+          runAsUser: 0,
+          runAsGroup: 0,
+          runAsNonRoot: false,
+          seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/pod.json' },
+          supplementalGroups: [100],
+          fsGroup: 100,
+          sysctls: [{ name: 'net.core.somaxconn', value: '1024' }],
+          fsGroupChangePolicy: 'OnRootMismatch',
+        },
+      },
+      shareProcessNamespace: true,
+      flux: {
+        container: {
+          disable: false,
+          name: 'flux-view',
+          workingDir: '/tmp',
+          pythonPath: '/mnt/flux/view/lib/python3.11/site-packages',
+          resources,
+          imagePullSecret: 'pull',
+          image: 'localhost/flux-view:0.88.0',
+          pullAlways: false,
+          securityContext,
+          mountPath: '/mnt/flux',
+        },
+        optionFlags: '-ompi=openmpi@5',
+        logLevel: 7,
+        connectTimeout: '10s',
+        wrap: 'strace,-e,network',
+        submitCommand: 'flux submit',
+        topology: 'kary:0',
+        installRoot: '/usr',
+        curveCertSecret: 'curve',
+        mungeSecret: 'munge',
+        minimalService: false,
+        disableSocket: false,
+        noWaitSocket: false,
+        completeWorkers: true,
+        environment: { FLUX_VERBOSE: '1' },
+        scheduler: { queuePolicy: 'easy', simple: false },
+        bursting: {
+          policy: {
+            maxBurstNodes: 8,
+            idleSeconds: 60,
+            pollSeconds: 5,
+            targets: [{ name: 'in-cluster', costPerNodeHour: 1, maxNodes: 8 }],
+          },
+          expose: { type: 'NodePort', nodePort: 30050 },
+          clusters: [{ name: 'burst-a', size: 4 }],
+        },
+      },
+      archive: { path: '/archive/flux.sqlite' },
+      volumes: {
+        data: {
+          storageClass: 'hostpath',
+          path: '/srv/data',
+          capacity: '1Gi',
+          delete: false,
+          labels: { tier: 'data' },
+          annotations: { a: 'b' },
+          claimAnnotations: { c: 'd' },
+        },
+        bucket: {
+          storageClass: 'csi-store',
+          capacity: '1Gi',
+          driver: 'gcs.csi.ofek.dev',
+          volumeHandle: 'bucket',
+          attributes: { bucketName: 'b' },
+          secret: 'csi-secret',
+        },
+      },
+      cleanup: false,
+    },
+    status: {
+      conditions: [
+        {
+          type: 'Ready',
+          status: 'True',
+          observedGeneration: 1,
+          lastTransitionTime: '2026-01-01T00:00:00Z',
+          reason: 'BrokersRunning',
+          message: '2/2 brokers running',
+        },
+      ],
+      observedGeneration: 1,
+      summary: 'Ready',
+      size: 2,
+      readyPods: 2,
+      maximumSize: 4,
+      selector: 'flux-framework.org/minicluster=every-field',
+      jobName: 'every-field',
+      leadBroker: { service: 'every-field-lead', address: '203.0.113.7', port: 30050 },
+      bursts: [
+        {
+          slot: 'burst-a',
+          target: 'in-cluster',
+          name: 'burst-abc',
+          namespace: 'default',
+          size: 4,
+          state: 'Ready',
+          createdAt: '2026-01-01T00:00:00Z',
+          lastBusyAt: '2026-01-01T00:01:00Z',
+          jobs: ['f1'],
+        },
+      ],
+      burstJobs: [{ id: 'f2', reason: 'NoFreeCapacity', message: 'later' }],
+      startTime: '2026-01-01T00:00:00Z',
+      completionTime: '2026-01-01T00:02:00Z',
+      jobid: 'go-job',
+    },
+  };
+}
+
+/** The same MiniCluster with a RESTful API instead of a command (fluxRestful and users). */
+export function restfulV1alpha2(): MiniClusterV1alpha2 {
+  return miniClusterV1alpha2({
+    containers: [{ image: APP_IMAGE }],
+    fluxRestful: { branch: 'main', port: 5001, username: 'me', token: 't', secretKey: 'k' },
+    users: [{ name: 'you', password: 'p' }],
+  });
+}
+
+/** A joining MiniCluster (bursting.leadBroker and slot, curveCert), for the fields the lead cannot set. */
+export function joiningV1alpha2(): MiniClusterV1alpha2 {
+  return miniClusterV1alpha2(
+    {
+      flux: {
+        curveCert: CURVE_CERT,
+        mungeSecret: 'munge',
+        bursting: {
+          leadBroker: { address: '203.0.113.7', name: 'lead', size: 2, port: 30050 },
+          slot: 'burst-0',
+        },
+      },
+    },
+    'joiner',
+  );
+}
+
+/** A MiniCluster connected to another one (bootServer), and one with a burst hostlist and arch-free flux. */
+export function connectedV1alpha2(): MiniClusterV1alpha2 {
+  return miniClusterV1alpha2({
+    flux: { bootServer: 'first', bootServerSize: 2, brokerConfig: '[bootstrap]\n', curveCert: CURVE_CERT },
+  });
+}
+
+export function hostlistV1alpha2(): MiniClusterV1alpha2 {
+  return miniClusterV1alpha2({ flux: { bursting: { hostlist: 'flux-sample-[0-1],burst-0-[0-3]' } } });
+}
+
+/** The fields v1alpha2 declares only to refuse them (not a valid MiniCluster). */
+export function refusedV1alpha2(): MiniClusterV1alpha2 {
+  const windowsOptions = {
+    gmsaCredentialSpecName: 'a',
+    gmsaCredentialSpec: 'b',
+    runAsUserName: 'c',
+    hostProcess: false,
+  };
+  return miniClusterV1alpha2(
+    {
+      containers: [{ image: APP_IMAGE, command: 'hostname', securityContext: { windowsOptions } }],
+      services: [
+        {
+          name: 'web',
+          image: 'nginx',
+          runFlux: true,
+          fluxUser: {},
+          cores: 1,
+          launcher: true,
+          batch: true,
+          batchRaw: true,
+          commands: {},
+          logs: '/logs',
+          noWrapEntrypoint: true,
+          securityContext: { windowsOptions },
+        },
+      ],
+      pod: { securityContext: { windowsOptions } },
+      flux: { arch: 'arm64', container: { securityContext: { windowsOptions } } },
+      volumes: { data: { path: '/srv', secretNamespace: 'other' } },
+    },
+    'refused',
+  );
+}
+
+export const V1ALPHA2_FIXTURES: (() => MiniClusterV1alpha2)[] = [
+  everyFieldV1alpha2,
+  restfulV1alpha2,
+  joiningV1alpha2,
+  connectedV1alpha2,
+  hostlistV1alpha2,
+];

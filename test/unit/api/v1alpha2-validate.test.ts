@@ -1,0 +1,104 @@
+// The v1alpha2 validator: a MiniCluster setting every field validates, and each bad input of the
+// table is refused with the field path and a message saying what to do (the same table goes to the
+// API server in test/integration/v1alpha2-crd.test.ts, whose CEL twins must refuse it too).
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { formatProblem } from '../../../src/api/problems.ts';
+import { applyDefaultsV1alpha2 } from '../../../src/api/v1alpha2/defaults.ts';
+import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+import { DEFAULT_FLUX_VIEW_IMAGE } from '../../../src/api/v1alpha2/version.ts';
+import {
+  APP_IMAGE,
+  assertProblemsV1alpha2,
+  connectedV1alpha2,
+  everyFieldV1alpha2,
+  hostlistV1alpha2,
+  joiningV1alpha2,
+  miniClusterV1alpha2,
+  restfulV1alpha2,
+} from './v1alpha2-fixtures.ts';
+import { V1ALPHA2_BAD_CASES } from './v1alpha2-cases.ts';
+
+describe('validateMiniClusterV1alpha2', () => {
+  it('accepts MiniClusters that set every field (lead, RESTful, joining, connected, hostlist)', () => {
+    for (const miniCluster of [
+      everyFieldV1alpha2(),
+      restfulV1alpha2(),
+      joiningV1alpha2(),
+      connectedV1alpha2(),
+      hostlistV1alpha2(),
+    ]) {
+      const result = validateMiniClusterV1alpha2(miniCluster);
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+    }
+  });
+
+  for (const { name, input, problems } of V1ALPHA2_BAD_CASES) {
+    it(`refuses ${name}`, () => assertProblemsV1alpha2(input, problems));
+  }
+
+  it('never throws on inputs of any shape', () => {
+    for (const input of [
+      null,
+      3,
+      'x',
+      [],
+      {},
+      { spec: [] },
+      { ...miniClusterV1alpha2(), spec: { containers: 'x' } },
+    ]) {
+      const result = validateMiniClusterV1alpha2(input);
+      assert.equal(result.ok, false);
+    }
+  });
+});
+
+describe('applyDefaultsV1alpha2', () => {
+  it("gives the Go operator's defaults, and the view image of the operator's setting", () => {
+    const spec = applyDefaultsV1alpha2({ containers: [{ command: 'hostname' }] }, 'sample', {
+      fluxViewImage: 'localhost/flux-view:0.88.0',
+    });
+    assert.equal(spec.size, 1);
+    assert.equal(spec.maxSize, 1);
+    assert.equal(spec.tasks, 1);
+    assert.equal(spec.logging.strict, false);
+    assert.equal(spec.flux.logLevel, 6);
+    assert.equal(spec.flux.connectTimeout, '5s');
+    assert.deepEqual(spec.flux.container, {
+      disable: false,
+      name: 'flux-view',
+      mountPath: '/mnt/flux',
+      pullAlways: false,
+      image: 'localhost/flux-view:0.88.0',
+    });
+    assert.equal(spec.containers[0]?.image, 'ghcr.io/rse-ops/accounting:app-latest');
+    assert.equal(spec.containers[0]?.name, 'sample');
+    assert.equal(spec.containers[0]?.runFlux, true);
+    assert.equal(spec.network.headlessName, 'sample');
+  });
+
+  it("takes the Go operator's view image without a setting, and keeps a MiniCluster's own", () => {
+    assert.equal(
+      applyDefaultsV1alpha2({ containers: [{}] }, 's').flux.container.image,
+      DEFAULT_FLUX_VIEW_IMAGE,
+    );
+    const own = applyDefaultsV1alpha2({ containers: [{}], flux: { container: { image: 'mine:1' } } }, 's', {
+      fluxViewImage: 'other:1',
+    });
+    assert.equal(own.flux.container.image, 'mine:1');
+  });
+
+  it("names the headless Service after a user broker.toml's or a v1alpha1 services address, as v1alpha1 does", () => {
+    const config = '[bootstrap]\ndefault_connect = "tcp://%h.flux-service.default.svc.cluster.local:%p"\n';
+    assert.equal(
+      applyDefaultsV1alpha2({ containers: [{ image: APP_IMAGE }], flux: { brokerConfig: config } }, 's')
+        .network.headlessName,
+      'flux-service',
+    );
+    assert.equal(
+      applyDefaultsV1alpha2({ containers: [{ command: 'curl -s s-services.flux-service.default' }] }, 's')
+        .network.headlessName,
+      'flux-service',
+    );
+  });
+});
