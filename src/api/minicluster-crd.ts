@@ -8,11 +8,9 @@ import {
   miniClusterV1alpha1Crd,
   webhookConversion,
   type ConversionClientConfig,
-  type CrdVersionOf,
   type CustomResourceDefinition,
-  type MiniClusterSubresources,
 } from './crd.ts';
-import { miniClusterV1alpha2CrdVersion } from './crd-v1alpha2-placeholder.ts';
+import { miniClusterV1alpha2CrdVersion } from './v1alpha2/index.ts';
 
 /**
  * The MiniCluster CRD: v1alpha1 served, v1alpha2 served and stored, converted by the operator's
@@ -28,7 +26,7 @@ export function miniClusterCrd(
     ...single,
     spec: {
       ...single.spec,
-      versions: [...v1alpha1, miniClusterV1alpha2CrdVersion() as CrdVersionOf<MiniClusterSubresources>],
+      versions: [...v1alpha1, miniClusterV1alpha2CrdVersion()],
       conversion: webhookConversion(clientConfig),
     },
   };

@@ -25,7 +25,7 @@ import {
 import { installCommand } from '../../src/cli/install-command.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
-import { convertMiniCluster } from '../../src/api/crd-v1alpha2-placeholder.ts';
+import { convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
 import {
   OPERATOR_NAME,
   OPERATOR_NAMESPACE,
