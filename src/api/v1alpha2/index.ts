@@ -12,3 +12,11 @@ export { miniClusterV1alpha2CrdVersion } from './crd-version.ts';
 export type { MiniClusterCrdVersion } from './crd-version.ts';
 export { NOT_YET_RENDERED, notYetRenderedProblems } from './not-yet-rendered.ts';
 export type { NotYetRendered } from './not-yet-rendered.ts';
+export {
+  CONVERTIBLE_API_VERSIONS,
+  V1ALPHA1_RESIDUE_ANNOTATION,
+  V1ALPHA2_RESIDUE_ANNOTATION,
+  convertMiniCluster,
+  toV1alpha1,
+  toV1alpha2,
+} from './convert.ts';

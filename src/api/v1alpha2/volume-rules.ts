@@ -21,7 +21,9 @@ type VolumeMap = Readonly<Record<string, Volume>> | undefined;
 const SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'csiDriver', 'emptyDir'] as const;
 
 export function volumeSources(volume: Volume): string[] {
-  return SOURCES.filter((source) => (source === 'emptyDir' ? volume.emptyDir : volume[source] !== undefined));
+  return SOURCES.filter((source) =>
+    source === 'emptyDir' ? volume.emptyDir === true : volume[source] !== undefined,
+  );
 }
 
 /** Where the volume is mounted: its path, or /dev/shm for an emptyDir without one. */
@@ -40,7 +42,7 @@ function sourceKey(volume: Volume): string {
     volume.hostPath,
     volume.emptyDirMedium,
     volume.csiDriver,
-    volume.emptyDir,
+    volume.emptyDir === true,
     volume.emptyDirSizeLimit,
     sorted(volume.items),
     sorted(volume.csiDriverAttributes),

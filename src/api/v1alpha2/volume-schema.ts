@@ -116,9 +116,11 @@ export const ContainerVolumeSchema = Type.Object(
         pattern: NO_NUL_PATTERN,
       }),
     ),
-    emptyDir: withDefault(
-      Type.Boolean({ description: 'Mount an empty directory that lives as long as the pod.' }),
-      false,
+    emptyDir: Type.Optional(
+      Type.Boolean({
+        description:
+          'Mount an empty directory that lives as long as the pod. Unset: false (no default is written, as v1alpha1 writes none).',
+      }),
     ),
   },
   {

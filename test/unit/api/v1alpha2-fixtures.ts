@@ -33,6 +33,25 @@ export function assertProblemsV1alpha2(input: unknown, expected: [path: string, 
   result.problems.forEach((problem, index) => assert.match(problem.message, expected[index]?.[1] ?? /^$/));
 }
 
+type VolumesV1alpha2 = NonNullable<MiniClusterV1alpha2Spec['containers'][number]['volumes']>;
+
+/** One volume of each v1alpha2 source (and a scratch directory), named `<prefix>-<source>`. */
+export function volumesOfEverySourceV1alpha2(prefix: string): VolumesV1alpha2 {
+  return {
+    [`${prefix}-config`]: { path: `/${prefix}/config`, configMapName: 'config', items: { key: 'file.txt' } },
+    [`${prefix}-secret`]: { path: `/${prefix}/secret`, secretName: 'secret', readOnly: true },
+    [`${prefix}-claim`]: { path: `/${prefix}/claim`, claimName: 'claim' },
+    [`${prefix}-host`]: { path: `/${prefix}/host`, hostPath: '/srv/host' },
+    [`${prefix}-shm`]: { emptyDir: true, emptyDirMedium: 'memory', emptyDirSizeLimit: '1Gi' },
+    [`${prefix}-scratch`]: { path: `/${prefix}/scratch` },
+    [`${prefix}-csi`]: {
+      path: `/${prefix}/csi`,
+      csiDriver: 'gcs.csi.ofek.dev',
+      csiDriverAttributes: { bucket: 'b' },
+    },
+  };
+}
+
 /**
  * A v1alpha2 MiniCluster that sets every field of the schema (spec and status) to a valid value,
  * the Flux view and the storage of spec.volumes included.
@@ -57,6 +76,8 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
     metadata: {
       name: 'every-field',
       namespace: 'default',
+      generation: 3,
+      uid: '7d5c1c1e-0000-4000-8000-000000000002',
       labels: { team: 'a' },
       annotations: { note: 'n' },
     },
@@ -102,16 +123,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
           },
           lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
           securityContext,
-          volumes: {
-            data: { path: '/data', readOnly: true },
-            scratch: { path: '/scratch' },
-            shm: { emptyDir: true, emptyDirMedium: 'memory', emptyDirSizeLimit: '1Gi' },
-            host: { path: '/host', hostPath: '/srv/host' },
-            config: { path: '/config', configMapName: 'config', items: { key: 'file.txt' } },
-            secret: { path: '/secret', secretName: 'secret' },
-            claim: { path: '/claim', claimName: 'claim' },
-            csi: { path: '/csi', csiDriver: 'gcs.csi.ofek.dev', csiDriverAttributes: { bucket: 'b' } },
-          },
+          volumes: { data: { path: '/data', readOnly: true }, ...volumesOfEverySourceV1alpha2('own') },
         },
         {
           name: 'sidecar',
@@ -134,9 +146,9 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
           imagePullSecret: 'pull',
           pullAlways: true,
           imagePullPolicy: 'Always',
-          volumes: { www: { path: '/www', emptyDir: true } },
-          lifeCycle: { postStartExec: 'true' },
-          securityContext: { privileged: false, capabilities: { add: ['NET_ADMIN'] } },
+          volumes: volumesOfEverySourceV1alpha2('own'),
+          lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
+          securityContext,
         },
       ],
       logging: { quiet: true, strict: true, debug: false, zeromq: false, timed: true },
@@ -157,11 +169,11 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
         hostIPC: false,
         hostPID: false,
         securityContext: {
-          seLinuxOptions: { level: 's0' },
+          seLinuxOptions: { user: 'u', role: 'r', type: 't', level: 's0' },
           runAsUser: 0,
           runAsGroup: 0,
           runAsNonRoot: false,
-          seccompProfile: { type: 'RuntimeDefault' },
+          seccompProfile: { type: 'Localhost', localhostProfile: 'profiles/pod.json' },
           supplementalGroups: [100],
           fsGroup: 100,
           sysctls: [{ name: 'net.core.somaxconn', value: '1024' }],
@@ -179,7 +191,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
           imagePullSecret: 'pull',
           image: 'localhost/flux-view:0.88.0',
           pullAlways: false,
-          securityContext: { runAsUser: 0 },
+          securityContext,
           mountPath: '/mnt/flux',
         },
         optionFlags: '-ompi=openmpi@5',
@@ -218,6 +230,14 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
           labels: { tier: 'data' },
           annotations: { a: 'b' },
           claimAnnotations: { c: 'd' },
+        },
+        bucket: {
+          storageClass: 'csi-store',
+          capacity: '1Gi',
+          driver: 'gcs.csi.ofek.dev',
+          volumeHandle: 'bucket',
+          attributes: { bucketName: 'b' },
+          secret: 'csi-secret',
         },
       },
       cleanup: false,
@@ -298,3 +318,46 @@ export function connectedV1alpha2(): MiniClusterV1alpha2 {
 export function hostlistV1alpha2(): MiniClusterV1alpha2 {
   return miniClusterV1alpha2({ flux: { bursting: { hostlist: 'flux-sample-[0-1],burst-0-[0-3]' } } });
 }
+
+/** The fields v1alpha2 declares only to refuse them (not a valid MiniCluster). */
+export function refusedV1alpha2(): MiniClusterV1alpha2 {
+  const windowsOptions = {
+    gmsaCredentialSpecName: 'a',
+    gmsaCredentialSpec: 'b',
+    runAsUserName: 'c',
+    hostProcess: false,
+  };
+  return miniClusterV1alpha2(
+    {
+      containers: [{ image: APP_IMAGE, command: 'hostname', securityContext: { windowsOptions } }],
+      services: [
+        {
+          name: 'web',
+          image: 'nginx',
+          runFlux: true,
+          fluxUser: {},
+          cores: 1,
+          launcher: true,
+          batch: true,
+          batchRaw: true,
+          commands: {},
+          logs: '/logs',
+          noWrapEntrypoint: true,
+          securityContext: { windowsOptions },
+        },
+      ],
+      pod: { securityContext: { windowsOptions } },
+      flux: { arch: 'arm64', container: { securityContext: { windowsOptions } } },
+      volumes: { data: { path: '/srv', secretNamespace: 'other' } },
+    },
+    'refused',
+  );
+}
+
+export const V1ALPHA2_FIXTURES: (() => MiniClusterV1alpha2)[] = [
+  everyFieldV1alpha2,
+  restfulV1alpha2,
+  joiningV1alpha2,
+  connectedV1alpha2,
+  hostlistV1alpha2,
+];

@@ -1,0 +1,266 @@
+/**
+ * v1alpha1 MiniClusters that together set every field of the v1alpha1 schema to a valid value (and
+ * one that sets the fields v1alpha1 refuses), for the conversion tests.
+ */
+import type { MiniCluster } from '../../../src/api/schema.ts';
+import { CURVE_CERT } from './fixtures.ts';
+
+const IMAGE = 'localhost/flux:0.88.0';
+
+type Volumes = NonNullable<MiniCluster['spec']['containers'][number]['volumes']>;
+
+/** One volume of each source, named `<prefix>-<source>`, mounted under `/<prefix>`. */
+export function volumesOfEverySource(prefix: string): Volumes {
+  return {
+    [`${prefix}-config`]: { path: `/${prefix}/config`, configMapName: 'config', items: { key: 'file.txt' } },
+    [`${prefix}-secret`]: { path: `/${prefix}/secret`, secretName: 'secret', readOnly: true },
+    [`${prefix}-claim`]: { path: `/${prefix}/claim`, claimName: 'claim' },
+    [`${prefix}-host`]: { path: `/${prefix}/host`, hostPath: '/srv/host' },
+    [`${prefix}-shm`]: {
+      path: `/${prefix}/shm`,
+      emptyDir: true,
+      emptyDirMedium: 'Memory',
+      emptyDirSizeLimit: '1Gi',
+    },
+  };
+}
+
+function base(name: string, spec: Partial<MiniCluster['spec']>): MiniCluster {
+  return {
+    apiVersion: 'flux-framework.org/v1alpha1',
+    kind: 'MiniCluster',
+    metadata: { name, namespace: 'default' },
+    spec: { size: 2, containers: [{ image: IMAGE, command: 'hostname' }], ...spec },
+  };
+}
+
+/** A lead MiniCluster: every container, pod, storage, Flux and burst field, and a status. */
+export function everyFieldV1alpha1(): MiniCluster {
+  const resources = { limits: { memory: '1Gi', 'example.com/gpu': 1 }, requests: { memory: '512Mi' } };
+  const miniCluster = base('every-field', {
+    size: 2,
+    maxSize: 4,
+    tasks: 4,
+    interactive: false,
+    deadlineSeconds: 3600,
+    jobLabels: { job: 'label' },
+    containers: [
+      {
+        name: 'runner',
+        image: IMAGE,
+        command: 'echo one\necho two',
+        workingDir: '/work',
+        environment: { MODE: 'test' },
+        secrets: { TOKEN: { name: 'token', key: 'value' } },
+        ports: [8080],
+        resources,
+        runFlux: true,
+        fluxUser: { name: 'flux', uid: 1000 },
+        cores: 2,
+        imagePullSecret: 'pull',
+        pullAlways: false,
+        launcher: false,
+        batch: true,
+        batchRaw: false,
+        volumes: { data: { path: '/data', readOnly: true }, ...volumesOfEverySource('own') },
+        existingVolumes: volumesOfEverySource('existing'),
+        commands: {
+          init: 'true',
+          pre: 'true',
+          brokerPre: 'true',
+          workerPre: 'true',
+          post: 'true',
+          prefix: 'time',
+          runFluxAsRoot: false,
+        },
+        lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
+        securityContext: { privileged: false, addCapabilities: ['SYS_PTRACE'] },
+      },
+      { name: 'sidecar', image: 'busybox:1.36', command: 'sleep 10' },
+    ],
+    services: [
+      {
+        name: 'web',
+        image: 'nginx',
+        command: 'nginx',
+        workingDir: '/srv',
+        environment: { A: 'b' },
+        secrets: { PASSWORD: { name: 'web', key: 'password' } },
+        ports: [80],
+        resources,
+        imagePullSecret: 'pull',
+        pullAlways: true,
+        volumes: volumesOfEverySource('own'),
+        existingVolumes: volumesOfEverySource('existing'),
+        lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
+        securityContext: { privileged: false, addCapabilities: ['NET_ADMIN'] },
+        runFlux: false,
+        launcher: false,
+        batch: false,
+        batchRaw: false,
+        diagnostics: false,
+      },
+    ],
+    logging: { quiet: true, strict: false, debug: true, zeromq: true, timed: true },
+    network: { headlessName: 'every', sharedSelector: { group: 'g' } },
+    pod: {
+      annotations: { a: 'b' },
+      labels: { c: 'd' },
+      serviceAccountName: 'runner',
+      nodeSelector: { zone: 'a' },
+      tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 5 }],
+      resources: { cpu: 4 },
+    },
+    shareProcessNamespace: true,
+    flux: {
+      optionFlags: '-ompi=openmpi@5',
+      logLevel: 7,
+      connectTimeout: '10s',
+      wrap: 'strace,-e,network',
+      submitCommand: 'flux submit',
+      topology: 'kary:2',
+      installRoot: '/usr',
+      curveCertSecret: 'curve',
+      mungeSecret: 'munge',
+      brokerConfig: '[bootstrap]\ndefault_connect = "tcp://%h.every.default.svc.cluster.local:%p"\n',
+      minimalService: false,
+      scheduler: { queuePolicy: 'easy' },
+      bursting: {
+        policy: {
+          maxBurstNodes: 8,
+          idleSeconds: 60,
+          pollSeconds: 5,
+          targets: [{ name: 'in-cluster', costPerNodeHour: 1, maxNodes: 8 }],
+        },
+        expose: { type: 'NodePort', nodePort: 30050 },
+        clusters: [{ name: 'burst-a', size: 4 }],
+      },
+    },
+    archive: { path: '/archive/flux.sqlite' },
+    volumes: {
+      data: {
+        storageClass: 'csi-store',
+        capacity: '1Gi',
+        delete: false,
+        labels: { tier: 'data' },
+        annotations: { a: 'b' },
+        claimAnnotations: { c: 'd' },
+        driver: 'gcs.csi.ofek.dev',
+        volumeHandle: 'bucket',
+        attributes: { bucketName: 'b' },
+        secret: 'csi-secret',
+      },
+    },
+    cleanup: true,
+  });
+  miniCluster.metadata = {
+    ...miniCluster.metadata,
+    generation: 3,
+    uid: '7d5c1c1e-0000-4000-8000-000000000001',
+    labels: { team: 'a' },
+    annotations: { note: 'kept' },
+  };
+  miniCluster.status = {
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        observedGeneration: 1,
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+        reason: 'BrokersRunning',
+        message: '2/2 brokers running',
+      },
+    ],
+    observedGeneration: 1,
+    summary: 'Ready',
+    size: 2,
+    readyPods: 2,
+    maximumSize: 4,
+    selector: 'flux-framework.org/minicluster=every-field',
+    jobName: 'every-field',
+    leadBroker: { service: 'every-field-lead', address: '203.0.113.7', port: 30050 },
+    bursts: [
+      {
+        slot: 'burst-a',
+        target: 'in-cluster',
+        name: 'burst-abc',
+        namespace: 'default',
+        size: 4,
+        state: 'Ready',
+        createdAt: '2026-01-01T00:00:00Z',
+        lastBusyAt: '2026-01-01T00:01:00Z',
+        jobs: ['f1'],
+      },
+    ],
+    burstJobs: [{ id: 'f2', reason: 'NoFreeCapacity', message: 'later' }],
+    startTime: '2026-01-01T00:00:00Z',
+    completionTime: '2026-01-01T00:02:00Z',
+  };
+  return miniCluster;
+}
+
+/** No command, not interactive: the RESTful API, with its users. */
+export function restfulV1alpha1(): MiniCluster {
+  return base('restful', {
+    containers: [{ image: IMAGE }],
+    fluxRestful: { branch: 'main', port: 5001, username: 'me', token: 't', secretKey: 'k' },
+    users: [{ name: 'you', password: 'p' }],
+  });
+}
+
+/** RESTful without saying so: no command, not interactive, no fluxRestful. */
+export function impliedRestfulV1alpha1(): MiniCluster {
+  return base('implied', { containers: [{ image: IMAGE }], users: [{ name: 'you' }] });
+}
+
+/** The external side of a burst. */
+export function joiningV1alpha1(): MiniCluster {
+  return base('joiner', {
+    flux: {
+      curveCert: CURVE_CERT,
+      mungeSecret: 'munge',
+      bursting: {
+        leadBroker: { address: '203.0.113.7', name: 'lead', size: 2, port: 30050 },
+        slot: 'burst-0',
+      },
+    },
+  });
+}
+
+/** Connected to another MiniCluster; and one with a burst hostlist and a minimal Service. */
+export function connectedV1alpha1(): MiniCluster {
+  return base('connected', { flux: { bootServer: 'first', bootServerSize: 2 } });
+}
+
+export function hostlistV1alpha1(): MiniCluster {
+  return base('hostlist', {
+    flux: { minimalService: true, bursting: { hostlist: 'hostlist-[0-1],burst-0-[0-3]' } },
+  });
+}
+
+/** The fields v1alpha1 declares only to refuse them (not a valid MiniCluster). */
+export function refusedV1alpha1(): MiniCluster {
+  return base('refused', {
+    containers: [{ image: IMAGE, command: 'hostname', logs: '/var/log/flux', diagnostics: true }],
+    services: [
+      {
+        name: 'web',
+        image: 'nginx',
+        fluxUser: {},
+        cores: 1,
+        commands: {},
+        logs: '/logs',
+      },
+    ],
+    volumes: { data: { path: '/srv', secretNamespace: 'other' } },
+  });
+}
+
+export const V1ALPHA1_FIXTURES: (() => MiniCluster)[] = [
+  everyFieldV1alpha1,
+  restfulV1alpha1,
+  impliedRestfulV1alpha1,
+  joiningV1alpha1,
+  connectedV1alpha1,
+  hostlistV1alpha1,
+];

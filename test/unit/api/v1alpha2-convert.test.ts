@@ -1,0 +1,349 @@
+// Conversion between v1alpha1 and v1alpha2: both round trips are the identity over this project's
+// examples, the Go operator's v1alpha1 and v1alpha2 examples and hand-made objects that together
+// set every field of both schemas (a new field without a fixture fails here, and one without a
+// conversion shows in a residue it may not have); v1alpha1 -> v1alpha2 loses nothing, and what
+// v1alpha1 cannot say of a v1alpha2 object is refused by the operator as not yet rendered.
+import assert from 'node:assert/strict';
+import { readFileSync, readdirSync } from 'node:fs';
+import { before, describe, it } from 'node:test';
+import { parseAllDocuments } from 'yaml';
+import { applySchemaDefaults } from '../../../src/api/defaults.ts';
+import { formatProblem } from '../../../src/api/problems.ts';
+import { MiniClusterSchema } from '../../../src/api/schema.ts';
+import type { MiniCluster } from '../../../src/api/schema.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
+import {
+  V1ALPHA1_RESIDUE_ANNOTATION,
+  V1ALPHA2_RESIDUE_ANNOTATION,
+  convertMiniCluster,
+  toV1alpha1,
+  toV1alpha2,
+} from '../../../src/api/v1alpha2/convert.ts';
+import { NOT_YET_RENDERED, notYetRenderedProblems } from '../../../src/api/v1alpha2/not-yet-rendered.ts';
+import type { ResidueStep } from '../../../src/api/v1alpha2/residue.ts';
+import { MiniClusterV1alpha2Schema } from '../../../src/api/v1alpha2/schema.ts';
+import type { MiniClusterV1alpha2 } from '../../../src/api/v1alpha2/schema.ts';
+import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+import { goV1alpha2ExampleManifests } from '../../harness/go-v1alpha2-examples.ts';
+import { exampleMiniClusterManifests } from '../../harness/v1alpha1-examples.ts';
+import { schemaFieldPaths, setFieldPaths } from './schema-fields.ts';
+import { V1ALPHA1_FIXTURES, refusedV1alpha1 } from './v1alpha1-every-field.ts';
+import { V1ALPHA2_FIXTURES, miniClusterV1alpha2, refusedV1alpha2 } from './v1alpha2-fixtures.ts';
+
+type Named = { what: string; object: Record<string, unknown> };
+
+function miniClustersIn(what: string, text: string): Named[] {
+  return parseAllDocuments(text)
+    .map((document) => document.toJS() as Record<string, unknown> | null)
+    .filter((object): object is Record<string, unknown> => object?.kind === 'MiniCluster')
+    .map((object) => ({ what, object }));
+}
+
+function residueOf(object: Record<string, unknown>, annotation: string): ResidueStep[] {
+  const metadata = object.metadata as { annotations?: Record<string, string> };
+  const text = metadata.annotations?.[annotation];
+  return text === undefined ? [] : (JSON.parse(text) as ResidueStep[]);
+}
+
+/** `spec.containers[0].volumes[data]`: list indexes and map keys in brackets (a residue path's form). */
+function pathText(path: readonly (string | number)[]): string {
+  return path.reduce<string>((text, segment, index) => {
+    if (typeof segment === 'number') return `${text}[${segment}]`;
+    const parent = path[index - 1];
+    const underMap = ['volumes', 'items', 'environment', 'csiDriverAttributes'].includes(String(parent));
+    return index === 0 ? segment : underMap ? `${text}[${segment}]` : `${text}.${segment}`;
+  }, '');
+}
+
+/** A NOT_YET_RENDERED pattern (`spec.containers[*].volumes[*].csiDriver`) as a regular expression. */
+function patternOf(path: string): RegExp {
+  const escaped = path.replaceAll('.', '\\.').replaceAll('[*]', '\\[[^\\]]+\\]');
+  return new RegExp(`^${escaped}(\\.|\\[|$)`);
+}
+const NOT_YET = NOT_YET_RENDERED.map((entry) => patternOf(entry.path));
+
+/** The leaves of a residue step: a whole subtree the other version cannot say counts by its fields. */
+function leaves(step: ResidueStep): string[] {
+  const base = pathText(step.path);
+  if ('had' in step || typeof step.set !== 'object' || step.set === null || Array.isArray(step.set))
+    return [base];
+  return Object.keys(step.set).map((key) => `${base}.${key}`);
+}
+
+/** How v1alpha1 says what v1alpha2 says otherwise (the v1alpha1 residue of a v1alpha2 object). */
+const V1ALPHA1_SPELLING = [
+  /^spec\.logging(\.strict)?$/,
+  /^spec\.flux(\.container)?$/,
+  /^spec\.fluxRestful$/,
+  /^spec\.(containers|services)\[\d+\]\.(existingVolumes|noWrapEntrypoint|name|image)$/,
+];
+/** Moved from existingVolumes: only removed from volumes, never a field lost. */
+const MOVED_VOLUME = /^spec\.(containers|services)\[\d+\]\.volumes(\[[^\]]+\])?$/;
+
+/** How v1alpha2 says what v1alpha1 says otherwise (the v1alpha2 residue of a v1alpha1 object). */
+const V1ALPHA2_SPELLING = [
+  /^spec\.logging(\.strict)?$/,
+  /^spec\.flux(\.container)?$/,
+  /^spec\.interactive$/,
+  /^spec\.(containers|services)\[\d+\]\.(name|image|noWrapEntrypoint)$/,
+  /^spec\.(containers|services)\[\d+\]\.volumes\[[^\]]+\]\.(emptyDir|path|emptyDirMedium)$/,
+  /^status\.jobid$/,
+];
+
+function asV1alpha2(object: unknown): MiniClusterV1alpha2 {
+  return toV1alpha2(object) as unknown as MiniClusterV1alpha2;
+}
+
+function asV1alpha1(object: unknown): MiniCluster {
+  return toV1alpha1(object) as unknown as MiniCluster;
+}
+
+describe('conversion between v1alpha1 and v1alpha2', () => {
+  let v1alpha1: Named[] = [];
+  let v1alpha2: Named[] = [];
+  before(async () => {
+    const own = readdirSync('examples')
+      .filter((file) => file.endsWith('.yaml'))
+      .flatMap((file) => miniClustersIn(`examples/${file}`, readFileSync(`examples/${file}`, 'utf8')));
+    const goV1alpha1 = (await exampleMiniClusterManifests()).flatMap((manifest) =>
+      miniClustersIn(`go v1alpha1 ${manifest.path}`, manifest.text),
+    );
+    const goV1alpha2 = (await goV1alpha2ExampleManifests()).flatMap((manifest) =>
+      miniClustersIn(`go v1alpha2 ${manifest.path}`, manifest.text),
+    );
+    const hand1 = [...V1ALPHA1_FIXTURES, refusedV1alpha1].map((make) => ({
+      what: make.name,
+      object: make(),
+    }));
+    const hand2 = [...V1ALPHA2_FIXTURES, refusedV1alpha2].map((make) => ({
+      what: make.name,
+      object: make(),
+    }));
+    v1alpha1 = [...own, ...goV1alpha1, ...hand1] as Named[];
+    v1alpha2 = [...goV1alpha2, ...hand2] as Named[];
+    assert.ok(own.length >= 7 && goV1alpha1.length >= 60, 'the v1alpha1 examples');
+    assert.ok(goV1alpha2.length >= 60, 'the v1alpha2 examples');
+    assert.ok(v1alpha1.every(({ object }) => object.apiVersion === 'flux-framework.org/v1alpha1'));
+    assert.ok(v1alpha2.every(({ object }) => object.apiVersion === 'flux-framework.org/v1alpha2'));
+  });
+
+  it('v1alpha1 -> v1alpha2 -> v1alpha1 is the identity (examples, Go examples, every field)', () => {
+    for (const { what, object } of v1alpha1) assert.deepEqual(toV1alpha1(toV1alpha2(object)), object, what);
+  });
+
+  it('v1alpha2 -> v1alpha1 -> v1alpha2 is the identity (Go examples, every field)', () => {
+    for (const { what, object } of v1alpha2) assert.deepEqual(toV1alpha2(toV1alpha1(object)), object, what);
+  });
+
+  it('both are the identity on objects as the API server defaults them before converting', () => {
+    for (const { what, object } of v1alpha1) {
+      const defaulted = applySchemaDefaults(MiniClusterSchema, object);
+      assert.deepEqual(toV1alpha1(toV1alpha2(defaulted)), defaulted, what);
+    }
+    for (const { what, object } of v1alpha2) {
+      const defaulted = applySchemaDefaults(MiniClusterV1alpha2Schema, object);
+      assert.deepEqual(toV1alpha2(toV1alpha1(defaulted)), defaulted, what);
+    }
+  });
+
+  it('a v1alpha1 client reads back its spec after the server stored and defaulted it as v1alpha2', () => {
+    for (const { what, object } of v1alpha1) {
+      const written = applySchemaDefaults(MiniClusterSchema, object) as Record<string, unknown>;
+      const stored = applySchemaDefaults(MiniClusterV1alpha2Schema, toV1alpha2(written));
+      assert.deepEqual(toV1alpha1(stored).spec, written.spec, what);
+    }
+  });
+
+  it('the fixtures set every field of both schemas (a new field needs a fixture, and then a conversion)', () => {
+    for (const [schema, objects] of [
+      [MiniClusterSchema, v1alpha1],
+      [MiniClusterV1alpha2Schema, v1alpha2],
+    ] as const) {
+      const set = new Set(objects.flatMap(({ object }) => [...setFieldPaths(object, schema)]));
+      assert.deepEqual(
+        schemaFieldPaths(schema).filter((path) => !set.has(path) && path !== 'apiVersion' && path !== 'kind'),
+        [],
+      );
+    }
+  });
+
+  it('v1alpha1 -> v1alpha2 loses nothing: the residue holds only how v1alpha1 spelled it', () => {
+    for (const { what, object } of v1alpha1) {
+      if (!validateMiniCluster(object).ok) continue;
+      for (const step of residueOf(toV1alpha2(object), V1ALPHA1_RESIDUE_ANNOTATION)) {
+        const path = pathText(step.path);
+        const spelling = V1ALPHA1_SPELLING.some((pattern) => pattern.test(path));
+        const moved = MOVED_VOLUME.test(path) && !('set' in step);
+        // A service's diagnostics: false asks for nothing (v1alpha1 accepts it so, v1alpha2 has no such field).
+        const nothing = /^spec\.services\[\d+\]\.diagnostics$/.test(path) && step.set === false;
+        assert.ok(
+          spelling || moved || nothing,
+          `${what}: ${path} is lost in v1alpha2 (${JSON.stringify(step)})`,
+        );
+      }
+    }
+  });
+
+  it('what v1alpha1 cannot say of a v1alpha2 object is a field the operator refuses as not yet rendered', () => {
+    for (const { what, object } of v1alpha2) {
+      if (!validateMiniClusterV1alpha2(object).ok) continue;
+      const refused = notYetRenderedProblems(object).map((problem) => problem.path);
+      for (const step of residueOf(toV1alpha1(object), V1ALPHA2_RESIDUE_ANNOTATION)) {
+        const covered = leaves(step).some(
+          (leaf) =>
+            V1ALPHA2_SPELLING.some((pattern) => pattern.test(leaf)) ||
+            NOT_YET.some((pattern) => pattern.test(leaf)),
+        );
+        assert.ok(covered, `${what}: ${pathText(step.path)} is neither spelling nor in NOT_YET_RENDERED`);
+      }
+      const view = (object.spec as { flux?: { container?: { disable?: boolean } } }).flux?.container?.disable;
+      if (view !== true)
+        assert.ok(refused.includes('spec.flux.container.disable'), `${what}: the view is refused`);
+    }
+  });
+
+  it('valid v1alpha1 MiniClusters are valid v1alpha2 ones, with nothing refused as not yet rendered', () => {
+    let count = 0;
+    for (const { what, object } of v1alpha1) {
+      if (!validateMiniCluster(object).ok) continue;
+      count += 1;
+      const converted = toV1alpha2(object);
+      const result = validateMiniClusterV1alpha2(converted);
+      assert.ok(result.ok, `${what}: ${result.ok ? '' : result.problems.map(formatProblem).join('; ')}`);
+      assert.deepEqual(notYetRenderedProblems(converted), [], what);
+    }
+    assert.ok(count >= 60, `valid v1alpha1 MiniClusters (got ${count})`);
+  });
+
+  it('valid v1alpha2 MiniClusters have valid v1alpha1 forms (what the operator renders today)', () => {
+    for (const { what, object } of v1alpha2) {
+      if (!validateMiniClusterV1alpha2(object).ok) continue;
+      const result = validateMiniCluster(toV1alpha1(object));
+      assert.ok(result.ok, `${what}: ${result.ok ? '' : result.problems.map(formatProblem).join('; ')}`);
+    }
+  });
+
+  it('keeps the meaning where the versions spell it differently', () => {
+    const [everyField, , implied, joining] = V1ALPHA1_FIXTURES.map((make) => asV1alpha2(make()));
+    assert.ok(everyField && implied && joining);
+    const [runner, sidecar] = everyField.spec.containers;
+    assert.equal(everyField.spec.flux?.container?.disable, true, 'a v1alpha1 image has Flux');
+    assert.equal(everyField.spec.logging?.strict, false, 'strict as written');
+    assert.equal(sidecar?.noWrapEntrypoint, true, 'a sidecar runs as it is');
+    assert.equal(runner?.volumes?.['existing-claim']?.claimName, 'claim', 'existingVolumes are volumes');
+    assert.equal('existingVolumes' in (runner ?? {}), false);
+    assert.deepEqual(runner?.securityContext, { privileged: false, capabilities: { add: ['SYS_PTRACE'] } });
+    assert.deepEqual(implied.spec.fluxRestful, {}, 'v1alpha1 serves the RESTful API without a command');
+    const unset = asV1alpha2({
+      ...joining,
+      apiVersion: 'flux-framework.org/v1alpha1',
+      spec: { containers: [{ image: 'i', command: 'c' }] },
+    });
+    assert.equal(unset.spec.logging?.strict, true, "v1alpha1's default, written out");
+
+    const fromV1alpha2 = asV1alpha1(
+      miniClusterV1alpha2({
+        containers: [
+          {
+            image: 'ubuntu:noble',
+            volumes: { shm: { emptyDir: true, emptyDirMedium: 'memory' }, out: { path: '/tmp/out' } },
+            securityContext: { capabilities: { add: ['SYS_ADMIN'] } },
+          },
+        ],
+      }),
+    );
+    assert.equal(
+      fromV1alpha2.spec.interactive,
+      true,
+      'v1alpha2 keeps an instance without a command up for jobs',
+    );
+    assert.equal(fromV1alpha2.spec.logging?.strict, false, "v1alpha2's default, written out");
+    assert.deepEqual(fromV1alpha2.spec.containers[0]?.volumes, {
+      shm: { emptyDir: true, emptyDirMedium: 'Memory', path: '/dev/shm' },
+      out: { path: '/tmp/out', emptyDir: true },
+    });
+    assert.deepEqual(fromV1alpha2.spec.containers[0]?.securityContext, { addCapabilities: ['SYS_ADMIN'] });
+    assert.equal(fromV1alpha2.spec.flux, undefined, 'the Flux view has no v1alpha1 form');
+  });
+
+  it("keeps what the other version cannot see when a client changes the object there; the client's change wins", () => {
+    const original = miniClusterV1alpha2({
+      containers: [
+        {
+          name: 'main',
+          image: 'ubuntu:noble',
+          command: 'one',
+          volumes: { csi: { path: '/c', csiDriver: 'd.example.com' } },
+        },
+      ],
+      minSize: 1,
+    });
+    const edited = asV1alpha1(original);
+    edited.spec.size = 3;
+    const [main] = edited.spec.containers;
+    assert.ok(main);
+    edited.spec.containers = [{ ...main, command: 'two' }];
+    const back = asV1alpha2(edited);
+    assert.equal(back.spec.containers[0]?.command, 'two');
+    assert.equal(back.spec.size, 3);
+    assert.deepEqual(back.spec.containers[0]?.volumes?.csi, { path: '/c', csiDriver: 'd.example.com' });
+    assert.equal(back.spec.minSize, 1);
+    assert.equal(back.metadata.annotations?.[V1ALPHA2_RESIDUE_ANNOTATION], undefined);
+
+    // A volume moved from existingVolumes and then removed in v1alpha2 does not come back.
+    const stored = asV1alpha2({
+      apiVersion: 'flux-framework.org/v1alpha1',
+      kind: 'MiniCluster',
+      metadata: { name: 'moved' },
+      spec: {
+        containers: [{ image: 'i', command: 'c', existingVolumes: { data: { path: '/d', claimName: 'x' } } }],
+      },
+    });
+    const [moved] = stored.spec.containers;
+    assert.ok(moved?.volumes?.data);
+    const { volumes: _removed, ...withoutVolumes } = moved;
+    stored.spec.containers = [withoutVolumes];
+    assert.equal(asV1alpha1(stored).spec.containers[0]?.existingVolumes, undefined);
+
+    // Another container in its place does not get the first one's residue.
+    const replaced = asV1alpha1(original);
+    replaced.spec.containers = [{ name: 'other', image: 'busybox', command: 'x' }];
+    assert.equal(asV1alpha2(replaced).spec.containers[0]?.volumes, undefined);
+  });
+
+  it('ignores a residue annotation a client broke', () => {
+    const object = miniClusterV1alpha2();
+    object.metadata.annotations = { [V1ALPHA1_RESIDUE_ANNOTATION]: 'not json', kept: 'yes' };
+    const annotations = asV1alpha1(object).metadata.annotations ?? {};
+    assert.equal(annotations.kept, 'yes');
+    assert.equal(annotations[V1ALPHA1_RESIDUE_ANNOTATION], undefined);
+    assert.deepEqual(toV1alpha2(asV1alpha1(object)).metadata, {
+      ...object.metadata,
+      annotations: { kept: 'yes' },
+    });
+  });
+
+  it('convertMiniCluster: a copy in the same version; a clear error for what it cannot convert', () => {
+    const object = miniClusterV1alpha2();
+    const same = convertMiniCluster(object, 'flux-framework.org/v1alpha2');
+    assert.deepEqual(same, object);
+    assert.notEqual(same, object);
+    assert.equal(
+      asV1alpha1(convertMiniCluster(object, 'flux-framework.org/v1alpha1')).apiVersion,
+      'flux-framework.org/v1alpha1',
+    );
+    assert.throws(
+      () => convertMiniCluster(object, 'flux-framework.org/v1beta1'),
+      /cannot convert to "flux-framework.org\/v1beta1": a MiniCluster is flux-framework.org\/v1alpha1 or flux-framework.org\/v1alpha2/,
+    );
+    assert.throws(
+      () => convertMiniCluster({ ...object, kind: 'Job' }, 'flux-framework.org/v1alpha1'),
+      /kind is "Job", not MiniCluster/,
+    );
+    assert.throws(
+      () => convertMiniCluster({ ...object, apiVersion: 'v1' }, 'flux-framework.org/v1alpha1'),
+      /apiVersion is "v1"/,
+    );
+    assert.throws(() => convertMiniCluster([], 'flux-framework.org/v1alpha1'), /must be an object/);
+  });
+});
