@@ -46,6 +46,11 @@ export interface BrokerConfigInput {
   /** job-archive; `period` and `busytimeout` are RFC 23 durations such as "1m". */
   archive?: { dbpath: string; period?: string; busytimeout?: string };
   queuePolicy?: FluxionQueuePolicy;
+  /**
+   * `sched-simple`: flux-core's own scheduler even where Fluxion is installed (0.88's module loader
+   * takes `[modules] alternatives`, for the `sched` and `feasibility` services Fluxion also provides).
+   */
+  scheduler?: 'sched-simple';
 }
 
 /** The broker.toml document, keys spelled as Flux reads them. */
@@ -62,6 +67,7 @@ export interface BrokerConfigDocument {
   access?: { 'allow-guest-user'?: boolean; 'allow-root-owner'?: boolean };
   archive?: { dbpath: string; period?: string; busytimeout?: string };
   'sched-fluxion-qmanager'?: { 'queue-policy': FluxionQueuePolicy };
+  modules?: { alternatives: { sched: string; feasibility: string } };
 }
 
 /** `tcp://%h.<service>.<namespace>.svc.<domain>:%p`: Flux substitutes host and port per entry. */
@@ -150,6 +156,9 @@ export function brokerConfigDocument(input: BrokerConfigInput): BrokerConfigDocu
   }
   if (input.queuePolicy !== undefined) {
     document['sched-fluxion-qmanager'] = { 'queue-policy': input.queuePolicy };
+  }
+  if (input.scheduler !== undefined) {
+    document.modules = { alternatives: { sched: input.scheduler, feasibility: input.scheduler } };
   }
   return document;
 }

@@ -142,6 +142,13 @@ export interface BrokerRuntimeOptions {
   /** Hosts listed in broker.toml (maximum size plus burst hosts). When more than `size`, the lead
    * starts with quorum `size` and the others join later; without it the program would never start. */
   listedSize: number;
+  /**
+   * Brokers the instance waits for before it starts (`-Sbroker.quorum`), at most `size`. Unset:
+   * `size` when more hosts are listed than start, else Flux's own (all of them).
+   */
+  quorum?: number;
+  /** No `-Slocal-uri`: Flux's default local URI, in the rundir all the same. */
+  defaultLocalUri?: boolean;
   /** More broker options, one word each (e.g. `-Sbroker.rc2_none`). */
   extraOptions?: readonly string[];
   /** Run the broker under these arguments: `--wrap=strace,-e,network,-tt`. */
@@ -188,8 +195,18 @@ export type InitialProgram =
     }
   /** `command` is itself the initial program (it submits its own jobs). */
   | (CommandProgram & { kind: 'launcher'; command: string })
-  /** Each non-empty, non-comment line of `commands` submitted as its own job, then all are awaited. */
-  | (CommandProgram & { kind: 'batch'; commands: string; tasks?: number; nodes?: number })
+  /**
+   * Each non-empty, non-comment line of `commands` submitted as its own job, then all are awaited.
+   * With `outputDir`, job N (from 0, in line order) writes its output to `<outputDir>/job-N.out` and
+   * its errors to `job-N.err` there.
+   */
+  | (CommandProgram & {
+      kind: 'batch';
+      commands: string;
+      tasks?: number;
+      nodes?: number;
+      outputDir?: string;
+    })
   /** `script` submitted with `flux batch` and awaited. */
   | (CommandProgram & { kind: 'batchScript'; script: string; nodes: number; tasks?: number });
 
@@ -289,6 +306,7 @@ function validate(input: EntrypointInput): void {
   if (broker.connectTimeout.trim() === '') throw new Error('broker.connectTimeout must not be empty');
   assertInteger('broker.size', broker.size, 1);
   assertInteger('broker.listedSize', broker.listedSize, broker.size);
+  if (broker.quorum !== undefined) assertInteger('broker.quorum', broker.quorum, 1, broker.size);
   if (broker.wrap?.some((word) => word.includes(','))) {
     throw new Error('broker.wrap arguments cannot contain commas (flux start splits --wrap at commas)');
   }
@@ -298,6 +316,8 @@ function validate(input: EntrypointInput): void {
   }
   const { program } = input;
   if (program.kind === 'submit') assertInteger('program.tasks', program.tasks, 1);
+  if (program.kind === 'batch' && program.outputDir !== undefined)
+    assertAbsolutePath('program.outputDir', program.outputDir);
   if ((program.kind === 'batch' || program.kind === 'batchScript') && program.tasks !== undefined) {
     assertInteger('program.tasks', program.tasks, 1);
   }
@@ -344,11 +364,12 @@ export function fluxStartWords(input: EntrypointInput): string[] {
     'fanout' in broker.tbon ? `-Stbon.fanout=${broker.tbon.fanout}` : `-Stbon.topo=${broker.tbon.topology}`,
     `-Srundir=${paths.runDir}`,
     `-Sstatedir=${paths.stateDir}`,
-    `-Slocal-uri=local://${paths.runDir}/local`,
+    ...(broker.defaultLocalUri ? [] : [`-Slocal-uri=local://${paths.runDir}/local`]),
     `-Slog-stderr-level=${broker.logLevel}`,
     `-Stbon.connect_timeout=${broker.connectTimeout}`,
   );
-  if (broker.listedSize > broker.size) words.push(`-Sbroker.quorum=${broker.size}`);
+  if (broker.quorum !== undefined) words.push(`-Sbroker.quorum=${broker.quorum}`);
+  else if (broker.listedSize > broker.size) words.push(`-Sbroker.quorum=${broker.size}`);
   if (input.logging?.zeromq) words.push('-Stbon.zmqdebug=1');
   words.push(...(broker.extraOptions ?? []));
   return words;
@@ -414,9 +435,16 @@ function commandText(
       return program.command.trim();
     case 'batch': {
       // `waitable` jobs let `flux job wait --all` collect every exit code: it fails if any job failed.
-      const submissions = batchLines(program.commands).map((line) =>
+      const { outputDir } = program;
+      const submissions = batchLines(program.commands).map((line, index) =>
         joinShellParts(
           'flux submit --quiet --flags=waitable',
+          outputDir === undefined
+            ? undefined
+            : shellQuoteWords([
+                `--output=${outputDir}/job-${index}.out`,
+                `--error=${outputDir}/job-${index}.err`,
+              ]),
           submitOptions(program.tasks, program.nodes, context),
           line,
         ),
@@ -561,7 +589,7 @@ export function entrypointScript(input: EntrypointInput): string {
     assignment('job_name', input.jobName),
     assignment('lead_is_remote', flag(input.leadIsRemote)),
     assignment('flux_user', input.fluxUser?.name ?? ''),
-    ...(input.fluxUser !== undefined ? [assignment('flux_uid', input.fluxUser.uid)] : []),
+    assignment('flux_uid', input.fluxUser?.uid ?? ''),
     assignment('flux_install_root', input.fluxInstallRoot),
     assignment('config_dir', paths.configDir),
     assignment('curve_cert_source', paths.curveCertSourcePath),

@@ -49,8 +49,11 @@ export type {
   EntrypointInput,
   EntrypointLogging,
   EntrypointPaths,
+  FluxViewInput,
   InitialProgram,
   MungeInput,
   ProgramContext,
   WhenDone,
 } from './entrypoint.ts';
+export { sidecarScript } from './sidecar.ts';
+export type { SidecarInput } from './sidecar.ts';

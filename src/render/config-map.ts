@@ -14,6 +14,7 @@ import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
 import { RESTFUL_SERVER_FILE, RESTFUL_SERVER_SCRIPT } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';
+import { containerScripts } from './sidecars.ts';
 
 /** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
 export function brokerConfigText(input: RenderInput, names: MiniClusterNames): string {
@@ -37,6 +38,8 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
   if (servesRestful(miniCluster)) data[RESTFUL_SERVER_FILE] = RESTFUL_SERVER_SCRIPT;
+  // commands.script of the containers and the wrappers of those beside Flux: user text, no secret.
+  for (const [file, text] of containerScripts(miniCluster)) data[file] = text;
   return {
     apiVersion: 'v1',
     kind: 'ConfigMap',

@@ -31,6 +31,8 @@ import {
   MUNGE_SOCKET_DIR,
   OPERATOR_DIR,
   RESOURCE_SPEC_FILE,
+  DEFAULT_BATCH_OUTPUT_DIR,
+  scriptFile,
   type PodLayout,
 } from './paths.ts';
 import { layoutOf } from './layout.ts';
@@ -164,8 +166,10 @@ export function brokerConfigInput(input: RenderInput, names: MiniClusterNames): 
     // The instance owner is the flux user while pods start as root (the entrypoint drops privileges).
     access: { allowGuestUser: true, allowRootOwner: true },
   };
-  const queuePolicy = miniCluster.spec.flux.scheduler?.queuePolicy;
-  if (queuePolicy !== undefined) config.queuePolicy = queuePolicy;
+  const { scheduler } = miniCluster.spec.flux;
+  if (scheduler?.queuePolicy !== undefined) config.queuePolicy = scheduler.queuePolicy;
+  // flux-core's scheduler: what runs anyway where Fluxion is not installed (the view, the local images).
+  if (scheduler?.simple === true) config.scheduler = 'sched-simple';
   return config;
 }
 
@@ -177,13 +181,21 @@ export function initialProgram(input: RenderInput): InitialProgram {
   const miniCluster = renderModel(input);
   const container = fluxContainer(miniCluster);
   const { spec } = miniCluster;
-  const command = container.command?.trim();
+  const command = commandOf(container);
   if (!command) return servesRestful(miniCluster) ? restfulProgram(miniCluster) : { kind: 'interactive' };
   const whenDone = spec.interactive ? { whenDone: 'stayUp' as const } : {};
   if (container.launcher) return { kind: 'launcher', command, ...whenDone };
   if (container.batch && container.batchRaw)
     return { kind: 'batchScript', script: command, nodes: spec.size, ...whenDone };
-  if (container.batch) return { kind: 'batch', commands: command, tasks: spec.tasks, ...whenDone };
+  if (container.batch) {
+    return {
+      kind: 'batch',
+      commands: command,
+      tasks: spec.tasks,
+      outputDir: batchOutputDir(container),
+      ...whenDone,
+    };
+  }
   // `-N size` only where Flux takes it (tasks >= size): the entrypoint's sizeFlags decides.
   const program: InitialProgram = {
     kind: 'submit',
@@ -194,6 +206,18 @@ export function initialProgram(input: RenderInput): InitialProgram {
   };
   if (spec.flux.submitCommand !== undefined) program.submitCommand = spec.flux.submitCommand;
   return program;
+}
+
+/** The Flux container's command: its text, or its script (commands.script) run with bash. */
+function commandOf(container: ContainerModel): string | undefined {
+  if (container.commands.script !== undefined)
+    return `/bin/bash ${OPERATOR_DIR}/${scriptFile(container.name)}`;
+  return container.command?.trim();
+}
+
+/** Where the jobs of a batch command write their output (`logs`), on every pod. */
+function batchOutputDir(container: ContainerModel): string {
+  return container.logs ?? DEFAULT_BATCH_OUTPUT_DIR;
 }
 
 /** Splits user option text into words the way a shell would split plain words. */
@@ -256,6 +280,9 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
     listedSize,
     extraOptions,
   };
+  // minSize: Flux starts once that many brokers are up (its quorum); the others join when they come.
+  if (spec.minSize !== undefined) broker.quorum = Math.min(spec.minSize, spec.size);
+  if (spec.flux.disableSocket === true) broker.defaultLocalUri = true;
   if (spec.flux.wrap !== undefined) broker.wrap = spec.flux.wrap.split(',').filter((word) => word !== '');
 
   const { commands } = container;
@@ -306,5 +333,8 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
     },
     // Flux dumps its content there when the instance exits (above); the next lead loads it.
     ...(spec.archive ? { archivePath: spec.archive.path } : {}),
+    ...(container.batch && !container.batchRaw && commandOf(container) !== undefined
+      ? { makeDirs: [batchOutputDir(container)] }
+      : {}),
   };
 }

@@ -1,13 +1,16 @@
 import type {
+  V1Affinity,
   V1Container,
   V1Job,
+  V1NodeAffinity,
   V1ObjectMeta,
+  V1PodSecurityContext,
   V1PodSpec,
   V1SecurityContext,
   V1Volume,
   V1VolumeMount,
 } from '@kubernetes/client-node';
-import { COMPONENT_BROKER, SECRET_DATA_KEYS, commonLabels } from '../api/index.ts';
+import { COMPONENT_BROKER, SECRET_DATA_KEYS, commonLabels, selectorLabels } from '../api/index.ts';
 import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import {
@@ -31,9 +34,11 @@ import {
   RESTFUL_CREDENTIALS_FILE,
   RESTFUL_MOUNT_DIR,
   FLUX_VIEW_COPY_COMMAND,
+  wrapperFile,
   type PodLayout,
 } from './paths.ts';
-import { layoutOf } from './layout.ts';
+import { isWrapped, layoutOf } from './layout.ts';
+import { containerScripts } from './sidecars.ts';
 import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
@@ -64,6 +69,8 @@ interface FluxMountOptions {
   restful: boolean;
   /** The mode of the Secrets' files. */
   secretMode: number;
+  /** The containers' scripts and wrappers in the ConfigMap (file names, see sidecars.ts). */
+  scripts: readonly string[];
 }
 
 function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volume[] {
@@ -72,6 +79,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
   if (options.restful)
     operatorFiles.push({ key: RESTFUL_SERVER_FILE, path: RESTFUL_SERVER_FILE, mode: CONFIG_FILE_MODE });
+  for (const file of options.scripts) operatorFiles.push({ key: file, path: file, mode: SCRIPT_FILE_MODE });
   const restful: V1Volume[] = options.restful
     ? [
         {
@@ -301,7 +309,16 @@ function containerAdditions(
   const viewParts = fromView
     ? { hookShell: '/bin/bash', environment: miniCluster.spec.flux.environment ?? {} }
     : {};
-  if (!container.runFlux) return {};
+  const state: V1VolumeMount = { name: VOLUME_STATE, mountPath: layout.stateRoot };
+  if (isWrapped(container)) {
+    return {
+      command: ['/bin/bash', `${OPERATOR_DIR}/${wrapperFile(container.name)}`],
+      mounts: [{ name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true }, state],
+      ...viewParts,
+    };
+  }
+  // As it is (v1alpha1's way), with the view's volume at hand.
+  if (!container.runFlux) return fromView ? { mounts: [state] } : {};
   return {
     command: ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`],
     mounts: fluxMounts(layout, restful),
@@ -330,7 +347,8 @@ function podSpec(
   const layout = layoutOf(miniCluster);
   const fromView = layout.view !== undefined;
   const secretMode = fromView ? VIEW_SECRET_FILE_MODE : SECRET_FILE_MODE;
-  const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful, secretMode });
+  const scripts = containerScripts(miniCluster).map(([file]) => file);
+  const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful, secretMode, scripts });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
     const own = containerVolumes(container, storageOf(miniCluster));
@@ -359,7 +377,7 @@ function podSpec(
     subdomain: names.service,
     // Flux matches the short hostname against broker.toml; the domain goes into the connect URI.
     setHostnameAsFQDN: false,
-    restartPolicy: 'Never',
+    restartPolicy: spec.pod?.restartPolicy ?? 'Never',
     // Service environment variables are useless to Flux and slow pod start in busy namespaces.
     enableServiceLinks: false,
     ...(fromView ? { initContainers: [viewInitContainer(miniCluster, layout)] } : {}),
@@ -368,6 +386,8 @@ function podSpec(
   };
   if (spec.shareProcessNamespace === true) pod.shareProcessNamespace = true;
   setPodPlacement(pod, miniCluster, pullSecrets);
+  const affinity = brokerAffinity(miniCluster);
+  if (affinity !== undefined) pod.affinity = affinity;
   if (spec.pod?.resources !== undefined) pod.resources = { limits: quantities(spec.pod.resources) };
   return pod;
 }
@@ -384,9 +404,73 @@ export function setPodPlacement(
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
   const podOptions = miniCluster.spec.pod;
   if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
+  if (podOptions?.automountServiceAccountToken !== undefined)
+    pod.automountServiceAccountToken = podOptions.automountServiceAccountToken;
   if (podOptions?.nodeSelector !== undefined)
     pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
   if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));
+  if (podOptions?.schedulerName !== undefined) pod.schedulerName = podOptions.schedulerName;
+  if (podOptions?.runtimeClassName !== undefined) pod.runtimeClassName = podOptions.runtimeClassName;
+  if (podOptions?.dnsPolicy !== undefined) pod.dnsPolicy = podOptions.dnsPolicy;
+  if (podOptions?.hostIPC === true) pod.hostIPC = true;
+  if (podOptions?.hostPID === true) pod.hostPID = true;
+  if (podOptions?.securityContext !== undefined)
+    pod.securityContext = renderPodSecurityContext(podOptions.securityContext);
+  const nodeAffinity = requiredNodeAffinity(miniCluster);
+  if (nodeAffinity !== undefined) pod.affinity = { nodeAffinity };
+}
+
+type PodSecurityContextModel = NonNullable<NonNullable<MiniClusterModel['spec']['pod']>['securityContext']>;
+
+/** The pod's security context as Kubernetes takes it (v1alpha2 takes core/v1's fields). */
+export function renderPodSecurityContext(context: PodSecurityContextModel): V1PodSecurityContext {
+  const rendered: V1PodSecurityContext = {};
+  if (context.runAsUser !== undefined) rendered.runAsUser = context.runAsUser;
+  if (context.runAsGroup !== undefined) rendered.runAsGroup = context.runAsGroup;
+  if (context.runAsNonRoot !== undefined) rendered.runAsNonRoot = context.runAsNonRoot;
+  if (context.supplementalGroups !== undefined) rendered.supplementalGroups = [...context.supplementalGroups];
+  if (context.fsGroup !== undefined) rendered.fsGroup = context.fsGroup;
+  if (context.fsGroupChangePolicy !== undefined) rendered.fsGroupChangePolicy = context.fsGroupChangePolicy;
+  if (context.seLinuxOptions !== undefined) rendered.seLinuxOptions = { ...context.seLinuxOptions };
+  if (context.seccompProfile !== undefined) rendered.seccompProfile = { ...context.seccompProfile };
+  if (context.sysctls !== undefined) rendered.sysctls = context.sysctls.map((sysctl) => ({ ...sysctl }));
+  return rendered;
+}
+
+/** `pod.nodeAffinity`: the nodes whose label has one of the listed values (required, operator In). */
+function requiredNodeAffinity(miniCluster: MiniClusterModel): V1NodeAffinity | undefined {
+  const entries = sortedEntries(miniCluster.spec.pod?.nodeAffinity);
+  if (entries.length === 0) return undefined;
+  return {
+    requiredDuringSchedulingIgnoredDuringExecution: {
+      nodeSelectorTerms: [
+        { matchExpressions: entries.map(([key, values]) => ({ key, operator: 'In', values: [...values] })) },
+      ],
+    },
+  };
+}
+
+/**
+ * The brokers' affinity (v1alpha2, unless network.disableAffinity): preferably in one zone, each on
+ * a node of its own, as the Go operator schedules them. Preferences only: a cluster with fewer
+ * nodes or one zone still runs them. v1alpha1 MiniClusters have none (their conversion disables it).
+ */
+function brokerAffinity(miniCluster: MiniClusterModel): V1Affinity | undefined {
+  const { network } = miniCluster.spec;
+  const nodeAffinity = requiredNodeAffinity(miniCluster);
+  if (network.disableAffinity === true) return nodeAffinity === undefined ? undefined : { nodeAffinity };
+  const term = (topologyKey: string) => ({
+    weight: 100,
+    podAffinityTerm: {
+      labelSelector: { matchLabels: selectorLabels(miniCluster.metadata.name) },
+      topologyKey,
+    },
+  });
+  return {
+    ...(nodeAffinity !== undefined ? { nodeAffinity } : {}),
+    podAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [term('topology.kubernetes.io/zone')] },
+    podAntiAffinity: { preferredDuringSchedulingIgnoredDuringExecution: [term('kubernetes.io/hostname')] },
+  };
 }
 
 /**
@@ -432,7 +516,7 @@ export function renderJob(
       completionMode: 'Indexed',
       completions: spec.size,
       parallelism: spec.size,
-      backoffLimit: 0,
+      backoffLimit: spec.backoffLimit ?? 0,
       activeDeadlineSeconds: spec.deadlineSeconds,
       successPolicy: { rules: [{ succeededIndexes: '0' }] },
       template,

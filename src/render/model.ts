@@ -35,6 +35,8 @@ export function renderModel(input: RenderInput): MiniClusterModel {
   const known = converted.get(input);
   if (known !== undefined) return known;
   const spec = specToV1alpha2(input.spec) as MiniClusterV1alpha2Spec;
+  // v1alpha1 has no pod affinity: its MiniClusters keep none (the conversion should say so itself).
+  spec.network = { ...spec.network, disableAffinity: spec.network?.disableAffinity ?? true };
   const model: MiniClusterModel = {
     ...input,
     apiVersion: 'flux-framework.org/v1alpha2',

@@ -110,3 +110,16 @@ export function podLayout(viewMountPath: string | undefined, sharedRunDir: boole
     },
   };
 }
+
+/** The ConfigMap file (under OPERATOR_DIR) of a container's `commands.script`. */
+export function scriptFile(containerName: string): string {
+  return `script-${containerName}.sh`;
+}
+
+/** The ConfigMap file (under OPERATOR_DIR) of the wrapper of a container beside the Flux container. */
+export function wrapperFile(containerName: string): string {
+  return `wrapper-${containerName}.sh`;
+}
+
+/** Where a batch command's jobs write their output and errors when the container names no `logs`. */
+export const DEFAULT_BATCH_OUTPUT_DIR = '/tmp/fluxout';

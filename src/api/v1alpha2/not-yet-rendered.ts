@@ -1,9 +1,7 @@
 /**
- * The v1alpha2 fields the operator does not act on yet: it renders MiniClusters from their v1alpha1
- * form until the renderer is ported to v1alpha2, and these have none. The controller refuses a
- * MiniCluster that sets one (by name, with `notYetRenderedProblems`) rather than run it without;
- * a field set to what the renderer does anyway (its default) is no refusal. The renderer's port
- * empties this table.
+ * The v1alpha2 fields the operator does not act on yet. The controller refuses a MiniCluster that
+ * sets one (by name, with `notYetRenderedProblems`) rather than run it without; a field set to what
+ * the renderer does anyway (its default) is no refusal.
  */
 import type { Problem } from '../problems.ts';
 import { isObject } from './json.ts';
@@ -23,76 +21,11 @@ export interface NotYetRendered {
   readonly absentMeans?: (parent: Record<string, unknown>, spec: Record<string, unknown>) => unknown;
 }
 
-const is =
-  (...values: unknown[]) =>
-  (value: unknown): boolean =>
-    values.includes(value);
-
-/** The renderer's container security context: privileged and added capabilities only. */
-const SECURITY_FIELDS = [
-  'seLinuxOptions',
-  'runAsUser',
-  'runAsGroup',
-  'runAsNonRoot',
-  'seccompProfile',
-  'readOnlyRootFilesystem',
-  'allowPrivilegeEscalation',
-  'procMount',
-  'capabilities.drop',
-];
-
-function containerEntries(list: 'containers' | 'services'): NotYetRendered[] {
-  return [
-    {
-      path: `spec.${list}[*].imagePullPolicy`,
-      what: 'the pull policy (the renderer pulls Always with pullAlways, else IfNotPresent)',
-      accepts: (value, container) => value === (container.pullAlways === true ? 'Always' : 'IfNotPresent'),
-    },
-    ...SECURITY_FIELDS.map((field) => ({
-      path: `spec.${list}[*].securityContext.${field}`,
-      what: 'a security setting beyond privileged and capabilities.add',
-    })),
-    { path: `spec.${list}[*].volumes[*].csiDriver`, what: 'an inline CSI volume' },
-  ];
-}
-
-function isSidecar(container: Record<string, unknown>, spec: Record<string, unknown>): boolean {
-  const containers = Array.isArray(spec.containers) ? spec.containers : [];
-  return containers.length > 1 && container.runFlux !== true;
-}
-
-export const NOT_YET_RENDERED: readonly NotYetRendered[] = [
-  { path: 'spec.minSize', what: "the brokers Flux waits for (the renderer's quorum is size)" },
-  { path: 'spec.backoffLimit', what: "the Job's retries (the renderer's Job has none)", accepts: is(0) },
-  { path: 'spec.network.disableAffinity', what: 'the brokers without pod affinity', accepts: is(false) },
-  {
-    path: 'spec.pod.restartPolicy',
-    what: "the pods' restart policy (the renderer's is Never)",
-    accepts: is('Never'),
-  },
-  { path: 'spec.pod.runtimeClassName', what: 'the RuntimeClass of the pods' },
-  { path: 'spec.pod.automountServiceAccountToken', what: "mounting the service account's token" },
-  { path: 'spec.pod.schedulerName', what: 'the scheduler of the pods' },
-  { path: 'spec.pod.nodeAffinity', what: "the nodes' labels the pods require" },
-  { path: 'spec.pod.dnsPolicy', what: "the pods' DNS policy", accepts: is('ClusterFirst') },
-  { path: 'spec.pod.hostIPC', what: "the node's IPC namespace", accepts: is(false) },
-  { path: 'spec.pod.hostPID', what: "the node's process namespace", accepts: is(false) },
-  { path: 'spec.pod.securityContext', what: "the pods' security context" },
-  { path: 'spec.flux.disableSocket', what: "Flux's default socket", accepts: is(false) },
-  { path: 'spec.flux.noWaitSocket', what: "not waiting for Flux's socket", accepts: is(false) },
-  { path: 'spec.flux.scheduler.simple', what: 'scheduling with sched-simple', accepts: is(false) },
-  { path: 'spec.containers[*].logs', what: "the batch jobs' output directory" },
-  { path: 'spec.containers[*].commands.script', what: 'a script in place of the command' },
-  { path: 'spec.containers[*].commands.servicePre', what: 'shell run first in a container beside Flux' },
-  {
-    path: 'spec.containers[*].noWrapEntrypoint',
-    what: 'a container beside Flux wrapped to wait for Flux (unset or false): the renderer runs it as it is, which noWrapEntrypoint: true says',
-    accepts: (value, container, spec) => value === true || !isSidecar(container, spec),
-    absentMeans: (container, spec) => (isSidecar(container, spec) ? false : undefined),
-  },
-  ...containerEntries('containers'),
-  ...containerEntries('services'),
-];
+/**
+ * Empty: the renderer acts on every v1alpha2 field (src/render reads the v1alpha2 model). The table
+ * and its check stay for a field added to the API before the renderer knows it.
+ */
+export const NOT_YET_RENDERED: readonly NotYetRendered[] = [];
 
 /** The values at `segments` under `node`, with their parents and field paths. */
 function found(

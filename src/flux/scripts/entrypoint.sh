@@ -5,16 +5,16 @@
 # parameters, then this file as it is). It prepares the pod (flux present, flux user, directories,
 # certificate, munge, R), finds its role from its hostname and runs the lead broker with the initial
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
-# to its broker. Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, rm,
-# dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
+# to its broker. Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
+# rm, dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
 # run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
 #
 # The parameters, always set:
 #   job_name, flux_install_root, config_dir, curve_cert_source, curve_cert,
 #   run_dir, state_dir, worker_retry_delay, start_args (an array: the words after `flux start`)
 #   lead_is_remote, log_quiet, log_timed: `yes` or empty
-#   flux_user: the user the brokers run as (created when missing, with uid flux_uid); empty: the
-#   container's own user, as it is (nothing is created or given away)
+#   flux_user, flux_uid: the user the brokers run as (created when missing, with uid flux_uid); both
+#   empty: the container's own user, as it is (nothing is created or given away)
 # Set only when the MiniCluster has them:
 #   flux_view, flux_command_dir: Flux from a view (flux_view/bin/flux), not the image: its bin goes
 #   last on PATH, after the image's own programs, and `flux` alone first, as a link in
@@ -257,8 +257,10 @@ if [ -n "${flux_view+set}" ]; then
   if [ ! -x "$flux_view/bin/flux" ]; then
     fail "there is no Flux view at $flux_view (no bin/flux): the init container copies it there into the volume shared with this container; see its log"
   fi
+  # Containers beside this one link it too: a link made beside and renamed over is never half there.
   mkdir -p "$flux_command_dir"
-  ln -sfn "$flux_view/bin/flux" "$flux_command_dir/flux"
+  ln -sfn "$flux_view/bin/flux" "$flux_command_dir/.flux.$$"
+  mv -Tf "$flux_command_dir/.flux.$$" "$flux_command_dir/flux"
   export PATH="$flux_command_dir:$PATH:$flux_view/bin"
   flux_bin=flux
 else

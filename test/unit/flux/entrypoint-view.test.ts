@@ -222,6 +222,52 @@ function startArgs(sandbox: ViewSandbox): string[] {
   ];
 }
 
+describe('entrypoint with Flux from a view: static checks', () => {
+  it('passes shellcheck and bash -n with every view parameter', () => {
+    const sandbox = makeSandbox();
+    const variants: EntrypointInput[] = [
+      viewInput(sandbox),
+      viewInput(sandbox, {
+        logging: { quiet: true, strict: true, debug: true, timed: true },
+        workerRestart: { delaySeconds: 5, completeWorkers: true },
+        makeDirs: ['/tmp/fluxout', '/out dir'],
+        archivePath: '/data/archive',
+        broker: {
+          tbon: { topology: 'kary:0' },
+          logLevel: 3,
+          connectTimeout: '5s',
+          size: 4,
+          listedSize: 4,
+          quorum: 2,
+          defaultLocalUri: true,
+        },
+      }),
+    ];
+    for (const variant of variants) {
+      const script = entrypointScript(variant);
+      const shellcheck = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: script, encoding: 'utf8' });
+      assert.equal(shellcheck.error, undefined, 'shellcheck must be installed');
+      assert.equal(shellcheck.status, 0, shellcheck.stdout);
+      assert.equal(spawnSync('bash', ['-n'], { input: script }).status, 0);
+    }
+  });
+
+  it('rejects view inputs that would make a broken script', () => {
+    const sandbox = makeSandbox();
+    const view = {
+      ...viewInput(sandbox).view,
+      environment: { 'dotted.name': 'x' },
+    } as EntrypointInput['view'];
+    assert.throws(() => entrypointScript(viewInput(sandbox, { view })), /"dotted.name" is not a shell name/);
+    assert.throws(
+      () => entrypointScript(viewInput(sandbox, { makeDirs: ['relative'] })),
+      /makeDirs\[0\] must be an absolute path/,
+    );
+    const munge = { ...viewInput(sandbox).munge, daemon: undefined } as unknown as EntrypointInput['munge'];
+    assert.throws(() => entrypointScript(viewInput(sandbox, { munge })), /munge.user must name/);
+  });
+});
+
 describe('entrypoint with Flux from a view, with bash and coreutils only', () => {
   it('lead: runs the view`s flux by its name as this user, with its munged, and the job`s output', () => {
     const sandbox = makeSandbox();

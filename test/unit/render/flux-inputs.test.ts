@@ -50,7 +50,8 @@ describe('the initial program from the spec', () => {
       ],
       [
         { size: 2, interactive: true, containers: [{ image: IMAGE, command: 'a\nb', batch: true }] },
-        { kind: 'batch', commands: 'a\nb', tasks: 1, whenDone: 'stayUp' },
+        // The jobs' output goes to files, as the Go operator's batch jobs' did (job-N.out).
+        { kind: 'batch', commands: 'a\nb', tasks: 1, outputDir: '/tmp/fluxout', whenDone: 'stayUp' },
       ],
       [{ interactive: true, containers: [{ image: IMAGE }] }, { kind: 'interactive' }],
       // Neither a command nor interactive: the persistent MiniCluster serves the RESTful API.

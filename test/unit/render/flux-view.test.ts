@@ -76,7 +76,7 @@ describe('Flux from the view', () => {
     const { objects } = podOf({});
     const script = scriptOf(objects);
     assert.match(script, /^flux_user=''$/m);
-    assert.doesNotMatch(script, /^flux_uid=/m);
+    assert.match(script, /^flux_uid=''$/m);
     assert.match(script, /^flux_view=\/mnt\/flux\/view$/m);
     assert.match(script, /^flux_command_dir=\/mnt\/flux\/bin$/m);
     assert.match(script, /^flux_environment_file=\/mnt\/flux\/flux-view\.sh$/m);
@@ -177,6 +177,7 @@ describe('Flux from the image (flux.container.disable)', () => {
       defaultedV1alpha2({
         size: 2,
         logging: { strict: true },
+        network: { disableAffinity: true },
         flux: { container: { disable: true } },
         containers: [{ image: IMAGE, command: 'hostname' }],
       }),
