@@ -123,8 +123,6 @@ export interface ReconcilerDeps {
   readonly burst?: BurstEnvironment;
   /** Each step's duration in seconds, by step name (flux_operator_reconcile_step_duration_seconds). */
   readonly observeStep?: (step: string, seconds: number) => void;
-  /** The Flux view image of MiniClusters that name none (`flux-operator run --flux-view-image`). */
-  readonly fluxViewImage?: string;
 }
 
 export interface ReconcileResult {
