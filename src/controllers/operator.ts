@@ -11,10 +11,7 @@ import { setupBurstTargetController } from './burst-target/setup.ts';
 import type { BurstEnvironment } from './minicluster/burst-step.ts';
 import type { OrphanSweep } from './minicluster/orphans.ts';
 import type { WriteCounter } from '../runtime/write-counter.ts';
-import { DEFAULT_FLUX_VIEW_IMAGE } from '../deploy/constants.ts';
 import { setupMiniClusterController, type MiniClusterController } from './minicluster/setup.ts';
-import { setupConversionWebhook, type ConversionWebhookSettings } from './conversion/setup.ts';
-import type { ConversionWebhook } from './conversion/webhook.ts';
 
 export { CONTROLLER_NAME } from './minicluster/setup.ts';
 
@@ -44,21 +41,10 @@ export interface OperatorOptions {
   readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
-  /**
-   * Serve the v1alpha1 <-> v1alpha2 conversion webhook and keep the CRD pointed at it. Without it
-   * another process serves the conversions (tests share one; see test/harness/conversion-webhook.ts).
-   */
-  readonly conversionWebhook?: ConversionWebhookSettings;
-  /** The Flux view image of MiniClusters that name none (`--flux-view-image`); DEFAULT_FLUX_VIEW_IMAGE when absent. */
-  readonly fluxViewImage?: string;
 }
 
 export class Operator {
   readonly manager: Manager;
-  /** The conversion webhook, when this operator serves it. */
-  readonly conversionWebhook: ConversionWebhook | undefined;
-  /** The Flux view image its MiniClusters default to. */
-  readonly fluxViewImage: string;
   private readonly miniClusters: MiniClusterController;
 
   constructor(options: OperatorOptions) {
@@ -70,11 +56,6 @@ export class Operator {
       ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
       ...(options.onLeadershipChange ? { onLeadershipChange: options.onLeadershipChange } : {}),
     });
-    this.fluxViewImage = options.fluxViewImage ?? DEFAULT_FLUX_VIEW_IMAGE;
-    // Added first: its first pass runs before the caches list MiniClusters through it.
-    this.conversionWebhook = options.conversionWebhook
-      ? setupConversionWebhook(this.manager, clients.transport, options.log, options.conversionWebhook)
-      : undefined;
     const onWrite = options.onWrite ?? (() => undefined);
     const targets = setupBurstTargetController(this.manager, {
       clients,
@@ -95,7 +76,6 @@ export class Operator {
       ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
       ...(options.onReconcileStep ? { onReconcileStep: options.onReconcileStep } : {}),
       ...(options.queueReader ? { queueReader: options.queueReader } : {}),
-      fluxViewImage: this.fluxViewImage,
     });
   }
 
@@ -106,11 +86,6 @@ export class Operator {
   /** True once every cache has listed once. */
   get synced(): boolean {
     return this.manager.synced;
-  }
-
-  /** Ready to serve conversions (true when this operator does not serve them). */
-  get webhookReady(): boolean {
-    return this.conversionWebhook?.ready ?? true;
   }
 
   async start(): Promise<void> {

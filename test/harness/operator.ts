@@ -19,26 +19,16 @@ import { Operator } from '../../src/controllers/operator.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
-import { ensureConversionWebhook } from './conversion-webhook.ts';
-import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
 import { cluster, waitFor } from './cluster.ts';
 
 const run = promisify(execFile);
 let crdInstalled: Promise<void> | undefined;
 
-/** The Flux view image of the local cluster's real node, which tests' operators default to. */
-export const LOCAL_FLUX_VIEW_IMAGE = 'localhost/flux-view:0.88.0';
-
 /** Applies the MiniCluster CRD (once per process) and waits until it is served. */
 export function installCrd(): Promise<void> {
   crdInstalled ??= (async () => {
-    const { objects, kc, kubeconfig } = await cluster();
-    // v1alpha2 is stored: every v1alpha1 request goes through the cluster's shared test webhook (or,
-    // while a test's installed operator holds the CRD and answers, through that one).
-    const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
-    await applyCrdKeepingClientConfig(objects, crd, (applied) =>
-      serverSideApply(objects, applied as never, 'flux-operator-tests'),
-    );
+    const { objects, kc } = await cluster();
+    await serverSideApply(objects, miniClusterCrd() as never, 'flux-operator-tests');
     const clients = kubeClients(kc);
     await waitFor(
       async () => {
@@ -49,8 +39,7 @@ export function installCrd(): Promise<void> {
         })) as { status?: { conditions?: { type: string; status: string }[] } };
         if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
           return false;
-        // Established can precede the storage being ready to list: list once to be sure (through the
-        // webhook, when anything is stored).
+        // Established can precede the storage being ready to list: list once to be sure.
         await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
         return true;
       },
@@ -96,8 +85,6 @@ export async function startOperator(namespace: string): Promise<RunningOperator>
     namespaces: [namespace],
     concurrency: 2,
     onWrite: (verb, kind) => writes.push(`${verb}:${kind}`),
-    // The view built on the local cluster's real node (src/images), as `npm start` uses it.
-    fluxViewImage: LOCAL_FLUX_VIEW_IMAGE,
   });
   await manager.start();
   return { manager, clients, writes, logLines, stop: () => manager.stop() };

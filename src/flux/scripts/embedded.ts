@@ -134,9 +134,10 @@ copy_secret() {
 # flux-core 0.88: TERM or INT to the lead broker (rank 0) ends its initial program and shuts the
 # whole instance down; to a worker broker, makes it leave the instance.
 
-# The background job running a broker (empty when none runs), the signal that told the pod to
-# stop (empty until one did), how many such signals came, and whether the job got the signal.
+# The background job running a broker (empty when none runs), the one sleeping in a pause, the signal
+# that told the pod to stop (empty until one did), how many such signals came, and whether the job got the signal.
 broker_job=""
+pause_job=""
 stop_signal=""
 stop_signals=0
 stop_passed=""
@@ -195,6 +196,9 @@ on_stop() {
   if [ -n "$broker_job" ]; then
     pass_stop "$1"
   fi
+  if [ -n "$pause_job" ]; then
+    kill "$pause_job" 2>/dev/null || true
+  fi
 }
 trap 'on_stop TERM' TERM
 trap 'on_stop INT' INT
@@ -240,11 +244,15 @@ start_broker() {
   fi
 }
 
-# pause SECONDS: sleeps, unless told to stop before or meanwhile.
+# pause SECONDS: sleeps, unless told to stop before or meanwhile. The trap kills the sleep, since a
+# signal trapped after the check below but before \`wait\` began would not end the wait.
 pause() {
   [ -z "$stop_signal" ] || return 0
   sleep "$1" &
-  wait "$!" || kill "$!" 2>/dev/null || true
+  pause_job=$!
+  [ -n "$stop_signal" ] || wait "$pause_job" || true
+  kill "$pause_job" 2>/dev/null || true
+  pause_job=""
 }
 
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here

@@ -4,6 +4,7 @@ import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { ListWatch } from '../../../src/kube/list-watch.ts';
+import { eventually } from '../eventually.ts';
 import { loopbackApi } from './loopback-api.ts';
 
 describe('ListWatch', () => {
@@ -32,11 +33,14 @@ describe('ListWatch', () => {
     });
     try {
       await Promise.all([cache.start(), cache.start(), cache.start()]);
-      await sleep(100);
+      await eventually(() => open.size > 0, 'a watch to open');
+      await sleep(100); // a second watch of the racing starts would have come
       assert.equal(open.size, 1, 'one watch open');
       cache.stop();
-      await sleep(100);
-      assert.equal(open.size, 0, 'no watch left after stop()');
+      await eventually(
+        () => open.size === 0,
+        () => `no watch left after stop() (${open.size} open)`,
+      );
     } finally {
       cache.stop();
       api.close();

@@ -3,7 +3,6 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
 import {
   componentSpecs,
   healthy,
@@ -11,6 +10,7 @@ import {
   startComponent,
 } from '../../../src/localcluster/components.ts';
 import { isAlive } from '../../../src/localcluster/procfs.ts';
+import { eventually } from '../eventually.ts';
 
 describe('control-plane components', () => {
   it('reads them from kwok.yaml in kwokctl order, skipping entries without a binary', () => {
@@ -60,9 +60,10 @@ describe('control-plane components', () => {
       });
       assert.equal(readFileSync(path.join(dir, 'pids', 'echoer.pid'), 'utf8'), String(pid));
       assert.ok(isAlive(pid));
-      for (let i = 0; i < 40 && !readFileSync(path.join(dir, 'logs', 'echoer.log'), 'utf8'); i++) {
-        await sleep(25);
-      }
+      await eventually(
+        () => readFileSync(path.join(dir, 'logs', 'echoer.log'), 'utf8') !== '',
+        'its log line',
+      );
       assert.equal(readFileSync(path.join(dir, 'logs', 'echoer.log'), 'utf8'), `started in ${dir}\n`);
       process.kill(pid, 'SIGKILL');
     } finally {

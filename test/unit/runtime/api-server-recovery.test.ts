@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiServerRecovery } from '../../../src/runtime/api-server-recovery.ts';
+import { eventually } from '../eventually.ts';
 
 /** A probe answering from a script of readiness values, the last one repeated. */
 function scripted(answers: boolean[]) {
@@ -32,7 +33,10 @@ describe('ApiServerRecovery', () => {
     recovery.wait(async () => {
       restarted.push('pods');
     });
-    await sleep(80);
+    await eventually(
+      () => events.includes('resync'),
+      () => `the resync (events: ${events.join(', ')})`,
+    );
     assert.deepEqual(restarted.sort(), ['jobs', 'pods']);
     assert.deepEqual(events, ['away', 'back', 'resync']);
     assert.equal(recovery.serverAway, false);
@@ -46,9 +50,12 @@ describe('ApiServerRecovery', () => {
     recovery.wait(async () => {
       restarts += 1;
     });
-    await sleep(40);
+    // Three probes called: the first two have answered (ready) and been acted on.
+    await eventually(
+      () => calls.count >= 3,
+      () => `it keeps probing while a watch waits (${calls.count} probes)`,
+    );
     assert.equal(restarts, 0);
-    assert.ok(calls.count >= 2, 'it keeps probing while a watch waits');
     recovery.stop();
   });
 
@@ -56,12 +63,16 @@ describe('ApiServerRecovery', () => {
     const { probe, calls } = scripted([false]);
     const recovery = new ApiServerRecovery({ probe, intervalMs: 5 });
     const cancel = recovery.wait(async () => undefined);
-    await sleep(20);
+    await eventually(
+      () => calls.count >= 3,
+      () => `probing while a watch waits (${calls.count} probes)`,
+    );
+    assert.equal(recovery.serverAway, true);
+    const atCancel = calls.count;
     cancel();
-    await sleep(10);
-    const after = calls.count;
-    await sleep(30);
-    assert.equal(calls.count, after);
+    await sleep(50); // ten intervals
+    // The probe already scheduled (or answering) at the cancel may still run; none after it.
+    assert.ok(calls.count <= atCancel + 1, `${calls.count - atCancel} probes after the cancel`);
     assert.equal(recovery.serverAway, true);
     recovery.stop();
   });

@@ -10,6 +10,7 @@ import type { LeaseApi } from '../../../src/runtime/leader-election.ts';
 import { Manager, type ManagerOptions } from '../../../src/runtime/manager.ts';
 import { objectKey, type ObjectKey } from '../../../src/runtime/object-key.ts';
 import { PeriodicRunnable } from '../../../src/runtime/periodic.ts';
+import { eventually } from '../eventually.ts';
 import { loopbackApi } from '../kube/loopback-api.ts';
 
 type WatchEventLine = { readonly type: 'ADDED' | 'MODIFIED' | 'DELETED'; readonly object: KubernetesObject };
@@ -92,6 +93,19 @@ function memoryLeases(): LeaseApi & { leases: Map<string, V1Lease> } {
   };
 }
 
+/** One candidate's view of the Leases, counting its election rounds (each reads the Lease once). */
+function candidate(leases: LeaseApi): { coordination: LeaseApi; rounds: () => number } {
+  let rounds = 0;
+  const coordination: LeaseApi = {
+    ...leases,
+    readNamespacedLease: (request) => {
+      rounds += 1;
+      return leases.readNamespacedLease(request);
+    },
+  };
+  return { coordination, rounds: () => rounds };
+}
+
 function logSink() {
   const lines: Record<string, unknown>[] = [];
   const log = createLogger({
@@ -99,14 +113,6 @@ function logSink() {
     destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
   });
   return { log, lines };
-}
-
-async function waitFor(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 5_000;
-  while (!condition()) {
-    if (Date.now() > deadline) assert.fail(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
 }
 
 /** A manager with one controller `for` Widgets that `owns` Parts, recording its passes and its runnables' lives. */
@@ -178,7 +184,7 @@ describe('Manager', () => {
     t.after(() => manager.stop());
     assert.equal(manager.synced, true);
     assert.equal(manager.isLeader, true, 'without leader election it leads at once');
-    await waitFor(() => passes.length >= 4, 'the passes of the watch events');
+    await eventually(() => passes.length >= 4, 'the passes of the watch events');
     await sleep(50);
     await manager.idle();
     // The list's objects once each on taking the lead; w2 again for its spec change (generation 2)
@@ -207,31 +213,34 @@ describe('Manager', () => {
       leaderElection: { ...election, identity: 'first' },
       onLeadershipChange: (leading) => changes.push(`first ${leading}`),
     });
+    const standby = candidate(leases);
     const second = widgetManager({
-      clients: { transport, coordination: leases },
+      clients: { transport, coordination: standby.coordination },
       leaderElection: { ...election, identity: 'second' },
       onLeadershipChange: (leading) => changes.push(`second ${leading}`),
     });
     await first.manager.start();
     t.after(() => first.manager.stop());
-    await waitFor(() => first.manager.isLeader, 'the first to lead');
+    await eventually(() => first.manager.isLeader, 'the first to lead');
+    await eventually(() => first.passes.length >= 2, 'the leader to reconcile');
+    await eventually(() => first.ticks() > 0, "the leader's periodic runnable to run");
     await second.manager.start();
     t.after(() => second.manager.stop());
+    await eventually(() => standby.rounds() >= 2, 'two election rounds of the standby');
     await sleep(100);
     assert.equal(second.manager.isLeader, false);
     assert.equal(second.ticks(), 0, "the standby's periodic runnable never ran");
     assert.deepEqual(second.passes, [], 'the standby reconciles nothing');
-    assert.ok(first.ticks() > 0);
     assert.deepEqual(first.passes, ['a/w1', 'a/w2']);
 
     await first.manager.stop();
     assert.equal(leases.leases.get('ops/widgets')?.spec?.holderIdentity, undefined, 'the Lease is released');
     const ticksAtStop = first.ticks();
-    await waitFor(() => second.manager.isLeader, 'the standby to take over');
-    await waitFor(() => second.passes.length === 2, 'the new leader to reconcile');
+    await eventually(() => second.manager.isLeader, 'the standby to take over');
+    await eventually(() => second.passes.length === 2, 'the new leader to reconcile');
+    await eventually(() => second.ticks() > 0, "the new leader's periodic runnable to run");
     await sleep(50);
     assert.equal(first.ticks(), ticksAtStop, 'the stopped leader runs nothing more');
-    assert.ok(second.ticks() > 0);
     assert.deepEqual(changes, ['first true', 'second true']);
   });
 
@@ -239,24 +248,26 @@ describe('Manager', () => {
     const transport = await apiServer(t);
     const leases = memoryLeases();
     const changes: boolean[] = [];
+    const elector = candidate(leases);
     const { manager, lifecycle, lines, ticks } = widgetManager({
-      clients: { transport, coordination: leases },
+      clients: { transport, coordination: elector.coordination },
       leaderElection: { namespace: 'ops', leaseName: 'widgets', identity: 'first', retryPeriodMs: 20 },
       onLeadershipChange: (leading) => changes.push(leading),
     });
     await manager.start();
     t.after(() => manager.stop());
-    await waitFor(() => manager.isLeader, 'the lead');
+    await eventually(() => manager.isLeader, 'the lead');
     // Another instance takes the Lease (ours expired while we were partitioned away, say).
     const lease = leases.leases.get('ops/widgets') as V1Lease;
     lease.spec = { ...lease.spec, holderIdentity: 'other', renewTime: new Date(Date.now() + 60_000) };
-    await waitFor(() => !manager.isLeader, 'the lead to be lost');
-    await sleep(30);
+    await eventually(() => !manager.isLeader, 'the lead to be lost');
+    await eventually(() => lifecycle.includes('leader runnable stopped'), 'the leader runnable to stop');
     const ticksAfterLoss = ticks();
     assert.deepEqual(changes, [true, false]);
-    assert.ok(lifecycle.includes('leader runnable stopped'));
     assert.ok(lines.some((line) => line.msg === 'lost leadership: stopping' && line.level === 'error'));
     leases.leases.delete('ops/widgets'); // the Lease is free again
+    const roundsAtRelease = elector.rounds();
+    await eventually(() => elector.rounds() >= roundsAtRelease + 2, 'two election rounds after the release');
     await sleep(100);
     assert.equal(manager.isLeader, false, 'an instance that lost the lead stays a follower until it exits');
     assert.equal(ticks(), ticksAfterLoss);
@@ -288,7 +299,7 @@ describe('Manager', () => {
     controller.for(kind('Widget', [object('w1', 1), object('gone', 1)]));
     await manager.start();
     t.after(() => manager.stop());
-    await waitFor(() => (failures.get('a/w1') ?? 0) === 2, 'the retry of w1');
+    await eventually(() => (failures.get('a/w1') ?? 0) === 2, 'the retry of w1');
     await manager.idle();
     assert.equal(failures.get('a/gone'), 1, 'a gone object is not retried');
     assert.deepEqual(outcomes.sort(), ['error', 'success', 'success']);

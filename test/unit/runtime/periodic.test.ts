@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PeriodicRunnable } from '../../../src/runtime/periodic.ts';
+import { eventually } from '../eventually.ts';
 
 describe('PeriodicRunnable', () => {
   it('runs every interval only between start() and stop(), and once on each start', async () => {
@@ -15,12 +16,17 @@ describe('PeriodicRunnable', () => {
     });
     await sleep(40);
     assert.equal(ticks, 0, 'nothing before start()');
+    const startedAt = Date.now();
     runnable.start();
     runnable.start(); // a second start changes nothing
-    await sleep(55);
+    await eventually(
+      () => ticks >= 3,
+      () => `3 ticks while running (${ticks})`,
+    );
     runnable.stop();
+    const ranMs = Date.now() - startedAt;
     assert.equal(starts, 1);
-    assert.ok(ticks >= 1 && ticks <= 6, `at most one tick per 10 ms while running, got ${ticks}`);
+    assert.ok(ticks <= Math.floor(ranMs / 10) + 1, `at most one tick per 10 ms: ${ticks} in ${ranMs} ms`);
     const stoppedAt = ticks;
     await sleep(40);
     assert.equal(ticks, stoppedAt, 'no tick after stop()');
@@ -43,7 +49,11 @@ describe('PeriodicRunnable', () => {
     runnable.start();
     for (let i = 0; i < 5; i += 1) runnable.soon('volumes', 20, task('volumes'));
     runnable.soon('orphans', 20, task('orphans'));
-    await sleep(50);
+    await eventually(
+      () => runs.length >= 2,
+      () => `the runs of both tasks (${runs.join(', ')})`,
+    );
+    await sleep(40); // two more delays: a second run of volumes would have come
     assert.deepEqual(runs.sort(), ['orphans', 'volumes'], 'one run per task name');
 
     runnable.soon('volumes', 20, task('volumes'));
@@ -64,9 +74,13 @@ describe('PeriodicRunnable', () => {
       onError: (task, error) => failures.push(`${task}: ${(error as Error).message}`),
     });
     runnable.start();
-    await sleep(35);
+    await eventually(
+      () => ticks >= 2,
+      () => `ticks to go on after a failure (${ticks})`,
+    );
     runnable.stop();
-    assert.ok(ticks >= 2, `ticks went on after a failure (${ticks})`);
+    // Stopped: no tick comes between the count and the comparison. Each tick's failure is reported
+    // before the next timer runs, so every tick so far has reported its own.
     assert.equal(failures.length, ticks);
     assert.equal(failures[0], 'orphan collection: API server away');
   });

@@ -2,15 +2,24 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkQueue } from '../../../src/runtime/work-queue.ts';
+import { eventually } from '../eventually.ts';
+
+/** A promise the test resolves when it chooses: a handler waits on it to stay running meanwhile. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
 
 describe('WorkQueue', () => {
   it('runs a delayed key at the sooner of two delays (an event does not wait out a requeue)', async () => {
     const handled: string[] = [];
     const queue = new WorkQueue(async (key) => void handled.push(key), { concurrency: 1 });
-    queue.addAfter('a', 10_000);
+    // The longer delays are beyond eventually's deadline: a run at either of them fails the test.
+    queue.addAfter('a', 60_000);
     queue.addAfter('a', 20);
-    queue.addAfter('a', 5_000); // later than the pending 20 ms: changes nothing
-    await sleep(80);
+    queue.addAfter('a', 30_000); // later than the pending 20 ms: changes nothing
+    await eventually(() => handled.length > 0, 'the run of a after 20 ms');
     assert.deepEqual(handled, ['a']);
     queue.stop();
   });
@@ -38,21 +47,25 @@ describe('WorkQueue', () => {
     let concurrentForA = 0;
     let maxConcurrentForA = 0;
     let runs = 0;
+    const firstPass = gate();
     const queue = new WorkQueue(
       async (key) => {
         if (key !== 'a') return;
         runs += 1;
         concurrentForA += 1;
         maxConcurrentForA = Math.max(maxConcurrentForA, concurrentForA);
-        await sleep(20);
+        if (runs === 1) await firstPass.opened;
         concurrentForA -= 1;
       },
       { concurrency: 4 },
     );
     queue.add('a');
-    await sleep(5);
+    await eventually(() => runs === 1, 'the first pass of a');
+    queue.add('a'); // while the first pass runs
     queue.add('a');
-    queue.add('a');
+    await sleep(20); // a free worker would have taken a by now
+    assert.equal(runs, 1, 'a waits for its running pass');
+    firstPass.open();
     await queue.idle();
     assert.equal(maxConcurrentForA, 1);
     assert.equal(runs, 2);
@@ -111,37 +124,42 @@ describe('WorkQueue', () => {
 
   it("keeps a failing key on its backoff when its children's events add it, not when its spec does", async () => {
     const attempts: number[] = [];
+    let failures = 0;
     const queue = new WorkQueue(
       async () => {
         attempts.push(Date.now());
         throw new Error('refused');
       },
-      { concurrency: 1, baseDelayMs: 200 },
+      // A retry waits a minute: longer than any test's wait, however loaded the machine.
+      { concurrency: 1, baseDelayMs: 60_000, onError: () => (failures += 1) },
     );
     queue.add('a');
-    await sleep(20); // failed once; a retry waits 200 ms
+    await eventually(() => failures === 1, 'the first failure of a');
     for (let i = 0; i < 10; i++) queue.add('a');
     await sleep(20);
     assert.equal(attempts.length, 1, 'events during the backoff do not retry it');
     queue.add('a', { bypassBackoff: true });
-    await sleep(20);
-    assert.equal(attempts.length, 2, 'a spec change does');
+    await eventually(() => attempts.length === 2, 'a spec change to retry it');
     queue.stop();
   });
 
   it('retries every failing key at once when told the API server is back', async () => {
     let failing = true;
     const handled: string[] = [];
+    let failures = 0;
     const queue = new WorkQueue(
       async (key) => {
         handled.push(key);
         if (failing) throw new Error('connection refused');
       },
-      { concurrency: 2, baseDelayMs: 60_000 },
+      { concurrency: 2, baseDelayMs: 60_000, onError: () => (failures += 1) },
     );
     queue.add('a');
     queue.add('b');
-    await sleep(20);
+    await eventually(
+      () => failures === 2,
+      () => `the failures of a and b (${failures})`,
+    );
     assert.deepEqual(handled.sort(), ['a', 'b']);
     failing = false;
     queue.retryFailedNow();
@@ -151,17 +169,21 @@ describe('WorkQueue', () => {
 
   it('does not run a failed key again at once for an add that came in while it ran', async () => {
     let runs = 0;
+    let failures = 0;
+    const pass = gate();
     const queue = new WorkQueue(
       async () => {
         runs += 1;
-        await sleep(10);
+        await pass.opened;
         throw new Error('refused');
       },
-      { concurrency: 1, baseDelayMs: 500 },
+      { concurrency: 1, baseDelayMs: 60_000, onError: () => (failures += 1) },
     );
     queue.add('a');
-    await sleep(2);
+    await eventually(() => runs === 1, 'the pass of a');
     queue.add('a'); // a child's event while the pass runs
+    pass.open();
+    await eventually(() => failures === 1, 'the failure of the pass');
     await sleep(50);
     assert.equal(runs, 1);
     queue.stop();

@@ -6,6 +6,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { KubernetesObject, V1Job, V1Secret } from '@kubernetes/client-node';
 import {
+  GROUP,
+  KIND,
   LABEL_MINICLUSTER,
   type MiniClusterSpec,
   type MiniClusterStatus,
@@ -21,6 +23,7 @@ import type { RecordedEvent } from '../../../../src/runtime/events.ts';
 import { KubeApiError } from '../../../../src/kube/transport.ts';
 import type { KubeObject } from '../../../../src/render/index.ts';
 import { IMAGE } from '../../render/fixtures.ts';
+import { toV1alpha1 } from '../../../../src/api/v1alpha2/index.ts';
 
 const NAMESPACE = 'ns';
 const NAME = 'demo';
@@ -224,6 +227,32 @@ describe('Reconciler', () => {
     assert.match(ready?.message ?? '', /spec\.size/);
     assert.deepEqual(result.applied, []);
     assert.deepEqual(steps, ['validate', 'status', 'cleanup']);
+  });
+
+  it('refuses by its v1alpha2 name a v1alpha2 field the renderer does not act on yet (the Flux view), never running without it', async () => {
+    const { api, reconcile } = harness({});
+    const v1alpha2 = {
+      apiVersion: `${GROUP}/v1alpha2`,
+      kind: KIND,
+      metadata: { name: NAME, namespace: NAMESPACE, uid: 'uid-1', generation: 1 },
+      spec: { size: 2, containers: [{ image: IMAGE, command: 'hostname' }] },
+    };
+    // What the operator reads: the object as v1alpha1, the view kept in the conversion's annotation.
+    api.miniCluster = toV1alpha1(v1alpha2) as unknown as LiveMiniCluster;
+    const result = await reconcile();
+    const ready = readyCondition(api.lastStatus);
+    assert.equal(ready?.reason, 'InvalidSpec');
+    assert.match(ready?.message ?? '', /spec\.flux\.container\.disable/);
+    assert.deepEqual(result.applied, []);
+
+    // The same MiniCluster with Flux in its image is no refusal.
+    api.miniCluster = toV1alpha1({
+      ...v1alpha2,
+      spec: { ...v1alpha2.spec, flux: { container: { disable: true } } },
+    }) as unknown as LiveMiniCluster;
+    const accepted = await reconcile();
+    assert.notEqual(readyCondition(api.lastStatus)?.reason, 'InvalidSpec');
+    assert.ok(accepted.applied.length > 0);
   });
 
   it("waits for a user's Secret that is not there: no child is written, and it looks again", async () => {
