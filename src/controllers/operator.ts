@@ -41,6 +41,8 @@ export interface OperatorOptions {
   readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
+  /** The Flux view image of MiniClusters that name none (flux.container.image); unset: the API's default. */
+  readonly fluxViewImage?: string;
 }
 
 export class Operator {
@@ -76,6 +78,7 @@ export class Operator {
       ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
       ...(options.onReconcileStep ? { onReconcileStep: options.onReconcileStep } : {}),
       ...(options.queueReader ? { queueReader: options.queueReader } : {}),
+      ...(options.fluxViewImage ? { fluxViewImage: options.fluxViewImage } : {}),
     });
   }
 

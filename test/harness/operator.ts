@@ -16,6 +16,7 @@ import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
 import { Operator } from '../../src/controllers/operator.ts';
+import { fluxViewReference, readFluxCoreVersion } from '../../src/images/index.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
@@ -85,6 +86,8 @@ export async function startOperator(namespace: string): Promise<RunningOperator>
     namespaces: [namespace],
     concurrency: 2,
     onWrite: (verb, kind) => writes.push(`${verb}:${kind}`),
+    // The Flux view the real node has (no registry): what v1alpha2 MiniClusters naming none run.
+    fluxViewImage: fluxViewReference(readFluxCoreVersion()),
   });
   await manager.start();
   return { manager, clients, writes, logLines, stop: () => manager.stop() };

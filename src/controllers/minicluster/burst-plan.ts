@@ -2,7 +2,8 @@
  * Bursting, plan: what to create, grow, keep and delete, from an observation (burst-observe.ts).
  * Pure: the decisions are src/burst/planner.ts's; this adds what status and events say of them.
  */
-import type { DefaultedMiniCluster, MiniClusterStatus } from '../../api/index.ts';
+import type { MiniClusterStatus } from '../../api/index.ts';
+import type { MiniClusterModel } from '../../render/index.ts';
 import { planBursts, type BurstPlan } from '../../burst/planner.ts';
 import { policyOfSpec, type BurstPolicy } from '../../burst/policy.ts';
 import { cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
@@ -19,7 +20,7 @@ export interface PlannedBursts {
 }
 
 export function planBurstActions(
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   previous: MiniClusterStatus | undefined,
   observation: BurstObservation,
 ): PlannedBursts {

@@ -7,15 +7,9 @@
  * say; the reconciler writes it with the rest of the status.
  */
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
-import {
-  CONDITION_BURSTING,
-  PLURAL,
-  namespaceOf,
-  type DefaultedMiniCluster,
-  type MiniClusterStatus,
-} from '../../api/index.ts';
+import { CONDITION_BURSTING, PLURAL, namespaceOf, type MiniClusterStatus } from '../../api/index.ts';
 import type { FluxQueueReader } from '../../burst/queue.ts';
-import { miniClusterNames } from '../../render/index.ts';
+import { miniClusterNames, type MiniClusterModel } from '../../render/index.ts';
 import { isNotFound } from '../../kube/api-errors.ts';
 import type { BurstJobRecord } from './burst-jobs.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
@@ -26,7 +20,7 @@ import { deleteCustomObject } from '../../kube/custom-objects.ts';
 export const BURST_POLL_MS = 10_000;
 
 /** The queue poll interval of a MiniCluster: spec.flux.bursting.policy.pollSeconds. */
-export function burstPollMs(miniCluster: DefaultedMiniCluster): number {
+export function burstPollMs(miniCluster: MiniClusterModel): number {
   const seconds = miniCluster.spec.flux.bursting?.policy?.pollSeconds;
   return seconds === undefined ? BURST_POLL_MS : seconds * 1000;
 }
@@ -49,7 +43,7 @@ export interface BurstEnvironment {
   /** A connected burst target named in the policy, or undefined while it is not (or does not exist). */
   target(miniClusterNamespace: string, name: string): ConnectedTarget | undefined;
   /** How to read the queue of the lead broker running in `leadPod`. */
-  queueReader(miniCluster: DefaultedMiniCluster, leadPod: V1Pod): FluxQueueReader;
+  queueReader(miniCluster: MiniClusterModel, leadPod: V1Pod): FluxQueueReader;
   readSecret(name: string, namespace: string): Promise<V1Secret | undefined>;
   countWrite(verb: 'apply' | 'delete', kind: string): void;
   now(): Date;
@@ -89,7 +83,7 @@ export function waiting(
 
 export function resolveTarget(
   environment: BurstEnvironment,
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   name: string,
 ): ConnectedTarget | undefined {
   const namespace = namespaceOf(miniCluster);
@@ -110,7 +104,7 @@ export async function deleteRemote(
 /** Deletes every burst MiniCluster and copied Secret of a MiniCluster (on its deletion). */
 export async function removeAllBursts(
   environment: BurstEnvironment,
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   bursts: readonly BurstRecord[],
 ): Promise<string[]> {
   const unreachable: string[] = [];
@@ -141,7 +135,7 @@ export async function removeAllBursts(
  */
 export async function removeUndeclaredBursts(
   environment: BurstEnvironment,
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: MiniClusterModel,
   bursts: readonly BurstRecord[],
 ): Promise<BurstOutcome> {
   const unreachable = await removeAllBursts(environment, miniCluster, bursts);

@@ -7,20 +7,21 @@
  */
 import type { V1Job, V1PersistentVolume, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
-  API_VERSION,
   GROUP,
   KIND,
   LABEL_MINICLUSTER,
   PLURAL,
-  VERSION,
   SECRET_DATA_KEYS,
   formatProblem,
   namespaceOf,
-  validateMiniCluster,
-  type DefaultedMiniCluster,
   type MiniClusterStatus,
 } from '../../api/index.ts';
-import { notYetRenderedProblems, toV1alpha2 } from '../../api/v1alpha2/index.ts';
+import {
+  notYetRenderedProblems,
+  toV1alpha2,
+  validateMiniClusterV1alpha2,
+  type ValidationResultV1alpha2,
+} from '../../api/v1alpha2/index.ts';
 import {
   exposesLeadBroker,
   miniClusterNames,
@@ -29,6 +30,7 @@ import {
   type KubeObject,
   type MiniClusterKeys,
   type MiniClusterNames,
+  type MiniClusterModel,
 } from '../../render/index.ts';
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError, isConflict, isNotFound, isTransient } from '../../kube/api-errors.ts';
@@ -70,7 +72,7 @@ import {
 import { observeBursts } from './burst-observe.ts';
 import { planBurstActions } from './burst-plan.ts';
 import { actOnPlan } from './burst-act.ts';
-import type { LiveMiniCluster } from './watched-kinds.ts';
+import { MINICLUSTER_API_VERSION, MINICLUSTER_VERSION, type LiveMiniCluster } from './watched-kinds.ts';
 import type { ReconcileLog } from '../../observability/logger.ts';
 import { deleteCustomObject, patchFinalizers } from '../../kube/custom-objects.ts';
 
@@ -123,6 +125,8 @@ export interface ReconcilerDeps {
   readonly burst?: BurstEnvironment;
   /** Each step's duration in seconds, by step name (flux_operator_reconcile_step_duration_seconds). */
   readonly observeStep?: (step: string, seconds: number) => void;
+  /** The Flux view image of MiniClusters that name none (`flux.container.image`). Unset: the API's default. */
+  readonly fluxViewImage?: string;
 }
 
 export interface ReconcileResult {
@@ -140,7 +144,7 @@ interface Pass {
   readonly live: LiveMiniCluster;
   readonly log: ReconcileLog;
   /** Set by validate. */
-  miniCluster?: DefaultedMiniCluster;
+  miniCluster?: MiniClusterModel;
   names?: MiniClusterNames;
   /** Set by keys: the keys, and the generated Secrets that hold new ones (created, never applied). */
   keys?: MiniClusterKeys;
@@ -161,7 +165,7 @@ type Result = StepResult<BlockingProblem>;
 type Refusal = Extract<Result, { next: 'stop' }>;
 
 /** The MiniCluster and its names, which every step after validate has. */
-function validOf(pass: Pass): { miniCluster: DefaultedMiniCluster; names: MiniClusterNames } {
+function validOf(pass: Pass): { miniCluster: MiniClusterModel; names: MiniClusterNames } {
   const { miniCluster, names } = pass;
   if (!miniCluster || !names) throw new Error('a reconcile step ran before validate');
   return { miniCluster, names };
@@ -247,12 +251,7 @@ export class Reconciler {
 
   private validate(pass: Pass): Result {
     const { objectKey, live } = pass;
-    const result = this.memo.validated(objectKey, live, () => {
-      // A v1alpha2 field the renderer does not act on yet (kept by the conversion's annotation) is
-      // refused by its v1alpha2 name, never run without.
-      const unrendered = notYetRenderedProblems(toV1alpha2(live));
-      return unrendered.length > 0 ? { ok: false, problems: unrendered } : validateMiniCluster(live);
-    });
+    const result = this.memo.validated(objectKey, live, () => this.validateLive(live));
     if (!result.ok) {
       const message = result.problems.slice(0, 5).map(formatProblem).join('; ');
       return stop({ reason: 'InvalidSpec', message });
@@ -260,6 +259,20 @@ export class Reconciler {
     pass.miniCluster = result.value;
     pass.names = miniClusterNames(result.value);
     return CONTINUE;
+  }
+
+  /**
+   * The MiniCluster in its v1alpha2 form (the conversion's: a v1alpha1 one has Flux in its image, and
+   * what a v1alpha2 one said that v1alpha1 cannot comes back from the conversion's annotation),
+   * validated and defaulted, with the operator's Flux view image. A field the renderer does not act
+   * on yet is refused by its v1alpha2 name, never run without.
+   */
+  private validateLive(live: LiveMiniCluster): ValidationResultV1alpha2 {
+    const { fluxViewImage } = this.deps;
+    const v1alpha2 = toV1alpha2(live);
+    const unrendered = notYetRenderedProblems(v1alpha2);
+    if (unrendered.length > 0) return { ok: false, problems: unrendered };
+    return validateMiniClusterV1alpha2(v1alpha2, fluxViewImage === undefined ? {} : { fluxViewImage });
   }
 
   /** curveCertSecret / mungeSecret must exist before pods can mount them. */
@@ -349,7 +362,7 @@ export class Reconciler {
     if (!keys) throw new Error('the render step ran before keys');
     pass.objects = this.memo.rendered(objectKey, keys, () =>
       renderMiniCluster(miniCluster, keys, {
-        owner: { apiVersion: API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
+        owner: { apiVersion: MINICLUSTER_API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
       }),
     );
     return CONTINUE;
@@ -555,13 +568,13 @@ export class Reconciler {
   private async updateStatus(pass: Pass, problem: BlockingProblem | undefined): Promise<Result> {
     const { live, miniCluster, namespace, name, objectKey, burst } = pass;
     const job = this.deps.cache.jobs.get(pass.names ? pass.names.job : name, namespace);
-    const subject: DefaultedMiniCluster =
+    const subject: MiniClusterModel =
       miniCluster ??
       // An invalid spec still gets a status; defaults that cannot be computed fall back to the raw spec.
       ({
         ...live,
         spec: { ...live.spec, maxSize: live.spec.maxSize ?? live.spec.size ?? 1, size: live.spec.size ?? 1 },
-      } as DefaultedMiniCluster);
+      } as MiniClusterModel);
     const previous = live.status;
     const leadBrokerService =
       miniCluster && pass.names && exposesLeadBroker(miniCluster)
@@ -592,7 +605,7 @@ export class Reconciler {
     this.deps.countWrite('status', KIND);
     await this.deps.clients.custom.patchNamespacedCustomObjectStatus({
       group: GROUP,
-      version: VERSION,
+      version: MINICLUSTER_VERSION,
       namespace,
       plural: PLURAL,
       name,
@@ -611,7 +624,7 @@ export class Reconciler {
     extra: readonly TransitionEvent[],
   ): Promise<void> {
     const target = {
-      apiVersion: API_VERSION,
+      apiVersion: MINICLUSTER_API_VERSION,
       kind: KIND,
       name: live.metadata.name,
       namespace: namespaceOf(live),
@@ -645,7 +658,7 @@ export class Reconciler {
     const finalizers = live.metadata.finalizers ?? [];
     if (!finalizers.includes(BURST_FINALIZER)) return { applied: [] };
     const environment = this.deps.burst;
-    const validated = validateMiniCluster({
+    const validated = this.validateLive({
       ...live,
       metadata: { ...live.metadata, deletionTimestamp: undefined },
     });

@@ -57,6 +57,8 @@ export interface MiniClusterSetupOptions {
   readonly onReconcileStep?: (step: string, seconds: number) => void;
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
+  /** The Flux view image of MiniClusters that name none (flux.container.image). */
+  readonly fluxViewImage?: string;
 }
 
 export interface MiniClusterController {
@@ -210,6 +212,7 @@ export function setupMiniClusterController(
     now: () => new Date(),
     burst,
     ...(options.onReconcileStep ? { observeStep: options.onReconcileStep } : {}),
+    ...(options.fluxViewImage ? { fluxViewImage: options.fluxViewImage } : {}),
   });
   return { controller, collectors };
 }

@@ -14,11 +14,10 @@ import {
   LABEL_JOB_COMPLETION_INDEX,
   selectorString,
   type Condition,
-  type DefaultedMiniCluster,
   type MiniClusterStatus,
   type Summary,
 } from '../../api/index.ts';
-import { miniClusterNames, restfulPort, servesRestful } from '../../render/index.ts';
+import { miniClusterNames, restfulPort, servesRestful, type MiniClusterModel } from '../../render/index.ts';
 
 /** Something that stopped the reconcile pass before the Job could be brought to its desired state. */
 export interface BlockingProblem {
@@ -29,7 +28,7 @@ export interface BlockingProblem {
 }
 
 export interface Observation {
-  readonly miniCluster: DefaultedMiniCluster;
+  readonly miniCluster: MiniClusterModel;
   readonly previous: MiniClusterStatus | undefined;
   readonly job: V1Job | undefined;
   readonly pods: readonly V1Pod[];
@@ -282,7 +281,7 @@ function burstingConditions(observation: Observation): DesiredCondition[] {
  * RESTful mode: where the API is served, and what differs from the Go operator's v1alpha1 (which
  * cloned the server at `fluxRestful.branch` and made Linux users of `users`). Never a credential.
  */
-export function restfulApiConditions(miniCluster: DefaultedMiniCluster): DesiredCondition[] {
+export function restfulApiConditions(miniCluster: MiniClusterModel): DesiredCondition[] {
   if (!servesRestful(miniCluster)) return [];
   const { name, namespace = 'default' } = miniCluster.metadata;
   const service = miniClusterNames(miniCluster).restful;

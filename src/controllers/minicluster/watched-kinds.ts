@@ -10,13 +10,21 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
-import { PLURAL, type MiniCluster } from '../../api/index.ts';
+import { API_VERSION, PLURAL, VERSION, type MiniCluster } from '../../api/index.ts';
+import type { MiniClusterV1alpha2 } from '../../api/v1alpha2/index.ts';
+
+/**
+ * The version the controller watches and writes MiniClusters in: the one the CRD serves and stores
+ * (v1alpha1 until the conversion webhook serves v1alpha2). Whichever it is, the controller reads each
+ * MiniCluster through its v1alpha2 form (reconciler.ts, validate).
+ */
+export const MINICLUSTER_VERSION = VERSION;
+export const MINICLUSTER_API_VERSION = API_VERSION;
 import type { WatchedKind } from '../../runtime/informers.ts';
 import { collectionPath, type ApiClients } from '../../kube/api-clients.ts';
-import { customObjectsPath } from '../../kube/custom-objects.ts';
 
-/** A MiniCluster as the API returns it: the schema's shape plus server-set metadata. */
-export type LiveMiniCluster = MiniCluster &
+/** A MiniCluster as the API returns it (in MINICLUSTER_VERSION): its schema's shape plus server-set metadata. */
+export type LiveMiniCluster = (MiniCluster | MiniClusterV1alpha2) &
   KubernetesObject & {
     metadata: MiniCluster['metadata'] & {
       uid?: string;
@@ -87,7 +95,7 @@ export function watchedKinds(clients: ApiClients) {
     ...(transform ? { transform } : {}),
   });
   return {
-    miniClusters: kind<LiveMiniCluster>('MiniCluster', (namespace) => customObjectsPath(PLURAL, namespace)),
+    miniClusters: kind<LiveMiniCluster>('MiniCluster', pathUnder(`/apis/${MINICLUSTER_API_VERSION}`, PLURAL)),
     jobs: kind<V1Job>('Job', pathUnder('/apis/batch/v1', 'jobs')),
     pods: kind<V1Pod>('Pod', pathUnder('/api/v1', 'pods'), podForCache),
     services: kind<V1Service>('Service', pathUnder('/api/v1', 'services')),

@@ -11,7 +11,12 @@ import {
   type DefaultedMiniClusterV1alpha2,
   type MiniClusterV1alpha2Spec,
 } from '../../../src/api/v1alpha2/index.ts';
-import type { KubeObject, MiniClusterKeys } from '../../../src/render/index.ts';
+import {
+  renderModel,
+  type KubeObject,
+  type MiniClusterKeys,
+  type MiniClusterModel,
+} from '../../../src/render/index.ts';
 
 export const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
 
@@ -85,4 +90,13 @@ export function defaultedV1alpha2(
   );
   if (!result.ok) assert.fail(`fixture is invalid: ${JSON.stringify(result.problems)}`);
   return result.value;
+}
+
+/** A v1alpha1 MiniCluster as the operator holds it: its v1alpha2 model (what the controller reads). */
+export function defaultedModel(
+  spec: Partial<MiniClusterSpec>,
+  name = 'flux-sample',
+  namespace = 'default',
+): MiniClusterModel {
+  return renderModel(defaulted(spec, name, namespace));
 }

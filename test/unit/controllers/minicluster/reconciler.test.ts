@@ -22,7 +22,7 @@ import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/wa
 import type { RecordedEvent } from '../../../../src/runtime/events.ts';
 import { KubeApiError } from '../../../../src/kube/transport.ts';
 import type { KubeObject } from '../../../../src/render/index.ts';
-import { IMAGE } from '../../render/fixtures.ts';
+import { IMAGE, VIEW_IMAGE } from '../../render/fixtures.ts';
 import { toV1alpha1 } from '../../../../src/api/v1alpha2/index.ts';
 
 const NAMESPACE = 'ns';
@@ -169,6 +169,7 @@ function harness(spec: Partial<MiniClusterSpec> | Record<string, unknown>) {
     },
     countWrite,
     now: () => NOW,
+    fluxViewImage: VIEW_IMAGE,
     observeStep: (step) => {
       steps.push(step);
       callsAfter.set(step, api.calls.length);
@@ -229,7 +230,7 @@ describe('Reconciler', () => {
     assert.deepEqual(steps, ['validate', 'status', 'cleanup']);
   });
 
-  it('refuses by its v1alpha2 name a v1alpha2 field the renderer does not act on yet (the Flux view), never running without it', async () => {
+  it('runs a v1alpha2 MiniCluster read as its v1alpha1 form with Flux from the view (kept in the conversion`s annotation)', async () => {
     const { api, reconcile } = harness({});
     const v1alpha2 = {
       apiVersion: `${GROUP}/v1alpha2`,
@@ -240,19 +241,23 @@ describe('Reconciler', () => {
     // What the operator reads: the object as v1alpha1, the view kept in the conversion's annotation.
     api.miniCluster = toV1alpha1(v1alpha2) as unknown as LiveMiniCluster;
     const result = await reconcile();
-    const ready = readyCondition(api.lastStatus);
-    assert.equal(ready?.reason, 'InvalidSpec');
-    assert.match(ready?.message ?? '', /spec\.flux\.container\.disable/);
-    assert.deepEqual(result.applied, []);
+    assert.notEqual(readyCondition(api.lastStatus)?.reason, 'InvalidSpec');
+    assert.ok(result.applied.includes(`Job/${NAME}`), JSON.stringify(result.applied));
+    const job = api.objects.get(`Job/${NAMESPACE}/${NAME}`) as V1Job;
+    const viewInit = job.spec?.template.spec?.initContainers?.[0];
+    // The operator's Flux view image, since the MiniCluster names none.
+    assert.equal(viewInit?.image, VIEW_IMAGE);
 
-    // The same MiniCluster with Flux in its image is no refusal.
-    api.miniCluster = toV1alpha1({
+    // The same MiniCluster with Flux in its image has no init container.
+    const inImage = harness({});
+    inImage.api.miniCluster = toV1alpha1({
       ...v1alpha2,
       spec: { ...v1alpha2.spec, flux: { container: { disable: true } } },
     }) as unknown as LiveMiniCluster;
-    const accepted = await reconcile();
-    assert.notEqual(readyCondition(api.lastStatus)?.reason, 'InvalidSpec');
-    assert.ok(accepted.applied.length > 0);
+    await inImage.reconcile();
+    const plain = inImage.api.objects.get(`Job/${NAMESPACE}/${NAME}`) as V1Job;
+    assert.ok(plain.spec?.template.spec?.containers.length);
+    assert.equal(plain.spec?.template.spec?.initContainers, undefined);
   });
 
   it("waits for a user's Secret that is not there: no child is written, and it looks again", async () => {

@@ -1,6 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { validateMiniCluster, type ValidationResult } from '../../../../src/api/index.ts';
+import {
+  toV1alpha2,
+  validateMiniClusterV1alpha2,
+  type ValidationResultV1alpha2,
+} from '../../../../src/api/v1alpha2/index.ts';
 import { containsDesired } from '../../../../src/controllers/minicluster/desired-state.ts';
 import { RenderMemo, sameKeys } from '../../../../src/controllers/minicluster/render-memo.ts';
 import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/watched-kinds.ts';
@@ -9,8 +13,9 @@ import { IMAGE, KEYS } from '../../render/fixtures.ts';
 
 const KEY = 'default/flux-sample';
 
+/** A MiniCluster written as v1alpha1, read as the stored v1alpha2 (what the operator's cache holds). */
 function live(overrides: { generation?: number; size?: number; maximumSize?: number; uid?: string } = {}) {
-  return {
+  return toV1alpha2({
     apiVersion: 'flux-framework.org/v1alpha1',
     kind: 'MiniCluster',
     metadata: {
@@ -22,7 +27,7 @@ function live(overrides: { generation?: number; size?: number; maximumSize?: num
     },
     spec: { size: overrides.size ?? 2, containers: [{ image: IMAGE }] },
     ...(overrides.maximumSize === undefined ? {} : { status: { maximumSize: overrides.maximumSize } }),
-  } as LiveMiniCluster;
+  }) as unknown as LiveMiniCluster;
 }
 
 /** validateMiniCluster, counting its calls. */
@@ -30,14 +35,14 @@ function counted(object: LiveMiniCluster) {
   const calls = { count: 0 };
   return {
     calls,
-    validate: (): ValidationResult => {
+    validate: (): ValidationResultV1alpha2 => {
       calls.count += 1;
-      return validateMiniCluster(object);
+      return validateMiniClusterV1alpha2(object);
     },
   };
 }
 
-function validSpec(result: ValidationResult) {
+function validSpec(result: ValidationResultV1alpha2) {
   assert.ok(result.ok);
   return result.value;
 }
