@@ -13,6 +13,7 @@ import { cluster } from '../harness/cluster.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { fluxViewScenarios } from './scenarios/flux-view.ts';
+import { goV1alpha2ExampleScenarios } from './scenarios/go-v1alpha2-examples.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
@@ -38,6 +39,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   servicesScenarios();
   restfulScenarios();
   fluxViewScenarios();
+  goV1alpha2ExampleScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

@@ -1,0 +1,170 @@
+// The Go Flux Operator's own v1alpha2 e2e cases (examples/tests/* of the archive in ../shared/deps, read
+// at test time), run through the operator with real Flux from the view: each case's MiniCluster as its
+// test applies it, only its `ubuntu:*` application image replaced by a plain image (bash and
+// coreutils, no Flux, Python or munge: localhost/plain:bookworm, then localhost/plain:trixie) and its
+// pods put on the real node. As the Go suite checks (script/check-output.sh): the MiniCluster
+// succeeds, every container that ended exited 0, and the lead's log is test.out.correct where the case
+// has one. The Flux view comes from the operator's setting (localhost/flux-view, the real node's).
+//
+// Of the archive's 19 cases, those not here: disable-view (needs Flux in its application image),
+// flux-sidecar and nginx-sidecar-service/nginx-service (nginx images and curl from a registry),
+// lammps, osu-benchmarks, pokemon, singularity, snakemake (software and downloads the plain images
+// do not have); data holds the files the volume cases mount.
+import assert from 'node:assert/strict';
+import { it, type TestContext } from 'node:test';
+import type { V1ContainerStatus } from '@kubernetes/client-node';
+import type { MiniClusterStatus } from '../../../src/api/index.ts';
+import type { KubeClients } from '../../../src/kube/clients.ts';
+import { waitFor } from '../../harness/cluster.ts';
+import {
+  asServed,
+  expectedGoLog,
+  goTestMiniCluster,
+  provideExistingVolume,
+  provideHostData,
+} from '../../harness/go-v1alpha2-cases.ts';
+import { applyMiniCluster, conditionOf, podsOf, readStatus } from '../../harness/operator.ts';
+import { leadLog, scenario } from '../../harness/real-node.ts';
+
+const PLAIN_IMAGES = ['localhost/plain:bookworm', 'localhost/plain:trixie'];
+/** Every case's MiniCluster is named so. */
+const NAME = 'flux-sample';
+
+async function finished(clients: KubeClients, namespace: string): Promise<MiniClusterStatus> {
+  return waitFor(
+    async () => {
+      const status = await readStatus(clients, namespace, NAME);
+      const done = ['Succeeded', 'Failed'].some((type) => conditionOf(status, type)?.status === 'True');
+      return done ? status : false;
+    },
+    { what: `${namespace}/${NAME} to succeed or fail`, timeoutMs: 300_000, intervalMs: 1_000 },
+  );
+}
+
+/** Containers (init containers too) of the MiniCluster's pods that ended with another code than 0. */
+async function failedContainers(clients: KubeClients, namespace: string): Promise<string[]> {
+  const failed: string[] = [];
+  for (const pod of await podsOf(clients, namespace, NAME)) {
+    const statuses: V1ContainerStatus[] = [
+      ...(pod.status?.initContainerStatuses ?? []),
+      ...(pod.status?.containerStatuses ?? []),
+    ];
+    for (const status of statuses) {
+      const code = status.state?.terminated?.exitCode;
+      if (code !== undefined && code !== 0) failed.push(`${pod.metadata?.name}/${status.name}: ${code}`);
+    }
+  }
+  return failed;
+}
+
+interface CaseRun {
+  log: string;
+}
+
+/**
+ * Runs one case in a scenario of its own with `image` as its application image: `prepare` makes its
+ * data, `adjust` changes the manifest where this machine differs. Asserts what check-output.sh does.
+ */
+async function runCase(
+  t: TestContext,
+  name: string,
+  image: string,
+  options: {
+    prepare?: (clients: KubeClients, namespace: string) => Promise<void>;
+    adjust?: (miniCluster: Record<string, unknown>) => void;
+  } = {},
+): Promise<CaseRun> {
+  const suite = image.split(':').at(-1) ?? '';
+  const { namespace, clients } = await scenario(t, `v1a2-${suite}-${name}`);
+  await options.prepare?.(clients, namespace);
+  const miniCluster = await goTestMiniCluster(name, namespace, image);
+  options.adjust?.(miniCluster);
+  await applyMiniCluster(clients, await asServed(miniCluster));
+  const status = await finished(clients, namespace);
+  assert.equal(status.summary, 'Succeeded', JSON.stringify(status.conditions));
+  // The Flux container of the lead pod (the init container copied the view before it).
+  const log = await leadLog(clients, namespace, NAME, NAME);
+  assert.deepEqual(await failedContainers(clients, namespace), []);
+  const expected = await expectedGoLog(name);
+  if (expected !== undefined) assert.equal(log, expected);
+  return { log };
+}
+
+/** The first container's `volumes` of a manifest. */
+function volumesOf(miniCluster: Record<string, unknown>): Record<string, Record<string, unknown>> {
+  const [container] = (
+    miniCluster.spec as { containers: { volumes: Record<string, Record<string, unknown>> }[] }
+  ).containers;
+  assert.ok(container);
+  return container.volumes;
+}
+
+export function goV1alpha2ExampleScenarios(): void {
+  for (const image of PLAIN_IMAGES) {
+    const on = `on ${image}`;
+    for (const name of ['hello-world', 'post', 'minimal-service']) {
+      it(`Go v1alpha2 examples/tests/${name} ${on}: succeeds; the lead log is test.out.correct`, async (t) => {
+        await runCase(t, name, image);
+      });
+    }
+
+    it(`Go v1alpha2 examples/tests/debug ${on}: succeeds; the entrypoint traces its commands`, async (t) => {
+      const { log } = await runCase(t, 'debug', image);
+      assert.match(log, /^hello world$/m, log);
+      // Run from the view by its name, as the container's own user: no runuser anywhere.
+      assert.match(log, /^\+ flux start /m, log);
+      assert.doesNotMatch(log, /runuser|useradd/, log);
+    });
+
+    it(`Go v1alpha2 examples/tests/timed ${on}: succeeds; the quiet lead log is the output and the timing`, async (t) => {
+      const { log } = await runCase(t, 'timed', image);
+      assert.match(log, /^hello world\n\nreal\t\d+m[\d.]+s\nuser\t\d+m[\d.]+s\nsys\t\d+m[\d.]+s\n$/, log);
+    });
+
+    it(`Go v1alpha2 examples/tests/custom-config ${on}: succeeds with its own broker.toml and certificate`, async (t) => {
+      const { log } = await runCase(t, 'custom-config', image);
+      assert.match(log, /^hello world$/m, log);
+    });
+
+    it(`Go v1alpha2 examples/tests/flux-resource-list ${on}: succeeds; each of the 4 tasks lists the 4 brokers`, async (t) => {
+      const { log } = await runCase(t, 'flux-resource-list', image);
+      // The four tasks print at once: their lines may interleave, so they are counted by kind.
+      const lines = log.trimEnd().split('\n');
+      const count = (pattern: RegExp) => lines.filter((line) => pattern.test(line)).length;
+      assert.equal(count(/^ +STATE NNODES +NCORES +NGPUS NODELIST$/), 4, log);
+      assert.equal(count(/^ +allocated +4 +4 +0 flux-sample-\[0-3\]$/), 4, log);
+      assert.equal(count(/^ +down +0 +0 +0 *$/), 4, log);
+    });
+
+    it(`Go v1alpha2 examples/tests/batch ${on}: succeeds; its jobs wrote their output where the post hook lists it`, async (t) => {
+      const { log } = await runCase(t, 'batch', image);
+      // The post hook lists /tmp/fluxout (the data volume) of the lead pod: the output and errors of
+      // the jobs that ran there (each job writes them on the broker it ran on).
+      assert.match(log, /^job-\d\.out$/m, log);
+      assert.match(log, /^job-\d\.err$/m, log);
+    });
+
+    it(`Go v1alpha2 examples/tests/emptydir ${on}: succeeds; /dev/shm is the memory-backed emptyDir`, async (t) => {
+      const { log } = await runCase(t, 'emptydir', image);
+      assert.match(log, /^tmpfs +\S+ +\S+ +\S+ +\d+% \/dev\/shm$/m, log);
+    });
+
+    it(`Go v1alpha2 examples/tests/volumes ${on}: succeeds; its hostPath volume shows what pre-run put there`, async (t) => {
+      const folder = await provideHostData(t);
+      await runCase(t, 'volumes', image, {
+        adjust: (miniCluster) => {
+          const data = volumesOf(miniCluster).data;
+          assert.equal(data?.hostPath, '/data');
+          // The node's /data there: a folder the test made here.
+          if (data) data.hostPath = folder;
+        },
+      });
+    });
+
+    it(`Go v1alpha2 examples/tests/existing-volumes ${on}: succeeds; lists the claim its pre-run made`, async (t) => {
+      await runCase(t, 'existing-volumes', image, {
+        prepare: (clients, namespace) => provideExistingVolume(t, clients, namespace),
+      });
+    });
+  }
+}

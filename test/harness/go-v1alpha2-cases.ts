@@ -1,0 +1,153 @@
+// e2e helpers for the Go Flux Operator's v1alpha2 e2e suite (`examples/tests/*` of its repository at the
+// commit in the deps folder): its files read at test time from the archive (never copied into this
+// project), its MiniClusters changed only where this cluster needs it (the application image, the real
+// node's placement, the namespace) and the data their pre-run scripts prepare made here.
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { TestContext } from 'node:test';
+import { promisify } from 'node:util';
+import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
+import { parse } from 'yaml';
+import { toV1alpha1 } from '../../src/api/v1alpha2/index.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
+import { depsFile } from '../../src/tooling/project.ts';
+import { kubectl } from './operator.ts';
+import { ON_REAL_NODE } from './real-node.ts';
+
+const run = promisify(execFile);
+
+const ARCHIVE = 'flux-operator-go-0d75cef8.tar.gz';
+const TESTS_DIR = 'flux-operator-0d75cef8/examples/tests';
+
+/** The namespace the Go suite ran its MiniClusters in (their manifests name none). */
+const GO_SUITE_NAMESPACE = 'default';
+
+/** One file of `examples/tests/<name>/`, streamed out of the archive (tar fails when it is absent). */
+export async function readGoTestFile(name: string, file: string): Promise<string> {
+  const { stdout } = await run('tar', ['-xzOf', depsFile(ARCHIVE), `${TESTS_DIR}/${name}/${file}`], {
+    encoding: 'utf8',
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** The case's test.out.correct, when it has one. The Go suite's pods had a TTY: their logs end lines in CRLF. */
+export async function expectedGoLog(name: string): Promise<string | undefined> {
+  try {
+    return (await readGoTestFile(name, 'test.out.correct')).replaceAll('\r\n', '\n');
+  } catch {
+    return undefined;
+  }
+}
+
+type Manifest = { metadata: Record<string, unknown>; spec: Record<string, unknown> };
+
+/**
+ * The case's MiniCluster as its test applies it, but in the scenario's namespace (also in the DNS
+ * names of its own broker.toml), with `image` for every `ubuntu:*` container (the only images the
+ * suite's cases use), and on the real node (its nodeSelector and toleration added).
+ */
+export async function goTestMiniCluster(
+  name: string,
+  namespace: string,
+  image: string,
+): Promise<Record<string, unknown>> {
+  const manifest = parse(await readGoTestFile(name, 'minicluster.yaml')) as Manifest;
+  manifest.metadata.namespace = namespace;
+  const flux = manifest.spec.flux as Record<string, unknown> | undefined;
+  if (typeof flux?.brokerConfig === 'string') {
+    flux.brokerConfig = flux.brokerConfig.replaceAll(`.${GO_SUITE_NAMESPACE}.svc.`, `.${namespace}.svc.`);
+  }
+  const containers = manifest.spec.containers as Record<string, unknown>[];
+  manifest.spec.containers = containers.map((container) =>
+    String(container.image).startsWith('ubuntu:') ? { ...container, image } : container,
+  );
+  const pod = (manifest.spec.pod ?? {}) as Record<string, unknown>;
+  manifest.spec.pod = {
+    ...pod,
+    nodeSelector: {
+      ...(pod.nodeSelector as Record<string, string> | undefined),
+      ...ON_REAL_NODE.nodeSelector,
+    },
+    tolerations: [...((pod.tolerations as unknown[] | undefined) ?? []), ...ON_REAL_NODE.tolerations],
+  };
+  return manifest as unknown as Record<string, unknown>;
+}
+
+/** The MiniCluster versions the API server serves now. */
+async function servedVersions(): Promise<string[]> {
+  const { stdout } = await kubectl(
+    'get',
+    'crd',
+    'miniclusters.flux-framework.org',
+    '-o',
+    'jsonpath={.spec.versions[?(@.served==true)].name}',
+  );
+  return stdout.split(/\s+/).filter((version) => version !== '');
+}
+
+/**
+ * The v1alpha2 object in a version the API server serves: as it is once v1alpha2 is served; until
+ * then its v1alpha1 form, which keeps in the conversion's annotation what v1alpha1 cannot say (the
+ * Flux view above all), as `kubectl convert`-like clients send it. The operator reads it back whole.
+ */
+export async function asServed(miniCluster: Record<string, unknown>): Promise<Record<string, unknown>> {
+  return (await servedVersions()).includes('v1alpha2') ? miniCluster : toV1alpha1(miniCluster);
+}
+
+/**
+ * What `examples/tests/volumes/pre-run.sh` prepares (the suite's `data/pancakes.txt` in the node's
+ * /data): a folder of this machine, the real node's host, holding it, removed at the test's end. Its
+ * path replaces the hostPath `/data` of the case (this machine's /data belongs to no test).
+ */
+export async function provideHostData(t: TestContext): Promise<string> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'flux-v1alpha2-volume-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  await chmod(folder, 0o755);
+  await writeFile(path.join(folder, 'pancakes.txt'), await readGoTestFile('data', 'pancakes.txt'));
+  return folder;
+}
+
+/**
+ * What `examples/tests/existing-volumes/pre-run.sh` prepares: `data/pancakes.txt` in a host folder
+ * (minikube's /tmp/data there, a folder of this machine here), its pv.yaml over that folder and its
+ * pvc.yaml (the claim `data`) in the scenario's namespace. The volume is named after the namespace
+ * (volumes are cluster-wide), bound to that claim only and kept on release; the test's end deletes it
+ * and the folder.
+ */
+export async function provideExistingVolume(
+  t: TestContext,
+  clients: KubeClients,
+  namespace: string,
+): Promise<void> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'flux-v1alpha2-data-'));
+  t.after(() => rm(folder, { recursive: true, force: true }));
+  await chmod(folder, 0o755);
+  await writeFile(path.join(folder, 'pancakes.txt'), await readGoTestFile('data', 'pancakes.txt'));
+  const claim = parse(await readGoTestFile('existing-volumes', 'pvc.yaml')) as V1PersistentVolumeClaim;
+  const volume = parse(await readGoTestFile('existing-volumes', 'pv.yaml')) as V1PersistentVolume;
+  const claimName = String(claim.metadata?.name);
+  const volumeName = `${namespace}-${String(volume.metadata?.name)}`;
+  const volumeSpec = volume.spec ?? {};
+  await clients.core.createPersistentVolume({
+    body: {
+      ...volume,
+      metadata: { name: volumeName },
+      spec: {
+        ...volumeSpec,
+        persistentVolumeReclaimPolicy: 'Retain',
+        hostPath: { ...volumeSpec.hostPath, path: folder },
+        claimRef: { namespace, name: claimName },
+      },
+    },
+  });
+  t.after(async () => {
+    await clients.core.deletePersistentVolume({ name: volumeName }).catch(() => undefined);
+  });
+  await clients.core.createNamespacedPersistentVolumeClaim({
+    namespace,
+    body: { ...claim, metadata: { ...claim.metadata, namespace } },
+  });
+}
