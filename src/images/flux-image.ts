@@ -39,8 +39,11 @@ export const RECIPE_REVISION = 1;
 
 export const FLUX_IMAGE_REPOSITORY = 'localhost/flux';
 
-/** What flux-core's programs, libraries and Python commands load at run time (checked with ldd). */
-export const FLUX_RUNTIME_PACKAGES = [
+/**
+ * What flux-core's programs, libraries and Python commands load at run time (checked with ldd); the
+ * Flux view holds them too (flux-view.ts).
+ */
+export const FLUX_LIBRARY_PACKAGES = [
   'libarchive13',
   'libhwloc15',
   'libjansson4',
@@ -55,12 +58,14 @@ export const FLUX_RUNTIME_PACKAGES = [
   'lua-posix',
   'lua5.1',
   'munge',
-  'procps',
   'python3',
   'python3-cffi',
   'python3-ply',
   'python3-yaml',
 ];
+
+/** The Flux images' packages: FLUX_LIBRARY_PACKAGES and procps. */
+export const FLUX_RUNTIME_PACKAGES = [...FLUX_LIBRARY_PACKAGES, 'procps'].sort();
 
 export type FluxImageName = 'plain' | 'awkward';
 export const FLUX_IMAGE_NAMES: readonly FluxImageName[] = ['plain', 'awkward'];
