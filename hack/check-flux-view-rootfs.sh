@@ -9,32 +9,19 @@ set -euo pipefail
 [ $# -eq 3 ] || { echo "usage: $0 VIEW_ROOTFS APP_ROOTFS SHARED_DIR" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "error: the chroot check needs root" >&2; exit 1; }
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$here/lib.sh"
 view_root=$(realpath "$1")
 app_root=$(realpath "$2")
 shared=$(realpath "$3")
 [ -x "$view_root/usr/local/bin/flux-view-copy" ] || { echo "error: $view_root has no usr/local/bin/flux-view-copy" >&2; exit 1; }
 [ -x "$app_root/bin/bash" ] || { echo "error: $app_root has no bin/bash" >&2; exit 1; }
 
-mounted=()
-cleanup() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
-  done
-}
-trap cleanup EXIT
-bind() { mkdir -p "$2" && mount --bind "$1" "$2" && mounted+=("$2"); }
+trap unmount_chroots EXIT
 chmod 0777 "$shared" # as an emptyDir is
-bind "$shared" "$view_root/mnt/flux"
-bind "$shared" "$app_root/mnt/flux"
-for r in "$view_root" "$app_root"; do
-  mkdir -p "$r/proc" "$r/dev" "$r/sys" "$r/tmp"
-  mount -t proc proc "$r/proc" && mounted+=("$r/proc")
-  bind /dev "$r/dev"
-  # hwloc reads the CPU topology from /sys (Flux discovers its resources with hwloc).
-  bind /sys "$r/sys"
-  mount -t tmpfs -o mode=1777 tmpfs "$r/tmp" && mounted+=("$r/tmp")
-done
+chroot_bind "$shared" "$view_root/mnt/flux"
+chroot_bind "$shared" "$app_root/mnt/flux"
+for r in "$view_root" "$app_root"; do chroot_mounts "$r"; done
 cp "$here/flux-view-checks.sh" "$app_root/tmp/flux-view-checks.sh"
 
 # A clean environment, as a container has: the image's PATH (and a HOME).

@@ -7,22 +7,14 @@
 set -euo pipefail
 [ $# -eq 1 ] || { echo "usage: $0 ROOTFS" >&2; exit 2; }
 [ "$(id -u)" -eq 0 ] || { echo "error: the chroot check needs root" >&2; exit 1; }
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=SCRIPTDIR/lib.sh
+source "$here/lib.sh"
 root=$(realpath "$1")
 [ -x "$root/usr/bin/flux" ] || { echo "error: $root has no usr/bin/flux" >&2; exit 1; }
 
-mounted=()
-cleanup() {
-  local i
-  for ((i = ${#mounted[@]} - 1; i >= 0; i--)); do
-    umount "${mounted[i]}" 2>/dev/null || umount -l "${mounted[i]}"
-  done
-}
-trap cleanup EXIT
-mount -t proc proc "$root/proc" && mounted+=("$root/proc")
-mount --bind /dev "$root/dev" && mounted+=("$root/dev")
-# hwloc reads the CPU topology from /sys (Flux discovers its resources with hwloc).
-mount --bind /sys "$root/sys" && mounted+=("$root/sys")
-mount -t tmpfs -o mode=1777 tmpfs "$root/tmp" && mounted+=("$root/tmp")
+trap unmount_chroots EXIT
+chroot_mounts "$root"
 
 # A clean environment, as a container would have: the image's PATH and HOME only.
 in_root() {
@@ -31,12 +23,12 @@ in_root() {
 
 echo "== shared libraries of flux-core (ldd)"
 # shellcheck disable=SC2016 # expanded inside the chroot
-missing=$(in_root sh -c '
+not_found=$(in_root sh -c '
   find /usr/bin/flux /usr/lib/flux /usr/libexec/flux /usr/lib/lua /usr/lib/libflux* \
     /usr/lib/python3*/site-packages/_flux -type f \( -name "*.so*" -o -perm -u+x \) |
     while read -r f; do ldd "$f" 2>/dev/null | sed -n "s|^\s*\(.* not found\)|$f: \1|p"; done')
-if [ -n "$missing" ]; then
-  echo "$missing"
+if [ -n "$not_found" ]; then
+  echo "$not_found"
   echo "error: shared libraries missing in the image" >&2
   exit 1
 fi

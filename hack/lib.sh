@@ -109,3 +109,26 @@ finish_cached_build() {
   rm -rf "$1"
   mv "$1.partial" "$1"
 }
+
+# Mounts of the chroot checks (check-image-rootfs.sh, check-flux-view-rootfs.sh), undone in reverse
+# order by unmount_chroots, which the script sets as its EXIT trap. chroot_bind SRC DIR binds SRC at DIR
+# (made when missing); chroot_mounts ROOT gives ROOT a /proc, the host's /dev and /sys (hwloc reads the
+# CPU topology from /sys: Flux discovers its resources with hwloc) and a /tmp of its own.
+chroot_mounted=()
+unmount_chroots() {
+  local i
+  for ((i = ${#chroot_mounted[@]} - 1; i >= 0; i--)); do
+    umount "${chroot_mounted[i]}" 2>/dev/null || umount -l "${chroot_mounted[i]}"
+  done
+}
+
+chroot_bind() { mkdir -p "$2" && mount --bind "$1" "$2" && chroot_mounted+=("$2"); }
+
+chroot_mounts() {
+  local root=$1
+  mkdir -p "$root/proc" "$root/dev" "$root/sys" "$root/tmp"
+  mount -t proc proc "$root/proc" && chroot_mounted+=("$root/proc")
+  chroot_bind /dev "$root/dev"
+  chroot_bind /sys "$root/sys"
+  mount -t tmpfs -o mode=1777 tmpfs "$root/tmp" && chroot_mounted+=("$root/tmp")
+}

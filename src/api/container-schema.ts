@@ -18,7 +18,6 @@ import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resou
 import {
   ABSOLUTE_PATH_PATTERN,
   HOST_PATH_PATTERN,
-  IMAGE_PATTERN,
   ITEM_PATH_PATTERN,
   NO_NUL_PATTERN,
   SECRET_KEY_PATTERN,
@@ -27,6 +26,7 @@ import {
   celRules,
   derivedDefault,
   dns1123Label,
+  imageReference,
   objectName,
   quantity,
   quantityMap,
@@ -45,6 +45,45 @@ const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
 const USER_NAME_MAX_LENGTH = 32;
 const MAX_UID = 2147483647;
 
+/** The fields of a container's volume that v1alpha2's volumes have as they are (in another order). */
+export const VOLUME_PROPERTIES = {
+  readOnly: withDefault(Type.Boolean({ description: 'Mount the volume read-only.' }), false),
+  configMapName: Type.Optional(objectName('Mount this existing ConfigMap (same namespace).')),
+  secretName: Type.Optional(objectName('Mount this existing Secret (same namespace).')),
+  claimName: Type.Optional(objectName('Mount this existing PersistentVolumeClaim (same namespace).')),
+  hostPath: Type.Optional(
+    Type.String({
+      description: "Mount this directory of the node's file system (an absolute path without `..`).",
+      minLength: 1,
+      maxLength: VOLUME_PATH_MAX_LENGTH,
+      pattern: HOST_PATH_PATTERN,
+    }),
+  ),
+  emptyDirSizeLimit: Type.Optional(quantity('Size limit of the emptyDir, e.g. 1Gi.')),
+  items: Type.Optional(
+    stringMap(
+      'For configMapName or secretName: only these keys, each mounted at the given path relative to `path` (no `..`). Unset: every key, as a file named after the key.',
+      { minLength: 1, maxLength: SHORT_STRING_MAX_LENGTH, pattern: ITEM_PATH_PATTERN },
+      ...VOLUME_ITEMS_RULES,
+    ),
+  ),
+};
+
+/** On a volume: items only with a ConfigMap or Secret (v1alpha2 too). */
+export const VOLUME_ITEMS_SOURCE_RULE: CelRule = {
+  rule: '!has(self.items) || has(self.configMapName) || has(self.secretName)',
+  message: 'items applies to configMapName or secretName volumes only; remove items',
+  fieldPath: '.items',
+  reason: 'FieldValueForbidden',
+};
+
+/** On a volume: the emptyDir settings only with emptyDir: true (v1alpha2 too). */
+export const EMPTY_DIR_FIELDS_RULE: CelRule = {
+  rule: '(!has(self.emptyDirMedium) && !has(self.emptyDirSizeLimit)) || (has(self.emptyDir) && self.emptyDir)',
+  message: 'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only',
+  reason: 'FieldValueForbidden',
+};
+
 export const VolumeSchema = Type.Object(
   {
     path: Type.String({
@@ -53,18 +92,11 @@ export const VolumeSchema = Type.Object(
       maxLength: VOLUME_PATH_MAX_LENGTH,
       pattern: ABSOLUTE_PATH_PATTERN,
     }),
-    readOnly: withDefault(Type.Boolean({ description: 'Mount the volume read-only.' }), false),
-    configMapName: Type.Optional(objectName('Mount this existing ConfigMap (same namespace).')),
-    secretName: Type.Optional(objectName('Mount this existing Secret (same namespace).')),
-    claimName: Type.Optional(objectName('Mount this existing PersistentVolumeClaim (same namespace).')),
-    hostPath: Type.Optional(
-      Type.String({
-        description: "Mount this directory of the node's file system (an absolute path without `..`).",
-        minLength: 1,
-        maxLength: VOLUME_PATH_MAX_LENGTH,
-        pattern: HOST_PATH_PATTERN,
-      }),
-    ),
+    readOnly: VOLUME_PROPERTIES.readOnly,
+    configMapName: VOLUME_PROPERTIES.configMapName,
+    secretName: VOLUME_PROPERTIES.secretName,
+    claimName: VOLUME_PROPERTIES.claimName,
+    hostPath: VOLUME_PROPERTIES.hostPath,
     emptyDir: Type.Optional(
       Type.Boolean({ description: 'Mount an empty directory that lives as long as the pod.' }),
     ),
@@ -74,14 +106,8 @@ export const VolumeSchema = Type.Object(
         "Storage medium of the emptyDir: Memory (tmpfs) or HugePages. Unset: the node's disk.",
       ),
     ),
-    emptyDirSizeLimit: Type.Optional(quantity('Size limit of the emptyDir, e.g. 1Gi.')),
-    items: Type.Optional(
-      stringMap(
-        'For configMapName or secretName: only these keys, each mounted at the given path relative to `path` (no `..`). Unset: every key, as a file named after the key.',
-        { minLength: 1, maxLength: SHORT_STRING_MAX_LENGTH, pattern: ITEM_PATH_PATTERN },
-        ...VOLUME_ITEMS_RULES,
-      ),
-    ),
+    emptyDirSizeLimit: VOLUME_PROPERTIES.emptyDirSizeLimit,
+    items: VOLUME_PROPERTIES.items,
   },
   {
     description:
@@ -94,17 +120,8 @@ export const VolumeSchema = Type.Object(
           'a volume has several sources; keep one of configMapName, secretName, claimName, hostPath or emptyDir: true',
         reason: 'FieldValueInvalid',
       },
-      {
-        rule: '!has(self.items) || has(self.configMapName) || has(self.secretName)',
-        message: 'items applies to configMapName or secretName volumes only; remove items',
-        fieldPath: '.items',
-        reason: 'FieldValueForbidden',
-      },
-      {
-        rule: '(!has(self.emptyDirMedium) && !has(self.emptyDirSizeLimit)) || (has(self.emptyDir) && self.emptyDir)',
-        message: 'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only',
-        reason: 'FieldValueForbidden',
-      },
+      VOLUME_ITEMS_SOURCE_RULE,
+      EMPTY_DIR_FIELDS_RULE,
     ),
   },
 );
@@ -265,6 +282,55 @@ export const IMAGE_PULL_PROPERTIES = {
   ),
 };
 
+/** A container's ports: the same in v1alpha2 (and for its services). */
+export const CONTAINER_PORTS = Type.Optional(
+  Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
+    description: 'Container ports to expose.',
+    maxItems: MAX_PORTS_PER_CONTAINER,
+    'x-kubernetes-list-type': 'set',
+  }),
+);
+
+/** Whether a container runs Flux, as whom and on how many cores: the same in v1alpha2. */
+export const RUN_FLUX_PROPERTIES = {
+  runFlux: derivedDefault(
+    Type.Boolean({
+      description:
+        'This container runs Flux. Exactly one container must when there are several; a single container always does.',
+    }),
+  ),
+  fluxUser: withDefault(FluxUserSchema, {}),
+  cores: Type.Optional(
+    Type.Integer({
+      description:
+        'Cores per pod Flux may use; lets the operator write R itself. Unset: detected in the pod.',
+      minimum: 1,
+      maximum: 65536,
+    }),
+  ),
+};
+
+/** How the Flux container hands its command to Flux (CONTAINER_MODE_RULES): the same in v1alpha2. */
+export const CONTAINER_MODE_PROPERTIES = {
+  launcher: withDefault(
+    Type.Boolean({
+      description:
+        'The command is given to `flux start` itself instead of `flux submit`, so it can submit its own jobs.',
+    }),
+    false,
+  ),
+  batch: withDefault(
+    Type.Boolean({ description: 'The command is a batch script: each line is submitted as its own job.' }),
+    false,
+  ),
+  batchRaw: withDefault(
+    Type.Boolean({
+      description: 'With batch: the script lines are run as written, not wrapped in `flux submit`.',
+    }),
+    false,
+  ),
+};
+
 /** A container's modes: launcher and batch exclude each other; batchRaw needs batch. */
 export const CONTAINER_MODE_RULES: CelRule[] = [
   {
@@ -288,13 +354,9 @@ export const ContainerSchema = Type.Object(
         'Container name, unique in the pod. Required for containers that do not run Flux; the Flux container defaults to the MiniCluster name.',
       ),
     ),
-    image: Type.String({
-      description:
-        "Container image. The Flux container's image must contain flux-core (and flux-sched for Fluxion).",
-      minLength: 1,
-      maxLength: SHORT_STRING_MAX_LENGTH,
-      pattern: IMAGE_PATTERN,
-    }),
+    image: imageReference(
+      "Container image. The Flux container's image must contain flux-core (and flux-sched for Fluxion).",
+    ),
     command: Type.Optional(
       boundedString(
         'Flux container: the job the lead broker runs (submitted with `flux submit`, or handed to `flux start` with launcher). Unset with interactive: Flux waits for jobs. Other containers: their command.',
@@ -302,47 +364,11 @@ export const ContainerSchema = Type.Object(
       ),
     ),
     ...ENVIRONMENT_PROPERTIES,
-    ports: Type.Optional(
-      Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
-        description: 'Container ports to expose.',
-        maxItems: MAX_PORTS_PER_CONTAINER,
-        'x-kubernetes-list-type': 'set',
-      }),
-    ),
+    ports: CONTAINER_PORTS,
     resources: Type.Optional(ResourcesSchema),
-    runFlux: derivedDefault(
-      Type.Boolean({
-        description:
-          'This container runs Flux. Exactly one container must when there are several; a single container always does.',
-      }),
-    ),
-    fluxUser: withDefault(FluxUserSchema, {}),
-    cores: Type.Optional(
-      Type.Integer({
-        description:
-          'Cores per pod Flux may use; lets the operator write R itself. Unset: detected in the pod.',
-        minimum: 1,
-        maximum: 65536,
-      }),
-    ),
+    ...RUN_FLUX_PROPERTIES,
     ...IMAGE_PULL_PROPERTIES,
-    launcher: withDefault(
-      Type.Boolean({
-        description:
-          'The command is given to `flux start` itself instead of `flux submit`, so it can submit its own jobs.',
-      }),
-      false,
-    ),
-    batch: withDefault(
-      Type.Boolean({ description: 'The command is a batch script: each line is submitted as its own job.' }),
-      false,
-    ),
-    batchRaw: withDefault(
-      Type.Boolean({
-        description: 'With batch: the script lines are run as written, not wrapped in `flux submit`.',
-      }),
-      false,
-    ),
+    ...CONTAINER_MODE_PROPERTIES,
     volumes: Type.Optional(
       volumeMap(
         'Volumes to mount, by volume name (a DNS label). An entry without a source mounts the spec.volumes entry of that name.',

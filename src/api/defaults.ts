@@ -131,29 +131,64 @@ export function applyDefaults(spec: MiniClusterSpec, miniClusterName: string): D
   // After the schema defaults every statically defaulted field is present; the derived ones are
   // filled in below, which completes the type the cast promises.
   const defaulted = applySchemaDefaults(MiniClusterSpecSchema, spec) as DefaultedMiniClusterSpec;
-  const partial = defaulted as MiniClusterSpec;
+  applyDerivedDefaults(defaulted, defaulted as MiniClusterSpec, miniClusterName);
+  return defaulted;
+}
 
-  defaulted.maxSize = partial.maxSize ?? defaulted.size;
-  defaulted.network.headlessName = defaultHeadlessName(partial, miniClusterName);
+/** What the derived defaults read of the spec as given (the same in v1alpha1 and v1alpha2). */
+export interface DerivedDefaultsInput extends HeadlessNameInput {
+  maxSize?: number | undefined;
+  containers: readonly (HeadlessNameInput['containers'][number] & {
+    runFlux?: boolean | undefined;
+    name?: string | undefined;
+  })[];
+  flux?:
+    | {
+        brokerConfig?: string | undefined;
+        bursting?:
+          { clusters?: readonly { name?: string | undefined; size?: number | undefined }[] } | undefined;
+      }
+    | undefined;
+}
+
+/** The fields of a spec with its static defaults that the derived defaults fill in. */
+interface DerivedDefaultsTarget {
+  size: number;
+  maxSize: number;
+  network: { headlessName: string };
+  containers: { runFlux: boolean; name: string }[];
+  flux: { bursting?: { clusters?: { name: string; size: number }[] | undefined } | undefined };
+}
+
+/**
+ * The derived defaults of both versions (listed at applyDefaults), written into `defaulted` (the spec
+ * with its static defaults) from `given`.
+ */
+export function applyDerivedDefaults(
+  defaulted: DerivedDefaultsTarget,
+  given: DerivedDefaultsInput,
+  miniClusterName: string,
+): void {
+  defaulted.maxSize = given.maxSize ?? defaulted.size;
+  defaulted.network.headlessName = defaultHeadlessName(given, miniClusterName);
 
   const single = defaulted.containers.length === 1;
-  const inputContainers = partial.containers;
+  const givenContainers = given.containers;
   defaulted.containers = defaulted.containers.map((container, index) => {
-    const runFlux = single || (inputContainers[index]?.runFlux ?? false);
-    const name = inputContainers[index]?.name ?? (runFlux ? miniClusterName : `container-${index}`);
+    const runFlux = single || (givenContainers[index]?.runFlux ?? false);
+    const name = givenContainers[index]?.name ?? (runFlux ? miniClusterName : `container-${index}`);
     return { ...container, runFlux, name };
   });
 
   const bursting = defaulted.flux.bursting;
   if (bursting?.clusters) {
-    const inputClusters = partial.flux?.bursting?.clusters ?? [];
+    const givenClusters = given.flux?.bursting?.clusters ?? [];
     bursting.clusters = bursting.clusters.map((cluster, index) => ({
       ...cluster,
-      name: inputClusters[index]?.name ?? `burst-${index}`,
-      size: inputClusters[index]?.size ?? defaulted.size,
+      name: givenClusters[index]?.name ?? `burst-${index}`,
+      size: givenClusters[index]?.size ?? defaulted.size,
     }));
   }
-  return defaulted;
 }
 
 /** The MiniCluster with its spec defaulted (metadata and status are copied as they are). */

@@ -25,6 +25,7 @@ import {
   MAX_QUANTITY,
   PATH_MAX_LENGTH,
   QUANTITY_MAX_LENGTH,
+  SHORT_STRING_MAX_LENGTH,
 } from './limits.ts';
 
 // Patterns are anchored and use only what both JavaScript RegExp and Go's RE2 (the API server's
@@ -182,6 +183,16 @@ export function objectName(description: string): TString {
     minLength: 1,
     maxLength: DNS_SUBDOMAIN_MAX_LENGTH,
     pattern: DNS_1123_SUBDOMAIN_PATTERN,
+  });
+}
+
+/** A container image reference (IMAGE_PATTERN). */
+export function imageReference(description: string): TString {
+  return Type.String({
+    description,
+    minLength: 1,
+    maxLength: SHORT_STRING_MAX_LENGTH,
+    pattern: IMAGE_PATTERN,
   });
 }
 

@@ -15,13 +15,13 @@ import {
   volumeMap,
 } from './container-schema.ts';
 import { SECRET_ENVIRONMENT_RULES } from './pod-cel.ts';
-import { IMAGE_PATTERN, NO_NUL_PATTERN, boundedString, celRules, dns1123Label } from './schema-helpers.ts';
+import { NO_NUL_PATTERN, boundedString, celRules, dns1123Label, imageReference } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
 import { EXISTING_VOLUME_SOURCE_RULE } from './storage-cel.ts';
 import { CONTAINER_VOLUME_RULES } from './volume-cel.ts';
 
-/** Fields of a MiniCluster container that only the Flux container uses; a service has none. */
-export const FLUX_ONLY_SERVICE_FIELDS = [
+/** Fields of a container that only the Flux container uses, in v1alpha1 and v1alpha2 alike. */
+export const FLUX_ONLY_FIELDS = [
   'runFlux',
   'fluxUser',
   'cores',
@@ -30,11 +30,10 @@ export const FLUX_ONLY_SERVICE_FIELDS = [
   'batchRaw',
   'commands',
   'logs',
-  'diagnostics',
 ] as const;
 
-/** Booleans among them: `false` says nothing and is accepted (a Go operator's defaults wrote it). */
-const FLUX_ONLY_BOOLEANS: readonly string[] = ['runFlux', 'launcher', 'batch', 'batchRaw', 'diagnostics'];
+/** Fields of a MiniCluster container that only the Flux container uses; a service has none. */
+export const FLUX_ONLY_SERVICE_FIELDS = [...FLUX_ONLY_FIELDS, 'diagnostics'] as const;
 
 export function fluxOnlyServiceMessage(field: string): string {
   return `is a field of the Flux container: a service container runs its image (or its command) without Flux; remove ${field}`;
@@ -42,15 +41,48 @@ export function fluxOnlyServiceMessage(field: string): string {
 
 const REFUSED = { description: 'Refused: a Flux container field; services run without Flux.' };
 
+/** A refused boolean field of a service: `false` says nothing and is accepted (a Go operator's defaults wrote it). */
+export function refusedBoolean() {
+  return Type.Optional(Type.Boolean(REFUSED));
+}
+
+/** FLUX_ONLY_FIELDS as a service declares them: loosely, so that each is refused by name. */
+export const REFUSED_FLUX_PROPERTIES = {
+  runFlux: refusedBoolean(),
+  fluxUser: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
+  cores: Type.Optional(Type.Integer({ ...REFUSED, minimum: 0, maximum: 65536 })),
+  launcher: refusedBoolean(),
+  batch: refusedBoolean(),
+  batchRaw: refusedBoolean(),
+  commands: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
+  logs: Type.Optional(
+    Type.String({ ...REFUSED, maxLength: SHORT_STRING_MAX_LENGTH, pattern: NO_NUL_PATTERN }),
+  ),
+};
+
+/** Booleans among FLUX_ONLY_FIELDS. */
+const FLUX_ONLY_BOOLEANS: readonly string[] = ['runFlux', 'launcher', 'batch', 'batchRaw'];
+
+/**
+ * The rules of a service refusing `fields` (FLUX_ONLY_FIELDS and the version's own), by name; a boolean
+ * (FLUX_ONLY_BOOLEANS or one of `booleans`) may be false.
+ */
+export function fluxOnlyServiceRules(fields: readonly string[], booleans: readonly string[]): CelRule[] {
+  return fields.map((field): CelRule => ({
+    rule:
+      FLUX_ONLY_BOOLEANS.includes(field) || booleans.includes(field)
+        ? `!has(self.${field}) || !self.${field}`
+        : `!has(self.${field})`,
+    message: `${field} ${fluxOnlyServiceMessage(field)}`,
+    fieldPath: `.${field}`,
+    reason: 'FieldValueForbidden',
+  }));
+}
+
 export const ServiceContainerSchema = Type.Object(
   {
     name: dns1123Label('Container name, unique among the services.'),
-    image: Type.String({
-      description: 'Container image of the service.',
-      minLength: 1,
-      maxLength: SHORT_STRING_MAX_LENGTH,
-      pattern: IMAGE_PATTERN,
-    }),
+    image: imageReference('Container image of the service.'),
     command: Type.Optional(
       boundedString(
         "Shell command the service runs (`/bin/sh -c`). Unset: the image's own entrypoint, as in v1alpha1.",
@@ -73,17 +105,8 @@ export const ServiceContainerSchema = Type.Object(
     ),
     lifeCycle: Type.Optional(LifeCycleSchema),
     securityContext: Type.Optional(SecurityContextSchema),
-    runFlux: Type.Optional(Type.Boolean(REFUSED)),
-    fluxUser: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
-    cores: Type.Optional(Type.Integer({ ...REFUSED, minimum: 0, maximum: 65536 })),
-    launcher: Type.Optional(Type.Boolean(REFUSED)),
-    batch: Type.Optional(Type.Boolean(REFUSED)),
-    batchRaw: Type.Optional(Type.Boolean(REFUSED)),
-    commands: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
-    logs: Type.Optional(
-      Type.String({ ...REFUSED, maxLength: SHORT_STRING_MAX_LENGTH, pattern: NO_NUL_PATTERN }),
-    ),
-    diagnostics: Type.Optional(Type.Boolean(REFUSED)),
+    ...REFUSED_FLUX_PROPERTIES,
+    diagnostics: refusedBoolean(),
   },
   {
     description:
@@ -93,14 +116,7 @@ export const ServiceContainerSchema = Type.Object(
       ...SECRET_ENVIRONMENT_RULES,
       ...CONTAINER_VOLUME_RULES,
       EXISTING_VOLUME_SOURCE_RULE,
-      ...FLUX_ONLY_SERVICE_FIELDS.map((field): CelRule => ({
-        rule: FLUX_ONLY_BOOLEANS.includes(field)
-          ? `!has(self.${field}) || !self.${field}`
-          : `!has(self.${field})`,
-        message: `${field} ${fluxOnlyServiceMessage(field)}`,
-        fieldPath: `.${field}`,
-        reason: 'FieldValueForbidden',
-      })),
+      ...fluxOnlyServiceRules(FLUX_ONLY_SERVICE_FIELDS, ['diagnostics']),
     ),
   },
 );

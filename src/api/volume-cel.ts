@@ -47,19 +47,32 @@ function celOptional(volume: string, field: string): string {
   return `(has(${volume}.${field}) ? ${volume}.${field} : '')`;
 }
 
-/** CEL: two volumes (`a`, `b`) have the same source (volumeSourceKey). */
-function celSameSource(a: string, b: string): string {
-  const strings = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDirMedium'].map(
-    (field) => `${celOptional(a, field)} == ${celOptional(b, field)}`,
-  );
-  const present = ['emptyDirSizeLimit', 'items'].map(
+/** The fields that make a volume's source, beside emptyDir: strings, and those compared whole. */
+export interface VolumeSourceFields {
+  readonly strings: readonly string[];
+  readonly compared: readonly string[];
+}
+
+export const VOLUME_SOURCE_FIELDS: VolumeSourceFields = {
+  strings: ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDirMedium'],
+  compared: ['emptyDirSizeLimit', 'items'],
+};
+
+/** CEL: two volumes (`a`, `b`) have the same source (volumeSourceKey), as `fields` make it. */
+export function celSameSource(
+  a: string,
+  b: string,
+  fields: VolumeSourceFields = VOLUME_SOURCE_FIELDS,
+): string {
+  const strings = fields.strings.map((field) => `${celOptional(a, field)} == ${celOptional(b, field)}`);
+  const compared = fields.compared.map(
     (field) =>
       `has(${a}.${field}) == has(${b}.${field}) && (!has(${a}.${field}) || ${a}.${field} == ${b}.${field})`,
   );
   return [
     ...strings,
     `(has(${a}.emptyDir) && ${a}.emptyDir) == (has(${b}.emptyDir) && ${b}.emptyDir)`,
-    ...present,
+    ...compared,
   ].join(' && ');
 }
 
@@ -91,7 +104,8 @@ export const CONTAINER_VOLUME_RULES: CelRule[] = [
   reason: 'FieldValueDuplicate',
 }));
 
-const OPERATOR_PATHS_LIST = `[${OPERATOR_MOUNT_PATHS.map((path) => `'${path}'`).join(', ')}]`;
+/** CEL: the list of OPERATOR_MOUNT_PATHS. */
+export const CEL_OPERATOR_PATHS = `[${OPERATOR_MOUNT_PATHS.map((path) => `'${path}'`).join(', ')}]`;
 
 /**
  * Rules on the spec. Volumes against volumes, existingVolumes against existingVolumes, and volumes
@@ -119,7 +133,7 @@ export const SPEC_VOLUME_RULES: CelRule[] = [
   {
     rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || ${VOLUME_MAPS.map(
       (map) =>
-        `(!has(container.${map}) || !container.${map}.exists(name, container.${map}[name].path in ${OPERATOR_PATHS_LIST}))`,
+        `(!has(container.${map}) || !container.${map}.exists(name, container.${map}[name].path in ${CEL_OPERATOR_PATHS}))`,
     ).join(' && ')})`,
     message: `the Flux container mounts a volume where the operator mounts its own files (${OPERATOR_MOUNT_PATHS.join(', ')}); choose another path`,
     fieldPath: '.containers',

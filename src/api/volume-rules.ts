@@ -16,10 +16,18 @@ import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX, VOLUME_MAPS } from '
 const dns1123Label = new RegExp(DNS_1123_LABEL_PATTERN);
 const VOLUME_SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDir'] as const;
 
-function volumeSources(volume: Volume): string[] {
-  return VOLUME_SOURCES.filter((source) =>
+/** Which of `sources` the volume sets (emptyDir: only when true); v1alpha2's volumes have more. */
+export function volumeSourcesAmong<V extends { emptyDir?: boolean }>(
+  sources: readonly (keyof V & string)[],
+  volume: V,
+): string[] {
+  return sources.filter((source) =>
     source === 'emptyDir' ? volume.emptyDir === true : volume[source] !== undefined,
   );
+}
+
+function volumeSources(volume: Volume): string[] {
+  return volumeSourcesAmong(VOLUME_SOURCES, volume);
 }
 
 /**
@@ -64,24 +72,19 @@ export function volumeNameProblems(path: string, volumeName: string): Problem[] 
   return [];
 }
 
-function volumeEntryProblems(
-  path: string,
-  mapName: (typeof VOLUME_MAPS)[number],
-  volumeName: string,
-  volume: Volume,
-): Problem[] {
-  const problems: Problem[] = volumeNameProblems(path, volumeName);
-  const sources = volumeSources(volume);
-  // Without a source, an entry of `volumes` names storage of spec.volumes (storage-rules.ts).
-  if (sources.length === 0 && mapName === 'existingVolumes') {
-    problems.push({
-      path,
-      message:
-        'has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
-    });
-  } else if (sources.length > 1) {
-    problems.push({ path, message: `has several sources (${sources.join(', ')}); keep exactly one` });
-  }
+/** The fields of a volume that volumeFieldProblems reads, the same in v1alpha2. */
+interface ItemsAndEmptyDir {
+  configMapName?: string;
+  secretName?: string;
+  items?: Readonly<Record<string, string>>;
+  emptyDir?: boolean;
+  emptyDirMedium?: string;
+  emptyDirSizeLimit?: unknown;
+}
+
+/** items only with a ConfigMap or Secret, and no empty key; the emptyDir settings only with emptyDir: true. */
+export function volumeFieldProblems(path: string, volume: ItemsAndEmptyDir): Problem[] {
+  const problems: Problem[] = [];
   if (volume.items !== undefined && volume.configMapName === undefined && volume.secretName === undefined) {
     problems.push({
       path: fieldPath(path, 'items'),
@@ -101,6 +104,28 @@ function volumeEntryProblems(
         'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only; set emptyDir or remove them',
     });
   }
+  return problems;
+}
+
+function volumeEntryProblems(
+  path: string,
+  mapName: (typeof VOLUME_MAPS)[number],
+  volumeName: string,
+  volume: Volume,
+): Problem[] {
+  const problems: Problem[] = volumeNameProblems(path, volumeName);
+  const sources = volumeSources(volume);
+  // Without a source, an entry of `volumes` names storage of spec.volumes (storage-rules.ts).
+  if (sources.length === 0 && mapName === 'existingVolumes') {
+    problems.push({
+      path,
+      message:
+        'has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
+    });
+  } else if (sources.length > 1) {
+    problems.push({ path, message: `has several sources (${sources.join(', ')}); keep exactly one` });
+  }
+  problems.push(...volumeFieldProblems(path, volume));
   return problems;
 }
 

@@ -24,6 +24,8 @@ export interface CachedBuildOptions<R> {
   dir: string;
   /** What is built, for messages (`the Flux view image`). */
   what: string;
+  /** `what` names several images (`the Flux images`). */
+  plural?: boolean;
   /** The npm script that builds it by hand, for the message when not root. */
   command: string;
   /** The files a complete record names (its archives). */
@@ -40,15 +42,13 @@ export async function ensureCachedBuild<R>(options: CachedBuildOptions<R>): Prom
   const cached = readBuildRecord(dir, options.files);
   if (cached !== undefined) return cached;
   if (process.getuid?.() !== 0) {
+    const [is, it] = options.plural ? ['are', 'them'] : ['is', 'it'];
     throw new Error(
-      `${options.what} is not built yet (${dir}) and building it needs root (mmdebstrap in root mode, ` +
+      `${options.what} ${is} not built yet (${dir}) and building ${it} needs root (mmdebstrap in root mode, ` +
         `file owners of the image): run \`${options.command}\` as root once`,
     );
   }
-  const env: NodeJS.ProcessEnv = {
-    ...options.env,
-    PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${options.env.PATH ?? ''}`,
-  };
+  const env = withSystemPath(options.env);
   await runHackScript('ensure-packages.sh', ['the container images', 'mmdebstrap'], { progress, env });
   return withExclusiveLock(
     `${dir}.lock`,
@@ -63,19 +63,38 @@ export async function ensureCachedBuild<R>(options: CachedBuildOptions<R>): Prom
   );
 }
 
-/** Runs steps and records each one's seconds (one decimal) under its name. */
+/** `env` with the system's sbin and bin folders first on PATH (mmdebstrap, chroot, mount run as root). */
+export function withSystemPath(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  return { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` };
+}
+
+function secondsSince(t0: number): number {
+  return Math.round((Date.now() - t0) / 100) / 10;
+}
+
+/**
+ * Runs steps and records each one's seconds (one decimal) under its name; `finish` records the `total`
+ * since the timer was made and says it with every step's (`12.3 s (flux-core 10 s, ..., total 12.3 s)`).
+ */
 export function stepTimer(): {
   seconds: Record<string, number>;
   timed<T>(step: string, fn: () => Promise<T>): Promise<T>;
+  finish(): string;
 } {
   const seconds: Record<string, number> = {};
+  const started = Date.now();
   return {
     seconds,
     async timed<T>(step: string, fn: () => Promise<T>): Promise<T> {
       const t0 = Date.now();
       const res = await fn();
-      seconds[step] = Math.round((Date.now() - t0) / 100) / 10;
+      seconds[step] = secondsSince(t0);
       return res;
+    },
+    finish(): string {
+      seconds.total = secondsSince(started);
+      const steps = Object.entries(seconds).map(([step, s]) => `${step} ${s} s`);
+      return `${seconds.total} s (${steps.join(', ')})`;
     },
   };
 }

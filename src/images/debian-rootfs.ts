@@ -57,6 +57,34 @@ export function hookPath(what: string, p: string): string {
   return p;
 }
 
+/** Like the slim Debian images: no manuals, info pages or translations; licences stay. */
+export const SLIM_DPKG_OPTIONS = [
+  '--dpkgopt=path-exclude=/usr/share/man/*',
+  '--dpkgopt=path-exclude=/usr/share/info/*',
+  '--dpkgopt=path-exclude=/usr/share/doc/*',
+  '--dpkgopt=path-include=/usr/share/doc/*/copyright',
+  '--dpkgopt=path-exclude=/usr/share/locale/*',
+];
+
+/**
+ * How every mmdebstrap command line here starts: the variant, root mode (file owners), the output
+ * format, amd64, the packages (sorted) and SLIM_DPKG_OPTIONS.
+ */
+export function mmdebstrapOptions(
+  variant: 'minbase' | 'extract',
+  format: 'tar' | 'directory' | 'null',
+  packages: readonly string[],
+): string[] {
+  return [
+    `--variant=${variant}`,
+    '--mode=root',
+    `--format=${format}`,
+    '--architectures=amd64',
+    `--include=${[...packages].sort().join(',')}`,
+    ...SLIM_DPKG_OPTIONS,
+  ];
+}
+
 /**
  * The mmdebstrap command line (without `mmdebstrap` itself) that makes a base layer; `hooks` are
  * customize-hooks of the image, run before the common clean-up and the copy of /etc.
@@ -68,17 +96,7 @@ export function debianRootfsArgs(
 ): string[] {
   for (const [what, p] of Object.entries(paths)) hookPath(what, p);
   return [
-    '--variant=minbase',
-    '--mode=root',
-    '--format=tar',
-    '--architectures=amd64',
-    `--include=${[...rootfs.packages].sort().join(',')}`,
-    // Like the slim Debian images: no manuals, info pages or translations; licences stay.
-    '--dpkgopt=path-exclude=/usr/share/man/*',
-    '--dpkgopt=path-exclude=/usr/share/info/*',
-    '--dpkgopt=path-exclude=/usr/share/doc/*',
-    '--dpkgopt=path-include=/usr/share/doc/*/copyright',
-    '--dpkgopt=path-exclude=/usr/share/locale/*',
+    ...mmdebstrapOptions('minbase', 'tar', rootfs.packages),
     '--dpkgopt=path-include=/usr/share/locale/locale.alias',
     ...(rootfs.hookDirs ?? []).map((dir) => `--hook-dir=${dir}`),
     ...hooks.map((hook) => `--customize-hook=${hook}`),
@@ -101,11 +119,20 @@ export async function makeDebianRootfs(
   output: string,
   options: { env: NodeJS.ProcessEnv; progress: Progress },
 ): Promise<void> {
+  await runMmdebstrap(args, rootfs, options);
+  await runCommand('tar', ['--delete', '--wildcards', '-f', output, './dev/?*'], { env: options.env });
+}
+
+/** Runs mmdebstrap with `args` (as root) and the recipe's SOURCE_DATE_EPOCH; its `I:` lines go to `progress`. */
+export async function runMmdebstrap(
+  args: string[],
+  rootfs: Pick<DebianRootfs, 'sourceDateEpoch'>,
+  options: { env: NodeJS.ProcessEnv; progress: Progress },
+): Promise<void> {
   await runCommand('mmdebstrap', args, {
     env: { ...options.env, SOURCE_DATE_EPOCH: String(rootfs.sourceDateEpoch) },
     onLine: (l) => l.startsWith('I: ') && options.progress(`mmdebstrap ${l}`),
   });
-  await runCommand('tar', ['--delete', '--wildcards', '-f', output, './dev/?*'], { env: options.env });
 }
 
 /** A file of the base image: its content and metadata as the layers above must keep them. */

@@ -6,14 +6,13 @@
 //                                              and munge as Debian installs it (no /run/munge).
 // Built once per recipe into <cache>/images/flux-<version>-<recipe hash>/, then reused.
 import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, stat, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { runCommand } from '../tooling/command.ts';
 import { runHackScript, type Progress } from '../tooling/hack-script.ts';
-import { mountsUnder } from '../tooling/mounts.ts';
 import { cacheRoot, findProjectRoot, readVersions } from '../tooling/project.ts';
+import { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
+import { runChrootCheck } from './chroot-check.ts';
 import {
   DEBIAN_MIRRORS,
   DEBIAN_SUITE,
@@ -24,11 +23,10 @@ import {
   makeDebianRootfs,
   readBaseEtc,
 } from './debian-rootfs.ts';
-import { canonicalJson, writeImageArchive } from './image-archive.ts';
+import { archiveFileName, canonicalJson, writeImageArchive } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
 import { describeStep, variantLayerEntries } from './layer-steps.ts';
 import type { VariantStep } from './layer-steps.ts';
-import { withExclusiveLock } from './lock.ts';
 import { writeTar } from './tar-writer.ts';
 import { unpackImageArchive } from './unpack.ts';
 
@@ -39,8 +37,11 @@ export const RECIPE_REVISION = 1;
 
 export const FLUX_IMAGE_REPOSITORY = 'localhost/flux';
 
-/** What flux-core's programs, libraries and Python commands load at run time (checked with ldd). */
-export const FLUX_RUNTIME_PACKAGES = [
+/**
+ * What flux-core's programs, libraries and Python commands load at run time (checked with ldd); the
+ * Flux view holds them too (flux-view.ts).
+ */
+export const FLUX_LIBRARY_PACKAGES = [
   'libarchive13',
   'libhwloc15',
   'libjansson4',
@@ -55,12 +56,14 @@ export const FLUX_RUNTIME_PACKAGES = [
   'lua-posix',
   'lua5.1',
   'munge',
-  'procps',
   'python3',
   'python3-cffi',
   'python3-ply',
   'python3-yaml',
 ];
+
+/** The Flux images' packages: FLUX_LIBRARY_PACKAGES and procps. */
+export const FLUX_RUNTIME_PACKAGES = [...FLUX_LIBRARY_PACKAGES, 'procps'].sort();
 
 export type FluxImageName = 'plain' | 'awkward';
 export const FLUX_IMAGE_NAMES: readonly FluxImageName[] = ['plain', 'awkward'];
@@ -174,20 +177,14 @@ export function fluxImagesDir(recipe: FluxImageRecipe, env: NodeJS.ProcessEnv = 
   return path.join(cacheRoot(env), 'images', `flux-${recipe.fluxCoreVersion}-${recipeKey(recipe)}`);
 }
 
-const BUILD_RECORD = 'build.json';
-
-function archiveName(reference: string): string {
-  return `${reference.replace(/^.*\//, '').replace(':', '_')}.tar`;
+/** The archives a complete build record names. */
+function archivesOf(build: FluxImagesBuild): string[] {
+  return FLUX_IMAGE_NAMES.map((n) => build.images[n].archive);
 }
 
 /** The build record of a complete cache folder whose archives are all there, else undefined. */
 export function readFluxImagesBuild(dir: string): FluxImagesBuild | undefined {
-  try {
-    const build = JSON.parse(readFileSync(path.join(dir, BUILD_RECORD), 'utf8')) as FluxImagesBuild;
-    return FLUX_IMAGE_NAMES.every((n) => existsSync(build.images[n].archive)) ? build : undefined;
-  } catch {
-    return undefined;
-  }
+  return readBuildRecord(dir, archivesOf);
 }
 
 function imagesOf(build: FluxImagesBuild): FluxImages {
@@ -215,46 +212,26 @@ export async function ensureFluxImages(options: EnsureFluxImagesOptions = {}): P
   const root = findProjectRoot();
   const recipe = fluxImageRecipe(readFluxCoreVersion(root));
   const dir = fluxImagesDir(recipe, env);
-  const cached = readFluxImagesBuild(dir);
-  if (cached !== undefined) return imagesOf(cached);
-
-  if (process.getuid?.() !== 0) {
-    throw new Error(
-      `the Flux images are not built yet (${dir}) and building them needs root (mmdebstrap in root mode, ` +
-        'file owners of the image): run `npm run images:flux` as root once',
-    );
-  }
-  const childEnv: NodeJS.ProcessEnv = { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` };
-  await runHackScript('ensure-packages.sh', ['the container images', 'mmdebstrap'], {
+  const build = await ensureCachedBuild<FluxImagesBuild>({
+    dir,
+    what: 'the Flux images',
+    plural: true,
+    command: 'npm run images:flux',
+    files: archivesOf,
     progress,
-    env: childEnv,
+    env,
+    build: (childEnv) => buildFluxImages(recipe, dir, childEnv, progress),
   });
-  return withExclusiveLock(
-    `${dir}.lock`,
-    () => progress(`another process is building ${path.basename(dir)}; waiting for it`),
-    async () => {
-      const again = readFluxImagesBuild(dir);
-      if (again !== undefined) return imagesOf(again);
-      return imagesOf(await buildFluxImages(recipe, dir, root, childEnv, progress));
-    },
-  );
+  return imagesOf(build);
 }
 
 async function buildFluxImages(
   recipe: FluxImageRecipe,
   dir: string,
-  root: string,
   env: NodeJS.ProcessEnv,
   progress: Progress,
 ): Promise<FluxImagesBuild> {
-  const seconds: Record<string, number> = {};
-  const timed = async <T>(step: string, fn: () => Promise<T>): Promise<T> => {
-    const t0 = Date.now();
-    const res = await fn();
-    seconds[step] = Math.round((Date.now() - t0) / 100) / 10;
-    return res;
-  };
-  const started = Date.now();
+  const { seconds, timed, finish } = stepTimer();
   progress(`building the Flux images of recipe ${path.basename(dir)} (flux-core ${recipe.fluxCoreVersion})`);
 
   const fluxRoot = await timed('flux-core', async () => {
@@ -285,7 +262,7 @@ async function buildFluxImages(
   for (const name of FLUX_IMAGE_NAMES) {
     const variant = recipe.variants[name];
     const layer = path.join(work, `${name}-layer.tar`);
-    const archive = path.join(dir, archiveName(variant.reference));
+    const archive = path.join(dir, archiveFileName(variant.reference));
     const res = await timed(`pack-${name}`, async () => {
       await writeTar(layer, variantLayerEntries(variant.steps, base));
       return writeImageArchive({
@@ -305,7 +282,7 @@ async function buildFluxImages(
       `${variant.reference}: ${archive} (${(bytes / 2 ** 20).toFixed(0)} MiB) in ${seconds[`pack-${name}`]} s`,
     );
   }
-  seconds.total = Math.round((Date.now() - started) / 100) / 10;
+  const took = finish();
   const build: FluxImagesBuild = {
     key: recipeKey(recipe),
     fluxCoreVersion: recipe.fluxCoreVersion,
@@ -314,12 +291,7 @@ async function buildFluxImages(
     builtAt: new Date().toISOString(),
   };
   await rm(work, { recursive: true, force: true });
-  await writeFile(path.join(dir, BUILD_RECORD), `${JSON.stringify(build, null, 2)}\n`);
-  progress(
-    `built in ${seconds.total} s (${Object.entries(seconds)
-      .map(([k, v]) => `${k} ${v} s`)
-      .join(', ')})`,
-  );
+  progress(`built in ${took}`);
   return build;
 }
 
@@ -333,28 +305,20 @@ export async function checkFluxImage(
   options: EnsureFluxImagesOptions = {},
 ): Promise<string> {
   const progress = options.progress ?? stderrProgress;
-  const env = options.env ?? process.env;
   if (process.getuid?.() !== 0) throw new Error('the chroot check of an image needs root');
-  const root = findProjectRoot();
-  const work = await mkdtemp(path.join(tmpdir(), 'flux-image-check-'));
-  const rootfs = path.join(work, 'rootfs');
-  try {
-    const t0 = Date.now();
-    await unpackImageArchive(archive, rootfs);
-    progress(
-      `unpacked ${path.basename(archive)} in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking it in a chroot`,
-    );
-    return await runCommand('bash', [path.join(root, 'hack', 'check-image-rootfs.sh'), rootfs], {
-      env: { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` },
-      onLine: (l) => progress(l),
-    });
-  } finally {
-    const left = mountsUnder([work]);
-    if (left.length > 0) {
-      progress(`not removing ${work}: still mounted: ${left.join(' ')}`);
-    } else {
-      // --one-file-system: never descend into a mount, whatever happened above.
-      await runCommand('rm', ['-rf', '--one-file-system', work], { env });
-    }
-  }
+  return runChrootCheck({
+    prefix: 'flux-image-check-',
+    script: 'check-image-rootfs.sh',
+    prepare: async (work) => {
+      const rootfs = path.join(work, 'rootfs');
+      const t0 = Date.now();
+      await unpackImageArchive(archive, rootfs);
+      progress(
+        `unpacked ${path.basename(archive)} in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking it in a chroot`,
+      );
+      return [rootfs];
+    },
+    progress,
+    env: options.env ?? process.env,
+  });
 }

@@ -19,7 +19,7 @@ import {
   fluxViewRecipe,
 } from './flux-view.ts';
 import type { FluxViewRecipe } from './flux-view.ts';
-import { writeImageArchive } from './image-archive.ts';
+import { archiveFileName, writeImageArchive } from './image-archive.ts';
 import { writeTar } from './tar-writer.ts';
 
 export const viewProgress: Progress = (line) => process.stderr.write(`[flux-view] ${line}\n`);
@@ -118,8 +118,7 @@ async function buildFluxView(
   env: NodeJS.ProcessEnv,
   progress: Progress,
 ): Promise<FluxViewBuild> {
-  const { seconds, timed } = stepTimer();
-  const started = Date.now();
+  const { seconds, timed, finish } = stepTimer();
   progress(`building ${recipe.reference} (${path.basename(dir)})`);
   const fluxRoot = await timed('flux-core', async () => {
     const built = await runHackScript('build-flux-core.sh', [recipe.prefix], { progress, env });
@@ -151,7 +150,7 @@ async function buildFluxView(
   const view = path.join(outDir, 'view');
   const size = await treeSize(view, env);
 
-  const archive = path.join(dir, `${recipe.reference.replace(/^.*\//, '').replace(':', '_')}.tar`);
+  const archive = path.join(dir, archiveFileName(recipe.reference));
   const res = await timed('pack', async () => {
     const copier = path.join(work, 'copier.tar');
     await writeTar(
@@ -177,13 +176,11 @@ async function buildFluxView(
     });
   });
   const bytes = (await stat(archive)).size;
-  seconds.total = Math.round((Date.now() - started) / 100) / 10;
+  const took = finish();
   await rm(work, { recursive: true, force: true });
   progress(
     `${recipe.reference}: ${archive} (${(bytes / 2 ** 20).toFixed(0)} MiB; the view ${(size.bytes / 2 ** 20).toFixed(0)} MiB in ${size.files} files) ` +
-      `built in ${seconds.total} s (${Object.entries(seconds)
-        .map(([k, v]) => `${k} ${v} s`)
-        .join(', ')})`,
+      `built in ${took}`,
   );
   return {
     key: fluxViewKey(recipe),

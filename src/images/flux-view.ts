@@ -15,7 +15,14 @@
 //                                    shared volume at /mnt/flux needs no command at all.
 import { canonicalJson } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
-import { DEBIAN_MIRRORS, DEBIAN_SUITE, SOURCE_DATE_EPOCH, hookPath } from './debian-rootfs.ts';
+import {
+  DEBIAN_MIRRORS,
+  DEBIAN_SUITE,
+  SOURCE_DATE_EPOCH,
+  hookPath,
+  mmdebstrapOptions,
+} from './debian-rootfs.ts';
+import { FLUX_LIBRARY_PACKAGES } from './flux-image.ts';
 import { byPath } from './layer-steps.ts';
 import type { TarEntry } from './tar-writer.ts';
 import { createHash } from 'node:crypto';
@@ -39,32 +46,16 @@ export const FLUX_VIEW_REVISION = 1;
 
 /**
  * The bookworm packages of the root file system the view is assembled in: what flux-core, Python with
- * cffi, ply and yaml, munge and Lua need at run time, plus the tools of the assembly (patchelf, strip)
- * and busybox-static, the image's copier. Only the files the view needs leave it.
+ * cffi, ply and yaml, munge and Lua need at run time (as in the Flux images), plus the tools of the
+ * assembly (patchelf, strip) and busybox-static, the image's copier. Only the files the view needs
+ * leave it.
  */
 export const FLUX_VIEW_BUILD_PACKAGES = [
+  ...FLUX_LIBRARY_PACKAGES,
   'binutils',
   'busybox-static',
-  'libarchive13',
-  'libhwloc15',
-  'libjansson4',
-  'liblua5.1-0',
-  'liblz4-1',
-  'libmunge2',
-  'libncursesw6',
-  'libpython3.11',
-  'libsqlite3-0',
-  'libuuid1',
-  'libzmq5',
-  'lua-posix',
-  'lua5.1',
-  'munge',
   'patchelf',
-  'python3',
-  'python3-cffi',
-  'python3-ply',
-  'python3-yaml',
-];
+].sort();
 
 /** The busybox applets the copy script uses, as links in /bin beside busybox. */
 export const COPIER_APPLETS = [
@@ -155,16 +146,7 @@ export function fluxViewBuildArgs(recipe: FluxViewRecipe, paths: FluxViewBuildPa
     if (!/^[\w .:/-]+$/.test(line)) throw new Error(`unsafe info line for the view: ${line}`);
   }
   return [
-    '--variant=minbase',
-    '--mode=root',
-    '--format=null',
-    '--architectures=amd64',
-    `--include=${[...recipe.packages].sort().join(',')}`,
-    '--dpkgopt=path-exclude=/usr/share/man/*',
-    '--dpkgopt=path-exclude=/usr/share/info/*',
-    '--dpkgopt=path-exclude=/usr/share/doc/*',
-    '--dpkgopt=path-include=/usr/share/doc/*/copyright',
-    '--dpkgopt=path-exclude=/usr/share/locale/*',
+    ...mmdebstrapOptions('minbase', 'null', recipe.packages),
     `--customize-hook=sync-in ${paths.fluxRoot} /`,
     `--customize-hook=upload ${paths.assembleScript} /tmp/assemble-flux-view.sh`,
     `--customize-hook=chroot "$1" bash /tmp/assemble-flux-view.sh ${recipe.prefix} ${info.map((l) => `'${l}'`).join(' ')}`,

@@ -64,6 +64,11 @@ export function checkReference(reference: string): string {
   return reference;
 }
 
+/** The file name of a reference's archive in a build's cache folder: `localhost/flux:0.88.0` -> `flux_0.88.0.tar`. */
+export function archiveFileName(reference: string): string {
+  return `${reference.replace(/^.*\//, '').replace(':', '_')}.tar`;
+}
+
 /** `sha256:<hex>` of a file, read in chunks. */
 export async function sha256File(file: string): Promise<string> {
   const hash = createHash('sha256');

@@ -14,7 +14,8 @@ import { runHackScript, type Progress } from '../tooling/hack-script.ts';
 import { cacheRoot, findProjectRoot } from '../tooling/project.ts';
 import { OPERATOR_COMMAND } from '../deploy/constants.ts';
 import { makeDebianRootfs, readBaseEtc } from './debian-rootfs.ts';
-import { canonicalJson } from './image-archive.ts';
+import { withSystemPath } from './cached-build.ts';
+import { archiveFileName, canonicalJson } from './image-archive.ts';
 import { withExclusiveLock } from './lock.ts';
 import {
   DEPS_NPM_ARGS,
@@ -188,7 +189,7 @@ async function ensureRuntime(ctx: Context): Promise<{ base: string; node: string
         '(mmdebstrap in root mode, file owners): run `npm run image:operator` as root once',
     );
   }
-  const childEnv: NodeJS.ProcessEnv = { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` };
+  const childEnv = withSystemPath(env);
   await runHackScript('ensure-packages.sh', ['the container images', 'mmdebstrap'], {
     progress,
     env: childEnv,
@@ -304,7 +305,7 @@ export async function ensureOperatorImage(options: EnsureOperatorImageOptions = 
       );
       const appLayer = path.join(work, 'app.tar');
       await clock.timed('app-layer', () => writeAppLayer(recipe, app, appLayer));
-      const archive = path.join(out, `${recipe.reference.replace(/^.*\//, '').replace(':', '_')}.tar`);
+      const archive = path.join(out, archiveFileName(recipe.reference));
       const written = await clock.timed('archive', () =>
         writeOperatorArchive(recipe, { ...runtime, deps, app: appLayer }, archive),
       );

@@ -7,7 +7,8 @@ import type { Progress } from '../tooling/hack-script.ts';
 import { cacheRoot } from '../tooling/project.ts';
 import { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
 import { writeDirectoryLayer } from './directory-layer.ts';
-import { writeImageArchive } from './image-archive.ts';
+import { runMmdebstrap } from './debian-rootfs.ts';
+import { archiveFileName, writeImageArchive } from './image-archive.ts';
 import { PLAIN_FIXES, PLAIN_SUITES, plainImageArgs, plainImageKey, plainImageRecipe } from './plain-image.ts';
 import type { PlainImageRecipe, PlainSuite } from './plain-image.ts';
 
@@ -110,15 +111,10 @@ async function buildPlainImage(
   const rootfs = path.join(work, 'rootfs');
   const layer = path.join(work, 'rootfs.tar');
   progress(`mmdebstrap: ${recipe.suite} with ${recipe.packages.join(', ')} (under a minute here)`);
-  await timed('mmdebstrap', () =>
-    runCommand('mmdebstrap', plainImageArgs(recipe, rootfs), {
-      env: { ...env, SOURCE_DATE_EPOCH: String(recipe.sourceDateEpoch) },
-      onLine: (l) => l.startsWith('I: ') && progress(`mmdebstrap ${l}`),
-    }),
-  );
+  await timed('mmdebstrap', () => runMmdebstrap(plainImageArgs(recipe, rootfs), recipe, { env, progress }));
   await applyFixes(rootfs);
   await timed('layer', () => writeDirectoryLayer({ directory: rootfs, output: layer, owner: 'keep' }));
-  const archive = path.join(dir, `plain_${recipe.suite}.tar`);
+  const archive = path.join(dir, archiveFileName(recipe.reference));
   const res = await timed('pack', () =>
     writeImageArchive({
       reference: recipe.reference,

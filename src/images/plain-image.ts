@@ -5,7 +5,7 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
-import { IMAGE_PATH, SOURCE_DATE_EPOCH, hookPath } from './debian-rootfs.ts';
+import { IMAGE_PATH, SOURCE_DATE_EPOCH, hookPath, mmdebstrapOptions } from './debian-rootfs.ts';
 
 export const PLAIN_IMAGE_REPOSITORY = 'localhost/plain';
 
@@ -67,16 +67,7 @@ export function plainImageRecipe(suite: PlainSuite): PlainImageRecipe {
 export function plainImageArgs(recipe: PlainImageRecipe, output: string): string[] {
   hookPath('output', output);
   return [
-    '--variant=extract',
-    '--mode=root',
-    '--format=directory',
-    '--architectures=amd64',
-    `--include=${[...recipe.packages].sort().join(',')}`,
-    '--dpkgopt=path-exclude=/usr/share/man/*',
-    '--dpkgopt=path-exclude=/usr/share/info/*',
-    '--dpkgopt=path-exclude=/usr/share/doc/*',
-    '--dpkgopt=path-include=/usr/share/doc/*/copyright',
-    '--dpkgopt=path-exclude=/usr/share/locale/*',
+    ...mmdebstrapOptions('extract', 'directory', recipe.packages),
     '--setup-hook=/usr/share/mmdebstrap/hooks/merged-usr/setup00.sh',
     recipe.suite,
     output,

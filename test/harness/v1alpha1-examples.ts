@@ -2,7 +2,7 @@
 // at the last commit with v1alpha1): its files are read at test time from the archive in the deps
 // folder (never copied into this project), and its MiniClusters are placed on the real node.
 import { execFile } from 'node:child_process';
-import { chmod, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { TestContext } from 'node:test';
@@ -11,6 +11,7 @@ import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/cl
 import { parse } from 'yaml';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { depsFile } from '../../src/tooling/project.ts';
+import { archivedMiniClusterManifests, type ExampleManifest } from './example-archive.ts';
 import { FLUX_IMAGE, ON_REAL_NODE } from './real-node.ts';
 
 const run = promisify(execFile);
@@ -22,33 +23,11 @@ const TESTS_DIR = 'flux-operator-v1alpha1/examples/tests';
 /** Where the examples live inside the archive. */
 const EXAMPLES_DIR = 'flux-operator-v1alpha1/examples';
 
-/** A file of the archive's examples/ folder whose text declares a MiniCluster. */
-export interface ExampleManifest {
-  /** Path under examples/, e.g. `tests/hello-world/minicluster.yaml`. */
-  readonly path: string;
-  readonly text: string;
-}
+export type { ExampleManifest } from './example-archive.ts';
 
-/**
- * Every MiniCluster manifest of the Go operator's examples/ (a YAML file with a top-level
- * `kind: MiniCluster` line; its dist/ CRDs and the autoscalers that only name the kind are not),
- * read out of the archive into a temporary folder that is removed before this returns.
- */
-export async function exampleMiniClusterManifests(): Promise<ExampleManifest[]> {
-  const folder = await mkdtemp(path.join(tmpdir(), 'flux-v1alpha1-examples-'));
-  try {
-    await run('tar', ['-xzf', depsFile(ARCHIVE), '-C', folder, EXAMPLES_DIR]);
-    const root = path.join(folder, EXAMPLES_DIR);
-    const files = (await readdir(root, { recursive: true })).filter((file) => /\.ya?ml$/.test(file)).sort();
-    const manifests: ExampleManifest[] = [];
-    for (const file of files) {
-      const text = await readFile(path.join(root, file), 'utf8');
-      if (/^kind: MiniCluster\s*$/m.test(text)) manifests.push({ path: file, text });
-    }
-    return manifests;
-  } finally {
-    await rm(folder, { recursive: true, force: true });
-  }
+/** Every MiniCluster manifest of the Go operator's v1alpha1 examples/. */
+export function exampleMiniClusterManifests(): Promise<ExampleManifest[]> {
+  return archivedMiniClusterManifests(ARCHIVE, EXAMPLES_DIR);
 }
 
 /** One file of `examples/tests/<example>/`, streamed out of the archive (tar fails when it is absent). */

@@ -6,30 +6,35 @@
  */
 import { Type } from '@sinclair/typebox';
 import {
-  CommandsSchema,
+  CONTAINER_MODE_PROPERTIES,
   CONTAINER_MODE_RULES,
+  CONTAINER_PORTS,
+  CommandsSchema,
   ENVIRONMENT_PROPERTIES,
-  FluxUserSchema,
   IMAGE_PULL_PROPERTIES,
   LifeCycleSchema,
+  RUN_FLUX_PROPERTIES,
   ResourcesSchema,
 } from '../container-schema.ts';
-import { MAX_PORTS_PER_CONTAINER, SCRIPT_MAX_LENGTH, SHORT_STRING_MAX_LENGTH } from '../limits.ts';
+import { SCRIPT_MAX_LENGTH } from '../limits.ts';
 import { SECRET_ENVIRONMENT_RULES } from '../pod-cel.ts';
 import {
-  IMAGE_PATTERN,
-  NO_NUL_PATTERN,
   absolutePath,
   boundedString,
   celRules,
   derivedDefault,
   dns1123Label,
+  imageReference,
   stringEnum,
   withDefault,
 } from '../schema-helpers.ts';
-import type { CelRule } from '../schema-helpers.ts';
 import { CONTAINER_SCRIPT_RULES } from '../script-cel.ts';
-import { fluxOnlyServiceMessage } from '../service-schema.ts';
+import {
+  FLUX_ONLY_FIELDS,
+  REFUSED_FLUX_PROPERTIES,
+  fluxOnlyServiceRules,
+  refusedBoolean,
+} from '../service-schema.ts';
 import { SecurityContextSchema } from './kube-schemas.ts';
 import { DEFAULT_APPLICATION_IMAGE } from './version.ts';
 import { CONTAINER_VOLUME_PATH_RULE } from './volume-cel.ts';
@@ -54,23 +59,6 @@ export const CommandsV1alpha2Schema = Type.Object(
   { description: 'Shell snippets added to the generated entrypoint.', additionalProperties: false },
 );
 
-function image(description: string) {
-  return Type.String({
-    description,
-    minLength: 1,
-    maxLength: SHORT_STRING_MAX_LENGTH,
-    pattern: IMAGE_PATTERN,
-  });
-}
-
-const PORTS = Type.Optional(
-  Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
-    description: 'Container ports to expose.',
-    maxItems: MAX_PORTS_PER_CONTAINER,
-    'x-kubernetes-list-type': 'set',
-  }),
-);
-
 const IMAGE_PULL_POLICY = Type.Optional(
   stringEnum(['Always', 'IfNotPresent', 'Never'], 'The pull policy of the image; with pullAlways: Always.'),
 );
@@ -83,7 +71,7 @@ export const ContainerV1alpha2Schema = Type.Object(
       ),
     ),
     image: withDefault(
-      image(
+      imageReference(
         'Container image. With the Flux view (the default), any image: Flux comes from the view. With flux.container.disable, the image of the Flux container must contain flux-core.',
       ),
       DEFAULT_APPLICATION_IMAGE,
@@ -95,42 +83,12 @@ export const ContainerV1alpha2Schema = Type.Object(
       ),
     ),
     ...ENVIRONMENT_PROPERTIES,
-    ports: PORTS,
+    ports: CONTAINER_PORTS,
     resources: Type.Optional(ResourcesSchema),
-    runFlux: derivedDefault(
-      Type.Boolean({
-        description:
-          'This container runs Flux. Exactly one container must when there are several; a single container always does.',
-      }),
-    ),
-    fluxUser: withDefault(FluxUserSchema, {}),
-    cores: Type.Optional(
-      Type.Integer({
-        description:
-          'Cores per pod Flux may use; lets the operator write R itself. Unset: detected in the pod.',
-        minimum: 1,
-        maximum: 65536,
-      }),
-    ),
+    ...RUN_FLUX_PROPERTIES,
     ...IMAGE_PULL_PROPERTIES,
     imagePullPolicy: IMAGE_PULL_POLICY,
-    launcher: withDefault(
-      Type.Boolean({
-        description:
-          'The command is given to `flux start` itself instead of `flux submit`, so it can submit its own jobs.',
-      }),
-      false,
-    ),
-    batch: withDefault(
-      Type.Boolean({ description: 'The command is a batch script: each line is submitted as its own job.' }),
-      false,
-    ),
-    batchRaw: withDefault(
-      Type.Boolean({
-        description: 'With batch: the script lines are run as written, not wrapped in `flux submit`.',
-      }),
-      false,
-    ),
+    ...CONTAINER_MODE_PROPERTIES,
     logs: Type.Optional(
       absolutePath(
         "With batch: the directory the jobs' output and errors go to (job-<n>.out). Unset: /tmp/fluxout.",
@@ -160,33 +118,12 @@ export const ContainerV1alpha2Schema = Type.Object(
 );
 
 /** Fields of a container that only the Flux container (or a container beside it) uses; a service has none. */
-export const FLUX_ONLY_SERVICE_FIELDS_V1ALPHA2 = [
-  'runFlux',
-  'fluxUser',
-  'cores',
-  'launcher',
-  'batch',
-  'batchRaw',
-  'commands',
-  'logs',
-  'noWrapEntrypoint',
-] as const;
-
-/** Booleans among them: `false` says nothing and is accepted. */
-const FLUX_ONLY_BOOLEANS: readonly string[] = [
-  'runFlux',
-  'launcher',
-  'batch',
-  'batchRaw',
-  'noWrapEntrypoint',
-];
-
-const REFUSED = { description: 'Refused: a Flux container field; services run without Flux.' };
+export const FLUX_ONLY_SERVICE_FIELDS_V1ALPHA2 = [...FLUX_ONLY_FIELDS, 'noWrapEntrypoint'] as const;
 
 export const ServiceV1alpha2Schema = Type.Object(
   {
     name: dns1123Label('Container name, unique among the services.'),
-    image: withDefault(image('Container image of the service.'), DEFAULT_APPLICATION_IMAGE),
+    image: withDefault(imageReference('Container image of the service.'), DEFAULT_APPLICATION_IMAGE),
     command: Type.Optional(
       boundedString(
         "Shell command the service runs (`/bin/sh -c`). Unset: the image's own entrypoint.",
@@ -194,24 +131,15 @@ export const ServiceV1alpha2Schema = Type.Object(
       ),
     ),
     ...ENVIRONMENT_PROPERTIES,
-    ports: PORTS,
+    ports: CONTAINER_PORTS,
     resources: Type.Optional(ResourcesSchema),
     ...IMAGE_PULL_PROPERTIES,
     imagePullPolicy: IMAGE_PULL_POLICY,
     volumes: Type.Optional(containerVolumeMap('Volumes to mount, by volume name (a DNS label).')),
     lifeCycle: Type.Optional(LifeCycleSchema),
     securityContext: Type.Optional(SecurityContextSchema),
-    runFlux: Type.Optional(Type.Boolean(REFUSED)),
-    fluxUser: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
-    cores: Type.Optional(Type.Integer({ ...REFUSED, minimum: 0, maximum: 65536 })),
-    launcher: Type.Optional(Type.Boolean(REFUSED)),
-    batch: Type.Optional(Type.Boolean(REFUSED)),
-    batchRaw: Type.Optional(Type.Boolean(REFUSED)),
-    commands: Type.Optional(Type.Object({}, { ...REFUSED, 'x-kubernetes-preserve-unknown-fields': true })),
-    logs: Type.Optional(
-      Type.String({ ...REFUSED, maxLength: SHORT_STRING_MAX_LENGTH, pattern: NO_NUL_PATTERN }),
-    ),
-    noWrapEntrypoint: Type.Optional(Type.Boolean(REFUSED)),
+    ...REFUSED_FLUX_PROPERTIES,
+    noWrapEntrypoint: refusedBoolean(),
   },
   {
     description:
@@ -220,14 +148,7 @@ export const ServiceV1alpha2Schema = Type.Object(
     ...celRules(
       ...SECRET_ENVIRONMENT_RULES,
       CONTAINER_VOLUME_PATH_RULE,
-      ...FLUX_ONLY_SERVICE_FIELDS_V1ALPHA2.map((field): CelRule => ({
-        rule: FLUX_ONLY_BOOLEANS.includes(field)
-          ? `!has(self.${field}) || !self.${field}`
-          : `!has(self.${field})`,
-        message: `${field} ${fluxOnlyServiceMessage(field)}`,
-        fieldPath: `.${field}`,
-        reason: 'FieldValueForbidden',
-      })),
+      ...fluxOnlyServiceRules(FLUX_ONLY_SERVICE_FIELDS_V1ALPHA2, ['noWrapEntrypoint']),
     ),
   },
 );

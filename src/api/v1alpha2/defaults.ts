@@ -3,7 +3,7 @@
  * derived ones, as in v1alpha1 (maxSize, headlessName, the containers' names and runFlux, burst
  * clusters), and the Flux view's image, which is the operator's setting.
  */
-import { applySchemaDefaults, defaultHeadlessName } from '../defaults.ts';
+import { applyDerivedDefaults, applySchemaDefaults } from '../defaults.ts';
 import type { Static } from '@sinclair/typebox';
 import { FluxContainerSchema } from './flux-schema.ts';
 import { MiniClusterV1alpha2SpecSchema } from './schema.ts';
@@ -37,35 +37,15 @@ export function applyDefaultsV1alpha2(
     MiniClusterV1alpha2SpecSchema,
     spec,
   ) as DefaultedMiniClusterV1alpha2Spec;
-  const given = spec;
+  applyDerivedDefaults(defaulted, spec, miniClusterName);
 
-  defaulted.maxSize = given.maxSize ?? defaulted.size;
-  defaulted.network.headlessName = defaultHeadlessName(given, miniClusterName);
-
-  const container = applySchemaDefaults(FluxContainerSchema, given.flux?.container ?? {}) as Static<
+  const container = applySchemaDefaults(FluxContainerSchema, spec.flux?.container ?? {}) as Static<
     typeof FluxContainerSchema
   >;
   defaulted.flux.container = {
     ...container,
     image: container.image ?? options.fluxViewImage ?? DEFAULT_FLUX_VIEW_IMAGE,
   } as DefaultedFluxContainer;
-
-  const single = defaulted.containers.length === 1;
-  defaulted.containers = defaulted.containers.map((item, index) => {
-    const runFlux = single || (given.containers[index]?.runFlux ?? false);
-    const name = given.containers[index]?.name ?? (runFlux ? miniClusterName : `container-${index}`);
-    return { ...item, runFlux, name };
-  });
-
-  const bursting = defaulted.flux.bursting;
-  if (bursting?.clusters) {
-    const givenClusters = given.flux?.bursting?.clusters ?? [];
-    bursting.clusters = bursting.clusters.map((cluster, index) => ({
-      ...cluster,
-      name: givenClusters[index]?.name ?? `burst-${index}`,
-      size: givenClusters[index]?.size ?? defaulted.size,
-    }));
-  }
   return defaulted;
 }
 

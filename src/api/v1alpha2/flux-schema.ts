@@ -9,12 +9,12 @@ import { FluxSchema, QUEUE_POLICIES } from '../flux-schema.ts';
 import { IMAGE_PULL_PROPERTIES, ResourcesSchema } from '../container-schema.ts';
 import { SHORT_STRING_MAX_LENGTH } from '../limits.ts';
 import {
-  IMAGE_PATTERN,
   NO_NUL_PATTERN,
   absolutePath,
   celRules,
   derivedDefault,
   dns1123Label,
+  imageReference,
   stringEnum,
   stringMap,
   withDefault,
@@ -57,12 +57,9 @@ export const FluxContainerSchema = Type.Object(
     resources: Type.Optional(ResourcesSchema),
     imagePullSecret: IMAGE_PULL_PROPERTIES.imagePullSecret,
     image: derivedDefault(
-      Type.String({
-        description: `Image of the Flux view: a self-contained Flux under one prefix, copied into the volume shared with the application container. Default: the operator's setting (flux-operator run --flux-view-image), itself ${DEFAULT_FLUX_VIEW_IMAGE} unless set.`,
-        minLength: 1,
-        maxLength: SHORT_STRING_MAX_LENGTH,
-        pattern: IMAGE_PATTERN,
-      }),
+      imageReference(
+        `Image of the Flux view: a self-contained Flux under one prefix, copied into the volume shared with the application container. Default: the operator's setting (flux-operator run --flux-view-image), itself ${DEFAULT_FLUX_VIEW_IMAGE} unless set.`,
+      ),
     ),
     pullAlways: IMAGE_PULL_PROPERTIES.pullAlways,
     securityContext: Type.Optional(SecurityContextSchema),

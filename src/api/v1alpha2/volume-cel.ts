@@ -5,7 +5,13 @@
  */
 import { celRunsFlux } from '../rule-helpers.ts';
 import type { CelRule } from '../schema-helpers.ts';
-import { OPERATOR_MOUNT_PATHS } from '../volume-cel.ts';
+import {
+  CEL_OPERATOR_PATHS,
+  OPERATOR_MOUNT_PATHS,
+  VOLUME_SOURCE_FIELDS,
+  celSameSource,
+} from '../volume-cel.ts';
+import type { VolumeSourceFields } from '../volume-cel.ts';
 import { DEFAULT_EMPTY_DIR_PATH, DEFAULT_FLUX_VIEW_MOUNT_PATH } from './version.ts';
 
 /** CEL: where the volume `volume` is mounted (an emptyDir without a path: /dev/shm). */
@@ -18,25 +24,11 @@ export function celHasOwnSource(volume: string): string {
   return `(has(${volume}.configMapName) || has(${volume}.secretName) || has(${volume}.claimName) || has(${volume}.hostPath) || has(${volume}.csiDriver) || (has(${volume}.emptyDir) && ${volume}.emptyDir))`;
 }
 
-function celOptional(volume: string, field: string): string {
-  return `(has(${volume}.${field}) ? ${volume}.${field} : '')`;
-}
-
-/** CEL: the volumes `a` and `b` have the same source, as written (volume-rules.ts sourceKey). */
-function celSameSource(a: string, b: string): string {
-  const strings = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDirMedium', 'csiDriver'].map(
-    (field) => `${celOptional(a, field)} == ${celOptional(b, field)}`,
-  );
-  const present = ['emptyDirSizeLimit', 'items', 'csiDriverAttributes'].map(
-    (field) =>
-      `has(${a}.${field}) == has(${b}.${field}) && (!has(${a}.${field}) || ${a}.${field} == ${b}.${field})`,
-  );
-  return [
-    ...strings,
-    `(has(${a}.emptyDir) && ${a}.emptyDir) == (has(${b}.emptyDir) && ${b}.emptyDir)`,
-    ...present,
-  ].join(' && ');
-}
+/** What makes a v1alpha2 volume's source, as written (volume-rules.ts sourceKey): v1alpha1's and the CSI fields. */
+const SOURCE_FIELDS: VolumeSourceFields = {
+  strings: [...VOLUME_SOURCE_FIELDS.strings, 'csiDriver'],
+  compared: [...VOLUME_SOURCE_FIELDS.compared, 'csiDriverAttributes'],
+};
 
 export const PATHS_MESSAGE =
   'two volumes of the container have the same path (an emptyDir without one is at /dev/shm); mount paths in a container must be unique';
@@ -57,7 +49,7 @@ function agreementRule(list: 'containers' | 'services'): CelRule {
   const self = `self.${list}`;
   const guard = list === 'containers' ? '' : '!has(self.services) || ';
   return {
-    rule: `${guard}${self}.all(first, ${self}.all(second, !has(first.volumes) || !has(second.volumes) || first.volumes.all(name, !(name in second.volumes) || (${celSameSource('first.volumes[name]', 'second.volumes[name]')}))))`,
+    rule: `${guard}${self}.all(first, ${self}.all(second, !has(first.volumes) || !has(second.volumes) || first.volumes.all(name, !(name in second.volumes) || (${celSameSource('first.volumes[name]', 'second.volumes[name]', SOURCE_FIELDS)}))))`,
     message: agreementMessage(list),
     fieldPath: `.${list}`,
     reason: 'FieldValueInvalid',
@@ -83,8 +75,6 @@ function storageNameRule(list: 'containers' | 'services'): CelRule {
 /** CEL: the Flux view's mount path, defaulted. */
 export const CEL_VIEW_MOUNT_PATH = `(has(self.flux) && has(self.flux.container) && has(self.flux.container.mountPath) ? self.flux.container.mountPath : '${DEFAULT_FLUX_VIEW_MOUNT_PATH}')`;
 
-const OPERATOR_PATHS_LIST = `[${OPERATOR_MOUNT_PATHS.map((path) => `'${path}'`).join(', ')}]`;
-
 export const OPERATOR_PATH_MESSAGE = `the Flux container mounts a volume where the operator mounts its own files (${OPERATOR_MOUNT_PATHS.join(', ')}) or the Flux view (flux.container.mountPath); choose another path`;
 
 /** On the spec. */
@@ -94,7 +84,7 @@ export const SPEC_VOLUME_RULES: CelRule[] = [
   storageNameRule('containers'),
   storageNameRule('services'),
   {
-    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.volumes) || !container.volumes.exists(name, ${celMountPath('container.volumes[name]')} in ${OPERATOR_PATHS_LIST} || ${celMountPath('container.volumes[name]')} == ${CEL_VIEW_MOUNT_PATH}))`,
+    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.volumes) || !container.volumes.exists(name, ${celMountPath('container.volumes[name]')} in ${CEL_OPERATOR_PATHS} || ${celMountPath('container.volumes[name]')} == ${CEL_VIEW_MOUNT_PATH}))`,
     message: OPERATOR_PATH_MESSAGE,
     fieldPath: '.containers',
     reason: 'FieldValueForbidden',

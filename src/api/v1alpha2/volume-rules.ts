@@ -9,7 +9,7 @@ import { fieldPath, indexPath } from '../problems.ts';
 import type { Problem } from '../problems.ts';
 import { duplicates } from '../rule-helpers.ts';
 import { OPERATOR_MOUNT_PATHS } from '../volume-cel.ts';
-import { volumeNameProblems } from '../volume-rules.ts';
+import { volumeFieldProblems, volumeNameProblems, volumeSourcesAmong } from '../volume-rules.ts';
 import type { DefaultedContainerVolumeV1alpha2, DefaultedMiniClusterV1alpha2Spec } from './schema.ts';
 import { DEFAULT_EMPTY_DIR_PATH } from './version.ts';
 import { OPERATOR_PATH_MESSAGE, PATHS_MESSAGE, agreementMessage } from './volume-cel.ts';
@@ -21,9 +21,7 @@ type VolumeMap = Readonly<Record<string, Volume>> | undefined;
 const SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'csiDriver', 'emptyDir'] as const;
 
 export function volumeSources(volume: Volume): string[] {
-  return SOURCES.filter((source) =>
-    source === 'emptyDir' ? volume.emptyDir === true : volume[source] !== undefined,
-  );
+  return volumeSourcesAmong(SOURCES, volume);
 }
 
 /** Where the volume is mounted: its path, or /dev/shm for an emptyDir without one. */
@@ -58,22 +56,7 @@ function entryProblems(path: string, name: string, volume: Volume): Problem[] {
       message: `has several sources (${sources.join(', ')}); keep one of ${V1ALPHA2_SOURCES}`,
     });
   }
-  if (volume.items !== undefined && volume.configMapName === undefined && volume.secretName === undefined) {
-    problems.push({
-      path: fieldPath(path, 'items'),
-      message: 'applies to configMapName or secretName volumes only; remove items',
-    });
-  }
-  if (Object.keys(volume.items ?? {}).includes('')) {
-    problems.push({ path: fieldPath(path, 'items'), message: 'keys must not be empty' });
-  }
-  if ((volume.emptyDirMedium !== undefined || volume.emptyDirSizeLimit !== undefined) && !volume.emptyDir) {
-    problems.push({
-      path,
-      message:
-        'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only; set emptyDir or remove them',
-    });
-  }
+  problems.push(...volumeFieldProblems(path, volume));
   if (volume.csiDriverAttributes !== undefined && volume.csiDriver === undefined) {
     problems.push({
       path: fieldPath(path, 'csiDriverAttributes'),

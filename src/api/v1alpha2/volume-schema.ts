@@ -7,26 +7,16 @@
  * in volume-cel.ts, their validator twins in volume-rules.ts.
  */
 import { Type } from '@sinclair/typebox';
+import { EMPTY_DIR_FIELDS_RULE, VOLUME_ITEMS_SOURCE_RULE, VOLUME_PROPERTIES } from '../container-schema.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_VOLUMES_PER_CONTAINER,
   SHORT_STRING_MAX_LENGTH,
   VOLUME_PATH_MAX_LENGTH,
 } from '../limits.ts';
-import {
-  ABSOLUTE_PATH_PATTERN,
-  HOST_PATH_PATTERN,
-  ITEM_PATH_PATTERN,
-  NO_NUL_PATTERN,
-  celRules,
-  objectName,
-  quantity,
-  stringEnum,
-  stringMap,
-  withDefault,
-} from '../schema-helpers.ts';
+import { ABSOLUTE_PATH_PATTERN, NO_NUL_PATTERN, celRules, stringEnum, stringMap } from '../schema-helpers.ts';
 import { CSI_DRIVER_PATTERN } from '../storage-schema.ts';
-import { VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from '../volume-cel.ts';
+import { VOLUME_MAP_RULES } from '../volume-cel.ts';
 import { DEFAULT_EMPTY_DIR_PATH } from './version.ts';
 
 /** emptyDir media: the Go operator's `memory` (its only one), and Kubernetes' own spellings. */
@@ -41,17 +31,8 @@ export const VOLUME_RULES = {
     message: `a volume has several sources; keep one of ${V1ALPHA2_SOURCES}`,
     reason: 'FieldValueInvalid',
   },
-  items: {
-    rule: '!has(self.items) || has(self.configMapName) || has(self.secretName)',
-    message: 'items applies to configMapName or secretName volumes only; remove items',
-    fieldPath: '.items',
-    reason: 'FieldValueForbidden',
-  },
-  emptyDirFields: {
-    rule: '(!has(self.emptyDirMedium) && !has(self.emptyDirSizeLimit)) || (has(self.emptyDir) && self.emptyDir)',
-    message: 'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only',
-    reason: 'FieldValueForbidden',
-  },
+  items: VOLUME_ITEMS_SOURCE_RULE,
+  emptyDirFields: EMPTY_DIR_FIELDS_RULE,
   csiAttributes: {
     rule: '!has(self.csiDriverAttributes) || has(self.csiDriver)',
     message: 'csiDriverAttributes applies to csiDriver volumes only; set csiDriver or remove them',
@@ -76,32 +57,19 @@ export const ContainerVolumeSchema = Type.Object(
         pattern: ABSOLUTE_PATH_PATTERN,
       }),
     ),
-    hostPath: Type.Optional(
-      Type.String({
-        description: "Mount this directory of the node's file system (an absolute path without `..`).",
-        minLength: 1,
-        maxLength: VOLUME_PATH_MAX_LENGTH,
-        pattern: HOST_PATH_PATTERN,
-      }),
-    ),
-    configMapName: Type.Optional(objectName('Mount this existing ConfigMap (same namespace).')),
-    items: Type.Optional(
-      stringMap(
-        'For configMapName or secretName: only these keys, each mounted at the given path relative to `path` (no `..`). Unset: every key, as a file named after the key.',
-        { minLength: 1, maxLength: SHORT_STRING_MAX_LENGTH, pattern: ITEM_PATH_PATTERN },
-        ...VOLUME_ITEMS_RULES,
-      ),
-    ),
-    claimName: Type.Optional(objectName('Mount this existing PersistentVolumeClaim (same namespace).')),
-    secretName: Type.Optional(objectName('Mount this existing Secret (same namespace).')),
-    readOnly: withDefault(Type.Boolean({ description: 'Mount the volume read-only.' }), false),
+    hostPath: VOLUME_PROPERTIES.hostPath,
+    configMapName: VOLUME_PROPERTIES.configMapName,
+    items: VOLUME_PROPERTIES.items,
+    claimName: VOLUME_PROPERTIES.claimName,
+    secretName: VOLUME_PROPERTIES.secretName,
+    readOnly: VOLUME_PROPERTIES.readOnly,
     emptyDirMedium: Type.Optional(
       stringEnum(
         [...EMPTY_DIR_MEDIA],
         "Storage medium of the emptyDir: memory (tmpfs; Memory too) or HugePages. Unset: the node's disk.",
       ),
     ),
-    emptyDirSizeLimit: Type.Optional(quantity('Size limit of the emptyDir, e.g. 1Gi.')),
+    emptyDirSizeLimit: VOLUME_PROPERTIES.emptyDirSizeLimit,
     csiDriver: Type.Optional(
       Type.String({
         description: 'Mount an inline volume of this CSI driver (e.g. gcs.csi.ofek.dev).',

@@ -372,19 +372,21 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
 
   const images = await realNodeImages(progress, env);
   const pause = await pauseImage(bin, env);
-  if (before.exists) {
-    progress(`the real node ${REAL_NODE_NAME} is partly there; removing it first`);
-    await realNodeDown({ stateDir: options.stateDir, progress, env, kubeconfig });
-  }
-
-  // Another checkout's real node (a CI clone beside a worktree) would lose its node to ours.
-  if (listeningSockets().some((socket) => socket.port === KUBELET_PORT)) {
+  // Another checkout's real node (a CI clone beside a worktree) holds the machine's kubelet port, bridge
+  // and rules: removing "our partial node" first would take them from it, so this comes before that.
+  const ourKubelet = before.components.some((c) => c.name === 'kubelet' && c.alive);
+  if (!ourKubelet && listeningSockets().some((socket) => socket.port === KUBELET_PORT)) {
     throw new Error(
       `the kubelet's port ${KUBELET_PORT} is taken: another real node is running (another checkout's ` +
         '.cluster, or a kubelet of this machine), and only one can exist per machine; stop it first ' +
         '(`npm run cluster:down` in that checkout)',
     );
   }
+  if (before.exists) {
+    progress(`the real node ${REAL_NODE_NAME} is partly there; removing it first`);
+    await realNodeDown({ stateDir: options.stateDir, progress, env, kubeconfig });
+  }
+
   const t0 = Date.now();
   progress(`starting the real node ${REAL_NODE_NAME} (containerd, kubelet, kube-proxy, CoreDNS)`);
   // Saved before anything of the node exists; a save left by a node that died is the older truth.

@@ -4,28 +4,16 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { burstTargetCrd } from '../../../src/api/burst-target-crd.ts';
-import type { JsonSchemaProps } from '../../../src/api/crd.ts';
 import { GENERATED_FILES, REPOSITORY_ROOT } from '../../../hack/generate.ts';
 import { CHART_BURST_TARGET_CRD_PATH, INSTALL_YAML_PATH } from '../../../hack/deploy-files.ts';
+import { schemaNodes } from './schema-nodes.ts';
 
 const crd = burstTargetCrd();
 const [version] = crd.spec.versions;
 assert.ok(version);
 const root = version.schema.openAPIV3Schema;
 
-function walk(node: JsonSchemaProps, path = '', into: { path: string; node: JsonSchemaProps }[] = []) {
-  into.push({ path, node });
-  for (const [name, child] of Object.entries(node.properties ?? {})) walk(child, `${path}.${name}`, into);
-  if (node.additionalProperties) walk(node.additionalProperties, `${path}[*]`, into);
-  if (node.items) walk(node.items, `${path}[*]`, into);
-  return into;
-}
-const nodes = walk(root);
-function nodeAt(path: string): JsonSchemaProps {
-  const found = nodes.find((visited) => visited.path === path);
-  assert.ok(found, `no schema node at ${path}`);
-  return found.node;
-}
+const { nodes, nodeAt } = schemaNodes(root);
 
 describe('burstTargetCrd', () => {
   it('names a namespaced kind with short name bt in the flux category', () => {

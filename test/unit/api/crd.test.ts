@@ -9,36 +9,14 @@ import type { JsonSchemaProps } from '../../../src/api/crd.ts';
 import { celRegex } from '../../../src/api/schema-helpers.ts';
 import type { CelRule } from '../../../src/api/schema-helpers.ts';
 import { GENERATED_FILES, REPOSITORY_ROOT, staleFiles } from '../../../hack/generate.ts';
+import { schemaNodes } from './schema-nodes.ts';
 
 const crd = miniClusterCrd();
 const [version] = crd.spec.versions;
 assert.ok(version, 'the CRD has one version');
 const root = version.schema.openAPIV3Schema;
 
-/** The node at a path such as `.spec.flux` (fails the test when absent). */
-function nodeAt(path: string): JsonSchemaProps {
-  const found = nodes.find((visited) => visited.path === path);
-  assert.ok(found, `no schema node at ${path}`);
-  return found.node;
-}
-
-interface VisitedNode {
-  path: string;
-  node: JsonSchemaProps;
-  /** A property of an object (as opposed to a list item, map value or the root). */
-  isProperty: boolean;
-}
-
-function walk(node: JsonSchemaProps, path = '', isProperty = false, into: VisitedNode[] = []): VisitedNode[] {
-  into.push({ path, node, isProperty });
-  for (const [name, child] of Object.entries(node.properties ?? {}))
-    walk(child, `${path}.${name}`, true, into);
-  if (node.additionalProperties) walk(node.additionalProperties, `${path}[*]`, false, into);
-  if (node.items) walk(node.items, `${path}[*]`, false, into);
-  return into;
-}
-
-const nodes = walk(root);
+const { nodes, nodeAt } = schemaNodes(root);
 
 function rulesAt(path: string): CelRule[] {
   return nodeAt(path)['x-kubernetes-validations'] ?? [];

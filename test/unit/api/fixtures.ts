@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import type { Container, MiniCluster, MiniClusterSpec } from '../../../src/api/schema.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
+import type { Problem } from '../../../src/api/validate.ts';
 
 export const FLUX_IMAGE = 'ghcr.io/converged-computing/flux-sched:jammy';
 
@@ -45,7 +46,16 @@ export interface ProblemCase {
 
 /** Asserts the validator refuses `input` with exactly these problems, in this order. */
 export function assertProblems(input: unknown, expected: ProblemCase['problems']): void {
-  const result = validateMiniCluster(input);
+  assertProblemsOf(validateMiniCluster, input, expected);
+}
+
+/** The same for another validator (v1alpha2's). */
+export function assertProblemsOf(
+  validate: (input: unknown) => { ok: true } | { ok: false; problems: readonly Problem[] },
+  input: unknown,
+  expected: ProblemCase['problems'],
+): void {
+  const result = validate(input);
   assert.equal(result.ok, false, 'expected problems, got a valid MiniCluster');
   if (result.ok) return;
   assert.deepEqual(

@@ -3,7 +3,14 @@
  * one that sets the fields v1alpha1 refuses), for the conversion tests.
  */
 import type { MiniCluster } from '../../../src/api/schema.ts';
-import { CURVE_CERT } from './fixtures.ts';
+import {
+  everyFieldStatus,
+  joiningFlux,
+  leadBursting,
+  podPlacement,
+  restfulFields,
+  runnerCommands,
+} from './every-field-parts.ts';
 
 const IMAGE = 'localhost/flux:0.88.0';
 
@@ -64,15 +71,7 @@ export function everyFieldV1alpha1(): MiniCluster {
         batchRaw: false,
         volumes: { data: { path: '/data', readOnly: true }, ...volumesOfEverySource('own') },
         existingVolumes: volumesOfEverySource('existing'),
-        commands: {
-          init: 'true',
-          pre: 'true',
-          brokerPre: 'true',
-          workerPre: 'true',
-          post: 'true',
-          prefix: 'time',
-          runFluxAsRoot: false,
-        },
+        commands: runnerCommands(),
         lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
         securityContext: { privileged: false, addCapabilities: ['SYS_PTRACE'] },
       },
@@ -103,14 +102,7 @@ export function everyFieldV1alpha1(): MiniCluster {
     ],
     logging: { quiet: true, strict: false, debug: true, zeromq: true, timed: true },
     network: { headlessName: 'every', sharedSelector: { group: 'g' } },
-    pod: {
-      annotations: { a: 'b' },
-      labels: { c: 'd' },
-      serviceAccountName: 'runner',
-      nodeSelector: { zone: 'a' },
-      tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 5 }],
-      resources: { cpu: 4 },
-    },
+    pod: { ...podPlacement(), resources: { cpu: 4 } },
     shareProcessNamespace: true,
     flux: {
       optionFlags: '-ompi=openmpi@5',
@@ -125,16 +117,7 @@ export function everyFieldV1alpha1(): MiniCluster {
       brokerConfig: '[bootstrap]\ndefault_connect = "tcp://%h.every.default.svc.cluster.local:%p"\n',
       minimalService: false,
       scheduler: { queuePolicy: 'easy' },
-      bursting: {
-        policy: {
-          maxBurstNodes: 8,
-          idleSeconds: 60,
-          pollSeconds: 5,
-          targets: [{ name: 'in-cluster', costPerNodeHour: 1, maxNodes: 8 }],
-        },
-        expose: { type: 'NodePort', nodePort: 30050 },
-        clusters: [{ name: 'burst-a', size: 4 }],
-      },
+      bursting: leadBursting(),
     },
     archive: { path: '/archive/flux.sqlite' },
     volumes: {
@@ -160,52 +143,13 @@ export function everyFieldV1alpha1(): MiniCluster {
     labels: { team: 'a' },
     annotations: { note: 'kept' },
   };
-  miniCluster.status = {
-    conditions: [
-      {
-        type: 'Ready',
-        status: 'True',
-        observedGeneration: 1,
-        lastTransitionTime: '2026-01-01T00:00:00Z',
-        reason: 'BrokersRunning',
-        message: '2/2 brokers running',
-      },
-    ],
-    observedGeneration: 1,
-    summary: 'Ready',
-    size: 2,
-    readyPods: 2,
-    maximumSize: 4,
-    selector: 'flux-framework.org/minicluster=every-field',
-    jobName: 'every-field',
-    leadBroker: { service: 'every-field-lead', address: '203.0.113.7', port: 30050 },
-    bursts: [
-      {
-        slot: 'burst-a',
-        target: 'in-cluster',
-        name: 'burst-abc',
-        namespace: 'default',
-        size: 4,
-        state: 'Ready',
-        createdAt: '2026-01-01T00:00:00Z',
-        lastBusyAt: '2026-01-01T00:01:00Z',
-        jobs: ['f1'],
-      },
-    ],
-    burstJobs: [{ id: 'f2', reason: 'NoFreeCapacity', message: 'later' }],
-    startTime: '2026-01-01T00:00:00Z',
-    completionTime: '2026-01-01T00:02:00Z',
-  };
+  miniCluster.status = everyFieldStatus();
   return miniCluster;
 }
 
 /** No command, not interactive: the RESTful API, with its users. */
 export function restfulV1alpha1(): MiniCluster {
-  return base('restful', {
-    containers: [{ image: IMAGE }],
-    fluxRestful: { branch: 'main', port: 5001, username: 'me', token: 't', secretKey: 'k' },
-    users: [{ name: 'you', password: 'p' }],
-  });
+  return base('restful', { containers: [{ image: IMAGE }], ...restfulFields() });
 }
 
 /** RESTful without saying so: no command, not interactive, no fluxRestful. */
@@ -215,16 +159,7 @@ export function impliedRestfulV1alpha1(): MiniCluster {
 
 /** The external side of a burst. */
 export function joiningV1alpha1(): MiniCluster {
-  return base('joiner', {
-    flux: {
-      curveCert: CURVE_CERT,
-      mungeSecret: 'munge',
-      bursting: {
-        leadBroker: { address: '203.0.113.7', name: 'lead', size: 2, port: 30050 },
-        slot: 'burst-0',
-      },
-    },
-  });
+  return base('joiner', { flux: joiningFlux() });
 }
 
 /** Connected to another MiniCluster; and one with a burst hostlist and a minimal Service. */

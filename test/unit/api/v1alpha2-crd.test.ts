@@ -6,34 +6,14 @@ import { describe, it } from 'node:test';
 import { miniClusterCrd } from '../../../src/api/crd.ts';
 import type { JsonSchemaProps } from '../../../src/api/crd.ts';
 import { miniClusterV1alpha2CrdVersion } from '../../../src/api/v1alpha2/crd-version.ts';
+import { schemaNodes } from './schema-nodes.ts';
 
 const version = miniClusterV1alpha2CrdVersion();
 const [v1alpha1] = miniClusterCrd().spec.versions;
 assert.ok(v1alpha1);
 const root = version.schema.openAPIV3Schema;
 
-interface VisitedNode {
-  path: string;
-  node: JsonSchemaProps;
-  isProperty: boolean;
-}
-
-function walk(node: JsonSchemaProps, path = '', isProperty = false, into: VisitedNode[] = []): VisitedNode[] {
-  into.push({ path, node, isProperty });
-  for (const [name, child] of Object.entries(node.properties ?? {}))
-    walk(child, `${path}.${name}`, true, into);
-  if (node.additionalProperties) walk(node.additionalProperties, `${path}[*]`, false, into);
-  if (node.items) walk(node.items, `${path}[*]`, false, into);
-  return into;
-}
-
-const nodes = walk(root);
-
-function nodeAt(path: string): JsonSchemaProps {
-  const found = nodes.find((visited) => visited.path === path);
-  assert.ok(found, `no schema node at ${path}`);
-  return found.node;
-}
+const { nodes, nodeAt } = schemaNodes(root);
 
 function isIntOrString(node: JsonSchemaProps): boolean {
   return node['x-kubernetes-int-or-string'] === true;

@@ -6,11 +6,8 @@ import { before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
 import { formatProblem } from '../../../src/api/problems.ts';
 import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
-import {
-  goV1alpha2ExampleManifests,
-  goV1alpha2TestManifests,
-  type GoExampleManifest,
-} from '../../harness/go-v1alpha2-examples.ts';
+import type { ExampleManifest } from '../../harness/example-archive.ts';
+import { goV1alpha2ExampleManifests, goV1alpha2TestManifests } from '../../harness/go-v1alpha2-examples.ts';
 
 /** The manifests refused, and the field each is refused for. */
 const REFUSED: Record<string, string> = {
@@ -18,15 +15,15 @@ const REFUSED: Record<string, string> = {
   'experimental/shared-process-space/minicluster.yaml': 'spec.containers[0].securityContext.addCapabilities',
 };
 
-function miniClusters(manifest: GoExampleManifest): unknown[] {
+function miniClusters(manifest: ExampleManifest): unknown[] {
   return parseAllDocuments(manifest.text)
     .map((document) => document.toJS() as { kind?: string } | null)
     .filter((document) => document?.kind === 'MiniCluster');
 }
 
 describe('the Go operator v1alpha2 examples (from ../shared/deps)', () => {
-  let all: GoExampleManifest[] = [];
-  let tests: GoExampleManifest[] = [];
+  let all: ExampleManifest[] = [];
+  let tests: ExampleManifest[] = [];
   before(async () => {
     all = await goV1alpha2ExampleManifests();
     tests = await goV1alpha2TestManifests();

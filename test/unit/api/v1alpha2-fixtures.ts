@@ -1,9 +1,16 @@
 /** Fixture builders for v1alpha2 MiniCluster tests: a valid object, changed by the test that needs it. */
-import assert from 'node:assert/strict';
-import { formatProblem } from '../../../src/api/problems.ts';
 import type { MiniClusterV1alpha2, MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/schema.ts';
 import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
-import { CURVE_CERT } from './fixtures.ts';
+import {
+  everyFieldStatus,
+  joiningFlux,
+  leadBursting,
+  podPlacement,
+  restfulFields,
+  runnerCommands,
+} from './every-field-parts.ts';
+import { CURVE_CERT, assertProblemsOf } from './fixtures.ts';
+import type { ProblemCase } from './fixtures.ts';
 
 export const APP_IMAGE = 'ubuntu:noble';
 
@@ -20,17 +27,9 @@ export function miniClusterV1alpha2(
   };
 }
 
-/** Asserts the validator refuses `input` with exactly these problems, in this order. */
-export function assertProblemsV1alpha2(input: unknown, expected: [path: string, message: RegExp][]): void {
-  const result = validateMiniClusterV1alpha2(input);
-  assert.equal(result.ok, false, 'expected problems, got a valid MiniCluster');
-  if (result.ok) return;
-  assert.deepEqual(
-    result.problems.map((problem) => problem.path),
-    expected.map(([path]) => path),
-    result.problems.map(formatProblem).join('\n'),
-  );
-  result.problems.forEach((problem, index) => assert.match(problem.message, expected[index]?.[1] ?? /^$/));
+/** Asserts the v1alpha2 validator refuses `input` with exactly these problems, in this order. */
+export function assertProblemsV1alpha2(input: unknown, expected: ProblemCase['problems']): void {
+  assertProblemsOf(validateMiniClusterV1alpha2, input, expected);
 }
 
 type VolumesV1alpha2 = NonNullable<MiniClusterV1alpha2Spec['containers'][number]['volumes']>;
@@ -110,17 +109,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
           batchRaw: false,
           logs: '/tmp/fluxout',
           noWrapEntrypoint: false,
-          commands: {
-            init: 'true',
-            pre: 'true',
-            brokerPre: 'true',
-            workerPre: 'true',
-            post: 'true',
-            prefix: 'time',
-            runFluxAsRoot: false,
-            script: 'echo script',
-            servicePre: 'true',
-          },
+          commands: { ...runnerCommands(), script: 'echo script', servicePre: 'true' },
           lifeCycle: { postStartExec: 'true', preStopExec: 'true' },
           securityContext,
           volumes: { data: { path: '/data', readOnly: true }, ...volumesOfEverySourceV1alpha2('own') },
@@ -154,11 +143,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
       logging: { quiet: true, strict: true, debug: false, zeromq: false, timed: true },
       network: { headlessName: 'every', sharedSelector: { group: 'g' }, disableAffinity: true },
       pod: {
-        annotations: { a: 'b' },
-        labels: { c: 'd' },
-        serviceAccountName: 'runner',
-        nodeSelector: { zone: 'a' },
-        tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 5 }],
+        ...podPlacement(),
         resources: {},
         restartPolicy: 'Never',
         runtimeClassName: 'gvisor',
@@ -209,16 +194,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
         completeWorkers: true,
         environment: { FLUX_VERBOSE: '1' },
         scheduler: { queuePolicy: 'easy', simple: false },
-        bursting: {
-          policy: {
-            maxBurstNodes: 8,
-            idleSeconds: 60,
-            pollSeconds: 5,
-            targets: [{ name: 'in-cluster', costPerNodeHour: 1, maxNodes: 8 }],
-          },
-          expose: { type: 'NodePort', nodePort: 30050 },
-          clusters: [{ name: 'burst-a', size: 4 }],
-        },
+        bursting: leadBursting(),
       },
       archive: { path: '/archive/flux.sqlite' },
       volumes: {
@@ -242,70 +218,18 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
       },
       cleanup: false,
     },
-    status: {
-      conditions: [
-        {
-          type: 'Ready',
-          status: 'True',
-          observedGeneration: 1,
-          lastTransitionTime: '2026-01-01T00:00:00Z',
-          reason: 'BrokersRunning',
-          message: '2/2 brokers running',
-        },
-      ],
-      observedGeneration: 1,
-      summary: 'Ready',
-      size: 2,
-      readyPods: 2,
-      maximumSize: 4,
-      selector: 'flux-framework.org/minicluster=every-field',
-      jobName: 'every-field',
-      leadBroker: { service: 'every-field-lead', address: '203.0.113.7', port: 30050 },
-      bursts: [
-        {
-          slot: 'burst-a',
-          target: 'in-cluster',
-          name: 'burst-abc',
-          namespace: 'default',
-          size: 4,
-          state: 'Ready',
-          createdAt: '2026-01-01T00:00:00Z',
-          lastBusyAt: '2026-01-01T00:01:00Z',
-          jobs: ['f1'],
-        },
-      ],
-      burstJobs: [{ id: 'f2', reason: 'NoFreeCapacity', message: 'later' }],
-      startTime: '2026-01-01T00:00:00Z',
-      completionTime: '2026-01-01T00:02:00Z',
-      jobid: 'go-job',
-    },
+    status: { ...everyFieldStatus(), jobid: 'go-job' },
   };
 }
 
 /** The same MiniCluster with a RESTful API instead of a command (fluxRestful and users). */
 export function restfulV1alpha2(): MiniClusterV1alpha2 {
-  return miniClusterV1alpha2({
-    containers: [{ image: APP_IMAGE }],
-    fluxRestful: { branch: 'main', port: 5001, username: 'me', token: 't', secretKey: 'k' },
-    users: [{ name: 'you', password: 'p' }],
-  });
+  return miniClusterV1alpha2({ containers: [{ image: APP_IMAGE }], ...restfulFields() });
 }
 
 /** A joining MiniCluster (bursting.leadBroker and slot, curveCert), for the fields the lead cannot set. */
 export function joiningV1alpha2(): MiniClusterV1alpha2 {
-  return miniClusterV1alpha2(
-    {
-      flux: {
-        curveCert: CURVE_CERT,
-        mungeSecret: 'munge',
-        bursting: {
-          leadBroker: { address: '203.0.113.7', name: 'lead', size: 2, port: 30050 },
-          slot: 'burst-0',
-        },
-      },
-    },
-    'joiner',
-  );
+  return miniClusterV1alpha2({ flux: joiningFlux() }, 'joiner');
 }
 
 /** A MiniCluster connected to another one (bootServer), and one with a burst hostlist and arch-free flux. */

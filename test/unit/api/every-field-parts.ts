@@ -1,0 +1,109 @@
+/**
+ * Parts of the every-field fixtures that v1alpha1 (v1alpha1-every-field.ts) and v1alpha2
+ * (v1alpha2-fixtures.ts) spell alike: each a fresh object, so that a test may change its own.
+ */
+import type { MiniCluster } from '../../../src/api/schema.ts';
+import { CURVE_CERT } from './fixtures.ts';
+
+type Spec = MiniCluster['spec'];
+
+/** A Ready status of the MiniCluster `every-field` with a burst: every v1alpha1 status field. */
+export function everyFieldStatus(): NonNullable<MiniCluster['status']> {
+  return {
+    conditions: [
+      {
+        type: 'Ready',
+        status: 'True',
+        observedGeneration: 1,
+        lastTransitionTime: '2026-01-01T00:00:00Z',
+        reason: 'BrokersRunning',
+        message: '2/2 brokers running',
+      },
+    ],
+    observedGeneration: 1,
+    summary: 'Ready',
+    size: 2,
+    readyPods: 2,
+    maximumSize: 4,
+    selector: 'flux-framework.org/minicluster=every-field',
+    jobName: 'every-field',
+    leadBroker: { service: 'every-field-lead', address: '203.0.113.7', port: 30050 },
+    bursts: [
+      {
+        slot: 'burst-a',
+        target: 'in-cluster',
+        name: 'burst-abc',
+        namespace: 'default',
+        size: 4,
+        state: 'Ready',
+        createdAt: '2026-01-01T00:00:00Z',
+        lastBusyAt: '2026-01-01T00:01:00Z',
+        jobs: ['f1'],
+      },
+    ],
+    burstJobs: [{ id: 'f2', reason: 'NoFreeCapacity', message: 'later' }],
+    startTime: '2026-01-01T00:00:00Z',
+    completionTime: '2026-01-01T00:02:00Z',
+  };
+}
+
+/** flux.bursting of a lead that bursts: its policy, how it is exposed, one cluster. */
+export function leadBursting(): NonNullable<NonNullable<Spec['flux']>['bursting']> {
+  return {
+    policy: {
+      maxBurstNodes: 8,
+      idleSeconds: 60,
+      pollSeconds: 5,
+      targets: [{ name: 'in-cluster', costPerNodeHour: 1, maxNodes: 8 }],
+    },
+    expose: { type: 'NodePort', nodePort: 30050 },
+    clusters: [{ name: 'burst-a', size: 4 }],
+  };
+}
+
+/** flux of the external side of a burst: the lead it joins, its slot, the lead's certificate and key. */
+export function joiningFlux(): NonNullable<Spec['flux']> {
+  return {
+    curveCert: CURVE_CERT,
+    mungeSecret: 'munge',
+    bursting: {
+      leadBroker: { address: '203.0.113.7', name: 'lead', size: 2, port: 30050 },
+      slot: 'burst-0',
+    },
+  };
+}
+
+/** The RESTful API and a user of it. */
+export function restfulFields(): Pick<Spec, 'fluxRestful' | 'users'> {
+  return {
+    fluxRestful: { branch: 'main', port: 5001, username: 'me', token: 't', secretKey: 'k' },
+    users: [{ name: 'you', password: 'p' }],
+  };
+}
+
+/** The pod's metadata and placement. */
+export function podPlacement(): Pick<
+  NonNullable<Spec['pod']>,
+  'annotations' | 'labels' | 'serviceAccountName' | 'nodeSelector' | 'tolerations'
+> {
+  return {
+    annotations: { a: 'b' },
+    labels: { c: 'd' },
+    serviceAccountName: 'runner',
+    nodeSelector: { zone: 'a' },
+    tolerations: [{ key: 'k', operator: 'Equal', value: 'v', effect: 'NoExecute', tolerationSeconds: 5 }],
+  };
+}
+
+/** Every v1alpha1 command hook of the Flux container (v1alpha2 adds its own). */
+export function runnerCommands(): NonNullable<Spec['containers'][number]['commands']> {
+  return {
+    init: 'true',
+    pre: 'true',
+    brokerPre: 'true',
+    workerPre: 'true',
+    post: 'true',
+    prefix: 'time',
+    runFluxAsRoot: false,
+  };
+}
