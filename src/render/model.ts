@@ -22,6 +22,15 @@ export type ServiceModel = NonNullable<MiniClusterModel['spec']['services']>[num
 /** What the renderer takes: a defaulted MiniCluster of either version. */
 export type RenderInput = DefaultedMiniCluster | DefaultedMiniClusterV1alpha2;
 
+/**
+ * The v1alpha2 spec of a MiniCluster read as v1alpha1, with v1alpha1's pods: no pod affinity
+ * (v1alpha2's default gives the brokers one; the conversion does not write `disableAffinity` yet).
+ * Without it a running v1alpha1 MiniCluster's Job would change, which Kubernetes refuses.
+ */
+export function withoutAffinity<T extends { network?: { disableAffinity?: boolean } }>(spec: T): T {
+  return { ...spec, network: { ...spec.network, disableAffinity: spec.network?.disableAffinity ?? true } };
+}
+
 /** Converted models of v1alpha1 inputs, by input: helpers called many times per pass convert once. */
 const converted = new WeakMap<DefaultedMiniCluster, MiniClusterModel>();
 
@@ -34,9 +43,7 @@ export function renderModel(input: RenderInput): MiniClusterModel {
   if (!isV1alpha1(input)) return input;
   const known = converted.get(input);
   if (known !== undefined) return known;
-  const spec = specToV1alpha2(input.spec) as MiniClusterV1alpha2Spec;
-  // v1alpha1 has no pod affinity: its MiniClusters keep none (the conversion should say so itself).
-  spec.network = { ...spec.network, disableAffinity: spec.network?.disableAffinity ?? true };
+  const spec = withoutAffinity(specToV1alpha2(input.spec) as MiniClusterV1alpha2Spec);
   const model: MiniClusterModel = {
     ...input,
     apiVersion: 'flux-framework.org/v1alpha2',

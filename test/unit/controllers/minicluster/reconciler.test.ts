@@ -247,6 +247,8 @@ describe('Reconciler', () => {
     const viewInit = job.spec?.template.spec?.initContainers?.[0];
     // The operator's Flux view image, since the MiniCluster names none.
     assert.equal(viewInit?.image, VIEW_IMAGE);
+    // v1alpha2's brokers prefer a node each.
+    assert.ok(job.spec?.template.spec?.affinity?.podAntiAffinity);
 
     // The same MiniCluster with Flux in its image has no init container.
     const inImage = harness({});
@@ -258,6 +260,16 @@ describe('Reconciler', () => {
     const plain = inImage.api.objects.get(`Job/${NAMESPACE}/${NAME}`) as V1Job;
     assert.ok(plain.spec?.template.spec?.containers.length);
     assert.equal(plain.spec?.template.spec?.initContainers, undefined);
+  });
+
+  it('renders a v1alpha1 MiniCluster`s Job as v1alpha1 did: Flux in its image, no init container, no affinity', async () => {
+    const { api, reconcile } = harness({ size: 2 });
+    await reconcile();
+    const job = api.objects.get(`Job/${NAMESPACE}/${NAME}`) as V1Job;
+    const pod = job.spec?.template.spec;
+    assert.equal(pod?.initContainers, undefined);
+    assert.equal(pod?.affinity, undefined);
+    assert.deepEqual(pod?.containers[0]?.command, ['/bin/bash', '/flux_operator/entrypoint.sh']);
   });
 
   it("waits for a user's Secret that is not there: no child is written, and it looks again", async () => {
