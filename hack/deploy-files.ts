@@ -6,9 +6,10 @@
  */
 import { stringify } from 'yaml';
 import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
-import { miniClusterCrd } from '../src/api/crd.ts';
+import { miniClusterCrd } from '../src/api/minicluster-crd.ts';
 import { LABEL_APP_COMPONENT } from '../src/api/labels.ts';
 import {
+  DEFAULT_FLUX_VIEW_IMAGE,
   DEFAULT_OPERATOR_IMAGE,
   LEADER_ELECTION_RULES,
   OPERATOR_IMAGE_REPOSITORY,
@@ -105,6 +106,8 @@ logLevel: ""
 concurrency: ""
 # Namespaces to watch (one --namespace flag each); empty: every namespace.
 watchNamespaces: []
+# The Flux view image MiniClusters copy Flux from when they name none (the operator's --flux-view-image).
+fluxViewImage: ${DEFAULT_FLUX_VIEW_IMAGE}
 
 ${resources}
 podAnnotations: {}

@@ -54,7 +54,7 @@ const SCRIPT_MODULES: GeneratedFile[] = embeddedScripts(REPOSITORY_ROOT);
 const scriptsWritten =
   import.meta.main && !process.argv.includes('--check') ? writeGenerated(SCRIPT_MODULES) : [];
 const { burstTargetCrd } = await import('../src/api/burst-target-crd.ts');
-const { miniClusterCrd } = await import('../src/api/crd.ts');
+const { miniClusterCrd } = await import('../src/api/minicluster-crd.ts');
 const { deployFiles } = await import('./deploy-files.ts');
 const { goldenRenders } = await import('./golden-renders.ts');
 

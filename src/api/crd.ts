@@ -79,22 +79,67 @@ export interface CustomResourceDefinitionOf<Subresources> {
       categories: string[];
     };
     scope: 'Namespaced';
-    versions: {
-      name: string;
-      served: boolean;
-      storage: boolean;
-      schema: { openAPIV3Schema: JsonSchemaProps };
-      subresources: Subresources;
-      additionalPrinterColumns: PrinterColumn[];
-    }[];
+    versions: CrdVersionOf<Subresources>[];
+    conversion?: CrdConversion;
   };
 }
 
-/** The MiniCluster CRD: status and scale subresources. */
-export type CustomResourceDefinition = CustomResourceDefinitionOf<{
+/** One version entry of a CRD. */
+export interface CrdVersionOf<Subresources> {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  schema: { openAPIV3Schema: JsonSchemaProps };
+  subresources: Subresources;
+  additionalPrinterColumns: PrinterColumn[];
+}
+
+/** The MiniCluster CRD's subresources: status and scale. */
+export type MiniClusterSubresources = {
   status: Record<string, never>;
   scale: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath: string };
-}>;
+};
+
+/** The MiniCluster CRD: status and scale subresources, two versions, webhook conversion. */
+export type CustomResourceDefinition = CustomResourceDefinitionOf<MiniClusterSubresources>;
+
+/** Where the API server reaches the conversion webhook (apiextensions.k8s.io/v1 WebhookClientConfig). */
+export type ConversionClientConfig =
+  | {
+      service: { namespace: string; name: string; path: string; port: number };
+      /** Base64 PEM of the CA(s) the webhook's certificate chains to; the operator writes it. */
+      caBundle?: string;
+    }
+  | { url: string; caBundle?: string };
+
+/** spec.conversion of a CRD whose versions the operator's webhook converts. */
+export interface CrdConversion {
+  strategy: 'Webhook';
+  webhook: { conversionReviewVersions: string[]; clientConfig: ConversionClientConfig };
+}
+
+/** The path the operator serves ConversionReviews on, in cluster and out of cluster alike. */
+export const CONVERSION_WEBHOOK_PATH = '/convert';
+
+/**
+ * Where the CRD as installed sends conversions: the operator's webhook Service in its default
+ * namespace (src/deploy's OPERATOR_NAMESPACE and WEBHOOK_SERVICE_NAME: a unit test keeps them equal).
+ * Installs in another namespace pass their own; an operator run out of cluster points it at itself.
+ */
+export const DEFAULT_CONVERSION_SERVICE = {
+  namespace: 'flux-operator-system',
+  name: 'flux-operator-webhook',
+  path: CONVERSION_WEBHOOK_PATH,
+  port: 443,
+} as const;
+
+/** The conversion stanza: ConversionReview v1 only, sent to `clientConfig`. */
+export function webhookConversion(clientConfig: ConversionClientConfig): CrdConversion {
+  return {
+    strategy: 'Webhook',
+    webhook: { conversionReviewVersions: ['v1'], clientConfig: structuredClone(clientConfig) },
+  };
+}
 
 /** Keywords copied as they are, in the order they are written (descriptions first reads best). */
 const COPIED_KEYWORDS = [
@@ -337,8 +382,11 @@ export function namespacedCrd<Subresources>(
   };
 }
 
-/** The MiniCluster CRD. Pure: the same object on every call. */
-export function miniClusterCrd(): CustomResourceDefinition {
+/**
+ * The CRD as it was before v1alpha2: v1alpha1 alone, served and stored, no conversion. The base of
+ * the two-version CRD (minicluster-crd.ts), and the CRD of the upgrade test.
+ */
+export function miniClusterV1alpha1Crd(): CustomResourceDefinition {
   return namespacedCrd({
     name: CRD_NAME,
     names: {

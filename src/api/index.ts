@@ -28,8 +28,23 @@ export type { UserBrokerConfigFacts } from './user-broker-config.ts';
 export type { ValidationResult } from './validate.ts';
 export { formatProblem } from './problems.ts';
 export type { Problem } from './problems.ts';
-export { miniClusterCrd, toStructuralSchema, PRINTER_COLUMNS, SCALE_SUBRESOURCE } from './crd.ts';
-export type { CustomResourceDefinition, JsonSchemaProps, PrinterColumn } from './crd.ts';
+export {
+  CONVERSION_WEBHOOK_PATH,
+  DEFAULT_CONVERSION_SERVICE,
+  miniClusterV1alpha1Crd,
+  toStructuralSchema,
+  webhookConversion,
+  PRINTER_COLUMNS,
+  SCALE_SUBRESOURCE,
+} from './crd.ts';
+export { miniClusterCrd } from './minicluster-crd.ts';
+export type {
+  ConversionClientConfig,
+  CrdConversion,
+  CustomResourceDefinition,
+  JsonSchemaProps,
+  PrinterColumn,
+} from './crd.ts';
 export * from './burst-target-schema.ts';
 export { burstTargetCrd, BURST_TARGET_PRINTER_COLUMNS } from './burst-target-crd.ts';
 export type { BurstTargetCustomResourceDefinition } from './burst-target-crd.ts';

@@ -7,6 +7,7 @@ import type { DefaultedBurstTarget } from '../api/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { poolConnections } from '../kube/connection-pool.ts';
 import { ObjectApi } from '../kube/object-api.ts';
+import { applyCrdKeepingClientConfig } from '../kube/conversion-client-config.ts';
 import {
   DEFAULT_OPERATOR_IMAGE,
   FIELD_MANAGER,
@@ -38,6 +39,10 @@ export async function installOperatorObjects(
     namespace: options.namespace ?? OPERATOR_NAMESPACE,
   });
   for (const object of objects) {
-    await serverSideApply(api, object as unknown as KubernetesObject, FIELD_MANAGER);
+    const applyIt = (applied: KubernetesObject) => serverSideApply(api, applied, FIELD_MANAGER);
+    // A CRD keeps the conversion webhook an operator pointed it at (see conversion-client-config.ts).
+    if (object.kind === 'CustomResourceDefinition') {
+      await applyCrdKeepingClientConfig(api, object as unknown as KubernetesObject, applyIt);
+    } else await applyIt(object as unknown as KubernetesObject);
   }
 }

@@ -19,6 +19,7 @@ import type { InstallObject } from '../deploy/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { poolConnections } from '../kube/connection-pool.ts';
 import { ObjectApi } from '../kube/object-api.ts';
+import { applyCrdKeepingClientConfig } from '../kube/conversion-client-config.ts';
 import { InputError } from './input-error.ts';
 
 export interface InstallCommandOptions {
@@ -30,6 +31,8 @@ export interface InstallCommandOptions {
   readonly withDeployment?: boolean;
   /** Operator image for the Deployment; this version's release image by default. */
   readonly image?: string;
+  /** The Flux view image the operator gives MiniClusters that name none (its --flux-view-image). */
+  readonly fluxViewImage?: string;
   /** The Deployment's replicas (standbys behind leader election), its watched namespaces, its placement. */
   readonly replicas?: number;
   readonly watchNamespaces?: readonly string[];
@@ -172,7 +175,12 @@ async function apply(client: ObjectApi, object: InstallObject, where: string): P
   const ref = objectRef(object);
   try {
     const before = await readIfExists(client, object);
-    const after = await serverSideApply(client, object as KubernetesObject, FIELD_MANAGER);
+    const applyIt = (applied: KubernetesObject) => serverSideApply(client, applied, FIELD_MANAGER);
+    // A CRD keeps the conversion webhook an operator pointed it at (see conversion-client-config.ts).
+    const after =
+      object.kind === 'CustomResourceDefinition'
+        ? await applyCrdKeepingClientConfig(client, object as KubernetesObject, applyIt)
+        : await applyIt(object as KubernetesObject);
     if (before === undefined) return 'created';
     return before.metadata?.resourceVersion === after.metadata?.resourceVersion ? 'unchanged' : 'configured';
   } catch (error) {
@@ -236,6 +244,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     (options.watchNamespaces?.length ?? 0) > 0 && '--watch-namespace',
     Object.keys(options.nodeSelector ?? {}).length > 0 && '--node-selector',
     (options.tolerations?.length ?? 0) > 0 && '--toleration',
+    options.fluxViewImage !== undefined && '--flux-view-image',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (!options.withDeployment && deploymentOnly.length > 0) {
     throw new InputError([
@@ -254,6 +263,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
         ...(options.watchNamespaces === undefined ? {} : { watchNamespaces: options.watchNamespaces }),
         ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
         ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
+        ...(options.fluxViewImage === undefined ? {} : { fluxViewImage: options.fluxViewImage }),
       })
     : crdAndRbacObjects({ namespace });
 

@@ -67,6 +67,18 @@ export function buildProgram(): Command {
       '--operator-image <image>',
       'image installed on burst target clusters (default: $OPERATOR_IMAGE, set by the Deployment, or the release image)',
     )
+    .option(
+      '--webhook-addr <address>',
+      'serve the v1alpha1/v1alpha2 conversion webhook here (default 127.0.0.1:0, any free port, whose URL goes into the CRD); 0 serves none',
+    )
+    .option(
+      '--webhook-service <namespace/name>',
+      'in cluster: the Service in front of the webhook, which the CRD names (the Deployment sets it)',
+    )
+    .option(
+      '--flux-view-image <image>',
+      'the Flux view image of MiniClusters that name none (default: ghcr.io/converged-computing/flux-view-ubuntu:tag-noble)',
+    )
     .action(
       async (options: {
         kubeconfig?: string;
@@ -79,11 +91,17 @@ export function buildProgram(): Command {
         logFormat: string;
         concurrency: number;
         operatorImage?: string;
+        webhookAddr?: string;
+        webhookService?: string;
+        fluxViewImage?: string;
       }) => {
         const { runOperator } = await import('./run-command.ts');
         process.exitCode = await runOperator({
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
           ...(options.operatorImage !== undefined ? { operatorImage: options.operatorImage } : {}),
+          ...(options.webhookAddr !== undefined ? { webhookAddr: options.webhookAddr } : {}),
+          ...(options.webhookService !== undefined ? { webhookService: options.webhookService } : {}),
+          ...(options.fluxViewImage !== undefined ? { fluxViewImage: options.fluxViewImage } : {}),
           ...(options.leaderElectionNamespace !== undefined
             ? { leaderElectionNamespace: options.leaderElectionNamespace }
             : {}),
@@ -116,12 +134,17 @@ export function buildProgram(): Command {
     )
     .option('--node-selector <key=value>', "a label the operator's node must have (repeat)", collect, [])
     .option('--toleration <key[=value]:Effect>', 'a taint the operator tolerates (repeat)', collect, [])
+    .option(
+      '--flux-view-image <image>',
+      "the Flux view image of MiniClusters that name none (the operator's --flux-view-image)",
+    )
     .action(
       async (options: {
         kubeconfig?: string;
         namespace?: string;
         withDeployment: boolean;
         image?: string;
+        fluxViewImage?: string;
         replicas?: number;
         watchNamespace: string[];
         nodeSelector: string[];
@@ -132,6 +155,7 @@ export function buildProgram(): Command {
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
           ...(options.namespace !== undefined ? { namespace: options.namespace } : {}),
           ...(options.image !== undefined ? { image: options.image } : {}),
+          ...(options.fluxViewImage !== undefined ? { fluxViewImage: options.fluxViewImage } : {}),
           ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
           watchNamespaces: options.watchNamespace,
           nodeSelector: parseNodeSelectors(options.nodeSelector),

@@ -25,8 +25,14 @@ import { serverSideApply } from '../kube/apply.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../kube/clients.ts';
 import { readMiniClusterStatus } from '../controllers/minicluster/minicluster-client.ts';
 import { Operator } from '../controllers/operator.ts';
-import { FIELD_MANAGER } from '../deploy/index.ts';
-import { fluxImageRecipe, readFluxCoreVersion } from '../images/index.ts';
+import {
+  FIELD_MANAGER,
+  OPERATOR_NAMESPACE,
+  WEBHOOK_CERT_SECRET,
+} from '../deploy/index.ts';
+import { DEFAULT_WEBHOOK_ADDR } from './webhook-flags.ts';
+import { parseBindAddress } from '../observability/health-server.ts';
+import { fluxImageRecipe, fluxViewReference, readFluxCoreVersion } from '../images/index.ts';
 import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';
 import { REAL_NODE_NAME, REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
 import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
@@ -211,9 +217,17 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
     log: createLogger({ level: 'warn', format: 'pretty' }),
     namespaces: [namespace],
     concurrency: 4,
+    // Out of cluster, as `flux-operator run`: the webhook on a free loopback port, the CRD pointed at it.
+    conversionWebhook: {
+      address: parseBindAddress(DEFAULT_WEBHOOK_ADDR) ?? { host: '127.0.0.1', port: 0 },
+      secret: { namespace: OPERATOR_NAMESPACE, name: WEBHOOK_CERT_SECRET },
+    },
+    // The local real node has the view built there (no registry); elsewhere the API's default.
+    ...(cluster.local && cluster.runsPods ? { fluxViewImage: fluxViewReference(readFluxCoreVersion()) } : {}),
   });
   await manager.start();
   try {
+    await convertsThroughTheWebhook(clients, namespace);
     await removeEarlierRun(clients, namespace, name, say);
     say(`Applying MiniCluster ${namespace}/${name} (size ${miniCluster.spec.size}) from ${options.file}`);
     const { metadata, spec, apiVersion, kind } = miniCluster;
@@ -248,6 +262,28 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
     return status.summary === 'Failed' ? 1 : 0;
   } finally {
     await manager.stop();
+  }
+}
+
+/**
+ * Waits until MiniClusters are served through the webhook the operator just pointed the CRD at (the
+ * API server rebuilds its handler of the CRD on that change: a few hundred milliseconds).
+ */
+async function convertsThroughTheWebhook(clients: KubeClients, namespace: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await clients.custom.listNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+      });
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+    }
+    await sleep(250);
   }
 }
 

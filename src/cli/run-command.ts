@@ -16,10 +16,12 @@ import {
   type Logger,
 } from '../observability/logger.ts';
 import { createOperatorMetrics } from '../observability/metrics.ts';
+import { Counter } from 'prom-client';
 import { startObservabilityServers } from '../observability/health-server.ts';
 import { InputError } from './input-error.ts';
 import { DEFAULT_NAMESPACE } from '../api/index.ts';
 import { readSecret } from '../kube/secrets.ts';
+import { DEFAULT_WEBHOOK_ADDR, fluxViewImage, webhookSettings } from './webhook-flags.ts';
 
 export interface RunOptions {
   readonly kubeconfig?: string;
@@ -33,6 +35,12 @@ export interface RunOptions {
   readonly concurrency: number;
   /** Image installed on burst targets; `operatorImage()` picks it when absent. */
   readonly operatorImage?: string;
+  /** Where to serve the conversion webhook (`0`: not at all); DEFAULT_WEBHOOK_ADDR when absent. */
+  readonly webhookAddr?: string;
+  /** In cluster: `<namespace>/<name>` of the webhook's Service, which the CRD names. */
+  readonly webhookService?: string;
+  /** The Flux view image of MiniClusters that name none. */
+  readonly fluxViewImage?: string;
 }
 
 export const LEASE_NAME = 'flux-operator-leader';
@@ -73,6 +81,19 @@ export async function runOperator(options: RunOptions): Promise<number> {
   const clients = apiClients(access, { onRequest: (method, code) => metrics.countRequest(method, code) });
   metrics.registerController(CONTROLLER_NAME, options.concurrency);
   const leaseNamespace = options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
+  const webhook = webhookSettings({
+    webhookAddr: options.webhookAddr ?? DEFAULT_WEBHOOK_ADDR,
+    ...(options.webhookService !== undefined ? { webhookService: options.webhookService } : {}),
+    namespace: leaseNamespace,
+  });
+  if (webhook.problems.length > 0) throw new InputError(webhook.problems);
+  const viewImage = fluxViewImage(options.fluxViewImage);
+  const conversionFailures = new Counter({
+    name: 'flux_operator_conversion_reviews_total',
+    help: 'ConversionReviews the webhook answered, by result (success, failure, invalid).',
+    labelNames: ['result'],
+    registers: [metrics.registry],
+  });
 
   let exitCode: number | undefined;
   let finish: (code: number) => void = () => undefined;
@@ -101,6 +122,15 @@ export async function runOperator(options: RunOptions): Promise<number> {
     installOperator,
     namespaces: options.namespaces,
     concurrency: options.concurrency,
+    fluxViewImage: viewImage,
+    ...(webhook.settings
+      ? {
+          conversionWebhook: {
+            ...webhook.settings,
+            onReview: (event: { result: string }) => conversionFailures.inc({ result: event.result }),
+          },
+        }
+      : {}),
     ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),
     onWrite: (verb, kind) =>
       metrics.countWrite(verb === 'status' ? 'patch' : verb === 'event' ? 'create' : verb, kind),
@@ -117,7 +147,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     metricsAddr: options.metricsAddr,
     healthAddr: options.healthAddr,
     registry: metrics.registry,
-    checks: { 'informers-synced': () => manager.synced },
+    checks: { 'informers-synced': () => manager.synced, 'conversion-webhook': () => manager.webhookReady },
   });
   log.info(
     {
@@ -125,6 +155,12 @@ export async function runOperator(options: RunOptions): Promise<number> {
       namespaces: options.namespaces.length > 0 ? options.namespaces : 'all',
       leaderElection: options.leaderElect ? `${leaseNamespace}/${LEASE_NAME}` : 'off',
       burstTargetImage: image,
+      fluxViewImage: viewImage,
+      conversionWebhook: manager.conversionWebhook
+        ? webhook.settings?.service
+          ? `service ${webhook.settings.service.namespace}/${webhook.settings.service.name}`
+          : 'url'
+        : 'off',
       metricsPort: servers.metricsPort,
       healthPort: servers.healthPort,
     },
@@ -136,7 +172,14 @@ export async function runOperator(options: RunOptions): Promise<number> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  await manager.start();
+  try {
+    await manager.start();
+  } catch (error) {
+    // Nothing runs without it (the webhook could not listen): leave nothing open behind.
+    await manager.stop();
+    await servers.close();
+    throw error;
+  }
   const code = await finished;
   await manager.stop();
   await servers.close();

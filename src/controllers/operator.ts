@@ -12,6 +12,8 @@ import type { BurstEnvironment } from './minicluster/burst-step.ts';
 import type { OrphanSweep } from './minicluster/orphans.ts';
 import type { WriteCounter } from '../runtime/write-counter.ts';
 import { setupMiniClusterController, type MiniClusterController } from './minicluster/setup.ts';
+import { setupConversionWebhook, type ConversionWebhookSettings } from './conversion/setup.ts';
+import type { ConversionWebhook } from './conversion/webhook.ts';
 
 export { CONTROLLER_NAME } from './minicluster/setup.ts';
 
@@ -41,12 +43,19 @@ export interface OperatorOptions {
   readonly targetSchedule?: BurstTargetControllerOptions['schedule'];
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
+  /**
+   * Serve the v1alpha1 <-> v1alpha2 conversion webhook and keep the CRD pointed at it. Without it
+   * another process serves the conversions (tests share one; see test/harness/conversion-webhook.ts).
+   */
+  readonly conversionWebhook?: ConversionWebhookSettings;
   /** The Flux view image of MiniClusters that name none (flux.container.image); unset: the API's default. */
   readonly fluxViewImage?: string;
 }
 
 export class Operator {
   readonly manager: Manager;
+  /** The conversion webhook, when this operator serves it. */
+  readonly conversionWebhook: ConversionWebhook | undefined;
   private readonly miniClusters: MiniClusterController;
 
   constructor(options: OperatorOptions) {
@@ -58,6 +67,10 @@ export class Operator {
       ...(options.leaderElection ? { leaderElection: options.leaderElection } : {}),
       ...(options.onLeadershipChange ? { onLeadershipChange: options.onLeadershipChange } : {}),
     });
+    // Added first: its first pass runs before the caches list MiniClusters through it.
+    this.conversionWebhook = options.conversionWebhook
+      ? setupConversionWebhook(this.manager, clients.transport, options.log, options.conversionWebhook)
+      : undefined;
     const onWrite = options.onWrite ?? (() => undefined);
     const targets = setupBurstTargetController(this.manager, {
       clients,
@@ -89,6 +102,11 @@ export class Operator {
   /** True once every cache has listed once. */
   get synced(): boolean {
     return this.manager.synced;
+  }
+
+  /** Ready to serve conversions (true when this operator does not serve them). */
+  get webhookReady(): boolean {
+    return this.conversionWebhook?.ready ?? true;
   }
 
   async start(): Promise<void> {

@@ -3,6 +3,7 @@
  * `flux-operator install` and the Dockerfile agree on.
  */
 import { LABEL_APP_COMPONENT, LABEL_APP_NAME } from '../api/index.ts';
+import { DEFAULT_FLUX_VIEW_IMAGE } from '../api/v1alpha2/index.ts';
 
 /** The operator's version; a unit test keeps it equal to package.json's. */
 export const OPERATOR_VERSION = '0.1.0';
@@ -40,10 +41,38 @@ export const HEALTH_PORT_NAME = 'health';
 export const LIVENESS_PATH = '/healthz';
 export const READINESS_PATH = '/readyz';
 
+/**
+ * The conversion webhook (v1alpha1 <-> v1alpha2): the port the operator serves it on in its pod, the
+ * Service the CRD names (port 443 to that port), and the Secret of its CA and serving certificate,
+ * in the operator's namespace, which its replicas share and the operator renews.
+ */
+export const WEBHOOK_PORT = 9443;
+export const WEBHOOK_PORT_NAME = 'webhook';
+export const WEBHOOK_SERVICE_NAME = 'flux-operator-webhook';
+export const WEBHOOK_SERVICE_PORT = 443;
+export const WEBHOOK_CERT_SECRET = 'flux-operator-webhook-cert';
+
+/**
+ * The Flux view image MiniClusters copy Flux from when they name none: the API's default (the Go
+ * operator's public one). `flux-operator run --flux-view-image`, `install --flux-view-image` and the
+ * Helm value change it.
+ */
+export { DEFAULT_FLUX_VIEW_IMAGE };
+export const FLUX_VIEW_IMAGE_FLAG = '--flux-view-image';
+
 export const RUN_SUBCOMMAND = 'run';
 export const LEADER_ELECT_FLAG = '--leader-elect';
 /** Where the operator serves /metrics and /healthz, /readyz (the ports the Deployment declares). */
-export const SERVE_ARGS: readonly string[] = [`--metrics-addr=:${METRICS_PORT}`, `--health-addr=:${HEALTH_PORT}`];
+export const SERVE_ARGS: readonly string[] = [
+  `--metrics-addr=:${METRICS_PORT}`,
+  `--health-addr=:${HEALTH_PORT}`,
+  `--webhook-addr=:${WEBHOOK_PORT}`,
+];
+
+/** The flag telling the operator in its pod which Service the CRD sends conversions to. */
+export function webhookServiceArg(namespace: string, service: string = WEBHOOK_SERVICE_NAME): string {
+  return `--webhook-service=${namespace}/${service}`;
+}
 
 /** The operator's arguments in the Deployment (after the command). */
 export const OPERATOR_ARGS: readonly string[] = [RUN_SUBCOMMAND, LEADER_ELECT_FLAG, ...SERVE_ARGS];

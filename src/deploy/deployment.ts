@@ -10,6 +10,7 @@ import type {
   V1PodSecurityContext,
   V1Probe,
   V1SecurityContext,
+  V1Service,
   V1Toleration,
   V1Volume,
   V1VolumeMount,
@@ -29,8 +30,15 @@ import {
   OPERATOR_NODE_OPTIONS,
   OPERATOR_RESOURCES,
   READINESS_PATH,
+  DEFAULT_FLUX_VIEW_IMAGE,
+  FLUX_VIEW_IMAGE_FLAG,
+  WEBHOOK_PORT,
+  WEBHOOK_PORT_NAME,
+  WEBHOOK_SERVICE_NAME,
+  WEBHOOK_SERVICE_PORT,
   operatorLabels,
   operatorSelectorLabels,
+  webhookServiceArg,
 } from './constants.ts';
 
 export interface DeploymentOptions {
@@ -43,6 +51,8 @@ export interface DeploymentOptions {
   /** Where the pod may run (as the Helm values nodeSelector and tolerations). */
   readonly nodeSelector?: Readonly<Record<string, string>>;
   readonly tolerations?: readonly V1Toleration[];
+  /** The Flux view image for MiniClusters that name none (`--flux-view-image`); the operator's default when absent. */
+  readonly fluxViewImage?: string;
 }
 
 /** Pod-level security: non-root and the runtime's default seccomp profile (Pod Security "restricted"). */
@@ -65,6 +75,7 @@ export function containerPorts(): V1ContainerPort[] {
   return [
     { name: METRICS_PORT_NAME, containerPort: METRICS_PORT, protocol: 'TCP' },
     { name: HEALTH_PORT_NAME, containerPort: HEALTH_PORT, protocol: 'TCP' },
+    { name: WEBHOOK_PORT_NAME, containerPort: WEBHOOK_PORT, protocol: 'TCP' },
   ];
 }
 
@@ -111,13 +122,21 @@ export function operatorVolumeMounts(): V1VolumeMount[] {
   return [{ name: 'tmp', mountPath: '/tmp' }];
 }
 
-export function operatorContainer(image: string, watchNamespaces: readonly string[] = []): V1Container {
+export function operatorContainer(
+  options: Pick<DeploymentOptions, 'image' | 'namespace' | 'watchNamespaces' | 'fluxViewImage'>,
+): V1Container {
+  const { image } = options;
   return {
     name: OPERATOR_CONTAINER_NAME,
     image,
     imagePullPolicy: 'IfNotPresent',
     command: [OPERATOR_COMMAND],
-    args: [...OPERATOR_ARGS, ...watchNamespaces.map((namespace) => `--namespace=${namespace}`)],
+    args: [
+      ...OPERATOR_ARGS,
+      webhookServiceArg(options.namespace),
+      `${FLUX_VIEW_IMAGE_FLAG}=${options.fluxViewImage ?? DEFAULT_FLUX_VIEW_IMAGE}`,
+      ...(options.watchNamespaces ?? []).map((namespace) => `--namespace=${namespace}`),
+    ],
     env: [...operatorEnv(), operatorImageEnv(image)],
     ports: containerPorts(),
     livenessProbe: livenessProbe(),
@@ -142,7 +161,7 @@ export function operatorDeployment(options: DeploymentOptions): Rendered<V1Deplo
           serviceAccountName: OPERATOR_NAME,
           securityContext: podSecurityContext(),
           terminationGracePeriodSeconds: 10,
-          containers: [operatorContainer(options.image, options.watchNamespaces)],
+          containers: [operatorContainer(options)],
           volumes: operatorVolumes(),
           ...(options.nodeSelector && Object.keys(options.nodeSelector).length > 0
             ? { nodeSelector: { ...options.nodeSelector } }
@@ -152,6 +171,24 @@ export function operatorDeployment(options: DeploymentOptions): Rendered<V1Deplo
             : {}),
         },
       },
+    },
+  };
+}
+
+/**
+ * The Service the CRD sends ConversionReviews to: port 443 to the webhook port of every operator pod
+ * (the standbys serve conversions too: they share the certificate through its Secret).
+ */
+export function webhookService(namespace: string): Rendered<V1Service> {
+  return {
+    apiVersion: 'v1',
+    kind: 'Service',
+    metadata: { name: WEBHOOK_SERVICE_NAME, namespace, labels: operatorLabels() },
+    spec: {
+      selector: operatorSelectorLabels(),
+      ports: [
+        { name: WEBHOOK_PORT_NAME, port: WEBHOOK_SERVICE_PORT, targetPort: WEBHOOK_PORT_NAME, protocol: 'TCP' },
+      ],
     },
   };
 }

@@ -1,9 +1,16 @@
 /** Every object of the operator's install, in apply order. Pure: built from constants and options. */
 import type { V1Namespace } from '@kubernetes/client-node';
-import { burstTargetCrd, miniClusterCrd } from '../api/index.ts';
+import { CONVERSION_WEBHOOK_PATH, burstTargetCrd, miniClusterCrd } from '../api/index.ts';
+import type { CustomResourceDefinition } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
-import { DEFAULT_OPERATOR_IMAGE, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
-import { operatorDeployment, type DeploymentOptions } from './deployment.ts';
+import {
+  DEFAULT_OPERATOR_IMAGE,
+  OPERATOR_NAMESPACE,
+  WEBHOOK_SERVICE_NAME,
+  WEBHOOK_SERVICE_PORT,
+  operatorLabels,
+} from './constants.ts';
+import { operatorDeployment, webhookService, type DeploymentOptions } from './deployment.ts';
 import {
   clusterRole,
   clusterRoleBinding,
@@ -24,6 +31,22 @@ export interface InstallObjectsOptions {
   readonly watchNamespaces?: DeploymentOptions['watchNamespaces'];
   readonly nodeSelector?: DeploymentOptions['nodeSelector'];
   readonly tolerations?: DeploymentOptions['tolerations'];
+  readonly fluxViewImage?: DeploymentOptions['fluxViewImage'];
+}
+
+/**
+ * The MiniCluster CRD of an install in `namespace`: conversions go to that install's webhook Service.
+ * Its caBundle is left out: the operator writes it from the CA it makes (and renews).
+ */
+export function installedMiniClusterCrd(namespace: string): CustomResourceDefinition {
+  return miniClusterCrd({
+    service: {
+      namespace,
+      name: WEBHOOK_SERVICE_NAME,
+      path: CONVERSION_WEBHOOK_PATH,
+      port: WEBHOOK_SERVICE_PORT,
+    },
+  });
 }
 
 /**
@@ -54,7 +77,7 @@ export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespac
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
   return [
     operatorNamespace(namespace),
-    miniClusterCrd() as unknown as InstallObject,
+    installedMiniClusterCrd(namespace) as unknown as InstallObject,
     burstTargetCrd() as unknown as InstallObject,
     clusterRole(),
     serviceAccount(namespace),
@@ -64,7 +87,7 @@ export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespac
   ];
 }
 
-/** The full install: crdAndRbacObjects() and the operator's Deployment. */
+/** The full install: crdAndRbacObjects(), the conversion webhook's Service and the operator's Deployment. */
 export function installObjects(options: InstallObjectsOptions = {}): InstallObject[] {
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
   const deploymentOptions: DeploymentOptions = {
@@ -74,6 +97,11 @@ export function installObjects(options: InstallObjectsOptions = {}): InstallObje
     ...(options.watchNamespaces === undefined ? {} : { watchNamespaces: options.watchNamespaces }),
     ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
     ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
+    ...(options.fluxViewImage === undefined ? {} : { fluxViewImage: options.fluxViewImage }),
   };
-  return [...crdAndRbacObjects({ namespace }), operatorDeployment(deploymentOptions)];
+  return [
+    ...crdAndRbacObjects({ namespace }),
+    webhookService(namespace),
+    operatorDeployment(deploymentOptions),
+  ];
 }

@@ -10,7 +10,7 @@ import type {
   V1RoleBinding,
   V1ServiceAccount,
 } from '@kubernetes/client-node';
-import { BURST_TARGET_PLURAL, GROUP, PLURAL } from '../api/index.ts';
+import { BURST_TARGET_PLURAL, CRD_NAME, GROUP, PLURAL } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
 import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
 
@@ -71,7 +71,14 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['services', 'configmaps', 'secrets'],
     verbs: [...MANAGE],
-    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.',
+    why: "Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets; the conversion webhook's certificate Secret in the operator's namespace.",
+  },
+  {
+    apiGroups: ['apiextensions.k8s.io'],
+    resources: ['customresourcedefinitions'],
+    resourceNames: [CRD_NAME],
+    verbs: ['get', 'patch'],
+    why: "Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.",
   },
   {
     apiGroups: ['apps'],

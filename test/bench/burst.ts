@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { API_VERSION, KIND, PLURAL } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
+import { OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { BURST_POLL_MS } from '../../src/controllers/minicluster/burst-step.ts';
@@ -44,6 +45,11 @@ async function countingOperator(clients: KubeClients, namespace: string) {
     namespaces: [namespace],
     concurrency: 4,
     onWrite: () => (writes += 1),
+    // Each cluster's CRD stores v1alpha2: its operator serves the conversions, as `flux-operator run` does.
+    conversionWebhook: {
+      address: { host: '127.0.0.1', port: 0 },
+      secret: { namespace: OPERATOR_NAMESPACE, name: WEBHOOK_CERT_SECRET },
+    },
   });
   await manager.start();
   return { manager, writes: () => writes };

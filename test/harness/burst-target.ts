@@ -15,6 +15,8 @@ import {
   type BurstTargetStatus,
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
+import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
+import { ensureConversionWebhook } from './conversion-webhook.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { waitFor } from './cluster.ts';
 
@@ -41,9 +43,15 @@ export async function installBurstTargetCrd(clients: KubeClients): Promise<void>
   );
 }
 
-/** The MiniCluster CRD on another cluster, served. */
-export async function installMiniClusterCrd(clients: KubeClients): Promise<void> {
-  await serverSideApply(clients.objects, miniClusterCrd() as never, MANAGER);
+/**
+ * The MiniCluster CRD on the cluster of `kubeconfig`, served: its conversions go to that cluster's
+ * shared test webhook (started if none runs), so v1alpha1 requests work whatever test runs.
+ */
+export async function installMiniClusterCrd(clients: KubeClients, kubeconfig: string): Promise<void> {
+  const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
+  await applyCrdKeepingClientConfig(clients.objects, crd, (applied) =>
+    serverSideApply(clients.objects, applied as never, MANAGER),
+  );
   await waitFor(
     async () => {
       await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });

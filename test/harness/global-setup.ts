@@ -7,6 +7,8 @@ import { runHackScript } from '../../src/tooling/hack-script.ts';
 import { ensureOperatorImage } from '../../src/images/index.ts';
 import { stateDir } from '../../src/localcluster/index.ts';
 import { loadIntoRealNode, realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';
+import { kubeconfigPath } from '../../src/localcluster/paths.ts';
+import { stopConversionWebhook } from './conversion-webhook.ts';
 
 let startedHere = false;
 /** Tests of bursting to another cluster bring up this one on demand; the run stops it if it did. */
@@ -43,6 +45,7 @@ export async function globalTeardown(): Promise<void> {
     !secondRunningBefore &&
     status({ name: SECOND_CLUSTER }).exists
   ) {
+    stopConversionWebhook(kubeconfigPath(SECOND_CLUSTER));
     await down({ name: SECOND_CLUSTER });
   }
   if (!startedHere) return;
@@ -52,5 +55,7 @@ export async function globalTeardown(): Promise<void> {
     );
     return;
   }
+  // The tests' shared conversion webhook goes with its cluster (test/harness/conversion-webhook.ts).
+  stopConversionWebhook(kubeconfigPath('default'));
   await down();
 }

@@ -38,6 +38,9 @@ export async function spawnOperator(
       '127.0.0.1:0',
       '--log-level',
       'debug',
+      // The tests of one cluster share its conversion webhook (conversion-webhook.ts): none of its own
+      // unless the test asks for one.
+      ...(extraArgs.some((arg) => arg.startsWith('--webhook-addr')) ? [] : ['--webhook-addr', '0']),
       ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

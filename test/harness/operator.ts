@@ -20,6 +20,8 @@ import { fluxViewReference, readFluxCoreVersion } from '../../src/images/index.t
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
+import { ensureConversionWebhook } from './conversion-webhook.ts';
+import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
 import { cluster, waitFor } from './cluster.ts';
 
 const run = promisify(execFile);
@@ -28,8 +30,13 @@ let crdInstalled: Promise<void> | undefined;
 /** Applies the MiniCluster CRD (once per process) and waits until it is served. */
 export function installCrd(): Promise<void> {
   crdInstalled ??= (async () => {
-    const { objects, kc } = await cluster();
-    await serverSideApply(objects, miniClusterCrd() as never, 'flux-operator-tests');
+    const { objects, kc, kubeconfig } = await cluster();
+    // v1alpha2 is stored: every v1alpha1 request goes through the cluster's shared test webhook (or,
+    // while a test's installed operator holds the CRD and answers, through that one).
+    const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
+    await applyCrdKeepingClientConfig(objects, crd, (applied) =>
+      serverSideApply(objects, applied as never, 'flux-operator-tests'),
+    );
     const clients = kubeClients(kc);
     await waitFor(
       async () => {
@@ -40,7 +47,8 @@ export function installCrd(): Promise<void> {
         })) as { status?: { conditions?: { type: string; status: string }[] } };
         if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True'))
           return false;
-        // Established can precede the storage being ready to list: list once to be sure.
+        // Established can precede the storage being ready to list: list once to be sure (through the
+        // webhook, when anything is stored).
         await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
         return true;
       },

@@ -110,7 +110,8 @@ describe('an API server outage', () => {
     await waitFor(() => api.core.readNamespacedServiceAccount({ name: 'default', namespace: NAMESPACE }), {
       what: 'the default ServiceAccount',
     });
-    operator = await spawnOperator(NAMESPACE, [], { kubeconfig });
+    // Its own conversion webhook too: this cluster has no shared one (test/harness/conversion-webhook.ts).
+    operator = await spawnOperator(NAMESPACE, ['--webhook-addr', '127.0.0.1:0'], { kubeconfig });
   });
 
   after(async () => {

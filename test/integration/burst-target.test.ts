@@ -66,7 +66,7 @@ describe('BurstTarget on two local control planes', () => {
     const clients = kubeClients(first.kc);
     await installBurstTargetCrd(clients);
     // The operator's resource is served there (else the target is OperatorMissing; see below).
-    await installMiniClusterCrd(kubeClients(loadKubeConfig(second.kubeconfig)));
+    await installMiniClusterCrd(kubeClients(loadKubeConfig(second.kubeconfig)), second.kubeconfig);
     const namespace = await withNamespace(t, 'bt');
 
     const good = inlineKubeconfig(second.kubeconfig, 'files');

@@ -405,7 +405,7 @@ describe('bursting to a second cluster', () => {
       progress: (line) => process.stderr.write(`[second] ${line}\n`),
     });
     const remote = kubeClients(loadKubeConfig(second.kubeconfig));
-    await installMiniClusterCrd(remote);
+    await installMiniClusterCrd(remote, second.kubeconfig);
     await installBurstTargetCrd(remote);
     await remote.core.createNamespace({ body: { metadata: { name: namespace } } });
     t.after(() => remote.core.deleteNamespace({ name: namespace }).then(() => undefined));

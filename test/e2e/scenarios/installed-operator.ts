@@ -15,7 +15,10 @@ import { it } from 'node:test';
 import { stringify } from 'yaml';
 import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
 import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../../../src/api/index.ts';
-import { kubeClients, type KubeClients } from '../../../src/kube/clients.ts';
+import { kubeClients, operatorClients, type KubeClients } from '../../../src/kube/clients.ts';
+import { WEBHOOK_CERT_SECRET } from '../../../src/deploy/index.ts';
+import { conversionWebhookAnswers } from '../../harness/conversion-probe.ts';
+import { reclaimConversionWebhook } from '../../harness/conversion-webhook.ts';
 import {
   REAL_NODE_KEY,
   REAL_NODE_NAME,
@@ -49,6 +52,39 @@ interface Installed {
   readonly deployment: string;
   /** The namespace it watches, where the scenarios put their MiniClusters. */
   readonly watched: string;
+  /** The Service in front of its conversion webhook. */
+  readonly webhookService: string;
+}
+
+/**
+ * The install's conversion webhook answers through its Service, as the API server reaches it: at the
+ * ClusterIP, TLS verified for the Service's DNS name against the CA in the install's Secret.
+ */
+async function webhookAnswersThroughService(clients: KubeClients, installed: Installed): Promise<void> {
+  const transport = operatorClients(clients.config).transport;
+  await waitFor(
+    async () => {
+      const secret = await clients.core.readNamespacedSecret({
+        name: WEBHOOK_CERT_SECRET,
+        namespace: installed.namespace,
+      });
+      const caBundle = secret.data?.['ca.crt'];
+      if (!caBundle) return false;
+      return conversionWebhookAnswers(transport, {
+        service: {
+          namespace: installed.namespace,
+          name: installed.webhookService,
+          path: '/convert',
+          port: 443,
+        },
+        caBundle,
+      });
+    },
+    {
+      what: `the conversion webhook behind ${installed.namespace}/${installed.webhookService}`,
+      timeoutMs: 60_000,
+    },
+  );
 }
 
 /** Every line every operator pod printed, kept as pods come and go (the deleted leader's too). */
@@ -87,6 +123,7 @@ async function exercise(
   const pods = await readyPods(clients, namespace, deployment, 2);
   for (const pod of pods)
     assert.equal(pod.spec?.nodeName, REAL_NODE_NAME, 'the operator runs on the real node');
+  await webhookAnswersThroughService(clients, installed);
 
   // Exactly one leads: the Lease names it, and only it reconciles.
   const holder = await waitFor(() => leaseHolder(clients, namespace), { what: 'a Lease holder' });
@@ -212,6 +249,8 @@ export function installedOperatorScenarios(): void {
     const watched = await withNamespace(t, 'cli-mc');
     const namespace = uniqueName('fo-cli');
     t.after(async () => {
+      // The installed operator may hold the CRD's conversions (while it answers): hand them back first.
+      await reclaimConversionWebhook(kubeconfig);
       await deleteNamespace(namespace, 90_000);
       await clients.objects
         .delete({
@@ -241,7 +280,11 @@ export function installedOperatorScenarios(): void {
     ]);
     assert.equal(installed.code, 0, installed.stderr);
     // One path bursts too: the RBAC is generated from one source for every install path.
-    await exercise(clients, { namespace, deployment: 'flux-operator', watched }, { burst: true });
+    await exercise(
+      clients,
+      { namespace, deployment: 'flux-operator', watched, webhookService: 'flux-operator-webhook' },
+      { burst: true },
+    );
   });
 
   it('installed by `helm install` of the chart, on the real node from its image', async (t) => {
@@ -268,6 +311,7 @@ export function installedOperatorScenarios(): void {
     const helmRun = (args: string[]) =>
       execFileSync(helm, [...args, '--kubeconfig', kubeconfig], { encoding: 'utf8', stdio: 'pipe' });
     t.after(async () => {
+      await reclaimConversionWebhook(kubeconfig);
       try {
         helmRun(['uninstall', release, '--namespace', namespace, '--wait']);
       } catch {
@@ -285,7 +329,12 @@ export function installedOperatorScenarios(): void {
       '--values',
       values,
     ]);
-    await exercise(clients, { namespace, deployment: `${release}-flux-operator`, watched });
+    await exercise(clients, {
+      namespace,
+      deployment: `${release}-flux-operator`,
+      watched,
+      webhookService: `${release}-flux-operator-webhook`,
+    });
   });
 
   it('an install without the right to create the CRD fails in one line naming it, and a second run with it succeeds', async (t) => {

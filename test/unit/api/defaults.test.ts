@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { applyDefaults, applySchemaDefaults, defaultMiniCluster } from '../../../src/api/defaults.ts';
-import { miniClusterCrd } from '../../../src/api/crd.ts';
+import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
 import { MiniClusterSpecSchema } from '../../../src/api/schema.ts';
 import type { MiniClusterSpec } from '../../../src/api/schema.ts';
 import { FLUX_IMAGE, miniCluster, withSidecar } from './fixtures.ts';

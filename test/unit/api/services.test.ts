@@ -2,7 +2,7 @@
 // and minimalService refused by name, by the validator and (same rules) by the CRD's CEL.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { miniClusterCrd } from '../../../src/api/crd.ts';
+import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import type { MiniCluster } from '../../../src/api/schema.ts';
 import { miniCluster } from './fixtures.ts';

@@ -1,7 +1,7 @@
 // Fields of the Go operator's v1alpha1 API that this one keeps: what they accept and how they render.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { miniClusterCrd } from '../../../src/api/crd.ts';
+import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
 import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
 import type { MiniCluster } from '../../../src/api/schema.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';

@@ -3,7 +3,7 @@
 // and CEL rules that read only fields of the node they sit on.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { miniClusterCrd } from '../../../src/api/crd.ts';
+import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
 import type { JsonSchemaProps } from '../../../src/api/crd.ts';
 import { miniClusterV1alpha2CrdVersion } from '../../../src/api/v1alpha2/crd-version.ts';
 import { schemaNodes } from './schema-nodes.ts';

@@ -8,6 +8,7 @@ import {
   OPERATOR_NODE_OPTIONS,
   installObjects,
   operatorDeployment,
+  webhookService,
 } from '../../../src/deploy/index.ts';
 import type { V1Deployment } from '@kubernetes/client-node';
 
@@ -24,7 +25,15 @@ describe('operator Deployment', () => {
     assert.equal(pod.containers.length, 1);
     assert.equal(container.image, 'example.com/op:1');
     assert.deepEqual(container.command, ['flux-operator']);
-    assert.deepEqual(container.args, ['run', '--leader-elect', '--metrics-addr=:8080', '--health-addr=:8081']);
+    assert.deepEqual(container.args, [
+      'run',
+      '--leader-elect',
+      '--metrics-addr=:8080',
+      '--health-addr=:8081',
+      '--webhook-addr=:9443',
+      '--webhook-service=ops/flux-operator-webhook',
+      '--flux-view-image=ghcr.io/converged-computing/flux-view-ubuntu:tag-noble',
+    ]);
     assert.equal(pod.serviceAccountName, OPERATOR_NAME);
     assert.equal(operatorDeployment({ image: 'x', namespace: 'ops', replicas: 3 }).spec?.replicas, 3);
   });
@@ -56,10 +65,11 @@ describe('operator Deployment', () => {
     assert.equal(pod.hostNetwork, undefined);
   });
 
-  it('serves metrics on 8080 and health on 8081, probed at /healthz and /readyz', () => {
+  it('serves metrics on 8080, health on 8081 (probed at /healthz and /readyz) and the conversion webhook on 9443', () => {
     assert.deepEqual(container.ports, [
       { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
       { name: 'health', containerPort: 8081, protocol: 'TCP' },
+      { name: 'webhook', containerPort: 9443, protocol: 'TCP' },
     ]);
     assert.deepEqual(container.livenessProbe?.httpGet, { path: '/healthz', port: 'health' });
     assert.deepEqual(container.readinessProbe?.httpGet, { path: '/readyz', port: 'health' });
@@ -116,6 +126,7 @@ describe('operator Deployment', () => {
       watchNamespaces: ['team-a', 'team-b'],
       nodeSelector: { 'example.com/pool': 'operators' },
       tolerations: [{ key: 'example.com/pool', operator: 'Equal', value: 'operators', effect: 'NoSchedule' }],
+      fluxViewImage: 'localhost/flux-view:0.88.0',
     });
     const spec = placed.spec?.template.spec;
     assert.equal(placed.spec?.replicas, 2);
@@ -124,6 +135,9 @@ describe('operator Deployment', () => {
       '--leader-elect',
       '--metrics-addr=:8080',
       '--health-addr=:8081',
+      '--webhook-addr=:9443',
+      '--webhook-service=ops/flux-operator-webhook',
+      '--flux-view-image=localhost/flux-view:0.88.0',
       '--namespace=team-a',
       '--namespace=team-b',
     ]);
@@ -133,5 +147,16 @@ describe('operator Deployment', () => {
     ]);
     assert.equal(pod?.nodeSelector, undefined, 'no placement unless asked');
     assert.equal(pod?.tolerations, undefined);
+  });
+});
+
+describe('conversion webhook Service', () => {
+  it('sends port 443 to the webhook port of the operator pods', () => {
+    const service = webhookService('ops');
+    assert.equal(service.metadata.name, 'flux-operator-webhook');
+    assert.equal(service.metadata.namespace, 'ops');
+    assert.deepEqual(service.spec?.selector, deployment.spec?.selector.matchLabels);
+    assert.deepEqual(service.spec?.ports, [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }]);
+    assert.ok(container.ports?.some((port) => port.name === 'webhook'), 'the container names the port');
   });
 });

@@ -82,11 +82,20 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
   });
 
   it('turns the values into operator flags, and drops the Lease Role without leader election', () => {
-    const objects = render('leaderElect=false', 'logLevel=debug', 'concurrency=8', 'watchNamespaces={a,b}');
+    const objects = render(
+      'leaderElect=false',
+      'logLevel=debug',
+      'concurrency=8',
+      'watchNamespaces={a,b}',
+      'fluxViewImage=example.com/flux-view:1',
+    );
     assert.deepEqual(containerArgs(objects), [
       'run',
       '--metrics-addr=:8080',
       '--health-addr=:8081',
+      '--webhook-addr=:9443',
+      '--webhook-service=flux-operator-system/flux-operator-webhook',
+      '--flux-view-image=example.com/flux-view:1',
       '--log-level=debug',
       '--concurrency=8',
       '--namespace=a',

@@ -89,6 +89,7 @@ describe('objectRef', () => {
       'clusterrolebinding.rbac.authorization.k8s.io/flux-operator',
       'role.rbac.authorization.k8s.io/flux-operator-leader-election',
       'rolebinding.rbac.authorization.k8s.io/flux-operator-leader-election',
+      'service/flux-operator-webhook',
       'deployment.apps/flux-operator',
     ]);
   });

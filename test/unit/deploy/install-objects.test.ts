@@ -19,7 +19,7 @@ function kindsAndNames(objects: readonly { kind: string; metadata: { name: strin
 }
 
 describe('installObjects', () => {
-  it('lists the Namespace first, then the CRD and RBAC, the Deployment last', () => {
+  it('lists the Namespace first, then the CRD and RBAC, the webhook Service, the Deployment last', () => {
     assert.deepEqual(kindsAndNames(installObjects({ namespace: 'ops' })), [
       'Namespace/ops',
       'CustomResourceDefinition/miniclusters.flux-framework.org',
@@ -29,17 +29,22 @@ describe('installObjects', () => {
       'ClusterRoleBinding/flux-operator-ops',
       'Role/ops/flux-operator-leader-election',
       'RoleBinding/ops/flux-operator-leader-election',
+      'Service/ops/flux-operator-webhook',
       'Deployment/ops/flux-operator',
     ]);
   });
 
-  it('crdAndRbacObjects is the same without the Deployment', () => {
-    assert.deepEqual(crdAndRbacObjects({ namespace: 'ops' }), installObjects({ namespace: 'ops' }).slice(0, -1));
+  it('crdAndRbacObjects is the same without the webhook Service and the Deployment', () => {
+    assert.deepEqual(crdAndRbacObjects({ namespace: 'ops' }), installObjects({ namespace: 'ops' }).slice(0, -2));
     assert.equal(crdAndRbacObjects()[0]?.metadata.name, OPERATOR_NAMESPACE);
   });
 
-  it('carries the CRDs from src/api unchanged', () => {
+  it("carries the CRDs from src/api, the MiniCluster CRD's conversions sent to the install's Service", () => {
     assert.deepEqual(installObjects()[1], miniClusterCrd());
+    const crd = installObjects({ namespace: 'ops' })[1] as ReturnType<typeof miniClusterCrd>;
+    assert.deepEqual(crd.spec.conversion?.webhook.clientConfig, {
+      service: { namespace: 'ops', name: 'flux-operator-webhook', path: '/convert', port: 443 },
+    });
     assert.deepEqual(installObjects()[2], burstTargetCrd());
   });
 
@@ -89,6 +94,7 @@ describe('deploy/install.yaml', () => {
       'Namespace',
       'Role',
       'RoleBinding',
+      'Service',
       'ServiceAccount',
     ]);
     assert.deepEqual(objects, JSON.parse(JSON.stringify(installObjects())));

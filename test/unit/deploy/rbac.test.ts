@@ -32,6 +32,7 @@ describe('ClusterRole', () => {
       'flux-framework.org bursttargets/status: get,update,patch',
       'batch jobs: get,list,watch,create,patch,update,delete',
       'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
+      'apiextensions.k8s.io customresourcedefinitions: get,patch',
       'apps deployments: get,list,watch,create,patch,update,delete',
       'core persistentvolumeclaims: list,watch,create,patch',
       'core persistentvolumes: list,watch,create,patch,delete',
@@ -43,14 +44,16 @@ describe('ClusterRole', () => {
     ]);
   });
 
-  it('has no wildcard, no non-resource URLs, no lease access, and names only kube-system among namespaces', () => {
+  it('has no wildcard, no non-resource URLs, no lease access, and names only kube-system among namespaces and the MiniCluster CRD among CRDs', () => {
     const rules = clusterRole().rules ?? [];
     for (const rule of rules) {
-      const keys = rule.resources?.includes('namespaces')
-        ? ['apiGroups', 'resourceNames', 'resources', 'verbs']
-        : ['apiGroups', 'resources', 'verbs'];
+      const named = rule.resources?.includes('namespaces') || rule.resources?.includes('customresourcedefinitions');
+      const keys = named ? ['apiGroups', 'resourceNames', 'resources', 'verbs'] : ['apiGroups', 'resources', 'verbs'];
       assert.deepEqual(Object.keys(rule).sort(), keys);
       if (rule.resources?.includes('namespaces')) assert.deepEqual(rule.resourceNames, ['kube-system']);
+      if (rule.resources?.includes('customresourcedefinitions')) {
+        assert.deepEqual(rule.resourceNames, ['miniclusters.flux-framework.org']);
+      }
       for (const value of [...(rule.apiGroups ?? []), ...(rule.resources ?? []), ...(rule.verbs ?? [])]) {
         assert.ok(!value.includes('*'), `wildcard in ${JSON.stringify(rule)}`);
       }

@@ -64,7 +64,7 @@ Named templates the chart's hand-written templates include.
     - patch
     - update
     - delete
-# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.
+# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets; the conversion webhook's certificate Secret in the operator's namespace.
 - apiGroups:
     - ""
   resources:
@@ -79,6 +79,16 @@ Named templates the chart's hand-written templates include.
     - patch
     - update
     - delete
+# Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.
+- apiGroups:
+    - apiextensions.k8s.io
+  resources:
+    - customresourcedefinitions
+  verbs:
+    - get
+    - patch
+  resourceNames:
+    - miniclusters.flux-framework.org
 # The services pod of a MiniCluster with spec.services (a Deployment of one replica): applied, watched, deleted when the services are removed.
 - apiGroups:
     - apps
@@ -180,6 +190,7 @@ app.kubernetes.io/component: controller
 {{- define "flux-operator.serveArgs" -}}
 - --metrics-addr=:8080
 - --health-addr=:8081
+- --webhook-addr=:9443
 {{- end }}
 
 {{- define "flux-operator.env" -}}
@@ -201,6 +212,9 @@ app.kubernetes.io/component: controller
   protocol: TCP
 - name: health
   containerPort: 8081
+  protocol: TCP
+- name: webhook
+  containerPort: 9443
   protocol: TCP
 {{- end }}
 

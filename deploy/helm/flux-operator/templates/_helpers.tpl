@@ -26,6 +26,11 @@ _generated.tpl, generated from src/deploy like deploy/install.yaml.
 {{- printf "%s-leader-election" (include "flux-operator.fullname" .) | trunc 63 | trimSuffix "-" }}
 {{- end }}
 
+{{/* Name of the conversion webhook's Service, which the operator points the CRD at. */}}
+{{- define "flux-operator.webhookServiceName" -}}
+{{- printf "%s-webhook" (include "flux-operator.fullname" .) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
 {{- define "flux-operator.selectorLabels" -}}
 app.kubernetes.io/name: {{ include "flux-operator.name" . }}
 app.kubernetes.io/instance: {{ .Release.Name }}

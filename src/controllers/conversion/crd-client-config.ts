@@ -1,0 +1,63 @@
+/**
+ * Keeps the MiniCluster CRD's conversion webhook pointing at this operator: its Service (in cluster)
+ * or its URL (out of cluster), with the caBundle of the CA that signs what it serves. One GET, and a
+ * merge patch only when something differs (a CRD change makes the API server rebuild its handler).
+ */
+import { isDeepStrictEqual } from 'node:util';
+import { CRD_NAME, type ConversionClientConfig, type CrdConversion } from '../../api/index.ts';
+import type { Transport } from '../../kube/transport.ts';
+
+const CRD_PATH = `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`;
+
+export type CrdSyncOutcome =
+  | { readonly kind: 'unchanged' }
+  | { readonly kind: 'patched'; readonly from: string }
+  /** It sends conversions elsewhere, and `mayTakeOver` said not yet. */
+  | { readonly kind: 'deferred'; readonly current: string }
+  /** The CRD converts with strategy None (a CRD from before v1alpha2): nothing to point anywhere. */
+  | { readonly kind: 'no-webhook' };
+
+/** A short description of where a clientConfig sends conversions (for logs). */
+export function describeClientConfig(config: ConversionClientConfig | undefined): string {
+  if (!config) return 'nowhere';
+  if ('url' in config && config.url) return config.url;
+  if ('service' in config && config.service) {
+    const { namespace, name, port, path } = config.service;
+    return `service ${namespace}/${name}:${port ?? 443}${path ?? ''}`;
+  }
+  return 'nowhere';
+}
+
+interface LiveCrd {
+  spec?: { conversion?: Partial<CrdConversion> & { strategy?: string } };
+}
+
+/**
+ * Makes the CRD's clientConfig equal to `desired`. Throws the API error when the CRD cannot be read or
+ * patched (404: not installed; 403: the RBAC lacks get/patch on it).
+ */
+export async function syncCrdClientConfig(
+  transport: Transport,
+  desired: ConversionClientConfig,
+  /** Asked before the CRD is pointed away from another webhook (not for a caBundle change). */
+  mayTakeOver: () => Promise<boolean> = async () => true,
+): Promise<CrdSyncOutcome> {
+  const crd = await transport.request<LiveCrd>('GET', CRD_PATH, { timeoutMs: 10_000 });
+  const conversion = crd.spec?.conversion;
+  if (conversion?.strategy !== 'Webhook') return { kind: 'no-webhook' };
+  const current = conversion.webhook?.clientConfig;
+  if (isDeepStrictEqual(current, desired)) return { kind: 'unchanged' };
+  const { caBundle: _current, ...where } = current ?? {};
+  const { caBundle: _desired, ...wanted } = desired;
+  if (!isDeepStrictEqual(where, wanted) && !(await mayTakeOver())) {
+    return { kind: 'deferred', current: describeClientConfig(current) };
+  }
+  // A merge patch: null removes the other way of reaching the webhook (exactly one is allowed).
+  const clientConfig = 'url' in desired ? { ...desired, service: null } : { ...desired, url: null };
+  await transport.request('PATCH', CRD_PATH, {
+    body: { spec: { conversion: { webhook: { clientConfig } } } },
+    contentType: 'application/merge-patch+json',
+    timeoutMs: 10_000,
+  });
+  return { kind: 'patched', from: describeClientConfig(current) };
+}

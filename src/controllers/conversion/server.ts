@@ -1,0 +1,196 @@
+/**
+ * The conversion webhook's HTTPS server: `POST /convert` with a ConversionReview (JSON) answered by
+ * review.ts. Bounded: a body limit (413 past it), a time limit on headers and on the whole request,
+ * idle keep-alive connections closed. The certificate is swapped in place (setSecureContext): new
+ * connections get the renewed one, without a restart or a dropped connection.
+ */
+import { createServer, type Server } from 'node:https';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CONVERSION_WEBHOOK_PATH } from '../../api/index.ts';
+import type { BindAddress } from '../../observability/health-server.ts';
+import {
+  answerConversionReview,
+  parseConversionReview,
+  type ConversionFailure,
+  type MiniClusterConverter,
+} from './review.ts';
+import type { CertificateAndKey } from './certificates.ts';
+
+/**
+ * Largest body accepted. The API server sends every object of a list that needs converting in one
+ * review (a MiniCluster is a few KiB; etcd caps each at 1.5 MiB), so the limit is generous.
+ */
+export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
+/** The API server gives a conversion webhook 30 s at most; a request is never held longer. */
+export const REQUEST_TIMEOUT_MS = 30_000;
+export const HEADERS_TIMEOUT_MS = 10_000;
+/** Kept-alive connections from the API server are reused for this long when idle. */
+export const KEEP_ALIVE_TIMEOUT_MS = 60_000;
+
+export type ReviewResult = 'success' | 'failure' | 'invalid';
+
+export interface WebhookServerOptions {
+  readonly convert: MiniClusterConverter;
+  readonly bodyLimitBytes?: number;
+  /** After each request: its outcome, duration and object count, and the failure (no object contents). */
+  readonly onReview?: (event: {
+    result: ReviewResult;
+    seconds: number;
+    objects: number;
+    uid?: string;
+    desiredAPIVersion?: string;
+    failure?: ConversionFailure;
+    message?: string;
+  }) => void;
+}
+
+function send(response: ServerResponse, code: number, body: unknown): void {
+  const text = typeof body === 'string' ? body : JSON.stringify(body);
+  response.writeHead(code, {
+    'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
+    'content-length': Buffer.byteLength(text),
+  });
+  response.end(text);
+}
+
+export class ConversionWebhookServer {
+  private readonly options: WebhookServerOptions;
+  private readonly bodyLimit: number;
+  private server: Server | undefined;
+  private served: CertificateAndKey | undefined;
+
+  constructor(options: WebhookServerOptions) {
+    this.options = options;
+    this.bodyLimit = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
+  }
+
+  /** The port it listens on, once listening. */
+  get port(): number | undefined {
+    const address = this.server?.address();
+    return address && typeof address === 'object' ? (address as AddressInfo).port : undefined;
+  }
+
+  get listening(): boolean {
+    return this.server?.listening ?? false;
+  }
+
+  /** The certificate served now. */
+  get certificate(): CertificateAndKey | undefined {
+    return this.served;
+  }
+
+  /** Starts serving `pair` on `address`; rejects with the socket's error (EADDRINUSE, EACCES). */
+  async listen(address: BindAddress, pair: CertificateAndKey): Promise<void> {
+    if (this.server) throw new Error('the conversion webhook server is already listening');
+    const server = createServer(
+      {
+        cert: pair.certificate,
+        key: pair.key,
+        minVersion: 'TLSv1.2',
+        requestTimeout: REQUEST_TIMEOUT_MS,
+        headersTimeout: HEADERS_TIMEOUT_MS,
+        keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS,
+      },
+      (request, response) => this.handle(request, response),
+    );
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(
+        { port: address.port, ...(address.host === undefined ? {} : { host: address.host }) },
+        () => {
+          server.off('error', reject);
+          resolve();
+        },
+      );
+    });
+    this.server = server;
+    this.served = pair;
+  }
+
+  /** Serves `pair` to every new connection from now on (open connections keep theirs). */
+  useCertificate(pair: CertificateAndKey): void {
+    if (!this.server) throw new Error('the conversion webhook server is not listening');
+    if (this.served?.certificate === pair.certificate && this.served.key === pair.key) return;
+    this.server.setSecureContext({ cert: pair.certificate, key: pair.key, minVersion: 'TLSv1.2' });
+    this.served = pair;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  private handle(request: IncomingMessage, response: ServerResponse): void {
+    const started = process.hrtime.bigint();
+    const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
+    const invalid = (code: number, message: string) => {
+      send(response, code, message);
+      this.options.onReview?.({ result: 'invalid', seconds: seconds(), objects: 0, message });
+    };
+    const path = (request.url ?? '').split('?')[0];
+    if (path !== CONVERSION_WEBHOOK_PATH) {
+      request.resume();
+      invalid(404, `not found: the conversion webhook serves POST ${CONVERSION_WEBHOOK_PATH}`);
+      return;
+    }
+    if (request.method !== 'POST') {
+      request.resume();
+      response.setHeader('allow', 'POST');
+      invalid(405, `method ${request.method ?? '?'} not allowed: POST a ConversionReview`);
+      return;
+    }
+    const declared = Number(request.headers['content-length'] ?? 0);
+    if (declared > this.bodyLimit) {
+      response.setHeader('connection', 'close');
+      invalid(413, `the body (${declared} bytes) is over the limit of ${this.bodyLimit} bytes`);
+      request.destroy();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let refused = false;
+    request.on('data', (chunk: Buffer) => {
+      if (refused) return;
+      size += chunk.length;
+      if (size > this.bodyLimit) {
+        refused = true;
+        response.setHeader('connection', 'close');
+        invalid(413, `the body is over the limit of ${this.bodyLimit} bytes`);
+        request.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    request.on('end', () => {
+      if (refused) return;
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      } catch {
+        invalid(400, 'the body is not JSON: POST a ConversionReview');
+        return;
+      }
+      const review = parseConversionReview(body);
+      if (typeof review === 'string') {
+        invalid(400, `not a ConversionReview: ${review}`);
+        return;
+      }
+      const { review: answer, failure } = answerConversionReview(review, this.options.convert);
+      send(response, 200, answer);
+      this.options.onReview?.({
+        result: failure ? 'failure' : 'success',
+        seconds: seconds(),
+        objects: review.objects.length,
+        uid: review.uid,
+        desiredAPIVersion: review.desiredAPIVersion,
+        ...(failure ? { failure } : {}),
+      });
+    });
+    request.on('error', () => undefined);
+  }
+}

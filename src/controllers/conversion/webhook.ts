@@ -1,0 +1,392 @@
+/**
+ * The conversion webhook as the operator runs it: its certificates (made, kept in their Secret,
+ * renewed), its HTTPS server, and the MiniCluster CRD pointed at it. One pass does all three; the
+ * operator makes one before its caches start (listing MiniClusters as v1alpha1 needs conversions)
+ * and then one every `syncIntervalMs`. A pass writes (renews, points the CRD) only when `mayWrite`
+ * says so (the first pass, then the leader): the standbys only follow the Secret, so every replica
+ * serves the same certificate and none fights over the CRD.
+ */
+import { isIP } from 'node:net';
+import type { Logger } from 'pino';
+import { CONVERSION_WEBHOOK_PATH, CRD_NAME, type ConversionClientConfig } from '../../api/index.ts';
+import { apiErrorCode, describeApiError, isConflict, isTransient } from '../../kube/api-errors.ts';
+import type { Transport } from '../../kube/transport.ts';
+import type { BindAddress } from '../../observability/health-server.ts';
+import type { Runnable } from '../../runtime/runnable.ts';
+import {
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertificateAndKey,
+  type CertificateHosts,
+} from './certificates.ts';
+import { CertificateSecret, type SecretState } from './certificate-secret.ts';
+import { describeClientConfig, syncCrdClientConfig } from './crd-client-config.ts';
+import type { MiniClusterConverter } from './review.ts';
+import {
+  DEFAULT_ROTATION_POLICY,
+  planRotation,
+  validityFrom,
+  type RotationPlan,
+  type RotationPolicy,
+} from './rotation.ts';
+import { ConversionWebhookServer, type WebhookServerOptions } from './server.ts';
+import { serviceAnswers } from './service-probe.ts';
+
+/** How soon a pass runs again when the CRD could not be pointed at a Service not answering yet. */
+const RETRY_SOON_MS = 2_000;
+
+export const DEFAULT_SYNC_INTERVAL_MS = 60_000;
+const CA_COMMON_NAME = 'flux-operator-webhook-ca';
+
+export interface ConversionWebhookOptions {
+  readonly transport: Transport;
+  readonly log: Logger;
+  readonly convert: MiniClusterConverter;
+  /** Where to listen (`:9443` in the operator's pod; `127.0.0.1:0`, any free port, out of cluster). */
+  readonly address: BindAddress;
+  /**
+   * In cluster: the Service the CRD sends conversions to (port 443 by default). Without it the CRD
+   * gets `https://<urlHost>:<port>/convert`: the operator runs where the API server can reach it.
+   */
+  readonly service?: { readonly namespace: string; readonly name: string; readonly port?: number };
+  /** The host of that URL; the listening address's host when it is one, else 127.0.0.1. */
+  readonly urlHost?: string;
+  /** The Secret of the certificates (the operator's namespace). */
+  readonly secret: { readonly namespace: string; readonly name: string };
+  readonly secretLabels?: Readonly<Record<string, string>>;
+  readonly policy?: RotationPolicy;
+  readonly syncIntervalMs?: number;
+  readonly bodyLimitBytes?: number;
+  /** Whether this replica may write (renew, patch the CRD) after its first pass: the leader. */
+  readonly mayWrite?: () => boolean;
+  readonly onReview?: WebhookServerOptions['onReview'];
+  /** The clock (tests of renewal). */
+  readonly now?: () => Date;
+}
+
+function urlHostOf(options: ConversionWebhookOptions): string {
+  if (options.urlHost) return options.urlHost;
+  const host = options.address.host;
+  return host === undefined || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+}
+
+/** The names the serving certificate must carry: the Service's DNS names, or the URL's host. */
+export function servingHosts(
+  options: Pick<ConversionWebhookOptions, 'service' | 'urlHost' | 'address'>,
+): CertificateHosts {
+  if (options.service) {
+    const { namespace, name } = options.service;
+    return {
+      dnsNames: [
+        name,
+        `${name}.${namespace}`,
+        `${name}.${namespace}.svc`,
+        `${name}.${namespace}.svc.cluster.local`,
+      ],
+      ipAddresses: [],
+    };
+  }
+  const host = urlHostOf(options as ConversionWebhookOptions);
+  return isIP(host) ? { dnsNames: [], ipAddresses: [host] } : { dnsNames: [host], ipAddresses: [] };
+}
+
+function bundleOf(pems: readonly string[]): string {
+  return pems.map((pem) => (pem.endsWith('\n') ? pem : `${pem}\n`)).join('');
+}
+
+export class ConversionWebhook implements Runnable {
+  private readonly options: ConversionWebhookOptions;
+  private readonly log: Logger;
+  private readonly secret: CertificateSecret;
+  private readonly server: ConversionWebhookServer;
+  private readonly policy: RotationPolicy;
+  private readonly hosts: CertificateHosts;
+  private timer: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  /** The CA bundle of the certificate served (what the CRD's caBundle must hold). */
+  private caBundle: string | undefined;
+  /** The last problem logged, so that one lasting many passes is logged once. */
+  private lastProblem: string | undefined;
+  private waitingLogged = false;
+  private stopped = false;
+
+  constructor(options: ConversionWebhookOptions) {
+    this.options = options;
+    this.log = options.log.child({ component: 'conversion-webhook' });
+    this.policy = options.policy ?? DEFAULT_ROTATION_POLICY;
+    this.hosts = servingHosts(options);
+    this.secret = new CertificateSecret({
+      transport: options.transport,
+      namespace: options.secret.namespace,
+      name: options.secret.name,
+      labels: options.secretLabels ?? {},
+    });
+    this.server = new ConversionWebhookServer({
+      convert: options.convert,
+      ...(options.bodyLimitBytes === undefined ? {} : { bodyLimitBytes: options.bodyLimitBytes }),
+      onReview: (event) => {
+        if (event.result === 'failure') {
+          this.log.warn(
+            {
+              uid: event.uid,
+              desiredAPIVersion: event.desiredAPIVersion,
+              objects: event.objects,
+              object: event.failure?.object,
+              error: event.failure?.message,
+            },
+            'a conversion failed',
+          );
+        } else if (event.result === 'invalid') {
+          this.log.warn({ error: event.message }, 'refused a request that is not a ConversionReview');
+        }
+        options.onReview?.(event);
+      },
+    });
+  }
+
+  /** Serving a certificate: what /readyz checks. */
+  get ready(): boolean {
+    return this.server.listening && this.server.certificate !== undefined;
+  }
+
+  get port(): number | undefined {
+    return this.server.port;
+  }
+
+  /** Where the CRD sends conversions to reach this replica. */
+  clientConfig(): ConversionClientConfig | undefined {
+    if (this.caBundle === undefined) return undefined;
+    const caBundle = Buffer.from(this.caBundle).toString('base64');
+    if (this.options.service) {
+      const { namespace, name, port } = this.options.service;
+      return { service: { namespace, name, path: CONVERSION_WEBHOOK_PATH, port: port ?? 443 }, caBundle };
+    }
+    const port = this.server.port;
+    if (port === undefined) return undefined;
+    const host = urlHostOf(this.options);
+    const authority = isIP(host) === 6 ? `[${host}]` : host;
+    return { url: `https://${authority}:${port}${CONVERSION_WEBHOOK_PATH}`, caBundle };
+  }
+
+  /** The certificate served now (tests compare it across a renewal). */
+  get servedCertificate(): string | undefined {
+    return this.server.certificate?.certificate;
+  }
+
+  /** A first pass that may write, then one every interval. Rejects only when it cannot listen. */
+  async start(): Promise<void> {
+    this.stopped = false;
+    await this.sync(true);
+    const interval = this.options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
+    this.timer = setInterval(() => {
+      this.sync(this.options.mayWrite?.() ?? true).catch(() => undefined);
+    }, interval);
+    this.timer.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    if (this.retry) clearTimeout(this.retry);
+    this.timer = undefined;
+    this.retry = undefined;
+    await this.running?.catch(() => undefined);
+    await this.server.close();
+  }
+
+  /** One pass (passes never overlap). Rejects only when the server cannot listen. */
+  sync(mayWrite: boolean): Promise<void> {
+    if (this.running) return this.running;
+    this.running = this.pass(mayWrite).finally(() => {
+      this.running = undefined;
+    });
+    return this.running;
+  }
+
+  private async pass(mayWrite: boolean): Promise<void> {
+    let state: SecretState;
+    try {
+      state = await this.secret.read();
+      if (mayWrite) state = await this.renewIfDue(state);
+    } catch (error) {
+      // Unreachable: the manager's outage line says it; refused (403, say): an error, once.
+      this.problem(
+        isTransient(error) ? 'warn' : 'error',
+        `cannot read or write the conversion webhook's certificate Secret ${this.secret.namespace}/${this.secret.name}: ` +
+          describeApiError(error),
+      );
+      return;
+    }
+    if (this.stopped) return;
+    const stored = state.stored;
+    if (!stored) {
+      if (!this.waitingLogged) {
+        this.log.info(
+          { secret: `${this.secret.namespace}/${this.secret.name}` },
+          'waiting for the leader to make the webhook certificate',
+        );
+        this.waitingLogged = true;
+      }
+      return;
+    }
+    await this.serve({ certificate: stored.certificate, key: stored.key });
+    this.caBundle = stored.caBundle;
+    if (mayWrite) await this.pointCrd();
+  }
+
+  private async serve(pair: CertificateAndKey): Promise<void> {
+    if (this.server.listening) {
+      if (this.server.certificate?.certificate !== pair.certificate) {
+        this.server.useCertificate(pair);
+        this.log.info({}, 'serving the renewed webhook certificate');
+      }
+      return;
+    }
+    const { host, port } = this.options.address;
+    try {
+      await this.server.listen(this.options.address, pair);
+    } catch (error) {
+      const where = `${host ?? ''}:${port}`;
+      const code = (error as { code?: unknown }).code;
+      const message =
+        `cannot serve the conversion webhook on ${where}: ${(error as Error).message}` +
+        (code === 'EADDRINUSE' ? '; pass --webhook-addr with a free port (or :0 for any)' : '');
+      this.log.error({ address: where, code }, message);
+      throw new Error(message, { cause: error });
+    }
+    this.log.info({ port: this.server.port, hosts: this.hosts }, 'serving the conversion webhook');
+  }
+
+  /** Makes what the plan says, the new CA in the CRD's bundle before anything it signs is served. */
+  private async renewIfDue(state: SecretState): Promise<SecretState> {
+    const now = this.options.now?.() ?? new Date();
+    const plan = planRotation(state.stored, this.hosts, now, this.policy);
+    if (plan.ca === 'keep' && !plan.issueServing) return state;
+    try {
+      return await this.renew(state, plan, now);
+    } catch (error) {
+      if (!isConflict(error)) throw error;
+      this.log.debug({}, 'another replica wrote the webhook certificate first; using it');
+      return this.secret.read();
+    }
+  }
+
+  private async renew(state: SecretState, plan: RotationPlan, now: Date): Promise<SecretState> {
+    let resourceVersion = state.resourceVersion;
+    let ca: CertificateAndKey;
+    let bundle: string[];
+    if (plan.ca === 'keep' && state.stored) {
+      ca = { certificate: plan.keptBundle[0] ?? '', key: state.stored.caKey };
+      bundle = [...plan.keptBundle];
+    } else {
+      ca = await createCertificateAuthority(CA_COMMON_NAME, validityFrom(now, this.policy.caValidityMs));
+      bundle = plan.ca === 'rotate' ? [ca.certificate, ...plan.keptBundle] : [ca.certificate];
+    }
+    if (plan.ca === 'rotate' && state.stored) {
+      // Trusted first, used second: the bundle with both CAs reaches the CRD while the old pair serves.
+      const stored = { ...state.stored, caBundle: bundleOf(bundle), caKey: ca.key };
+      resourceVersion = await this.secret.write(stored, resourceVersion);
+      this.log.info(
+        { reasons: plan.reasons },
+        'made a new webhook CA; the old one stays trusted until it expires',
+      );
+      this.caBundle = stored.caBundle;
+      if (!(await this.pointCrd())) return { stored, resourceVersion };
+    }
+    const serving = await issueServingCertificate(
+      ca,
+      this.hosts,
+      validityFrom(now, this.policy.servingValidityMs),
+    );
+    const stored = {
+      caBundle: bundleOf(bundle),
+      caKey: ca.key,
+      certificate: serving.certificate,
+      key: serving.key,
+    };
+    resourceVersion = await this.secret.write(stored, resourceVersion);
+    this.log.info(
+      {
+        reasons: plan.reasons,
+        hosts: this.hosts,
+        notAfter: validityFrom(now, this.policy.servingValidityMs).notAfter.toISOString(),
+        secret: `${this.secret.namespace}/${this.secret.name}`,
+      },
+      'issued the webhook serving certificate',
+    );
+    return { stored, resourceVersion };
+  }
+
+  /** A pass that may write, soon (once; not after stop). */
+  private soon(): void {
+    if (this.retry || this.stopped) return;
+    this.retry = setTimeout(() => {
+      this.retry = undefined;
+      // Not leading yet (the first pass runs before the election): wait for it.
+      if (this.options.mayWrite?.() ?? true) this.sync(true).catch(() => undefined);
+      else this.soon();
+    }, RETRY_SOON_MS);
+    this.retry.unref();
+  }
+
+  /** Points the CRD at this replica; false (and a log line saying why) when it cannot. */
+  private async pointCrd(): Promise<boolean> {
+    const desired = this.clientConfig();
+    if (!desired) return false;
+    try {
+      const service = this.options.service;
+      const caBundle = this.caBundle;
+      const outcome = await syncCrdClientConfig(this.options.transport, desired, async () =>
+        service && caBundle !== undefined ? serviceAnswers(service, caBundle) : true,
+      );
+      if (outcome.kind === 'deferred') {
+        // Its pods are not Ready behind the Service yet: the CRD keeps the webhook it has, for now.
+        this.log.debug(
+          { current: outcome.current },
+          'the webhook Service does not answer yet; pointing the CRD at it later',
+        );
+        this.soon();
+        return false;
+      }
+      if (outcome.kind === 'patched') {
+        this.log.info(
+          { webhook: describeClientConfig(desired), was: outcome.from },
+          `pointed the ${CRD_NAME} conversion webhook at this operator`,
+        );
+      } else if (outcome.kind === 'no-webhook') {
+        this.problem(
+          'warn',
+          `the ${CRD_NAME} CRD does not convert through a webhook (a CRD from before v1alpha2?): apply the current one (flux-operator install)`,
+        );
+        return false;
+      }
+      this.lastProblem = undefined;
+      return true;
+    } catch (error) {
+      const code = apiErrorCode(error);
+      if (code === 404) {
+        this.problem('warn', `the ${CRD_NAME} CRD is not installed: install it (flux-operator install)`);
+      } else if (code === 403) {
+        this.problem(
+          'error',
+          `cannot point the ${CRD_NAME} conversion webhook at this operator: ${describeApiError(error)}; ` +
+            `its ClusterRole needs get and patch on customresourcedefinitions named ${CRD_NAME}`,
+        );
+      } else {
+        this.problem(
+          'warn',
+          `cannot point the ${CRD_NAME} conversion webhook at this operator: ${describeApiError(error)}`,
+        );
+      }
+      return false;
+    }
+  }
+
+  /** A problem, logged when it is new (not at every pass while it lasts). */
+  private problem(level: 'warn' | 'error', message: string): void {
+    if (this.lastProblem === message) return;
+    this.lastProblem = message;
+    this.log[level]({}, message);
+  }
+}

@@ -1,0 +1,522 @@
+// The conversion webhook against a real API server, on a local cluster of its own (the test points the
+// CRD at its own operators, replaces the CRD, stops the webhook: the shared clusters' tests must not
+// see that). Every call has a timeout (the harness's waitFor, the transport's).
+import assert from 'node:assert/strict';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { after, before, describe, it } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { isDeepStrictEqual, promisify } from 'node:util';
+import { stringify } from 'yaml';
+import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
+import {
+  CRD_NAME,
+  GROUP,
+  PLURAL,
+  VERSION,
+  miniClusterV1alpha1Crd,
+  type ConversionClientConfig,
+} from '../../src/api/index.ts';
+import { installCommand } from '../../src/cli/install-command.ts';
+import { Operator } from '../../src/controllers/operator.ts';
+import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
+import { convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
+import {
+  OPERATOR_NAME,
+  OPERATOR_NAMESPACE,
+  OPERATOR_RULES,
+  WEBHOOK_CERT_SECRET,
+  policyRule,
+} from '../../src/deploy/index.ts';
+import { apiClients } from '../../src/kube/api-clients.ts';
+import { serverSideApply } from '../../src/kube/apply.ts';
+import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
+import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { binDir, down, readVersions, up } from '../../src/localcluster/index.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { waitFor } from '../harness/cluster.ts';
+import { applyMiniCluster, miniClusterObject, waitForCondition } from '../harness/operator.ts';
+
+const run = promisify(execFile);
+const CLUSTER = 'conversion';
+const NAMESPACE = 'conversion-test';
+const V1ALPHA2 = 'v1alpha2';
+const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
+const progress = (line: string) => process.stderr.write(`[${CLUSTER}] ${line}\n`);
+
+let kubeconfig = '';
+let clients: KubeClients;
+
+interface Running {
+  readonly operator: Operator;
+  readonly lines: string[];
+  stop(): Promise<void>;
+}
+
+function lineSink(lines: string[]): Writable {
+  return new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      lines.push(
+        ...chunk
+          .toString('utf8')
+          .split('\n')
+          .filter((line) => line !== ''),
+      );
+      done();
+    },
+  });
+}
+
+/** An in-process operator watching NAMESPACE that serves the webhook on a free loopback port. */
+async function startOperator(
+  webhook: Partial<ConstructorParameters<typeof ConversionWebhook>[0]> = {},
+): Promise<Running> {
+  const lines: string[] = [];
+  const operator = new Operator({
+    clients: operatorClients(loadKubeConfig(kubeconfig)),
+    log: createLogger({ level: 'debug', destination: lineSink(lines) }),
+    namespaces: [NAMESPACE],
+    concurrency: 2,
+    conversionWebhook: {
+      address: { host: '127.0.0.1', port: 0 },
+      secret: { namespace: 'default', name: WEBHOOK_CERT_SECRET },
+      syncIntervalMs: 1_000,
+      ...webhook,
+    },
+  });
+  await operator.start();
+  return { operator, lines, stop: () => operator.stop() };
+}
+
+function custom(version: string) {
+  return { group: GROUP, version, plural: PLURAL, namespace: NAMESPACE };
+}
+
+async function getAs(version: string, name: string): Promise<Record<string, unknown>> {
+  return (await clients.custom.getNamespacedCustomObject({ ...custom(version), name })) as Record<
+    string,
+    unknown
+  >;
+}
+
+async function liveClientConfig(): Promise<ConversionClientConfig | undefined> {
+  const crd = (await clients.objects.read({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: CRD_NAME },
+  })) as { spec?: { conversion?: { webhook?: { clientConfig?: ConversionClientConfig } } } };
+  const config = crd.spec?.conversion?.webhook?.clientConfig;
+  // The client's models carry every field, unset ones as undefined: compare the JSON.
+  return config === undefined ? undefined : (JSON.parse(JSON.stringify(config)) as ConversionClientConfig);
+}
+
+async function waitPointedAt(webhook: ConversionWebhook): Promise<void> {
+  await waitFor(
+    async () => {
+      const live = await liveClientConfig();
+      return live !== undefined && isDeepStrictEqual(live, webhook.clientConfig());
+    },
+    { what: 'the CRD to send conversions to the operator', timeoutMs: 20_000 },
+  );
+}
+
+async function kubectl(...args: string[]): Promise<string> {
+  const { stdout } = await run(`${binDir(readVersions())}/kubectl`, ['--kubeconfig', kubeconfig, ...args], {
+    encoding: 'utf8',
+    timeout: 30_000,
+  });
+  return stdout;
+}
+
+/** A kubeconfig of a ServiceAccount's token, on this cluster. */
+async function serviceAccountKubeconfig(namespace: string, name: string): Promise<string> {
+  const token = await clients.core.createNamespacedServiceAccountToken({
+    name,
+    namespace,
+    body: { spec: { expirationSeconds: 600 } },
+  });
+  const server = loadKubeConfig(kubeconfig).getCurrentCluster();
+  assert.ok(server);
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'sa-')), 'kubeconfig');
+  writeFileSync(
+    file,
+    stringify({
+      apiVersion: 'v1',
+      kind: 'Config',
+      clusters: [
+        {
+          name: 'c',
+          cluster: {
+            server: server.server,
+            ...(server.caData ? { 'certificate-authority-data': server.caData } : {}),
+            ...(server.caFile ? { 'certificate-authority': server.caFile } : {}),
+          },
+        },
+      ],
+      users: [{ name: 'u', user: { token: token.status?.token } }],
+      contexts: [{ name: 'c', context: { cluster: 'c', user: 'u' } }],
+      'current-context': 'c',
+    }),
+  );
+  return file;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? NaN;
+}
+
+describe('the conversion webhook on a real API server', { concurrency: 1 }, () => {
+  let running: Running | undefined;
+
+  before(async () => {
+    kubeconfig = (await up({ name: CLUSTER, progress })).kubeconfig;
+    clients = kubeClients(loadKubeConfig(kubeconfig));
+    // The CRD as it was before v1alpha2: one version, stored, no conversion.
+    await serverSideApply(clients.objects, miniClusterV1alpha1Crd() as never, 'flux-operator-tests');
+    await waitFor(() => clients.custom.listNamespacedCustomObject(custom(VERSION)).catch(() => undefined), {
+      what: 'the single-version CRD served',
+    });
+    await clients.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }).catch(() => undefined);
+    await waitFor(
+      () => clients.core.readNamespacedServiceAccount({ name: 'default', namespace: NAMESPACE }),
+      {
+        what: 'the default ServiceAccount',
+      },
+    );
+  });
+
+  after(async () => {
+    await running?.stop();
+    await down({ name: CLUSTER, progress });
+  });
+
+  it('keeps objects written through the old single-version CRD working once the two-version CRD replaces it', async () => {
+    running = await startOperator();
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(NAMESPACE, 'old', { size: 2, maxSize: 4, interactive: true }),
+    );
+    await waitForCondition(clients, NAMESPACE, 'old', 'Ready', 'True', 60_000);
+    assert.ok(
+      running.lines.some((line) => line.includes('does not convert through a webhook')),
+      'the operator says the old CRD has no webhook to point at it',
+    );
+
+    // The upgrade, as a user makes it: `flux-operator install` applies the two-version CRD (pointing at
+    // the in-cluster Service); the running operator points it back at itself at its next pass.
+    await installCommand({ kubeconfig, log: () => undefined });
+    const webhook = running.operator.conversionWebhook;
+    assert.ok(webhook);
+    await waitPointedAt(webhook);
+
+    const asV2 = await waitFor(() => getAs(V1ALPHA2, 'old'), { what: 'old read as v1alpha2' });
+    assert.equal(asV2.apiVersion, `${GROUP}/${V1ALPHA2}`);
+    // Still reconciled: a spec change through v1alpha1 reaches the Job.
+    await clients.custom.patchNamespacedCustomObject(
+      { ...custom(VERSION), name: 'old', body: { spec: { size: 3 } } },
+      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
+    );
+    await waitFor(
+      async () =>
+        (await clients.batch.readNamespacedJob({ name: 'old', namespace: NAMESPACE })).spec?.parallelism ===
+        3,
+      { what: 'the Job of old scaled to 3', timeoutMs: 30_000 },
+    );
+    await applyMiniCluster(clients, miniClusterObject(NAMESPACE, 'new', { size: 2, interactive: true }));
+    await waitForCondition(clients, NAMESPACE, 'new', 'Ready', 'True', 60_000);
+    const crd = (await clients.objects.read({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: CRD_NAME },
+    })) as { status?: { storedVersions?: string[] } };
+    assert.deepEqual(crd.status?.storedVersions?.sort(), [VERSION, V1ALPHA2]);
+  });
+
+  it('reads a v1alpha1 object back through v1alpha2 and back again unchanged', async () => {
+    const before = await getAs(VERSION, 'new');
+    const asV2 = await getAs(V1ALPHA2, 'new');
+    assert.equal(asV2.apiVersion, `${GROUP}/${V1ALPHA2}`);
+    // Written back as v1alpha2 (a replace), then read as v1alpha1 again.
+    await clients.custom.replaceNamespacedCustomObject({ ...custom(V1ALPHA2), name: 'new', body: asV2 });
+    const back = await getAs(VERSION, 'new');
+    assert.equal(back.apiVersion, `${GROUP}/${VERSION}`);
+    assert.deepEqual(back.spec, before.spec);
+    const meta = (o: Record<string, unknown>) => {
+      const { name, namespace, uid, labels, annotations, generation } = o.metadata as Record<string, unknown>;
+      return { name, namespace, uid, labels, annotations, generation };
+    };
+    assert.deepEqual(meta(back), meta(before));
+  });
+
+  it('lists the same objects through both versions with kubectl', async () => {
+    const names = async (version: string) =>
+      (await kubectl('get', `${PLURAL}.${version}.${GROUP}`, '-n', NAMESPACE, '-o', 'name'))
+        .trim()
+        .split('\n')
+        .sort();
+    const v1 = await names(VERSION);
+    assert.deepEqual(v1, [`minicluster.${GROUP}/new`, `minicluster.${GROUP}/old`]);
+    assert.deepEqual(await names(V1ALPHA2), v1);
+    const items = JSON.parse(
+      await kubectl('get', `${PLURAL}.${V1ALPHA2}.${GROUP}`, '-n', NAMESPACE, '-o', 'json'),
+    ) as {
+      items: { apiVersion: string }[];
+    };
+    assert.deepEqual([...new Set(items.items.map((item) => item.apiVersion))], [`${GROUP}/${V1ALPHA2}`]);
+  });
+
+  it('measures what a get through the webhook adds to one without conversion', async () => {
+    // 'new' is stored as v1alpha2 now: read as v1alpha2 nothing is converted, as v1alpha1 the webhook
+    // is. Interleaved, so that load on the machine weighs on both alike.
+    const direct: number[] = [];
+    const through: number[] = [];
+    for (let i = 0; i < 110; i++) {
+      for (const [version, samples] of [
+        [V1ALPHA2, direct],
+        [VERSION, through],
+      ] as const) {
+        const start = performance.now();
+        await getAs(version, 'new');
+        if (i >= 10) samples.push(performance.now() - start);
+      }
+    }
+    const [plain, converted] = [median(direct), median(through)];
+    process.stderr.write(
+      `[conversion] get of a MiniCluster, median of 100: ${plain.toFixed(2)} ms without conversion, ` +
+        `${converted.toFixed(2)} ms through the webhook (${(converted - plain).toFixed(2)} ms more)\n`,
+    );
+    assert.ok(converted > 0 && plain > 0);
+  });
+
+  it('renews the serving certificate and the CA while serving, without a restart or a failed request', async () => {
+    await running?.stop();
+    // Its own Secret: certificates made under this short policy from the start.
+    const secret = { namespace: 'default', name: 'short-lived-webhook-cert' };
+    running = await startOperator({
+      policy: { caValidityMs: 16_000, servingValidityMs: 4_000, renewAt: 0.5 },
+      syncIntervalMs: 250,
+      secret,
+    });
+    const webhook = running.operator.conversionWebhook;
+    assert.ok(webhook);
+    await waitPointedAt(webhook);
+    const port = webhook.port;
+    const served = new Set<string>();
+    const cas = new Set<string>();
+    const failures: string[] = [];
+    let reads = 0;
+    const until = Date.now() + 14_000;
+    while (Date.now() < until) {
+      try {
+        await getAs(VERSION, 'new');
+        await clients.custom.listNamespacedCustomObject(custom(VERSION));
+        reads += 2;
+      } catch (error) {
+        failures.push((error as Error).message);
+      }
+      served.add(webhook.servedCertificate ?? '');
+      const stored = await clients.core.readNamespacedSecret(secret);
+      cas.add((stored.data?.['ca.crt'] ?? '').slice(0, 200));
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    process.stderr.write(
+      `[conversion] ${reads} reads during ${served.size} serving certificates and ${cas.size} CAs\n`,
+    );
+    assert.deepEqual(failures, [], 'no read failed while the certificates were renewed');
+    assert.ok(served.size >= 3, `the serving certificate was renewed (${served.size} seen)`);
+    assert.ok(cas.size >= 2, `the CA was renewed (${cas.size} seen)`);
+    assert.equal(webhook.port, port, 'the same server all along');
+  });
+
+  it('gives a clear error from the API server when the webhook is unreachable', async () => {
+    const url = (running?.operator.conversionWebhook?.clientConfig() as { url: string }).url;
+    await running?.stop();
+    running = undefined;
+    const error = await getAs(VERSION, 'new').then(
+      () => assert.fail('a read needing conversion succeeded with no webhook'),
+      (thrown: unknown) => thrown as { code?: number; body?: unknown; message: string },
+    );
+    const body = typeof error.body === 'string' ? error.body : JSON.stringify(error.body);
+    process.stderr.write(
+      `[conversion] with the webhook down the API server answers ${error.code}: ${body}\n`,
+    );
+    assert.equal(error.code, 500);
+    assert.ok(body.includes(`conversion webhook for ${GROUP}/${V1ALPHA2}, Kind=MiniCluster failed`), body);
+    assert.ok(body.includes(url.replace(/\/convert$/, '')), `names the URL it tried (${url})`);
+    assert.match(body, /connection refused/);
+  });
+
+  it('`flux-operator run` serves it on a free port, points the CRD at it, and takes --flux-view-image', async () => {
+    const child = spawn(
+      process.execPath,
+      [
+        MAIN,
+        'run',
+        '--kubeconfig',
+        kubeconfig,
+        '--namespace',
+        NAMESPACE,
+        '--metrics-addr',
+        '0',
+        '--health-addr',
+        '0',
+        '--flux-view-image',
+        'localhost/flux-view:0.88.0',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const lines: string[] = [];
+    child.stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n')));
+    try {
+      const started = await waitFor(
+        () => lines.find((line) => line.includes('"msg":"flux-operator starting"')),
+        { what: 'the operator to start', timeoutMs: 30_000 },
+      );
+      const fields = JSON.parse(started) as { fluxViewImage: string; conversionWebhook: string };
+      assert.equal(fields.fluxViewImage, 'localhost/flux-view:0.88.0');
+      assert.equal(fields.conversionWebhook, 'url');
+      const serving = await waitFor(
+        () => lines.find((line) => line.includes('"msg":"serving the conversion webhook"')),
+        { what: 'the webhook to serve', timeoutMs: 30_000 },
+      );
+      const { port } = JSON.parse(serving) as { port: number };
+      await waitFor(
+        async () => (await liveClientConfig())?.['url' as never] === `https://127.0.0.1:${port}/convert`,
+        {
+          what: 'the CRD pointed at the process',
+          timeoutMs: 20_000,
+        },
+      );
+      assert.ok(await waitFor(() => getAs(VERSION, 'new'), { what: 'a read through it' }));
+    } finally {
+      child.kill('SIGTERM');
+      await once(child, 'exit');
+    }
+  });
+
+  it('says why when it cannot listen: the operator exits and logs the address and the fix', async () => {
+    const busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const port = (busy.address() as AddressInfo).port;
+    try {
+      const child = spawn(
+        process.execPath,
+        [
+          MAIN,
+          'run',
+          '--kubeconfig',
+          kubeconfig,
+          '--namespace',
+          NAMESPACE,
+          '--webhook-addr',
+          `127.0.0.1:${port}`,
+          '--metrics-addr',
+          '0',
+          '--health-addr',
+          '0',
+        ],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+      const [code] = (await once(child, 'exit')) as [number | null];
+      clearTimeout(timer);
+      assert.equal(code, 1, output);
+      const logged = output
+        .split('\n')
+        .filter((line) => line.startsWith('{'))
+        .map((line) => JSON.parse(line) as { level: string; msg: string })
+        .find((line) => line.msg.startsWith('cannot serve the conversion webhook'));
+      assert.ok(logged, output);
+      assert.equal(logged.level, 'error');
+      assert.match(
+        logged.msg,
+        new RegExp(`on 127\\.0\\.0\\.1:${port}: listen EADDRINUSE.*pass --webhook-addr with a free port`),
+      );
+      assert.match(output, /^error: cannot serve the conversion webhook on /m);
+    } finally {
+      busy.close();
+    }
+  });
+
+  it("points the CRD at itself with the install's RBAC, and says what is missing without it", async () => {
+    // The ServiceAccount `flux-operator install` made, bound to the operator's ClusterRole.
+    const lines: string[] = [];
+    const installed = new ConversionWebhook({
+      transport: apiClients(
+        loadClusterAccess(await serviceAccountKubeconfig(OPERATOR_NAMESPACE, OPERATOR_NAME)),
+      ).transport,
+      log: createLogger({ level: 'info', destination: lineSink(lines) }),
+      convert: convertMiniCluster,
+      address: { host: '127.0.0.1', port: 0 },
+      secret: { namespace: OPERATOR_NAMESPACE, name: WEBHOOK_CERT_SECRET },
+    });
+    await installed.start();
+    try {
+      await waitPointedAt(installed);
+      assert.ok(await getAs(VERSION, 'new'), 'conversions work through it');
+      assert.deepEqual(
+        lines.filter((line) => /"level":"(warn|error)"/.test(line)),
+        [],
+        'nothing refused',
+      );
+    } finally {
+      await installed.stop();
+    }
+
+    // The same rules but the CRD's: refused, and the log line says which rule is missing.
+    const role = 'flux-operator-without-crd';
+    await clients.core.createNamespacedServiceAccount({
+      namespace: NAMESPACE,
+      body: { metadata: { name: 'limited' } },
+    });
+    for (const object of [
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRole',
+        metadata: { name: role },
+        rules: OPERATOR_RULES.filter((rule) => !rule.apiGroups.includes('apiextensions.k8s.io')).map(
+          policyRule,
+        ),
+      },
+      {
+        apiVersion: 'rbac.authorization.k8s.io/v1',
+        kind: 'ClusterRoleBinding',
+        metadata: { name: role },
+        roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: role },
+        subjects: [{ kind: 'ServiceAccount', name: 'limited', namespace: NAMESPACE }],
+      },
+    ]) {
+      await serverSideApply(clients.objects, object as never, 'flux-operator-tests');
+    }
+    const refusedLines: string[] = [];
+    const limited = new ConversionWebhook({
+      transport: apiClients(loadClusterAccess(await serviceAccountKubeconfig(NAMESPACE, 'limited')))
+        .transport,
+      log: createLogger({ level: 'info', destination: lineSink(refusedLines) }),
+      convert: convertMiniCluster,
+      address: { host: '127.0.0.1', port: 0 },
+      secret: { namespace: NAMESPACE, name: WEBHOOK_CERT_SECRET },
+    });
+    await limited.start();
+    await limited.stop();
+    const error = refusedLines
+      .map((line) => JSON.parse(line) as { level: string; msg: string })
+      .find((line) => line.level === 'error');
+    assert.ok(error, refusedLines.join('\n'));
+    assert.match(
+      error.msg,
+      new RegExp(
+        `^cannot point the ${CRD_NAME.replace(/\./g, '\\.')} conversion webhook at this operator: .*forbidden.*; its ClusterRole needs get and patch on customresourcedefinitions named ${CRD_NAME.replace(/\./g, '\\.')}$`,
+      ),
+    );
+  });
+});

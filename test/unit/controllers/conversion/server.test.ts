@@ -1,0 +1,163 @@
+import assert from 'node:assert/strict';
+import { request } from 'node:https';
+import { after, before, describe, it } from 'node:test';
+import {
+  createCertificateAuthority,
+  issueServingCertificate,
+  type CertificateAndKey,
+} from '../../../../src/controllers/conversion/certificates.ts';
+import { ConversionWebhookServer, type ReviewResult } from '../../../../src/controllers/conversion/server.ts';
+
+const HOSTS = { dnsNames: ['localhost'], ipAddresses: ['127.0.0.1'] };
+const validity = () => ({
+  notBefore: new Date(Date.now() - 60_000),
+  notAfter: new Date(Date.now() + 3600_000),
+});
+
+interface Answer {
+  status: number;
+  body: string;
+  /** The fingerprint of the certificate the server presented. */
+  fingerprint: string;
+}
+
+function post(
+  port: number,
+  ca: string | string[],
+  path: string,
+  body: string | Buffer,
+  method = 'POST',
+): Promise<Answer> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port,
+        path,
+        method,
+        ca,
+        agent: false,
+        timeout: 5_000,
+        headers: { 'content-type': 'application/json' },
+      },
+      (res) => {
+        const fingerprint = (res.socket as import('node:tls').TLSSocket).getPeerCertificate().fingerprint256;
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, fingerprint }));
+      },
+    );
+    req.on('timeout', () => req.destroy(new Error('timed out')));
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+function review(objects: unknown[]) {
+  return JSON.stringify({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'ConversionReview',
+    request: { uid: 'u-1', desiredAPIVersion: 'flux-framework.org/v1alpha2', objects },
+  });
+}
+
+describe('ConversionWebhookServer', () => {
+  let ca: CertificateAndKey;
+  let pair: CertificateAndKey;
+  const events: { result: ReviewResult; objects: number; message?: string }[] = [];
+  const server = new ConversionWebhookServer({
+    convert: (obj, desired) => {
+      if ((obj as { spec?: { bad?: boolean } }).spec?.bad) throw new Error('spec.bad: refused');
+      return { ...(obj as object), apiVersion: desired };
+    },
+    bodyLimitBytes: 4096,
+    onReview: (event) =>
+      events.push({
+        result: event.result,
+        objects: event.objects,
+        ...(event.message ? { message: event.message } : {}),
+      }),
+  });
+
+  before(async () => {
+    ca = await createCertificateAuthority('ca-1', validity());
+    pair = await issueServingCertificate(ca, HOSTS, validity());
+    await server.listen({ host: '127.0.0.1', port: 0 }, pair);
+  });
+  after(() => server.close());
+
+  it('answers a ConversionReview over TLS with the objects converted and the uid echoed', async () => {
+    const objects = [
+      {
+        apiVersion: 'flux-framework.org/v1alpha1',
+        kind: 'MiniCluster',
+        metadata: { name: 'a', namespace: 'n' },
+        spec: { size: 2 },
+      },
+    ];
+    const answer = await post(server.port ?? 0, ca.certificate, '/convert', review(objects));
+    assert.equal(answer.status, 200);
+    const parsed = JSON.parse(answer.body) as {
+      response: { uid: string; convertedObjects: unknown[]; result: unknown };
+    };
+    assert.equal(parsed.response.uid, 'u-1');
+    assert.deepEqual(parsed.response.result, { status: 'Success' });
+    assert.deepEqual(parsed.response.convertedObjects, [
+      { ...objects[0], apiVersion: 'flux-framework.org/v1alpha2' },
+    ]);
+    assert.deepEqual(events.at(-1), { result: 'success', objects: 1 });
+  });
+
+  it('answers a failed conversion with Failure and its message, and reports it', async () => {
+    const answer = await post(
+      server.port ?? 0,
+      ca.certificate,
+      '/convert',
+      review([{ metadata: { name: 'b', namespace: 'n' }, spec: { bad: true } }]),
+    );
+    assert.equal(answer.status, 200);
+    assert.deepEqual((JSON.parse(answer.body) as { response: { result: unknown } }).response.result, {
+      status: 'Failure',
+      message: 'converting MiniCluster n/b to flux-framework.org/v1alpha2: spec.bad: refused',
+    });
+    assert.deepEqual(events.at(-1), { result: 'failure', objects: 1 });
+  });
+
+  it('refuses other paths, other methods, bodies that are not reviews and bodies over the limit', async () => {
+    const port = server.port ?? 0;
+    const notFound = await post(port, ca.certificate, '/mutate', review([]));
+    assert.equal(notFound.status, 404);
+    assert.match(notFound.body, /serves POST \/convert/);
+    assert.equal((await post(port, ca.certificate, '/convert', '', 'GET')).status, 405);
+    const notJson = await post(port, ca.certificate, '/convert', '{');
+    assert.deepEqual([notJson.status, notJson.body], [400, 'the body is not JSON: POST a ConversionReview']);
+    const notReview = await post(port, ca.certificate, '/convert', '{"kind":"Pod"}');
+    assert.equal(notReview.status, 400);
+    assert.match(
+      notReview.body,
+      /^not a ConversionReview: expected a apiextensions.k8s.io\/v1 ConversionReview/,
+    );
+    const big = await post(port, ca.certificate, '/convert', Buffer.alloc(5000, 'x'));
+    assert.equal(big.status, 413);
+    assert.match(big.body, /over the limit of 4096 bytes/);
+    assert.equal(events.at(-1)?.result, 'invalid');
+  });
+
+  it('serves a renewed certificate to new connections without a restart', async () => {
+    const port = server.port ?? 0;
+    const before = await post(port, ca.certificate, '/convert', review([]));
+    const ca2 = await createCertificateAuthority('ca-2', validity());
+    const renewed = await issueServingCertificate(ca2, HOSTS, validity());
+    server.useCertificate(renewed);
+    assert.equal(server.port, port, 'same port: not restarted');
+    const afterRenewal = await post(port, [ca.certificate, ca2.certificate], '/convert', review([]));
+    assert.equal(afterRenewal.status, 200);
+    assert.notEqual(afterRenewal.fingerprint, before.fingerprint);
+    await assert.rejects(
+      post(port, ca.certificate, '/convert', review([])),
+      /certificate/i,
+      'the old CA alone no longer verifies it',
+    );
+  });
+});
