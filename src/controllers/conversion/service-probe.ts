@@ -11,9 +11,14 @@ import { CONVERSION_REVIEW_API_VERSION, CONVERSION_REVIEW_KIND } from './review.
 
 const PROBE_TIMEOUT_MS = 3_000;
 
-export function serviceAnswers(
-  service: { readonly namespace: string; readonly name: string; readonly port?: number },
-  caBundle: string,
+/**
+ * Whether `url` answers a ConversionReview of no objects with its uid, over TLS verified against `ca`
+ * (for `servername` when given, else the URL's host).
+ */
+export function conversionReviewAnswers(
+  url: URL,
+  ca: string,
+  options: { readonly servername?: string; readonly timeoutMs: number },
 ): Promise<boolean> {
   const uid = `self-check-${Date.now()}`;
   const body = JSON.stringify({
@@ -21,17 +26,15 @@ export function serviceAnswers(
     kind: CONVERSION_REVIEW_KIND,
     request: { uid, desiredAPIVersion: 'flux-framework.org/v1alpha1', objects: [] },
   });
-  const host = `${service.name}.${service.namespace}.svc`;
   return new Promise((resolve) => {
     const req = request(
+      url,
       {
-        host,
-        port: service.port ?? 443,
-        path: CONVERSION_WEBHOOK_PATH,
         method: 'POST',
-        ca: caBundle,
+        ca,
+        ...(options.servername ? { servername: options.servername } : {}),
         agent: false,
-        timeout: PROBE_TIMEOUT_MS,
+        timeout: options.timeoutMs,
         headers: { 'content-type': 'application/json' },
       },
       (res) => {
@@ -54,4 +57,14 @@ export function serviceAnswers(
     req.on('error', () => resolve(false));
     req.end(body);
   });
+}
+
+export function serviceAnswers(
+  service: { readonly namespace: string; readonly name: string; readonly port?: number },
+  caBundle: string,
+): Promise<boolean> {
+  const url = new URL(
+    `https://${service.name}.${service.namespace}.svc:${service.port ?? 443}${CONVERSION_WEBHOOK_PATH}`,
+  );
+  return conversionReviewAnswers(url, caBundle, { timeoutMs: PROBE_TIMEOUT_MS });
 }
