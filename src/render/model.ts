@@ -2,7 +2,8 @@
  * The one model the renderer reads: a defaulted v1alpha2 MiniCluster (the stored, current version).
  * A v1alpha1 MiniCluster is converted first (src/api/v1alpha2/convert-spec.ts: Flux in the
  * application image, `flux.container.disable: true`; containers beside Flux run as they are,
- * `noWrapEntrypoint: true`; the RESTful API it implies written out), then defaulted, so both
+ * `noWrapEntrypoint: true`; the RESTful API it implies written out; no broker affinity,
+ * `network.disableAffinity: true`), then defaulted, so both
  * versions render through the same code and a v1alpha1 MiniCluster renders as it always has.
  */
 import type { DefaultedMiniCluster } from '../api/index.ts';
@@ -22,15 +23,6 @@ export type ServiceModel = NonNullable<MiniClusterModel['spec']['services']>[num
 /** What the renderer takes: a defaulted MiniCluster of either version. */
 export type RenderInput = DefaultedMiniCluster | DefaultedMiniClusterV1alpha2;
 
-/**
- * The v1alpha2 spec of a MiniCluster read as v1alpha1, with v1alpha1's pods: no pod affinity
- * (v1alpha2's default gives the brokers one; the conversion does not write `disableAffinity` yet).
- * Without it a running v1alpha1 MiniCluster's Job would change, which Kubernetes refuses.
- */
-export function withoutAffinity<T extends { network?: { disableAffinity?: boolean } }>(spec: T): T {
-  return { ...spec, network: { ...spec.network, disableAffinity: spec.network?.disableAffinity ?? true } };
-}
-
 /** Converted models of v1alpha1 inputs, by input: helpers called many times per pass convert once. */
 const converted = new WeakMap<DefaultedMiniCluster, MiniClusterModel>();
 
@@ -43,7 +35,7 @@ export function renderModel(input: RenderInput): MiniClusterModel {
   if (!isV1alpha1(input)) return input;
   const known = converted.get(input);
   if (known !== undefined) return known;
-  const spec = withoutAffinity(specToV1alpha2(input.spec) as MiniClusterV1alpha2Spec);
+  const spec = specToV1alpha2(input.spec) as MiniClusterV1alpha2Spec;
   const model: MiniClusterModel = {
     ...input,
     apiVersion: 'flux-framework.org/v1alpha2',

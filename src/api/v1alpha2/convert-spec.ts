@@ -18,6 +18,10 @@
  * - A container's `logs` means something else in each version (v1alpha1 refuses it): neither is the
  *   other's.
  * - A v1alpha1 container beside the Flux container runs as it is: v1alpha2's noWrapEntrypoint: true.
+ * - v1alpha1 gives the brokers no pod affinity, which v1alpha2 says with
+ *   `network.disableAffinity: true` (unset, v1alpha2 gives them one): a MiniCluster written as
+ *   v1alpha1 keeps its pods when read as v1alpha2, and a running one's Job does not change (which
+ *   Kubernetes would refuse).
  */
 import { MiniClusterSpecSchema } from '../schema.ts';
 import { MiniClusterStatusSchema } from '../status-schema.ts';
@@ -133,6 +137,12 @@ export function specToV1alpha2(v1alpha1: unknown): unknown {
     spec.flux = { ...objectOr(spec.flux), container: { disable: true } };
   }
   if (impliedRestful) spec.fluxRestful = {};
+  if (spec.network === undefined || isObject(spec.network)) {
+    const network = objectOr(spec.network);
+    spec.network = Object.hasOwn(network, 'disableAffinity')
+      ? network
+      : { ...network, disableAffinity: true };
+  }
   if (Array.isArray(spec.containers)) {
     const containers = spec.containers;
     spec.containers = mapList(containers, (container) =>

@@ -7,7 +7,6 @@
  */
 import type { V1Job, V1PersistentVolume, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
-  API_VERSION,
   GROUP,
   KIND,
   LABEL_MINICLUSTER,
@@ -18,14 +17,12 @@ import {
   type MiniClusterStatus,
 } from '../../api/index.ts';
 import {
-  V1ALPHA2_RESIDUE_ANNOTATION,
   notYetRenderedProblems,
   toV1alpha2,
   validateMiniClusterV1alpha2,
   type ValidationResultV1alpha2,
 } from '../../api/v1alpha2/index.ts';
 import {
-  withoutAffinity,
   exposesLeadBroker,
   miniClusterNames,
   renderMiniCluster,
@@ -272,15 +269,7 @@ export class Reconciler {
    */
   private validateLive(live: LiveMiniCluster): ValidationResultV1alpha2 {
     const { fluxViewImage } = this.deps;
-    const converted = toV1alpha2(live) as { spec?: Record<string, unknown> };
-    // Written as v1alpha1 (no v1alpha2 object's residue on it): v1alpha1's pods (see withoutAffinity).
-    const writtenAsV1alpha1 =
-      live.apiVersion === API_VERSION &&
-      live.metadata.annotations?.[V1ALPHA2_RESIDUE_ANNOTATION] === undefined;
-    const v1alpha2 =
-      writtenAsV1alpha1 && converted.spec !== undefined
-        ? { ...converted, spec: withoutAffinity(converted.spec) }
-        : converted;
+    const v1alpha2 = toV1alpha2(live);
     const unrendered = notYetRenderedProblems(v1alpha2);
     if (unrendered.length > 0) return { ok: false, problems: unrendered };
     return validateMiniClusterV1alpha2(v1alpha2, fluxViewImage === undefined ? {} : { fluxViewImage });

@@ -10,16 +10,21 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
-import { API_VERSION, PLURAL, VERSION, type MiniCluster } from '../../api/index.ts';
-import type { MiniClusterV1alpha2 } from '../../api/v1alpha2/index.ts';
+import { PLURAL, type MiniCluster } from '../../api/index.ts';
+import {
+  API_VERSION_V1ALPHA2,
+  VERSION_V1ALPHA2,
+  type MiniClusterV1alpha2,
+} from '../../api/v1alpha2/index.ts';
 
 /**
- * The version the controller watches and writes MiniClusters in: the one the CRD serves and stores
- * (v1alpha1 until the conversion webhook serves v1alpha2). Whichever it is, the controller reads each
- * MiniCluster through its v1alpha2 form (reconciler.ts, validate).
+ * The version the controller watches and writes MiniClusters in: the one the CRD stores, v1alpha2,
+ * so that its lists and watches need no conversion (a MiniCluster written as v1alpha1 reaches it
+ * through the conversion webhook until it is written again). Whichever it is, the controller reads
+ * each MiniCluster through its v1alpha2 form (reconciler.ts, validate).
  */
-export const MINICLUSTER_VERSION = VERSION;
-export const MINICLUSTER_API_VERSION = API_VERSION;
+export const MINICLUSTER_VERSION = VERSION_V1ALPHA2;
+export const MINICLUSTER_API_VERSION = API_VERSION_V1ALPHA2;
 import type { WatchedKind } from '../../runtime/informers.ts';
 import { collectionPath, type ApiClients } from '../../kube/api-clients.ts';
 

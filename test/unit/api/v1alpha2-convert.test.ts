@@ -59,6 +59,7 @@ function pathText(path: readonly (string | number)[]): string {
 const V1ALPHA1_SPELLING = [
   /^spec\.logging(\.strict)?$/,
   /^spec\.flux(\.container)?$/,
+  /^spec\.network(\.disableAffinity)?$/,
   /^spec\.fluxRestful$/,
   /^spec\.(containers|services)\[\d+\]\.(existingVolumes|noWrapEntrypoint|name|image)$/,
 ];
