@@ -57,6 +57,12 @@ function notes(where: string, original: Record<string, unknown>, converted: Reco
       ' fluxRestful: {} says what v1alpha1 implied without a command: the lead pod serves the RESTful API.',
     );
   }
+  if (
+    fieldOf(original, 'spec', 'network', 'disableAffinity') === undefined &&
+    fieldOf(converted, 'spec', 'network', 'disableAffinity') === true
+  ) {
+    lines.push(' network.disableAffinity: true keeps the brokers without pod affinity, as v1alpha1 did.');
+  }
   const containers = fieldOf(converted, 'spec', 'containers');
   if (
     Array.isArray(containers) &&

@@ -85,6 +85,7 @@ describe('flux-operator convert', () => {
     assert.match(text, /^# flux.container.disable: true keeps Flux from the image/m);
     assert.match(text, /^# logging.strict: true is v1alpha1's default, written out/m);
     assert.match(text, /^# fluxRestful: \{\} says what v1alpha1 implied without a command/m);
+    assert.match(text, /^# network.disableAffinity: true keeps the brokers without pod affinity/m);
   });
 
   it('passes other documents and v1alpha2 MiniClusters through as they are, in their order', async () => {
