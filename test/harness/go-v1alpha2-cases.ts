@@ -10,10 +10,8 @@ import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { toV1alpha1 } from '../../src/api/v1alpha2/index.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { depsFile } from '../../src/tooling/project.ts';
-import { kubectl } from './operator.ts';
 import { ON_REAL_NODE } from './real-node.ts';
 
 const run = promisify(execFile);
@@ -74,27 +72,6 @@ export async function goTestMiniCluster(
     tolerations: [...((pod.tolerations as unknown[] | undefined) ?? []), ...ON_REAL_NODE.tolerations],
   };
   return manifest as unknown as Record<string, unknown>;
-}
-
-/** The MiniCluster versions the API server serves now. */
-async function servedVersions(): Promise<string[]> {
-  const { stdout } = await kubectl(
-    'get',
-    'crd',
-    'miniclusters.flux-framework.org',
-    '-o',
-    'jsonpath={.spec.versions[?(@.served==true)].name}',
-  );
-  return stdout.split(/\s+/).filter((version) => version !== '');
-}
-
-/**
- * The v1alpha2 object in a version the API server serves: as it is once v1alpha2 is served; until
- * then its v1alpha1 form, which keeps in the conversion's annotation what v1alpha1 cannot say (the
- * Flux view above all), as `kubectl convert`-like clients send it. The operator reads it back whole.
- */
-export async function asServed(miniCluster: Record<string, unknown>): Promise<Record<string, unknown>> {
-  return (await servedVersions()).includes('v1alpha2') ? miniCluster : toV1alpha1(miniCluster);
 }
 
 /**

@@ -17,7 +17,6 @@ import type { MiniClusterStatus } from '../../../src/api/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import {
-  asServed,
   expectedGoLog,
   goTestMiniCluster,
   provideExistingVolume,
@@ -79,7 +78,7 @@ async function runCase(
   await options.prepare?.(clients, namespace);
   const miniCluster = await goTestMiniCluster(name, namespace, image);
   options.adjust?.(miniCluster);
-  await applyMiniCluster(clients, await asServed(miniCluster));
+  await applyMiniCluster(clients, miniCluster);
   const status = await finished(clients, namespace);
   assert.equal(status.summary, 'Succeeded', JSON.stringify(status.conditions));
   // The Flux container of the lead pod (the init container copied the view before it).
