@@ -34,7 +34,8 @@ import {
 } from './paths.ts';
 import { isAlive, listeningSockets, listeningSocketsOf, rssBytes, terminate, waitExited } from './procfs.ts';
 import type { ListeningSocket } from './procfs.ts';
-import { until } from './poll.ts';
+import { until as untilDone } from './poll.ts';
+import { clientReviver } from './revive.ts';
 import { withLock } from './lock.ts';
 import { choosePorts, portsHeldIn, portsRegistered, registerConfig, type ComponentPorts } from './ports.ts';
 import { STAGES_YAML } from './stages.ts';
@@ -340,16 +341,32 @@ function httpStatus(err: unknown): number | undefined {
   return typeof e.code === 'number' ? e.code : typeof e.statusCode === 'number' ? e.statusCode : undefined;
 }
 
+/** Starts again what exits of the cluster's API-server clients while it comes up (revive.ts). */
+function reviverOf(r: ReturnType<typeof resolve>): () => void {
+  return clientReviver({
+    clusterDir: r.clusterDir,
+    name: r.name,
+    progress: r.progress,
+    processes: () => processesUnder(r.clusterDir),
+  });
+}
+
 async function waitUsable(
   kubeconfig: string,
   ports: Record<string, number>,
   shape: NodeShape,
   deadline: number,
   progress: Progress,
+  revive: () => void = () => undefined,
 ) {
   const kc = new KubeConfig();
   kc.loadFromFile(kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
+  const until = <T>(what: string, by: number, fn: () => Promise<T | undefined>) =>
+    untilDone(what, by, () => {
+      revive();
+      return fn();
+    });
   await until('the API server', deadline, async () => (await core.listNamespace()).items);
   for (let i = 0; i < shape.count; i++) {
     try {
@@ -444,7 +461,7 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
       mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
       copyFileSync(kwokKubeconfig, r.kubeconfig);
     }
-    await waitUsable(r.kubeconfig, before.ports, shape, deadline(), () => {});
+    await waitUsable(r.kubeconfig, before.ports, shape, deadline(), () => {}, reviverOf(r));
     return { kubeconfig: r.kubeconfig, started: false, status: status(options) };
   }
   if (before.exists && existsSync(kwokKubeconfig)) {
@@ -481,7 +498,7 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
   mkdirSync(path.dirname(r.kubeconfig), { recursive: true });
   copyFileSync(kwokKubeconfig, r.kubeconfig);
   const st = status(options);
-  await waitUsable(r.kubeconfig, st.ports, shape, deadline(), r.progress);
+  await waitUsable(r.kubeconfig, st.ports, shape, deadline(), r.progress, reviverOf(r));
   r.progress(
     `cluster ${r.name} up in ${((Date.now() - t0) / 1000).toFixed(1)} s at ${st.apiserver ?? '?'}; ` +
       `kubeconfig: ${r.kubeconfig}`,
@@ -495,7 +512,7 @@ async function releaseSimulatedNodeLeases(kubeconfig: string, deadline: number):
   kc.loadFromFile(kubeconfig);
   const core = kc.makeApiClient(CoreV1Api);
   const coordination = kc.makeApiClient(CoordinationV1Api);
-  const nodes = await until('the API server', deadline, async () => (await core.listNode()).items);
+  const nodes = await untilDone('the API server', deadline, async () => (await core.listNode()).items);
   for (const node of nodes) {
     const name = node.metadata?.name;
     if (!name || node.metadata?.annotations?.[SIMULATED_NODE_ANNOTATION] !== 'fake') continue;
@@ -563,7 +580,7 @@ async function repair(
   for (const component of components) if (component.name !== KWOK_CONTROLLER) await start(component);
   try {
     for (const component of components) if (component.name === KWOK_CONTROLLER) await start(component);
-    await waitUsable(r.kubeconfig, before.ports, shape, deadline, r.progress);
+    await waitUsable(r.kubeconfig, before.ports, shape, deadline, r.progress, reviverOf(r));
   } catch (err) {
     r.progress(`cluster ${r.name} is still not usable (${String(err)}); recreating it`);
     return undefined;
