@@ -108,6 +108,9 @@ concurrency: ""
 watchNamespaces: []
 # The Flux view image MiniClusters copy Flux from when they name none (the operator's --flux-view-image).
 fluxViewImage: ${DEFAULT_FLUX_VIEW_IMAGE}
+# Serve conversions but leave the CRD's conversion webhook where it points (the operator's
+# --leave-crd-conversion): for a release beside another operator that holds the CRD.
+leaveCrdConversion: false
 
 ${resources}
 podAnnotations: {}

@@ -33,6 +33,8 @@ export interface InstallCommandOptions {
   readonly image?: string;
   /** The Flux view image the operator gives MiniClusters that name none (its --flux-view-image). */
   readonly fluxViewImage?: string;
+  /** The operator leaves the CRD's conversion webhook where it points (its --leave-crd-conversion). */
+  readonly leaveCrdConversion?: boolean;
   /** The Deployment's replicas (standbys behind leader election), its watched namespaces, its placement. */
   readonly replicas?: number;
   readonly watchNamespaces?: readonly string[];
@@ -245,6 +247,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     Object.keys(options.nodeSelector ?? {}).length > 0 && '--node-selector',
     (options.tolerations?.length ?? 0) > 0 && '--toleration',
     options.fluxViewImage !== undefined && '--flux-view-image',
+    options.leaveCrdConversion === true && '--leave-crd-conversion',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (!options.withDeployment && deploymentOnly.length > 0) {
     throw new InputError([
@@ -264,6 +267,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
         ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
         ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
         ...(options.fluxViewImage === undefined ? {} : { fluxViewImage: options.fluxViewImage }),
+        ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
       })
     : crdAndRbacObjects({ namespace });
 

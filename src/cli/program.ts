@@ -76,6 +76,11 @@ export function buildProgram(): Command {
       'in cluster: the Service in front of the webhook, which the CRD names (the Deployment sets it)',
     )
     .option(
+      '--leave-crd-conversion',
+      "serve the conversion webhook but leave the CRD's conversion where it points (another operator's webhook, or tests' shared one)",
+      false,
+    )
+    .option(
       '--flux-view-image <image>',
       'the Flux view image of MiniClusters that name none (default: ghcr.io/converged-computing/flux-view-ubuntu:tag-noble)',
     )
@@ -93,10 +98,12 @@ export function buildProgram(): Command {
         operatorImage?: string;
         webhookAddr?: string;
         webhookService?: string;
+        leaveCrdConversion: boolean;
         fluxViewImage?: string;
       }) => {
         const { runOperator } = await import('./run-command.ts');
         process.exitCode = await runOperator({
+          ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
           ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
           ...(options.operatorImage !== undefined ? { operatorImage: options.operatorImage } : {}),
           ...(options.webhookAddr !== undefined ? { webhookAddr: options.webhookAddr } : {}),
@@ -138,11 +145,17 @@ export function buildProgram(): Command {
       '--flux-view-image <image>',
       "the Flux view image of MiniClusters that name none (the operator's --flux-view-image)",
     )
+    .option(
+      '--leave-crd-conversion',
+      "the operator leaves the CRD's conversion where it points, and so does the install (the operator's --leave-crd-conversion)",
+      false,
+    )
     .action(
       async (options: {
         kubeconfig?: string;
         namespace?: string;
         withDeployment: boolean;
+        leaveCrdConversion: boolean;
         image?: string;
         fluxViewImage?: string;
         replicas?: number;
@@ -157,6 +170,7 @@ export function buildProgram(): Command {
           ...(options.image !== undefined ? { image: options.image } : {}),
           ...(options.fluxViewImage !== undefined ? { fluxViewImage: options.fluxViewImage } : {}),
           ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
+          ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
           watchNamespaces: options.watchNamespace,
           nodeSelector: parseNodeSelectors(options.nodeSelector),
           tolerations: parseTolerations(options.toleration),

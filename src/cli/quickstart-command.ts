@@ -25,11 +25,7 @@ import { serverSideApply } from '../kube/apply.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../kube/clients.ts';
 import { readMiniClusterStatus } from '../controllers/minicluster/minicluster-client.ts';
 import { Operator } from '../controllers/operator.ts';
-import {
-  FIELD_MANAGER,
-  OPERATOR_NAMESPACE,
-  WEBHOOK_CERT_SECRET,
-} from '../deploy/index.ts';
+import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../deploy/index.ts';
 import { DEFAULT_WEBHOOK_ADDR } from './webhook-flags.ts';
 import { parseBindAddress } from '../observability/health-server.ts';
 import { fluxImageRecipe, fluxViewReference, readFluxCoreVersion } from '../images/index.ts';

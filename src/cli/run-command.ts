@@ -41,6 +41,8 @@ export interface RunOptions {
   readonly webhookService?: string;
   /** The Flux view image of MiniClusters that name none. */
   readonly fluxViewImage?: string;
+  /** Serve the webhook but never point the CRD at it (another webhook holds its conversions). */
+  readonly leaveCrdConversion?: boolean;
 }
 
 export const LEASE_NAME = 'flux-operator-leader';
@@ -84,6 +86,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
   const webhook = webhookSettings({
     webhookAddr: options.webhookAddr ?? DEFAULT_WEBHOOK_ADDR,
     ...(options.webhookService !== undefined ? { webhookService: options.webhookService } : {}),
+    ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
     namespace: leaseNamespace,
   });
   if (webhook.problems.length > 0) throw new InputError(webhook.problems);

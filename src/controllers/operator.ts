@@ -114,6 +114,8 @@ export class Operator {
   }
 
   async stop(): Promise<void> {
+    // First: the webhook keeps answering while the rest stops and its Service stops sending here.
+    this.conversionWebhook?.beginDrain();
     await this.manager.stop();
   }
 

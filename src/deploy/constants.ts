@@ -59,6 +59,11 @@ export const WEBHOOK_CERT_SECRET = 'flux-operator-webhook-cert';
  */
 export { DEFAULT_FLUX_VIEW_IMAGE };
 export const FLUX_VIEW_IMAGE_FLAG = '--flux-view-image';
+/**
+ * The operator serves conversions but leaves the CRD's conversion webhook where it points: an
+ * install beside another operator (or a test's webhook) that holds the CRD.
+ */
+export const LEAVE_CRD_CONVERSION_FLAG = '--leave-crd-conversion';
 
 export const RUN_SUBCOMMAND = 'run';
 export const LEADER_ELECT_FLAG = '--leader-elect';

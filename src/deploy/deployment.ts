@@ -4,6 +4,7 @@
  */
 import type {
   V1Container,
+  V1PodDisruptionBudget,
   V1ContainerPort,
   V1Deployment,
   V1EnvVar,
@@ -32,6 +33,7 @@ import {
   READINESS_PATH,
   DEFAULT_FLUX_VIEW_IMAGE,
   FLUX_VIEW_IMAGE_FLAG,
+  LEAVE_CRD_CONVERSION_FLAG,
   WEBHOOK_PORT,
   WEBHOOK_PORT_NAME,
   WEBHOOK_SERVICE_NAME,
@@ -53,6 +55,8 @@ export interface DeploymentOptions {
   readonly tolerations?: readonly V1Toleration[];
   /** The Flux view image for MiniClusters that name none (`--flux-view-image`); the operator's default when absent. */
   readonly fluxViewImage?: string;
+  /** The operator never points the CRD's conversion webhook at itself (`--leave-crd-conversion`). */
+  readonly leaveCrdConversion?: boolean;
 }
 
 /** Pod-level security: non-root and the runtime's default seccomp profile (Pod Security "restricted"). */
@@ -123,7 +127,10 @@ export function operatorVolumeMounts(): V1VolumeMount[] {
 }
 
 export function operatorContainer(
-  options: Pick<DeploymentOptions, 'image' | 'namespace' | 'watchNamespaces' | 'fluxViewImage'>,
+  options: Pick<
+    DeploymentOptions,
+    'image' | 'namespace' | 'watchNamespaces' | 'fluxViewImage' | 'leaveCrdConversion'
+  >,
 ): V1Container {
   const { image } = options;
   return {
@@ -135,6 +142,7 @@ export function operatorContainer(
       ...OPERATOR_ARGS,
       webhookServiceArg(options.namespace),
       `${FLUX_VIEW_IMAGE_FLAG}=${options.fluxViewImage ?? DEFAULT_FLUX_VIEW_IMAGE}`,
+      ...(options.leaveCrdConversion ? [LEAVE_CRD_CONVERSION_FLAG] : []),
       ...(options.watchNamespaces ?? []).map((namespace) => `--namespace=${namespace}`),
     ],
     env: [...operatorEnv(), operatorImageEnv(image)],
@@ -190,5 +198,18 @@ export function webhookService(namespace: string): Rendered<V1Service> {
         { name: WEBHOOK_PORT_NAME, port: WEBHOOK_SERVICE_PORT, targetPort: WEBHOOK_PORT_NAME, protocol: 'TCP' },
       ],
     },
+  };
+}
+
+/**
+ * With more than one replica: evictions (a node drained) keep one operator pod, so the conversion
+ * webhook's Service always has one to send to. One replica gets none: it would block every drain.
+ */
+export function operatorDisruptionBudget(namespace: string): Rendered<V1PodDisruptionBudget> {
+  return {
+    apiVersion: 'policy/v1',
+    kind: 'PodDisruptionBudget',
+    metadata: { name: OPERATOR_NAME, namespace, labels: operatorLabels() },
+    spec: { minAvailable: 1, selector: { matchLabels: operatorSelectorLabels() } },
   };
 }

@@ -10,7 +10,12 @@ import {
   WEBHOOK_SERVICE_PORT,
   operatorLabels,
 } from './constants.ts';
-import { operatorDeployment, webhookService, type DeploymentOptions } from './deployment.ts';
+import {
+  operatorDeployment,
+  operatorDisruptionBudget,
+  webhookService,
+  type DeploymentOptions,
+} from './deployment.ts';
 import {
   clusterRole,
   clusterRoleBinding,
@@ -32,6 +37,7 @@ export interface InstallObjectsOptions {
   readonly nodeSelector?: DeploymentOptions['nodeSelector'];
   readonly tolerations?: DeploymentOptions['tolerations'];
   readonly fluxViewImage?: DeploymentOptions['fluxViewImage'];
+  readonly leaveCrdConversion?: DeploymentOptions['leaveCrdConversion'];
 }
 
 /**
@@ -87,7 +93,10 @@ export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespac
   ];
 }
 
-/** The full install: crdAndRbacObjects(), the conversion webhook's Service and the operator's Deployment. */
+/**
+ * The full install: crdAndRbacObjects(), the conversion webhook's Service, the operator's Deployment
+ * and, with more than one replica, its PodDisruptionBudget.
+ */
 export function installObjects(options: InstallObjectsOptions = {}): InstallObject[] {
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
   const deploymentOptions: DeploymentOptions = {
@@ -98,10 +107,12 @@ export function installObjects(options: InstallObjectsOptions = {}): InstallObje
     ...(options.nodeSelector === undefined ? {} : { nodeSelector: options.nodeSelector }),
     ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
     ...(options.fluxViewImage === undefined ? {} : { fluxViewImage: options.fluxViewImage }),
+    ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
   };
   return [
     ...crdAndRbacObjects({ namespace }),
     webhookService(namespace),
     operatorDeployment(deploymentOptions),
+    ...((options.replicas ?? 1) > 1 ? [operatorDisruptionBudget(namespace)] : []),
   ];
 }

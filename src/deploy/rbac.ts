@@ -141,6 +141,12 @@ export const LEADER_ELECTION_RULES: readonly DocumentedRule[] = [
     verbs: ['get', 'create', 'update'],
     why: "Leader election: read the Lease, create it once, renew or take it over (only in the operator's namespace).",
   },
+  {
+    apiGroups: ['discovery.k8s.io'],
+    resources: ['endpointslices'],
+    verbs: ['list'],
+    why: "Count the ready endpoints of the conversion webhook's Service (in the operator's namespace), to say why the webhook does not answer when it does not.",
+  },
 ];
 
 /** The Kubernetes form of a documented rule (without the reason). */

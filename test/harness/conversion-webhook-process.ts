@@ -16,7 +16,7 @@ import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import type { ConversionClientConfig } from '../../src/api/index.ts';
 import { CRD_NAME } from '../../src/api/index.ts';
-import { conversionWebhookAnswers } from './conversion-probe.ts';
+import { webhookReach } from '../../src/controllers/conversion/service-probe.ts';
 
 export const TEST_WEBHOOK_SECRET = { namespace: 'default', name: 'flux-operator-tests-webhook-cert' };
 const GONE_EXIT_MS = 60_000;
@@ -83,7 +83,7 @@ for (;;) {
       live &&
       mine &&
       !isDeepStrictEqual(live, mine) &&
-      !(await conversionWebhookAnswers(clients.transport, live))
+      !(await webhookReach(clients.transport, live, 2_000)).ok
     ) {
       await webhook.sync(true);
     }

@@ -2,14 +2,13 @@
 // per cluster, on first use, detached so that it outlives the test file that started it; found again
 // through its state file beside the cluster's kubeconfig. Operators the tests start serve none
 // (--webhook-addr 0, or no conversionWebhook in-process) unless a test is about the webhook itself,
-// and those run on a cluster of their own.
+// and those run on a cluster of their own; operators the tests install serve one but leave the CRD to
+// this one (--leave-crd-conversion), since their pods come and go.
 import { spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CRD_NAME, type ConversionClientConfig } from '../../src/api/index.ts';
-import { apiClients } from '../../src/kube/api-clients.ts';
-import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
+import type { ConversionClientConfig } from '../../src/api/index.ts';
 import { withLock } from '../../src/localcluster/lock.ts';
 import { isAlive } from '../../src/localcluster/procfs.ts';
 import { waitFor } from './cluster.ts';
@@ -67,27 +66,4 @@ export async function ensureConversionWebhook(kubeconfig: string): Promise<Conve
 export function stopConversionWebhook(kubeconfig: string): void {
   const state = readState(stateFileOf(kubeconfig));
   if (state) process.kill(state.pid, 'SIGTERM');
-}
-
-/**
- * Points the CRD back at the cluster's shared webhook at once: a test whose installed operator holds
- * the CRD calls it before removing that operator, so that no request of another test meets a
- * webhook that is going away.
- */
-export async function reclaimConversionWebhook(kubeconfig: string): Promise<void> {
-  const clientConfig = await ensureConversionWebhook(kubeconfig);
-  const transport = apiClients(loadClusterAccess(kubeconfig)).transport;
-  await transport.request('PATCH', `/apis/apiextensions.k8s.io/v1/customresourcedefinitions/${CRD_NAME}`, {
-    body: {
-      spec: {
-        conversion: {
-          webhook: {
-            clientConfig: 'url' in clientConfig ? { ...clientConfig, service: null } : clientConfig,
-          },
-        },
-      },
-    },
-    contentType: 'application/merge-patch+json',
-    timeoutMs: 10_000,
-  });
 }

@@ -32,6 +32,13 @@ interface LiveCrd {
   spec?: { conversion?: Partial<CrdConversion> & { strategy?: string } };
 }
 
+/** Where the CRD sends conversions now (undefined: it converts through no webhook). */
+export async function readCrdClientConfig(transport: Transport): Promise<ConversionClientConfig | undefined> {
+  const crd = await transport.request<LiveCrd>('GET', CRD_PATH, { timeoutMs: 10_000 });
+  const conversion = crd.spec?.conversion;
+  return conversion?.strategy === 'Webhook' ? conversion.webhook?.clientConfig : undefined;
+}
+
 /**
  * Makes the CRD's clientConfig equal to `desired`. Throws the API error when the CRD cannot be read or
  * patched (404: not installed; 403: the RBAC lacks get/patch on it).

@@ -2,7 +2,8 @@
  * The conversion webhook's HTTPS server: `POST /convert` with a ConversionReview (JSON) answered by
  * review.ts. Bounded: a body limit (413 past it), a time limit on headers and on the whole request,
  * idle keep-alive connections closed. The certificate is swapped in place (setSecureContext): new
- * connections get the renewed one, without a restart or a dropped connection.
+ * connections get the renewed one, without a restart or a dropped connection. Draining (the pod is
+ * going), it still answers, closing each connection after its answer.
  */
 import { createServer, type Server } from 'node:https';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -25,8 +26,12 @@ export const DEFAULT_BODY_LIMIT_BYTES = 64 * 1024 * 1024;
 /** The API server gives a conversion webhook 30 s at most; a request is never held longer. */
 export const REQUEST_TIMEOUT_MS = 30_000;
 export const HEADERS_TIMEOUT_MS = 10_000;
-/** Kept-alive connections from the API server are reused for this long when idle. */
-export const KEEP_ALIVE_TIMEOUT_MS = 60_000;
+/**
+ * Kept-alive connections from the API server stay open this long when idle: longer than its client
+ * keeps an idle one (Go's 90 s), so that the API server closes them, never this server under a
+ * request the API server has just started to send (that request would fail).
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 120_000;
 
 export type ReviewResult = 'success' | 'failure' | 'invalid';
 
@@ -45,8 +50,9 @@ export interface WebhookServerOptions {
   }) => void;
 }
 
-function send(response: ServerResponse, code: number, body: unknown): void {
+function send(response: ServerResponse, code: number, body: unknown, close = false): void {
   const text = typeof body === 'string' ? body : JSON.stringify(body);
+  if (close) response.setHeader('connection', 'close');
   response.writeHead(code, {
     'content-type': typeof body === 'string' ? 'text/plain; charset=utf-8' : 'application/json',
     'content-length': Buffer.byteLength(text),
@@ -59,6 +65,7 @@ export class ConversionWebhookServer {
   private readonly bodyLimit: number;
   private server: Server | undefined;
   private served: CertificateAndKey | undefined;
+  private draining = false;
 
   constructor(options: WebhookServerOptions) {
     this.options = options;
@@ -116,6 +123,16 @@ export class ConversionWebhookServer {
     this.served = pair;
   }
 
+  /**
+   * Still answering, but each connection is closed after its answer (`Connection: close`): the API
+   * server's next requests open new connections, which reach the pods the Service still lists. Idle
+   * connections are left open until close(): closing one under a request the client has just sent
+   * on it would fail that request, while the client closes one itself after its answer.
+   */
+  drain(): void {
+    this.draining = true;
+  }
+
   async close(): Promise<void> {
     const server = this.server;
     this.server = undefined;
@@ -129,7 +146,7 @@ export class ConversionWebhookServer {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const invalid = (code: number, message: string) => {
-      send(response, code, message);
+      send(response, code, message, this.draining);
       this.options.onReview?.({ result: 'invalid', seconds: seconds(), objects: 0, message });
     };
     const path = (request.url ?? '').split('?')[0];
@@ -181,7 +198,7 @@ export class ConversionWebhookServer {
         return;
       }
       const { review: answer, failure } = answerConversionReview(review, this.options.convert);
-      send(response, 200, answer);
+      send(response, 200, answer, this.draining);
       this.options.onReview?.({
         result: failure ? 'failure' : 'success',
         seconds: seconds(),

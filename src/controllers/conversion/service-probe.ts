@@ -1,25 +1,40 @@
 /**
- * Whether the webhook answers through its Service, as the API server will reach it: by the Service's
- * DNS name (from inside the cluster, where the operator runs in service mode), TLS verified against
- * the CA bundle, a ConversionReview of no objects answered with its uid. The operator points the CRD
- * at its Service only once this holds, so that it never trades a webhook that answers for one that
- * does not yet (its pods not Ready).
+ * Whether a conversion webhook answers where a CRD's clientConfig sends the API server, reached as
+ * the API server reaches it, and why not when it does not. A URL is called as it is; a Service is
+ * read through the API, its ready endpoints counted, then called at its ClusterIP (which is what the
+ * API server dials) with TLS verified for its DNS name `<name>.<namespace>.svc`. Either way a
+ * ConversionReview of no objects must come back with its uid. The operator checks its own webhook
+ * so (it points the CRD only at one that answers, and logs why one does not); the test harness
+ * checks a CRD's webhook the same way.
  */
 import { request } from 'node:https';
-import { CONVERSION_WEBHOOK_PATH } from '../../api/index.ts';
+import { CONVERSION_WEBHOOK_PATH, type ConversionClientConfig } from '../../api/index.ts';
+import { apiErrorCode, describeApiError } from '../../kube/api-errors.ts';
+import type { Transport } from '../../kube/transport.ts';
 import { CONVERSION_REVIEW_API_VERSION, CONVERSION_REVIEW_KIND } from './review.ts';
 
-const PROBE_TIMEOUT_MS = 3_000;
+export const PROBE_TIMEOUT_MS = 3_000;
+
+/** It answers, or the reason it does not, in words a log line can carry. */
+export type Reachability = { readonly ok: true } | { readonly ok: false; readonly reason: string };
+
+const ANSWERS: Reachability = { ok: true };
+
+function errorText(error: unknown): string {
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  const text = typeof message === 'string' && message !== '' ? message : String(error);
+  return typeof code === 'string' && !text.includes(code) ? `${code}: ${text}` : text;
+}
 
 /**
- * Whether `url` answers a ConversionReview of no objects with its uid, over TLS verified against `ca`
- * (for `servername` when given, else the URL's host).
+ * A ConversionReview of no objects POSTed to `url` over TLS verified against `ca` (for `servername`
+ * when given, else the URL's host): answered with its uid, or the reason it was not.
  */
-export function conversionReviewAnswers(
+export function conversionReviewReach(
   url: URL,
   ca: string,
   options: { readonly servername?: string; readonly timeoutMs: number },
-): Promise<boolean> {
+): Promise<Reachability> {
   const uid = `self-check-${Date.now()}`;
   const body = JSON.stringify({
     apiVersion: CONVERSION_REVIEW_API_VERSION,
@@ -42,29 +57,119 @@ export function conversionReviewAnswers(
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
         res.on('end', () => {
+          if (res.statusCode !== 200) {
+            resolve({
+              ok: false,
+              reason: `it answered HTTP ${res.statusCode ?? '?'}: ${text.slice(0, 200)}`,
+            });
+            return;
+          }
           try {
+            const answer = JSON.parse(text) as { response?: { uid?: string } };
             resolve(
-              res.statusCode === 200 &&
-                (JSON.parse(text) as { response?: { uid?: string } }).response?.uid === uid,
+              answer.response?.uid === uid
+                ? ANSWERS
+                : { ok: false, reason: 'it answered something other than the ConversionReview sent' },
             );
           } catch {
-            resolve(false);
+            resolve({ ok: false, reason: 'it answered something that is not JSON' });
           }
         });
       },
     );
-    req.on('timeout', () => req.destroy(new Error('timed out')));
-    req.on('error', () => resolve(false));
+    req.on('timeout', () => req.destroy(new Error(`no answer within ${options.timeoutMs} ms`)));
+    req.on('error', (error) => resolve({ ok: false, reason: errorText(error) }));
     req.end(body);
   });
 }
 
-export function serviceAnswers(
-  service: { readonly namespace: string; readonly name: string; readonly port?: number },
-  caBundle: string,
+/** Whether `conversionReviewReach` got an answer (the harness's yes-or-no form). */
+export async function conversionReviewAnswers(
+  url: URL,
+  ca: string,
+  options: { readonly servername?: string; readonly timeoutMs: number },
 ): Promise<boolean> {
+  return (await conversionReviewReach(url, ca, options)).ok;
+}
+
+interface EndpointSliceList {
+  items?: { endpoints?: { conditions?: { ready?: boolean | null } }[] | null }[];
+}
+
+/** The webhook behind a Service, reached at its ClusterIP as the API server does. */
+async function serviceReach(
+  transport: Transport,
+  service: {
+    readonly namespace: string;
+    readonly name: string;
+    readonly port?: number;
+    readonly path?: string;
+  },
+  ca: string,
+  timeoutMs: number,
+): Promise<Reachability> {
+  const { namespace, name } = service;
+  let clusterIP: string | undefined;
+  try {
+    const found = await transport.request<{ spec?: { clusterIP?: string } }>(
+      'GET',
+      `/api/v1/namespaces/${namespace}/services/${name}`,
+      { timeoutMs },
+    );
+    clusterIP = found.spec?.clusterIP;
+  } catch (error) {
+    return {
+      ok: false,
+      reason:
+        apiErrorCode(error) === 404
+          ? `there is no Service ${namespace}/${name}`
+          : `cannot read the Service: ${describeApiError(error)}`,
+    };
+  }
+  if (!clusterIP || clusterIP === 'None') {
+    return { ok: false, reason: `the Service has no cluster IP for the API server to call` };
+  }
+  try {
+    const slices = await transport.request<EndpointSliceList>(
+      'GET',
+      `/apis/discovery.k8s.io/v1/namespaces/${namespace}/endpointslices?labelSelector=${encodeURIComponent(`kubernetes.io/service-name=${name}`)}`,
+      { timeoutMs },
+    );
+    const ready = (slices.items ?? [])
+      .flatMap((slice) => slice.endpoints ?? [])
+      .filter((endpoint) => endpoint.conditions?.ready !== false).length;
+    if (ready === 0) {
+      return {
+        ok: false,
+        reason:
+          'the Service has no ready endpoint (no operator pod behind it is Ready, or its selector matches none)',
+      };
+    }
+  } catch (error) {
+    // Not allowed (an install whose Role predates the rule, or leader election off in the chart):
+    // the call itself says what it can.
+    if (apiErrorCode(error) !== 403) {
+      return { ok: false, reason: `cannot read the Service's endpoints: ${describeApiError(error)}` };
+    }
+  }
   const url = new URL(
-    `https://${service.name}.${service.namespace}.svc:${service.port ?? 443}${CONVERSION_WEBHOOK_PATH}`,
+    `https://${clusterIP.includes(':') ? `[${clusterIP}]` : clusterIP}:${service.port ?? 443}${service.path ?? CONVERSION_WEBHOOK_PATH}`,
   );
-  return conversionReviewAnswers(url, caBundle, { timeoutMs: PROBE_TIMEOUT_MS });
+  const reach = await conversionReviewReach(url, ca, { servername: `${name}.${namespace}.svc`, timeoutMs });
+  return reach.ok ? reach : { ok: false, reason: `at ${url.host}: ${reach.reason}` };
+}
+
+/**
+ * Whether the webhook `config` names (a URL or a Service, with its caBundle, base64 as in the CRD)
+ * answers a ConversionReview as the API server would send it, or why not.
+ */
+export async function webhookReach(
+  transport: Transport,
+  config: ConversionClientConfig,
+  timeoutMs = PROBE_TIMEOUT_MS,
+): Promise<Reachability> {
+  if (!config.caBundle) return { ok: false, reason: 'its clientConfig has no caBundle to verify it with' };
+  const ca = Buffer.from(config.caBundle, 'base64').toString('utf8');
+  if ('url' in config) return conversionReviewReach(new URL(config.url), ca, { timeoutMs });
+  return serviceReach(transport, config.service, ca, timeoutMs);
 }

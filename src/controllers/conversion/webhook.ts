@@ -1,10 +1,16 @@
 /**
  * The conversion webhook as the operator runs it: its certificates (made, kept in their Secret,
- * renewed), its HTTPS server, and the MiniCluster CRD pointed at it. One pass does all three; the
- * operator makes one before its caches start (listing MiniClusters as v1alpha1 needs conversions)
- * and then one every `syncIntervalMs`. A pass writes (renews, points the CRD) only when `mayWrite`
- * says so (the first pass, then the leader): the standbys only follow the Secret, so every replica
- * serves the same certificate and none fights over the CRD.
+ * renewed), its HTTPS server, a check that it answers where the API server will call it (its
+ * Service, or its URL), and the MiniCluster CRD pointed at it. One pass does all four; the operator
+ * makes one before its caches start and then one every `syncIntervalMs`. A pass writes (renews,
+ * points the CRD) only when `mayWrite` says so (the first pass, then the leader): the standbys only
+ * follow the Secret, so every replica serves the same certificate and none fights over the CRD.
+ *
+ * The CRD is pointed here only once this webhook answers there, so a new operator never trades a
+ * webhook that works for one that does not (yet); with `leaveCrd` never (another webhook holds it:
+ * tests that share one CRD). One that does not answer is logged with the reason. Stopping, it keeps
+ * answering for `drainMs` (each connection closed after its answer) while the Service stops sending
+ * to this pod, so the API server's conversions do not fail when a pod goes (a failover, a rollout).
  */
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
@@ -20,7 +26,7 @@ import {
   type CertificateHosts,
 } from './certificates.ts';
 import { CertificateSecret, type SecretState } from './certificate-secret.ts';
-import { describeClientConfig, syncCrdClientConfig } from './crd-client-config.ts';
+import { describeClientConfig, readCrdClientConfig, syncCrdClientConfig } from './crd-client-config.ts';
 import type { MiniClusterConverter } from './review.ts';
 import {
   DEFAULT_ROTATION_POLICY,
@@ -30,10 +36,15 @@ import {
   type RotationPolicy,
 } from './rotation.ts';
 import { ConversionWebhookServer, type WebhookServerOptions } from './server.ts';
-import { serviceAnswers } from './service-probe.ts';
+import { webhookReach, type Reachability } from './service-probe.ts';
 
-/** How soon a pass runs again when the CRD could not be pointed at a Service not answering yet. */
+/** How soon a pass runs again while the webhook does not answer where the CRD would send conversions. */
 const RETRY_SOON_MS = 2_000;
+/**
+ * Not answering is expected this long after the start (in cluster the Service sends nothing to a
+ * pod before it is Ready): a debug line until then, a warning with the reason after.
+ */
+export const DEFAULT_START_GRACE_MS = 60_000;
 
 export const DEFAULT_SYNC_INTERVAL_MS = 60_000;
 const CA_COMMON_NAME = 'flux-operator-webhook-ca';
@@ -59,6 +70,12 @@ export interface ConversionWebhookOptions {
   readonly bodyLimitBytes?: number;
   /** Whether this replica may write (renew, patch the CRD) after its first pass: the leader. */
   readonly mayWrite?: () => boolean;
+  /** Never point the CRD here: another webhook holds its conversions (`--leave-crd-conversion`). */
+  readonly leaveCrd?: boolean;
+  /** Stopping, keep answering this long (in cluster, while the Service stops sending here); 0 by default. */
+  readonly drainMs?: number;
+  /** See DEFAULT_START_GRACE_MS. */
+  readonly startGraceMs?: number;
   readonly onReview?: WebhookServerOptions['onReview'];
   /** The clock (tests of renewal). */
   readonly now?: () => Date;
@@ -110,6 +127,14 @@ export class ConversionWebhook implements Runnable {
   private lastProblem: string | undefined;
   private waitingLogged = false;
   private stopped = false;
+  private startedAt = 0;
+  /** Whether it has answered where the CRD would send conversions since the start. */
+  private answeredOnce = false;
+  /** The reason last logged for not answering (a new reason is logged again). */
+  private unreachableLogged: string | undefined;
+  private leaveLogged = false;
+  /** When the drain ends, once stopping began. */
+  private drainUntil: number | undefined;
 
   constructor(options: ConversionWebhookOptions) {
     this.options = options;
@@ -145,9 +170,9 @@ export class ConversionWebhook implements Runnable {
     });
   }
 
-  /** Serving a certificate: what /readyz checks. */
+  /** Serving a certificate and not draining: what /readyz checks. */
   get ready(): boolean {
-    return this.server.listening && this.server.certificate !== undefined;
+    return this.server.listening && this.server.certificate !== undefined && this.drainUntil === undefined;
   }
 
   get port(): number | undefined {
@@ -177,12 +202,28 @@ export class ConversionWebhook implements Runnable {
   /** A first pass that may write, then one every interval. Rejects only when it cannot listen. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.startedAt = Date.now();
     await this.sync(true);
     const interval = this.options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
     this.timer = setInterval(() => {
       this.sync(this.options.mayWrite?.() ?? true).catch(() => undefined);
     }, interval);
     this.timer.unref();
+  }
+
+  /**
+   * Stopping soon: answer for `drainMs` more, each connection closed after its answer, no longer
+   * ready. Called first thing on SIGTERM, so the drain runs while the rest of the operator stops.
+   */
+  beginDrain(): void {
+    const drainMs = this.options.drainMs ?? 0;
+    if (drainMs <= 0 || this.drainUntil !== undefined || !this.server.listening) return;
+    this.drainUntil = Date.now() + drainMs;
+    this.server.drain();
+    this.log.info(
+      { drainMs },
+      'stopping: the conversion webhook answers a little longer, closing each connection after its answer',
+    );
   }
 
   async stop(): Promise<void> {
@@ -192,6 +233,9 @@ export class ConversionWebhook implements Runnable {
     this.timer = undefined;
     this.retry = undefined;
     await this.running?.catch(() => undefined);
+    this.beginDrain();
+    const left = (this.drainUntil ?? 0) - Date.now();
+    if (left > 0) await new Promise((resolve) => setTimeout(resolve, left));
     await this.server.close();
   }
 
@@ -232,7 +276,57 @@ export class ConversionWebhook implements Runnable {
     }
     await this.serve({ certificate: stored.certificate, key: stored.key });
     this.caBundle = stored.caBundle;
-    if (mayWrite) await this.pointCrd();
+    const reach = await this.checkReach();
+    if (this.options.leaveCrd) await this.sayLeft();
+    else if (mayWrite) await this.pointCrd(reach);
+  }
+
+  /**
+   * Whether this webhook answers where the CRD would send conversions to reach it (its Service as
+   * the API server reaches it, or its URL), logged when that changes: not answering, with the
+   * reason (a warning once the start is past), and answering again.
+   */
+  private async checkReach(): Promise<Reachability> {
+    const desired = this.clientConfig();
+    if (!desired) return { ok: false, reason: 'no certificate yet' };
+    const reach = await webhookReach(this.options.transport, desired);
+    const where = describeClientConfig(desired);
+    if (reach.ok) {
+      if (this.unreachableLogged !== undefined) {
+        this.log.info({ webhook: where }, 'the conversion webhook answers again');
+      }
+      this.answeredOnce = true;
+      this.unreachableLogged = undefined;
+      return reach;
+    }
+    const starting = Date.now() - this.startedAt < (this.options.startGraceMs ?? DEFAULT_START_GRACE_MS);
+    if (!this.answeredOnce && starting) {
+      this.log.debug({ webhook: where, reason: reach.reason }, 'the conversion webhook does not answer yet');
+      this.soon();
+    } else if (this.unreachableLogged !== reach.reason) {
+      this.unreachableLogged = reach.reason;
+      this.log.warn(
+        { webhook: where, reason: reach.reason },
+        `the conversion webhook does not answer at ${where}: ${reach.reason}; ` +
+          `the API server cannot convert MiniClusters through it`,
+      );
+    }
+    return reach;
+  }
+
+  /** Once: where the CRD sends conversions, left as it is. */
+  private async sayLeft(): Promise<void> {
+    if (this.leaveLogged) return;
+    try {
+      const current = await readCrdClientConfig(this.options.transport);
+      this.log.info(
+        { crdWebhook: describeClientConfig(current) },
+        `leaving the ${CRD_NAME} conversion webhook as it is (--leave-crd-conversion)`,
+      );
+      this.leaveLogged = true;
+    } catch (error) {
+      this.problem('warn', `cannot read the ${CRD_NAME} CRD: ${describeApiError(error)}`);
+    }
   }
 
   private async serve(pair: CertificateAndKey): Promise<void> {
@@ -292,7 +386,8 @@ export class ConversionWebhook implements Runnable {
         'made a new webhook CA; the old one stays trusted until it expires',
       );
       this.caBundle = stored.caBundle;
-      if (!(await this.pointCrd())) return { stored, resourceVersion };
+      // Left to another webhook, the CRD trusts nothing of ours: nothing to wait for.
+      if (!this.options.leaveCrd && !(await this.pointCrd())) return { stored, resourceVersion };
     }
     const serving = await issueServingCertificate(
       ca,
@@ -330,21 +425,25 @@ export class ConversionWebhook implements Runnable {
     this.retry.unref();
   }
 
-  /** Points the CRD at this replica; false (and a log line saying why) when it cannot. */
-  private async pointCrd(): Promise<boolean> {
+  /**
+   * Points the CRD at this webhook, away from another only when this one answers (`reach`, or a
+   * fresh check); false (and a log line saying why) when it cannot.
+   */
+  private async pointCrd(reach?: Reachability): Promise<boolean> {
     const desired = this.clientConfig();
     if (!desired) return false;
+    if (this.options.leaveCrd) return false;
     try {
-      const service = this.options.service;
-      const caBundle = this.caBundle;
-      const outcome = await syncCrdClientConfig(this.options.transport, desired, async () =>
-        service && caBundle !== undefined ? serviceAnswers(service, caBundle) : true,
+      const outcome = await syncCrdClientConfig(
+        this.options.transport,
+        desired,
+        async () => (reach ?? (await this.checkReach())).ok,
       );
       if (outcome.kind === 'deferred') {
-        // Its pods are not Ready behind the Service yet: the CRD keeps the webhook it has, for now.
+        // Not answering there yet (checkReach said why): the CRD keeps the webhook it has, for now.
         this.log.debug(
           { current: outcome.current },
-          'the webhook Service does not answer yet; pointing the CRD at it later',
+          'the conversion webhook does not answer yet; pointing the CRD at it later',
         );
         this.soon();
         return false;

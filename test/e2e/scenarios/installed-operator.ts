@@ -4,8 +4,12 @@
 // scenarios: its pods become Ready through their own probes; a MiniCluster with a command succeeds with
 // the command's real output; /metrics read through the pod's port shows the reconcile counter moving;
 // of two replicas exactly one holds the Lease, and when its pod is deleted the other takes over within
-// the lease duration and reconciles a MiniCluster created meanwhile, with no duplicate objects; a
-// burstable job bursts (one install path); and the operator's logs over the whole run hold no 403.
+// the lease duration and reconciles a MiniCluster created meanwhile, with no duplicate objects, while
+// conversions sent in a loop through the webhook's Service never fail; a burstable job bursts (one
+// install path); and the operator's logs over the whole run hold no 403. The installs leave the shared
+// CRD's conversion webhook where it points (--leave-crd-conversion: the tests' shared webhook, see
+// test/harness/conversion-webhook.ts), which the scenarios check too: a test install that took it
+// would take it away from every other test when its pods go.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -14,11 +18,19 @@ import path from 'node:path';
 import { it } from 'node:test';
 import { stringify } from 'yaml';
 import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
-import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../../../src/api/index.ts';
+import {
+  CRD_NAME,
+  GROUP,
+  PLURAL,
+  VERSION,
+  type ConversionClientConfig,
+  type MiniClusterStatus,
+} from '../../../src/api/index.ts';
 import { kubeClients, operatorClients, type KubeClients } from '../../../src/kube/clients.ts';
 import { WEBHOOK_CERT_SECRET } from '../../../src/deploy/index.ts';
-import { conversionWebhookAnswers } from '../../harness/conversion-probe.ts';
-import { reclaimConversionWebhook } from '../../harness/conversion-webhook.ts';
+import { webhookReach } from '../../../src/controllers/conversion/service-probe.ts';
+import { convertInLoop } from '../../harness/conversion-loop.ts';
+import { ensureConversionWebhook } from '../../harness/conversion-webhook.ts';
 import {
   REAL_NODE_KEY,
   REAL_NODE_NAME,
@@ -58,19 +70,20 @@ interface Installed {
 
 /**
  * The install's conversion webhook answers through its Service, as the API server reaches it: at the
- * ClusterIP, TLS verified for the Service's DNS name against the CA in the install's Secret.
+ * ClusterIP, TLS verified for the Service's DNS name against the CA in the install's Secret. Returns
+ * that CA (PEM).
  */
-async function webhookAnswersThroughService(clients: KubeClients, installed: Installed): Promise<void> {
+async function webhookAnswersThroughService(clients: KubeClients, installed: Installed): Promise<string> {
   const transport = operatorClients(clients.config).transport;
-  await waitFor(
+  return waitFor(
     async () => {
       const secret = await clients.core.readNamespacedSecret({
         name: WEBHOOK_CERT_SECRET,
         namespace: installed.namespace,
       });
       const caBundle = secret.data?.['ca.crt'];
-      if (!caBundle) return false;
-      return conversionWebhookAnswers(transport, {
+      if (!caBundle) return undefined;
+      const config = {
         service: {
           namespace: installed.namespace,
           name: installed.webhookService,
@@ -78,13 +91,27 @@ async function webhookAnswersThroughService(clients: KubeClients, installed: Ins
           port: 443,
         },
         caBundle,
-      });
+      };
+      return (await webhookReach(transport, config)).ok
+        ? Buffer.from(caBundle, 'base64').toString('utf8')
+        : undefined;
     },
     {
       what: `the conversion webhook behind ${installed.namespace}/${installed.webhookService}`,
       timeoutMs: 60_000,
     },
   );
+}
+
+/** Where the shared CRD sends conversions (JSON, for comparing). */
+async function crdClientConfig(clients: KubeClients): Promise<ConversionClientConfig | undefined> {
+  const crd = (await clients.objects.read({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: CRD_NAME },
+  })) as { spec?: { conversion?: { webhook?: { clientConfig?: ConversionClientConfig } } } };
+  const config = crd.spec?.conversion?.webhook?.clientConfig;
+  return config === undefined ? undefined : (JSON.parse(JSON.stringify(config)) as ConversionClientConfig);
 }
 
 /** Every line every operator pod printed, kept as pods come and go (the deleted leader's too). */
@@ -123,7 +150,13 @@ async function exercise(
   const pods = await readyPods(clients, namespace, deployment, 2);
   for (const pod of pods)
     assert.equal(pod.spec?.nodeName, REAL_NODE_NAME, 'the operator runs on the real node');
-  await webhookAnswersThroughService(clients, installed);
+  const ca = await webhookAnswersThroughService(clients, installed);
+  // Its webhook answers, yet the shared CRD still sends conversions to the tests' webhook.
+  assert.deepEqual(
+    await crdClientConfig(clients),
+    await ensureConversionWebhook((await cluster()).kubeconfig),
+    'the install left the CRD to the tests’ webhook',
+  );
 
   // Exactly one leads: the Lease names it, and only it reconciles.
   const holder = await waitFor(() => leaseHolder(clients, namespace), { what: 'a Lease holder' });
@@ -168,8 +201,15 @@ async function exercise(
     ]);
   }
 
-  // The leader goes; a MiniCluster made meanwhile is reconciled by the other, once.
+  // The leader goes; a MiniCluster made meanwhile is reconciled by the other, once. Conversions
+  // through the Service go on all along: the standby answers, the going pod drains.
   await collectLogs(clients, installed, logs);
+  const conversions = await convertInLoop(
+    clients,
+    { namespace, name: installed.webhookService },
+    ca,
+    realMiniCluster(watched, 'converted', { size: 2 }, { command: 'hostname' }),
+  );
   const deletedAt = Date.now();
   await clients.core.deleteNamespacedPod({
     name: leader.metadata?.name ?? '',
@@ -192,6 +232,29 @@ async function exercise(
   );
   assert.ok(tookOverMs <= LEASE_DURATION_MS + 5_000, `took over in ${tookOverMs} ms`);
   await waitForCondition(clients, watched, 'meanwhile', 'Ready', 'True', 120_000);
+  // The deleted pod gone and its replacement Ready: both pods answer again.
+  await waitFor(
+    async () =>
+      !(await deploymentPods(clients, namespace, deployment)).some(
+        (pod) => pod.metadata?.name === leader.metadata?.name,
+      ) || undefined,
+    { what: `pod ${leader.metadata?.name ?? '?'} to be gone`, timeoutMs: 60_000 },
+  );
+  await readyPods(clients, namespace, deployment, 2);
+  const { answered, failures } = await conversions.stop();
+  process.stderr.write(
+    `[installed operator] ${answered} conversions through ${namespace}/${installed.webhookService} ` +
+      `over the ${((Date.now() - deletedAt) / 1000).toFixed(1)} s of the failover, ${failures.length} failed\n`,
+  );
+  assert.deepEqual(failures, [], 'no conversion failed while the leader pod went');
+  assert.ok(answered > 20, `conversions answered all along (${answered})`);
+  const left = [...logs.values()].join('\n');
+  assert.match(left, /leaving the miniclusters\.flux-framework\.org conversion webhook as it is/);
+  assert.deepEqual(
+    await crdClientConfig(clients),
+    await ensureConversionWebhook((await cluster()).kubeconfig),
+    'the CRD still sends conversions to the tests’ webhook',
+  );
   assert.deepEqual(
     await ownedObjects(clients, watched, 'meanwhile'),
     [
@@ -249,8 +312,6 @@ export function installedOperatorScenarios(): void {
     const watched = await withNamespace(t, 'cli-mc');
     const namespace = uniqueName('fo-cli');
     t.after(async () => {
-      // The installed operator may hold the CRD's conversions (while it answers): hand them back first.
-      await reclaimConversionWebhook(kubeconfig);
       await deleteNamespace(namespace, 90_000);
       await clients.objects
         .delete({
@@ -277,6 +338,8 @@ export function installedOperatorScenarios(): void {
       PLACEMENT_SELECTOR,
       '--toleration',
       PLACEMENT_TOLERATION,
+      // The CRD is every test's: its conversions stay with the tests' webhook.
+      '--leave-crd-conversion',
     ]);
     assert.equal(installed.code, 0, installed.stderr);
     // One path bursts too: the RBAC is generated from one source for every install path.
@@ -306,12 +369,12 @@ export function installedOperatorScenarios(): void {
         tolerations: [
           { key: REAL_NODE_KEY, operator: 'Equal', value: REAL_NODE_VALUE, effect: 'NoSchedule' },
         ],
+        leaveCrdConversion: true,
       }),
     );
     const helmRun = (args: string[]) =>
       execFileSync(helm, [...args, '--kubeconfig', kubeconfig], { encoding: 'utf8', stdio: 'pipe' });
     t.after(async () => {
-      await reclaimConversionWebhook(kubeconfig);
       try {
         helmRun(['uninstall', release, '--namespace', namespace, '--wait']);
       } catch {

@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { DEFAULT_WEBHOOK_ADDR, fluxViewImage, webhookSettings } from '../../../src/cli/webhook-flags.ts';
+import {
+  DEFAULT_WEBHOOK_ADDR,
+  IN_CLUSTER_DRAIN_MS,
+  fluxViewImage,
+  webhookSettings,
+} from '../../../src/cli/webhook-flags.ts';
 import { DEFAULT_FLUX_VIEW_IMAGE, installObjects } from '../../../src/deploy/index.ts';
 
 describe('the webhook flags of flux-operator run', () => {
@@ -24,6 +29,27 @@ describe('the webhook flags of flux-operator run', () => {
     assert.deepEqual(settings?.address, { host: undefined, port: 9443 });
     assert.deepEqual(settings?.service, { namespace: 'ops', name: 'flux-operator-webhook' });
     assert.deepEqual(settings?.secret, { namespace: 'ops', name: 'flux-operator-webhook-cert' });
+    // A stopping pod answers while the Service stops sending to it; out of cluster there is no Service.
+    assert.equal(settings?.drainMs, IN_CLUSTER_DRAIN_MS);
+    assert.equal(
+      webhookSettings({ webhookAddr: DEFAULT_WEBHOOK_ADDR, namespace: 'd' }).settings?.drainMs,
+      undefined,
+    );
+    assert.equal(settings?.leaveCrd, undefined, 'takes the CRD by default');
+  });
+
+  it('serves but leaves the CRD with --leave-crd-conversion, which needs a webhook to serve', () => {
+    const { settings } = webhookSettings({
+      webhookAddr: ':9443',
+      webhookService: 'ops/flux-operator-webhook',
+      namespace: 'ops',
+      leaveCrdConversion: true,
+    });
+    assert.equal(settings?.leaveCrd, true);
+    assert.deepEqual(
+      webhookSettings({ webhookAddr: '0', namespace: 'd', leaveCrdConversion: true }).problems,
+      ['--leave-crd-conversion: needs a --webhook-addr to serve on (not 0)'],
+    );
   });
 
   it('serves none with --webhook-addr 0', () => {

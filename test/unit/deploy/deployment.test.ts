@@ -8,6 +8,7 @@ import {
   OPERATOR_NODE_OPTIONS,
   installObjects,
   operatorDeployment,
+  operatorDisruptionBudget,
   webhookService,
 } from '../../../src/deploy/index.ts';
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -158,5 +159,30 @@ describe('conversion webhook Service', () => {
     assert.deepEqual(service.spec?.selector, deployment.spec?.selector.matchLabels);
     assert.deepEqual(service.spec?.ports, [{ name: 'webhook', port: 443, targetPort: 'webhook', protocol: 'TCP' }]);
     assert.ok(container.ports?.some((port) => port.name === 'webhook'), 'the container names the port');
+  });
+});
+
+describe('with standbys', () => {
+  it('leaves the CRD where it points with --leave-crd-conversion, the flag last but the namespaces', () => {
+    const args = operatorDeployment({
+      image: 'x',
+      namespace: 'ops',
+      leaveCrdConversion: true,
+      watchNamespaces: ['a'],
+    }).spec?.template.spec?.containers[0]?.args;
+    assert.deepEqual(args?.slice(-2), ['--leave-crd-conversion', '--namespace=a']);
+    assert.ok(!container.args?.includes('--leave-crd-conversion'), 'not by default');
+  });
+
+  it('keeps one operator pod through evictions when there are two or more, and adds nothing for one', () => {
+    const kinds = (replicas?: number) =>
+      installObjects({ namespace: 'ops', ...(replicas === undefined ? {} : { replicas }) }).map((o) => o.kind);
+    assert.ok(!kinds().includes('PodDisruptionBudget'));
+    assert.ok(!kinds(1).includes('PodDisruptionBudget'));
+    assert.equal(kinds(2).at(-1), 'PodDisruptionBudget');
+    const budget = operatorDisruptionBudget('ops');
+    assert.equal(budget.metadata.namespace, 'ops');
+    assert.equal(budget.spec?.minAvailable, 1);
+    assert.deepEqual(budget.spec?.selector?.matchLabels, deployment.spec?.selector.matchLabels);
   });
 });

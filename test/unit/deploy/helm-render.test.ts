@@ -88,6 +88,7 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
       'concurrency=8',
       'watchNamespaces={a,b}',
       'fluxViewImage=example.com/flux-view:1',
+      'leaveCrdConversion=true',
     );
     assert.deepEqual(containerArgs(objects), [
       'run',
@@ -96,6 +97,7 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
       '--webhook-addr=:9443',
       '--webhook-service=flux-operator-system/flux-operator-webhook',
       '--flux-view-image=example.com/flux-view:1',
+      '--leave-crd-conversion',
       '--log-level=debug',
       '--concurrency=8',
       '--namespace=a',
@@ -116,5 +118,17 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
       { name: 'OPERATOR_IMAGE', value: 'example.com/op:dev' },
     );
     assert.deepEqual(container?.resources, { requests: { cpu: '50m', memory: '128Mi' }, limits: { memory: '1Gi' } });
+  });
+
+  it('adds the PodDisruptionBudget of install.yaml with two replicas, and none with one', () => {
+    assert.ok(!render().some((object) => object.kind === 'PodDisruptionBudget'));
+    const budget = render('replicas=2').find((object) => object.kind === 'PodDisruptionBudget');
+    assert.ok(budget);
+    const expected = installObjects({ replicas: 2 }).find((object) => object.kind === 'PodDisruptionBudget') as
+      | { spec?: { minAvailable?: number } }
+      | undefined;
+    assert.equal((budget.spec as { minAvailable?: number }).minAvailable, expected?.spec?.minAvailable);
+    const deployment = render('replicas=2').find((object) => object.kind === 'Deployment') as V1Deployment;
+    assert.deepEqual(budget.spec?.selector, deployment.spec?.selector);
   });
 });

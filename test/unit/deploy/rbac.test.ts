@@ -89,11 +89,14 @@ describe('ClusterRole', () => {
 });
 
 describe('leader-election Role', () => {
-  it('lets the operator get, create and update Leases in its own namespace only', () => {
+  it("lets the operator hold Leases and list the webhook Service's endpoints in its own namespace only", () => {
     const role = leaderElectionRole('ops');
     assert.equal(role.kind, 'Role');
     assert.equal(role.metadata.namespace, 'ops');
-    assert.deepEqual(summary(role.rules ?? []), ['coordination.k8s.io leases: get,create,update']);
+    assert.deepEqual(summary(role.rules ?? []), [
+      'coordination.k8s.io leases: get,create,update',
+      'discovery.k8s.io endpointslices: list',
+    ]);
     const binding = leaderElectionRoleBinding('ops');
     assert.equal(binding.metadata.namespace, 'ops');
     assert.deepEqual(binding.roleRef, {

@@ -177,6 +177,13 @@ Named templates the chart's hand-written templates include.
     - get
     - create
     - update
+# Count the ready endpoints of the conversion webhook's Service (in the operator's namespace), to say why the webhook does not answer when it does not.
+- apiGroups:
+    - discovery.k8s.io
+  resources:
+    - endpointslices
+  verbs:
+    - list
 {{- end }}
 
 {{- define "flux-operator.componentLabels" -}}

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { request } from 'node:https';
+import { Agent, request } from 'node:https';
 import { after, before, describe, it } from 'node:test';
 import {
   createCertificateAuthority,
@@ -17,6 +17,8 @@ const validity = () => ({
 interface Answer {
   status: number;
   body: string;
+  /** The Connection header of the answer. */
+  connection: string | undefined;
   /** The fingerprint of the certificate the server presented. */
   fingerprint: string;
 }
@@ -27,6 +29,7 @@ function post(
   path: string,
   body: string | Buffer,
   method = 'POST',
+  agent: Agent | false = false,
 ): Promise<Answer> {
   return new Promise((resolve, reject) => {
     const req = request(
@@ -36,7 +39,7 @@ function post(
         path,
         method,
         ca,
-        agent: false,
+        agent,
         timeout: 5_000,
         headers: { 'content-type': 'application/json' },
       },
@@ -45,7 +48,14 @@ function post(
         let text = '';
         res.setEncoding('utf8');
         res.on('data', (chunk: string) => (text += chunk));
-        res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, fingerprint }));
+        res.on('end', () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            body: text,
+            fingerprint,
+            connection: res.headers.connection,
+          }),
+        );
       },
     );
     req.on('timeout', () => req.destroy(new Error('timed out')));
@@ -65,6 +75,8 @@ function review(objects: unknown[]) {
 describe('ConversionWebhookServer', () => {
   let ca: CertificateAndKey;
   let pair: CertificateAndKey;
+  /** Every CA the server's certificates were issued by so far. */
+  const trusted: string[] = [];
   const events: { result: ReviewResult; objects: number; message?: string }[] = [];
   const server = new ConversionWebhookServer({
     convert: (obj, desired) => {
@@ -83,6 +95,7 @@ describe('ConversionWebhookServer', () => {
   before(async () => {
     ca = await createCertificateAuthority('ca-1', validity());
     pair = await issueServingCertificate(ca, HOSTS, validity());
+    trusted.push(ca.certificate);
     await server.listen({ host: '127.0.0.1', port: 0 }, pair);
   });
   after(() => server.close());
@@ -150,6 +163,7 @@ describe('ConversionWebhookServer', () => {
     const ca2 = await createCertificateAuthority('ca-2', validity());
     const renewed = await issueServingCertificate(ca2, HOSTS, validity());
     server.useCertificate(renewed);
+    trusted.push(ca2.certificate);
     assert.equal(server.port, port, 'same port: not restarted');
     const afterRenewal = await post(port, [ca.certificate, ca2.certificate], '/convert', review([]));
     assert.equal(afterRenewal.status, 200);
@@ -159,5 +173,19 @@ describe('ConversionWebhookServer', () => {
       /certificate/i,
       'the old CA alone no longer verifies it',
     );
+  });
+
+  it('draining, still answers, closing each connection after its answer', async () => {
+    const port = server.port ?? 0;
+    // As the API server's client: connections kept for the next request.
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const before = await post(port, trusted, '/convert', review([]), 'POST', agent);
+    assert.equal(before.connection, 'keep-alive');
+    server.drain();
+    const during = await post(port, trusted, '/convert', review([]), 'POST', agent);
+    agent.destroy();
+    assert.equal(during.status, 200);
+    assert.equal(during.connection, 'close');
+    assert.equal((JSON.parse(during.body) as { response: { uid: string } }).response.uid, 'u-1');
   });
 });

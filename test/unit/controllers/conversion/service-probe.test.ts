@@ -1,6 +1,8 @@
-// conversionReviewAnswers: the one probe of a conversion webhook, used by the operator before it points
-// the CRD at its Service and by the test harness: a ConversionReview answered with its uid, over TLS
-// verified against the CA given, for the URL's host or the server name given.
+// conversionReviewReach: the one probe of a conversion webhook, used by the operator (before it points
+// the CRD at itself, and to say why its webhook does not answer) and by the test harness: a
+// ConversionReview answered with its uid, over TLS verified against the CA given, for the URL's host or
+// the server name given; else the reason. (Its Service form, through the API, is tested on a real API
+// server: test/integration/conversion-webhook.test.ts.)
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import {
@@ -9,7 +11,10 @@ import {
   type CertificateAndKey,
 } from '../../../../src/controllers/conversion/certificates.ts';
 import { ConversionWebhookServer } from '../../../../src/controllers/conversion/server.ts';
-import { conversionReviewAnswers } from '../../../../src/controllers/conversion/service-probe.ts';
+import {
+  conversionReviewAnswers,
+  conversionReviewReach,
+} from '../../../../src/controllers/conversion/service-probe.ts';
 
 const validity = () => ({
   notBefore: new Date(Date.now() - 60_000),
@@ -51,5 +56,20 @@ describe('conversionReviewAnswers', () => {
     assert.equal(await conversionReviewAnswers(url('/mutate'), ca.certificate, { timeoutMs: 5_000 }), false);
     const closed = new URL('https://127.0.0.1:1/convert');
     assert.equal(await conversionReviewAnswers(closed, ca.certificate, { timeoutMs: 5_000 }), false);
+  });
+
+  it('says why it does not answer', async () => {
+    const reason = async (target: URL, ca: string, servername?: string) => {
+      const reach = await conversionReviewReach(target, ca, {
+        timeoutMs: 5_000,
+        ...(servername ? { servername } : {}),
+      });
+      return reach.ok ? 'answers' : reach.reason;
+    };
+    assert.equal(await reason(url('/convert'), ca.certificate), 'answers');
+    assert.match(await reason(url('/convert'), otherCa.certificate), /certificate/);
+    assert.match(await reason(url('/convert'), ca.certificate, 'other.ns.svc'), /other\.ns\.svc/);
+    assert.match(await reason(url('/mutate'), ca.certificate), /^it answered HTTP 404: not found/);
+    assert.match(await reason(new URL('https://127.0.0.1:1/convert'), ca.certificate), /ECONNREFUSED/);
   });
 });
