@@ -197,19 +197,21 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
   });
 
   it('keeps objects written through the old single-version CRD working once the two-version CRD replaces it', async () => {
-    running = await startOperator();
+    // Written while the CRD had v1alpha1 only: stored as v1alpha1.
     await applyMiniCluster(
       clients,
       miniClusterObject(NAMESPACE, 'old', { size: 2, maxSize: 4, interactive: true }),
     );
-    await waitForCondition(clients, NAMESPACE, 'old', 'Ready', 'True', 60_000);
-    assert.ok(
-      running.lines.some((line) => line.includes('does not convert through a webhook')),
-      'the operator says the old CRD has no webhook to point at it',
-    );
+    // This operator watches v1alpha2, which the old CRD does not serve yet: it waits for it.
+    running = await startOperator();
+    await waitFor(() => running?.lines.find((line) => line.includes('does not convert through a webhook')), {
+      what: 'the operator to say the old CRD has no webhook to point at it',
+      timeoutMs: 20_000,
+    });
 
     // The upgrade, as a user makes it: `flux-operator install` applies the two-version CRD (pointing at
-    // the in-cluster Service); the running operator points it back at itself at its next pass.
+    // the in-cluster Service, which does not answer here); the running operator points it at itself
+    // at its next pass, its own webhook answering.
     await installCommand({ kubeconfig, log: () => undefined });
     const webhook = running.operator.conversionWebhook;
     assert.ok(webhook);
@@ -217,6 +219,11 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
 
     const asV2 = await waitFor(() => getAs(V1ALPHA2, 'old'), { what: 'old read as v1alpha2' });
     assert.equal(asV2.apiVersion, `${GROUP}/${V1ALPHA2}`);
+    // What v1alpha1 means, said in v1alpha2: no broker affinity.
+    assert.deepEqual((asV2.spec as { network?: unknown }).network, { disableAffinity: true });
+    await waitForCondition(clients, NAMESPACE, 'old', 'Ready', 'True', 60_000);
+    const oldJob = await clients.batch.readNamespacedJob({ name: 'old', namespace: NAMESPACE });
+    assert.equal(oldJob.spec?.template.spec?.affinity, undefined, "v1alpha1's pods: no affinity");
     // Still reconciled: a spec change through v1alpha1 reaches the Job.
     await clients.custom.patchNamespacedCustomObject(
       { ...custom(VERSION), name: 'old', body: { spec: { size: 3 } } },
@@ -350,6 +357,87 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     assert.ok(body.includes(`conversion webhook for ${GROUP}/${V1ALPHA2}, Kind=MiniCluster failed`), body);
     assert.ok(body.includes(url.replace(/\/convert$/, '')), `names the URL it tried (${url})`);
     assert.match(body, /connection refused/);
+  });
+
+  it('through a Service without a ready endpoint: the API server names the Service, the operator says why', async () => {
+    // In cluster, the CRD names the operator's Service; here one that selects no pod. Headless: this
+    // cluster has no kube-proxy, so a cluster IP would route nowhere on this machine, and the API
+    // server refuses to call it without dialing anything.
+    const namespace = 'webhook-gone';
+    const name = 'flux-operator-webhook';
+    await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
+    await clients.core.createNamespacedService({
+      namespace,
+      body: {
+        metadata: { name },
+        spec: {
+          clusterIP: 'None',
+          selector: { app: 'no-such-pod' },
+          ports: [{ port: 443, targetPort: 9443 }],
+        },
+      },
+    });
+    running = await startOperator({
+      service: { namespace, name },
+      secret: { namespace, name: WEBHOOK_CERT_SECRET },
+      startGraceMs: 0,
+    });
+    const webhook = running.operator.conversionWebhook;
+    assert.ok(webhook);
+    const said = await waitFor(
+      () =>
+        running?.lines
+          .map((line) => JSON.parse(line) as { level: number | string; msg: string })
+          .find((line) => line.msg.startsWith('the conversion webhook does not answer')),
+      { what: "the operator's line on its webhook not answering", timeoutMs: 30_000 },
+    );
+    assert.equal(
+      said.msg,
+      `the conversion webhook does not answer at service ${namespace}/${name}:443/convert: ` +
+        'the Service has no ready endpoint (no operator pod behind it is Ready, or its selector matches none); ' +
+        'the API server cannot convert MiniClusters through it',
+    );
+    // Not answering, it never takes the CRD from the webhook it has (the stopped one's URL).
+    assert.ok('url' in ((await liveClientConfig()) ?? {}), 'the CRD still names a URL');
+    // Pointed there anyway (by hand): the API server's error names the Service.
+    const clientConfig = webhook.clientConfig();
+    assert.ok(clientConfig && 'service' in clientConfig);
+    await clients.objects.patch(
+      {
+        apiVersion: 'apiextensions.k8s.io/v1',
+        kind: 'CustomResourceDefinition',
+        metadata: { name: CRD_NAME },
+        spec: { conversion: { webhook: { clientConfig: { ...clientConfig, url: null } } } },
+      } as never,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      PatchStrategy.MergePatch,
+    );
+    const serviceUrl = `https://${name}.${namespace}.svc:443/convert`;
+    const bodyOf = (error: { body?: unknown }) =>
+      typeof error.body === 'string' ? error.body : JSON.stringify(error.body);
+    // (Until the API server has taken the patched CRD in, it still calls the URL before it.)
+    const error = await waitFor(
+      () =>
+        getAs(VERSION, 'new').then(
+          () => undefined,
+          (thrown: unknown) => {
+            const failed = thrown as { code?: number; body?: unknown };
+            return bodyOf(failed).includes(serviceUrl) ? failed : undefined;
+          },
+        ),
+      { what: 'a read needing conversion to fail naming the Service', timeoutMs: 30_000 },
+    );
+    const body = bodyOf(error);
+    process.stderr.write(
+      `[conversion] through a Service with no endpoint the API server answers ${error.code}: ${body}\n`,
+    );
+    assert.equal(error.code, 500);
+    assert.ok(body.includes(`conversion webhook for ${GROUP}/${V1ALPHA2}, Kind=MiniCluster failed`), body);
+    await running.stop();
+    running = undefined;
   });
 
   it('`flux-operator run` serves it on a free port, points the CRD at it, and takes --flux-view-image', async () => {

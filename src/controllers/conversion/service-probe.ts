@@ -126,9 +126,6 @@ async function serviceReach(
           : `cannot read the Service: ${describeApiError(error)}`,
     };
   }
-  if (!clusterIP || clusterIP === 'None') {
-    return { ok: false, reason: `the Service has no cluster IP for the API server to call` };
-  }
   try {
     const slices = await transport.request<EndpointSliceList>(
       'GET',
@@ -151,6 +148,9 @@ async function serviceReach(
     if (apiErrorCode(error) !== 403) {
       return { ok: false, reason: `cannot read the Service's endpoints: ${describeApiError(error)}` };
     }
+  }
+  if (!clusterIP || clusterIP === 'None') {
+    return { ok: false, reason: `the Service has no cluster IP for the API server to call` };
   }
   const url = new URL(
     `https://${clusterIP.includes(':') ? `[${clusterIP}]` : clusterIP}:${service.port ?? 443}${service.path ?? CONVERSION_WEBHOOK_PATH}`,
