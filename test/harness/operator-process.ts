@@ -66,10 +66,18 @@ export async function spawnOperator(
       return exited;
     },
   };
-  await waitFor(() => process_.logged('caches started') || child.exitCode !== null, {
-    what: 'the operator process to start',
-    timeoutMs: 30_000,
-  });
+  try {
+    await waitFor(() => process_.logged('caches started') || child.exitCode !== null, {
+      what: 'the operator process to start',
+      timeoutMs: 30_000,
+    });
+  } catch (error) {
+    // Not left running: the caller has no handle to stop it, and its test file would never end.
+    await process_.kill('SIGKILL');
+    throw new Error(`${(error as Error).message}; its output:\n${lines.slice(-20).join('\n')}`, {
+      cause: error,
+    });
+  }
   if (child.exitCode !== null)
     throw new Error(`the operator exited with ${child.exitCode}:\n${lines.join('\n')}`);
   return process_;

@@ -306,7 +306,9 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     // Its own Secret: certificates made under this short policy from the start.
     const secret = { namespace: 'default', name: 'short-lived-webhook-cert' };
     running = await startOperator({
-      policy: { caValidityMs: 16_000, servingValidityMs: 4_000, renewAt: 0.5 },
+      // Renewed halfway: a serving certificate every 6 s, a CA every 18 s. A pass may come 6 s late
+      // before one expires (passes ran 6 s late on a loaded machine with 2 s of slack).
+      policy: { caValidityMs: 36_000, servingValidityMs: 12_000, renewAt: 0.5 },
       syncIntervalMs: 250,
       secret,
     });
@@ -318,7 +320,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     const cas = new Set<string>();
     const failures: string[] = [];
     let reads = 0;
-    const until = Date.now() + 14_000;
+    const until = Date.now() + 30_000;
     while (Date.now() < until) {
       try {
         await getAs(VERSION, 'new');

@@ -45,6 +45,8 @@ const RETRY_SOON_MS = 2_000;
  * pod before it is Ready): a debug line until then, a warning with the reason after.
  */
 export const DEFAULT_START_GRACE_MS = 60_000;
+/** An answer is trusted this long: passes (as often as every few hundred ms in tests) check no more. */
+const REACH_RECHECK_MS = 10_000;
 
 export const DEFAULT_SYNC_INTERVAL_MS = 60_000;
 const CA_COMMON_NAME = 'flux-operator-webhook-ca';
@@ -130,6 +132,8 @@ export class ConversionWebhook implements Runnable {
   private startedAt = 0;
   /** Whether it has answered where the CRD would send conversions since the start. */
   private answeredOnce = false;
+  /** When the webhook last answered where the CRD would send conversions. */
+  private answeredAt = Number.NEGATIVE_INFINITY;
   /** The reason last logged for not answering (a new reason is logged again). */
   private unreachableLogged: string | undefined;
   private leaveLogged = false;
@@ -289,6 +293,7 @@ export class ConversionWebhook implements Runnable {
   private async checkReach(): Promise<Reachability> {
     const desired = this.clientConfig();
     if (!desired) return { ok: false, reason: 'no certificate yet' };
+    if (Date.now() - this.answeredAt < REACH_RECHECK_MS) return { ok: true };
     const reach = await webhookReach(this.options.transport, desired);
     const where = describeClientConfig(desired);
     if (reach.ok) {
@@ -296,6 +301,7 @@ export class ConversionWebhook implements Runnable {
         this.log.info({ webhook: where }, 'the conversion webhook answers again');
       }
       this.answeredOnce = true;
+      this.answeredAt = Date.now();
       this.unreachableLogged = undefined;
       return reach;
     }
