@@ -419,14 +419,15 @@ export class ConversionWebhook implements Runnable {
     return { stored, resourceVersion };
   }
 
-  /** A pass that may write, soon (once; not after stop). */
+  /**
+   * A pass soon (once; not after stop): one that may write when this replica may (the first pass runs
+   * before the election), else one that only checks again, which asks for the next while it has to.
+   */
   private soon(): void {
     if (this.retry || this.stopped) return;
     this.retry = setTimeout(() => {
       this.retry = undefined;
-      // Not leading yet (the first pass runs before the election): wait for it.
-      if (this.options.mayWrite?.() ?? true) this.sync(true).catch(() => undefined);
-      else this.soon();
+      this.sync(this.options.mayWrite?.() ?? true).catch(() => undefined);
     }, RETRY_SOON_MS);
     this.retry.unref();
   }
