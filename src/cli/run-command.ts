@@ -69,6 +69,20 @@ function loggerOptions(options: RunOptions): { level: LogLevel; format: LogForma
   return { level: options.logLevel as LogLevel, format: options.logFormat as LogFormat };
 }
 
+/**
+ * What /readyz checks. In cluster (the webhook behind a Service) only the webhook: the Service sends
+ * conversions to Ready pods alone, and the caches need conversions as soon as a MiniCluster is stored
+ * as v1alpha1 (one written before an upgrade), so a pod waiting for its caches to be Ready would wait
+ * forever. Out of cluster the API server calls this process directly: the caches too.
+ */
+export function readinessChecks(
+  operator: Pick<Operator, 'synced' | 'webhookReady'>,
+  behindService: boolean,
+): Record<string, () => boolean> {
+  const webhook = { 'conversion-webhook': () => operator.webhookReady };
+  return behindService ? webhook : { 'informers-synced': () => operator.synced, ...webhook };
+}
+
 /** Runs until SIGINT/SIGTERM (resolves with 0) or lost leadership (resolves with 1). */
 export async function runOperator(options: RunOptions): Promise<number> {
   const log: Logger = createLogger(loggerOptions(options));
@@ -150,7 +164,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     metricsAddr: options.metricsAddr,
     healthAddr: options.healthAddr,
     registry: metrics.registry,
-    checks: { 'informers-synced': () => manager.synced, 'conversion-webhook': () => manager.webhookReady },
+    checks: readinessChecks(manager, webhook.settings?.service !== undefined),
   });
   log.info(
     {

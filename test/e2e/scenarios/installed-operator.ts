@@ -46,7 +46,7 @@ import {
   readyPods,
   scrape,
 } from '../../harness/installed-operator.ts';
-import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
+import { applyMiniCluster, installCrd, waitForCondition } from '../../harness/operator.ts';
 import {
   burstableMiniCluster,
   leadLog,
@@ -289,7 +289,13 @@ async function exercise(
   assert.deepEqual(refusedInStatus, [], 'no condition reports a refused request');
 }
 
+/**
+ * The admin's clients, once the tests' CRD is in place with its conversions sent to the tests' shared
+ * webhook: an install keeps the webhook a CRD has, but gives one that has none its own Service, which
+ * would go with the install's namespace (and every MiniCluster request of every test with it).
+ */
 async function adminClients(): Promise<{ kubeconfig: string; clients: KubeClients }> {
+  await installCrd();
   const { kubeconfig, kc } = await cluster();
   return { kubeconfig, clients: kubeClients(kc) };
 }
