@@ -290,8 +290,9 @@ export class BurstTargetController {
       return;
     }
     if (this.provisions(live) && !(live.metadata.finalizers ?? []).includes(PROVISIONED_CLUSTER_FINALIZER)) {
+      // Before anything is made in the cloud. The check goes on: a finalizer is no new generation, so
+      // the watch does not bring this target back (onTarget), and returning here left it unchecked.
       await this.setFinalizers(live, [...(live.metadata.finalizers ?? []), PROVISIONED_CLUSTER_FINALIZER]);
-      return; // the update comes back through the watch
     }
     const log = reconcileLogger(this.options.log, {
       namespace,
