@@ -269,6 +269,11 @@ export class BurstTargetController {
         this.queue.addAfter(key, nextCheckDelayMs(outcome.ok ? 1 : failures, this.schedule));
         return;
       }
+      // Deleted, or left alone as not this BurstTarget's (src/burst/providers/ownership.ts): say which.
+      this.options.log.info(
+        { namespace: live.metadata.namespace, name: live.metadata.name, detail: outcome.message },
+        'released the finalizer of a deleted BurstTarget',
+      );
     }
     // Deleted, or nothing this operator can delete (the escape hatch: it never blocks deletion for good).
     await this.setFinalizers(
