@@ -17,6 +17,8 @@ export interface ViewSample {
    * seconds): the view's copy. Empty when the pods have none (Flux in the image).
    */
   initSeconds: number[];
+  /** The image ids the init containers ran (the view's image as the node had it then). */
+  initImageIds: string[];
 }
 
 export interface ViewRunContext {
@@ -41,10 +43,12 @@ function kindFigures(samples: readonly ViewSample[]) {
   const succeeded = samples.map((sample) => sample.succeededSeconds);
   const started = samples.map((sample) => sample.podsStartedSeconds);
   const init = samples.flatMap((sample) => sample.initSeconds);
+  const imageIds = [...new Set(samples.flatMap((sample) => sample.initImageIds))].sort();
   return {
     median_succeeded_seconds: round(median(succeeded)),
     median_pods_started_seconds: round(median(started)),
     ...(init.length === 0 ? {} : { median_init_container_seconds: round(median(init)) }),
+    ...(imageIds.length === 0 ? {} : { init_image_ids: imageIds }),
     samples: {
       succeeded_seconds: succeeded.map(round),
       pods_started_seconds: started.map(round),

@@ -69,6 +69,14 @@ function started(pod: V1Pod): boolean {
   );
 }
 
+/** The images the pods' init containers ran, by their ids (the view that was copied). */
+function initImageIds(pods: readonly V1Pod[]): string[] {
+  const ids = pods.flatMap((pod) =>
+    (pod.status?.initContainerStatuses ?? []).map((status) => status.imageID),
+  );
+  return [...new Set(ids)].sort();
+}
+
 /** Each pod's init containers, start to end, from their status (whole seconds: the API's precision). */
 function initSeconds(pods: readonly V1Pod[]): number[] {
   return pods.flatMap((pod) =>
@@ -109,6 +117,7 @@ export async function measureMiniCluster(
         succeededSeconds: seconds(now),
         podsStartedSeconds: seconds(podsStartedAt ?? now),
         initSeconds: initSeconds(pods),
+        initImageIds: initImageIds(pods),
       };
     }
     if (now - start > target.timeoutMs) {

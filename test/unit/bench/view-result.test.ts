@@ -16,17 +16,19 @@ const context: ViewRunContext = {
   machineCpus: 2,
 };
 
-const view = (succeeded: number, started: number, init: number[]): ViewSample => ({
+const view = (succeeded: number, started: number, init: number[], imageId = 'sha256:0a1b'): ViewSample => ({
   kind: 'view',
   succeededSeconds: succeeded,
   podsStartedSeconds: started,
   initSeconds: init,
+  initImageIds: [imageId],
 });
 const baked = (succeeded: number, started: number): ViewSample => ({
   kind: 'baked',
   succeededSeconds: succeeded,
   podsStartedSeconds: started,
   initSeconds: [],
+  initImageIds: [],
 });
 
 describe('median', () => {
@@ -44,7 +46,8 @@ describe('the --view result line', () => {
     baked(10.2, 3.1),
     baked(9.8, 2.9),
     view(13.5, 6.25, [3, 3, 3, 4]),
-    view(12.9, 6, [2, 2, 3, 3]),
+    // The node's view image replaced between two samples: both ids are reported.
+    view(12.9, 6, [2, 2, 3, 3], 'sha256:09f'),
     baked(10.4, 3.3),
   ];
 
@@ -65,6 +68,7 @@ describe('the --view result line', () => {
         median_succeeded_seconds: 12.9,
         median_pods_started_seconds: 6,
         median_init_container_seconds: 3,
+        init_image_ids: ['sha256:09f', 'sha256:0a1b'],
         samples: {
           succeeded_seconds: [12, 13.5, 12.9],
           pods_started_seconds: [5.5, 6.25, 6],
