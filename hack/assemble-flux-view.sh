@@ -11,10 +11,14 @@
 #     folders, so nothing is loaded from the image the view is copied into;
 #   - script interpreters (#!) point into PREFIX; Python's byte code is compiled with unchecked hashes
 #     (valid whatever the files' times become in a layer or a copy);
+#   - Python's pure standard library is one zip, PREFIX/lib/pythonXY.zip (zip-python-stdlib.py, beside
+#     this script): the init container copies the view file by file, and each file costs more to
+#     create than its bytes cost to copy;
 #   - PREFIX/share/flux-view/info names what the view is, and the copyright file of every Debian
 #     package it took files from is under PREFIX/share/doc.
 # Usage: assemble-flux-view.sh PREFIX INFO_LINE...  (each INFO_LINE goes into the info file)
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 PREFIX [INFO_LINE...]" >&2; exit 2; }
 P=$1
 shift
@@ -132,6 +136,11 @@ find "$P" -type f -perm -u+x -print0 | while IFS= read -r -d '' f; do
   line="#!$new${words[1]:+ ${words[*]:1}}"
   sed -i "1s|.*|$line|" "$f"
 done
+
+log "Python's pure standard library in one zip"
+# Its times: the build's SOURCE_DATE_EPOCH (mmdebstrap's hooks have it), so every build makes the same zip.
+"$P/bin/python3" "$here/zip-python-stdlib.py" "$P/lib/python$pyver" "$P/lib/python${pyver/./}.zip" \
+  "${SOURCE_DATE_EPOCH:-0}" >&2
 
 log "Python byte code (unchecked hashes)"
 "$P/bin/python3" -m compileall -q --invalidation-mode unchecked-hash \
