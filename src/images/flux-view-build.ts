@@ -27,8 +27,8 @@ export const viewProgress: Progress = (line) => process.stderr.write(`[flux-view
 /** The copy script the image holds (/usr/local/bin/flux-view-copy), relative to the project root. */
 export const COPY_SCRIPT = 'hack/flux-view-copy.sh';
 export const ASSEMBLE_SCRIPT = 'hack/assemble-flux-view.sh';
-/** Packs the view's Python standard library into one zip (run by the assembly). */
-export const ZIP_STDLIB_SCRIPT = 'hack/zip-python-stdlib.py';
+/** Packs the view's pure Python modules into zips (run by the assembly). */
+export const ZIP_MODULES_SCRIPT = 'hack/zip-python-modules.py';
 
 export interface FluxViewImage {
   reference: string;
@@ -54,7 +54,7 @@ export interface FluxViewBuild extends FluxViewImage {
 export function currentFluxViewRecipe(root: string = findProjectRoot()): FluxViewRecipe {
   return fluxViewRecipe(readFluxCoreVersion(root), {
     assemble: readFileSync(path.join(root, ASSEMBLE_SCRIPT), 'utf8'),
-    zipStdlib: readFileSync(path.join(root, ZIP_STDLIB_SCRIPT), 'utf8'),
+    zipModules: readFileSync(path.join(root, ZIP_MODULES_SCRIPT), 'utf8'),
     copy: readFileSync(path.join(root, COPY_SCRIPT), 'utf8'),
   });
 }
@@ -146,7 +146,7 @@ async function buildFluxView(
       fluxViewBuildArgs(recipe, {
         fluxRoot,
         assembleScript: path.join(root, ASSEMBLE_SCRIPT),
-        zipStdlibScript: path.join(root, ZIP_STDLIB_SCRIPT),
+        zipModulesScript: path.join(root, ZIP_MODULES_SCRIPT),
         outDir,
       }),
       {

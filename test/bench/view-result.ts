@@ -39,6 +39,11 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? upper : (upper + (sorted[middle - 1] as number)) / 2;
 }
 
+/** An image id's first 12 hex digits, as `crictl images` shows it. */
+function shortId(id: string): string {
+  return id.replace(/^sha256:/, '').slice(0, 12);
+}
+
 function kindFigures(samples: readonly ViewSample[]) {
   const succeeded = samples.map((sample) => sample.succeededSeconds);
   const started = samples.map((sample) => sample.podsStartedSeconds);
@@ -53,6 +58,9 @@ function kindFigures(samples: readonly ViewSample[]) {
       succeeded_seconds: succeeded.map(round),
       pods_started_seconds: started.map(round),
       ...(init.length === 0 ? {} : { init_container_seconds: samples.map((sample) => sample.initSeconds) }),
+      ...(imageIds.length === 0
+        ? {}
+        : { init_image_ids: samples.map((sample) => sample.initImageIds.map(shortId)) }),
     },
   };
 }

@@ -11,14 +11,15 @@
  * seconds to Succeeded, `target_ratio` 1.3 and `within_target`. Nothing asserts the ratio.
  *
  * The operator runs compiled, out of cluster, in a process of its own (view-operator-process.ts) with
- * its Flux view image set to the real node's. Everything runs in one namespace of its own, which is
- * deleted at the end, failure and Ctrl-C included, as is each MiniCluster before the next one starts.
+ * its Flux view image set to this tree's view, loaded into the real node under a tag of the run's own
+ * (view-image.ts: the node is shared, and another checkout may load its own view under the usual tag).
+ * Everything runs in one namespace of its own, which is deleted at the end, failure and Ctrl-C
+ * included, as is each MiniCluster before the next one starts; the run's tag goes too.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { fluxViewReference, readFluxCoreVersion } from '../../src/images/index.ts';
 import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
 import { up } from '../../src/localcluster/index.ts';
 import { deleteNamespace, waitFor } from '../harness/cluster.ts';
@@ -32,6 +33,7 @@ import {
   type ViewKind,
   type ViewOptions,
 } from './view-options.ts';
+import { pinViewImage } from './view-image.ts';
 import { viewLine, type ViewSample } from './view-result.ts';
 import {
   REQUEST_TIMEOUT_MS,
@@ -160,7 +162,9 @@ export async function viewBench(argv: readonly string[]): Promise<void> {
   const { kubeconfig } = await up({ realNode: true, progress });
   await within(60_000, 'installing the CRDs', installCrd());
   const clients = kubeClients(loadKubeConfig(kubeconfig));
-  const fluxViewImage = fluxViewReference(readFluxCoreVersion());
+  // This tree's view, under a tag of the run's own: not the shared tag another checkout may reload.
+  const pinned = await pinViewImage(progress);
+  const fluxViewImage = pinned.reference;
   const namespace = `bench-view-${Date.now().toString(36)}`;
   // Ctrl-C or SIGTERM ends the measurement; the cleanup below still runs.
   const abort = new AbortController();
@@ -181,7 +185,8 @@ export async function viewBench(argv: readonly string[]): Promise<void> {
     await createNamespace(clients, namespace);
     operator = await startOperator(kubeconfig, namespace, fluxViewImage);
     progress(
-      `${options.rounds} rounds of ${CASE} (size ${SIZE}) in ${namespace}, the view from ${fluxViewImage}`,
+      `${options.rounds} rounds of ${CASE} (size ${SIZE}) in ${namespace}, ` +
+        `the view from ${fluxViewImage} (${pinned.imageId})`,
     );
     const samples = await measureAll(options, target);
     process.stdout.write(
@@ -204,6 +209,7 @@ export async function viewBench(argv: readonly string[]): Promise<void> {
     await deleteNamespace(namespace, NAMESPACE_GONE_MS).catch((error: unknown) =>
       progress(`cleanup: ${String(error)}`),
     );
+    await pinned.unpin().catch((error: unknown) => progress(`cleanup: ${String(error)}`));
     process.off('SIGINT', interrupt);
     process.off('SIGTERM', interrupt);
   }

@@ -16,7 +16,12 @@ const context: ViewRunContext = {
   machineCpus: 2,
 };
 
-const view = (succeeded: number, started: number, init: number[], imageId = 'sha256:0a1b'): ViewSample => ({
+const view = (
+  succeeded: number,
+  started: number,
+  init: number[],
+  imageId = 'sha256:0a1b2c3d4e5f60718293',
+): ViewSample => ({
   kind: 'view',
   succeededSeconds: succeeded,
   podsStartedSeconds: started,
@@ -47,7 +52,7 @@ describe('the --view result line', () => {
     baked(9.8, 2.9),
     view(13.5, 6.25, [3, 3, 3, 4]),
     // The node's view image replaced between two samples: both ids are reported.
-    view(12.9, 6, [2, 2, 3, 3], 'sha256:09f'),
+    view(12.9, 6, [2, 2, 3, 3], 'sha256:09f8e7d6c5b4a3928170'),
     baked(10.4, 3.3),
   ];
 
@@ -68,7 +73,7 @@ describe('the --view result line', () => {
         median_succeeded_seconds: 12.9,
         median_pods_started_seconds: 6,
         median_init_container_seconds: 3,
-        init_image_ids: ['sha256:09f', 'sha256:0a1b'],
+        init_image_ids: ['sha256:09f8e7d6c5b4a3928170', 'sha256:0a1b2c3d4e5f60718293'],
         samples: {
           succeeded_seconds: [12, 13.5, 12.9],
           pods_started_seconds: [5.5, 6.25, 6],
@@ -77,6 +82,7 @@ describe('the --view result line', () => {
             [3, 3, 3, 4],
             [2, 2, 3, 3],
           ],
+          init_image_ids: [['0a1b2c3d4e5f'], ['0a1b2c3d4e5f'], ['09f8e7d6c5b4']],
         },
       },
       baked: {

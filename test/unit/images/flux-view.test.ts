@@ -23,11 +23,11 @@ import type { FluxViewRecipe } from '../../../src/images/index.ts';
 import { findProjectRoot } from '../../../src/tooling/project.ts';
 
 const root = findProjectRoot();
-const scripts = { assemble: 'assemble v1', zipStdlib: 'zip v1', copy: 'copy v1' };
+const scripts = { assemble: 'assemble v1', zipModules: 'zip v1', copy: 'copy v1' };
 const paths = {
   fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',
   assembleScript: '/p/hack/a.sh',
-  zipStdlibScript: '/p/hack/z.py',
+  zipModulesScript: '/p/hack/z.py',
   outDir: '/cache/w/out',
 };
 const copyScript = readFileSync(path.join(root, COPY_SCRIPT), 'utf8');
@@ -54,7 +54,7 @@ describe('fluxViewRecipe', () => {
       fluxViewKey(base),
       fluxViewKey(fluxViewRecipe('0.89.0', scripts)),
       fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, assemble: 'assemble v2' })),
-      fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, zipStdlib: 'zip v2' })),
+      fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, zipModules: 'zip v2' })),
       fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, copy: 'copy v2' })),
       fluxViewKey(changed((r) => r.packages.push('strace'))),
       fluxViewKey(changed((r) => (r.revision += 1))),
@@ -98,7 +98,7 @@ describe('fluxViewBuildArgs', () => {
       [
         `--customize-hook=sync-in ${paths.fluxRoot} /`,
         `--customize-hook=upload ${paths.assembleScript} /tmp/assemble-flux-view.sh`,
-        `--customize-hook=upload ${paths.zipStdlibScript} /tmp/zip-python-stdlib.py`,
+        `--customize-hook=upload ${paths.zipModulesScript} /tmp/zip-python-modules.py`,
         `--customize-hook=chroot "$1" bash /tmp/assemble-flux-view.sh /mnt/flux/view 'flux-core 0.88.0' 'image localhost/flux-view:0.88.0'`,
         `--customize-hook=sync-out /mnt/flux/view ${paths.outDir}/view`,
         `--customize-hook=copy-out /usr/bin/busybox ${paths.outDir}`,
