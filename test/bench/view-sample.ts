@@ -1,8 +1,12 @@
 // One MiniCluster of `npm run bench -- --view`: applied, watched until it succeeded, timed, then deleted.
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { GROUP, LABEL_MINICLUSTER, PLURAL, VERSION, type MiniClusterStatus } from '../../src/api/index.ts';
 import { timeoutOptions } from '../../src/burst/target-connection.ts';
+import { stateDir } from '../../src/localcluster/index.ts';
+import { realNodeLayout, realNodePaths } from '../../src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { httpStatus, waitFor } from '../harness/cluster.ts';
 import { applyMiniCluster } from '../harness/operator.ts';
@@ -13,6 +17,8 @@ import type { ViewSample } from './view-result.ts';
 export const REQUEST_TIMEOUT_MS = 30_000;
 /** How often the MiniCluster and its pods are read while it runs. */
 const POLL_MS = 100;
+/** Where the real node's kubelet keeps each pod's folder (its volumes), by the pod's uid. */
+const KUBELET_PODS = path.join(realNodePaths(realNodeLayout(stateDir())).kubeletRoot, 'pods');
 
 /** `promise`, or an error naming `what` once `ms` have passed (it is not cancelled). */
 export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
@@ -130,8 +136,16 @@ export async function measureMiniCluster(
   }
 }
 
-/** Deletes the MiniCluster (gone already is fine) and waits until it and its pods are gone. */
+/**
+ * Deletes the MiniCluster (gone already is fine) and waits until it and its pods are gone, and with
+ * them their folders on the real node: the kubelet removes a pod's volumes (the view's copies: hundreds
+ * of files each) after the API server forgot the pod, and the next MiniCluster should not pay for that.
+ */
 export async function deleteMiniCluster(target: SampleTarget): Promise<void> {
+  const pods = await podsOf(target).catch(() => []);
+  const folders = pods.flatMap((pod) =>
+    pod.metadata?.uid ? [path.join(KUBELET_PODS, pod.metadata.uid)] : [],
+  );
   try {
     await target.clients.custom.deleteNamespacedCustomObject(
       { group: GROUP, version: VERSION, plural: PLURAL, namespace: target.namespace, name: target.name },
@@ -150,4 +164,8 @@ export async function deleteMiniCluster(target: SampleTarget): Promise<void> {
     },
     { what: `${target.namespace}/${target.name} and its pods to be gone`, timeoutMs: target.timeoutMs },
   );
+  await waitFor(() => !folders.some((folder) => existsSync(folder)), {
+    what: `the real node to remove the folders of ${target.name}'s pods (${folders.join(', ')})`,
+    timeoutMs: target.timeoutMs,
+  });
 }
