@@ -18,7 +18,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
 import { up } from '../../src/localcluster/index.ts';
@@ -168,7 +168,11 @@ export async function viewBench(argv: readonly string[]): Promise<void> {
   const namespace = `bench-view-${Date.now().toString(36)}`;
   // Ctrl-C or SIGTERM ends the measurement; the cleanup below still runs.
   const abort = new AbortController();
-  const interrupt = (signal: NodeJS.Signals) => abort.abort(new Error(`interrupted (${signal})`));
+  let interruptedBy: NodeJS.Signals | undefined;
+  const interrupt = (signal: NodeJS.Signals) => {
+    interruptedBy = signal;
+    abort.abort(new Error(`interrupted (${signal})`));
+  };
   process.once('SIGINT', interrupt);
   process.once('SIGTERM', interrupt);
   let operator: OperatorRun | undefined;
@@ -199,6 +203,11 @@ export async function viewBench(argv: readonly string[]): Promise<void> {
       }),
     );
     succeeded = true;
+  } catch (error) {
+    if (interruptedBy === undefined) throw error;
+    // Said in one line, with the shell's status for the signal; the cleanup below still runs.
+    progress(`interrupted (${interruptedBy}): no result; cleaning up`);
+    process.exitCode = 128 + constants.signals[interruptedBy];
   } finally {
     if (!succeeded && operator) {
       const said = complaints(operator);
