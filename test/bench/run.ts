@@ -15,7 +15,9 @@
  *   steady_state_requests_30s: requests in the 30 s after that (should be 0);
  *   operator_rss_mib / operator_peak_rss_mib / operator_heap_used_mib: memory of the operator process.
  * `--burst` measures bursting instead (see burst.ts); `--against-go` runs our operator and the upstream
- * Go operator side by side (see against-go.ts).
+ * Go operator side by side (see against-go.ts); `--view [--rounds N]` the start-up cost of the Flux
+ * view: the Go operator's hello-world on the real node, Flux from the view against Flux in the image,
+ * alternating, with the ratio of their medians (see view.ts).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -31,6 +33,7 @@ import { installCommand } from '../../src/cli/install-command.ts';
 import { againstGoBench } from './against-go.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { burstBench } from './burst.ts';
+import { viewBench } from './view.ts';
 import {
   createNamespace,
   deleteNamespace,
@@ -203,4 +206,5 @@ async function startedOn(output: () => string): Promise<number> {
 const argv = process.argv.slice(2);
 if (argv.includes('--burst')) await burstBench(argv);
 else if (argv.includes('--against-go')) await againstGoBench(argv);
+else if (argv.includes('--view')) await viewBench(argv);
 else await main();
