@@ -12,7 +12,7 @@ import type { Rendered } from './kube-object.ts';
 import { renderModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
-import { RESTFUL_SERVER_FILE, RESTFUL_SERVER_SCRIPT } from '../flux/restful-server.ts';
+import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';
 import { containerScripts } from './sidecars.ts';
 
@@ -37,7 +37,7 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
     data[RESOURCE_SPEC_FILE] = resourceSpecJson({ hosts: brokerHosts(miniCluster), coresPerNode: cores });
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
-  if (servesRestful(miniCluster)) data[RESTFUL_SERVER_FILE] = RESTFUL_SERVER_SCRIPT;
+  if (servesRestful(miniCluster)) Object.assign(data, RESTFUL_SERVER_FILES);
   // commands.script of the containers and the wrappers of those beside Flux: user text, no secret.
   for (const [file, text] of containerScripts(miniCluster)) data[file] = text;
   return {

@@ -39,7 +39,7 @@ import {
 } from './paths.ts';
 import { isWrapped, layoutOf } from './layout.ts';
 import { containerScripts } from './sidecars.ts';
-import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
+import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
@@ -77,8 +77,10 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
   const operatorFiles = [{ key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE }];
   if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
-  if (options.restful)
-    operatorFiles.push({ key: RESTFUL_SERVER_FILE, path: RESTFUL_SERVER_FILE, mode: CONFIG_FILE_MODE });
+  if (options.restful) {
+    for (const file of Object.keys(RESTFUL_SERVER_FILES))
+      operatorFiles.push({ key: file, path: file, mode: CONFIG_FILE_MODE });
+  }
   for (const file of options.scripts) operatorFiles.push({ key: file, path: file, mode: SCRIPT_FILE_MODE });
   const restful: V1Volume[] = options.restful
     ? [
@@ -404,8 +406,9 @@ export function setPodPlacement(
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
   const podOptions = miniCluster.spec.pod;
   if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
-  if (podOptions?.automountServiceAccountToken !== undefined)
-    pod.automountServiceAccountToken = podOptions.automountServiceAccountToken;
+  // No ServiceAccount token unless the spec asks for one: the pods run the users' jobs (the RESTful
+  // API's among them), which would act on the Kubernetes API with the account's rights.
+  pod.automountServiceAccountToken = podOptions?.automountServiceAccountToken ?? false;
   if (podOptions?.nodeSelector !== undefined)
     pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
   if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));

@@ -5,7 +5,9 @@
 # parameters, then this file as it is). It prepares the pod (flux present, flux user, directories,
 # certificate, munge, R), finds its role from its hostname and runs the lead broker with the initial
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
-# to its broker. Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
+# to its broker. It keeps the brokers' secrets from the jobs, which run as the brokers' user: an
+# execute-only flux-broker (a non-dumpable broker), and a copy of the certificate per broker start,
+# removed once the broker has read it (docs/security.md). Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
 # rm, dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
 # run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
 #
@@ -199,14 +201,31 @@ on_stop() {
 trap 'on_stop TERM' TERM
 trap 'on_stop INT' INT
 
+# The broker's certificate (its CURVE secret key) is readable by the flux user, as Flux requires, so
+# by the jobs too, which run as that user: each broker gets a fresh private copy when it starts, and
+# the copy goes once the broker has read it. A broker reads its certificate before it makes its local
+# socket, and runs no job before that.
+
+# forget_certificate BROKER_PID: removes the copy once the broker's socket is there (or it ended).
+forget_certificate() {
+  while [ ! -e "$run_dir/local" ] && kill -0 "$1" 2>/dev/null; do
+    sleep 0.1
+  done
+  rm -f "$curve_cert"
+}
+
 # run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
 # the background, waited for until it is gone; its exit status in $status.
 run_broker() {
   local seen
   as_user "$flux_user" "$@"
   stop_passed=""
+  copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+  # A socket left by an earlier broker of this pod would say this one has read its certificate.
+  rm -f "$run_dir/local"
   "${as_user_command[@]}" &
   broker_job=$!
+  forget_certificate "$broker_job" &
   # A signal that came while the job was being started has not reached it.
   if [ -n "$stop_signal" ] && [ -z "$stop_passed" ]; then
     pass_stop "$stop_signal"
@@ -363,7 +382,26 @@ if [ -n "${make_dirs+set}" ]; then
     chown "$flux_user:$(id -g "$flux_user")" "${make_dirs[@]}"
   fi
 fi
-copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+# keep_broker_private: flux-broker becomes execute-only for the flux user. The kernel makes a process
+# that runs a program its user may not read non-dumpable: processes of the same uid (the jobs, in a
+# single-user instance) can then neither trace a broker nor read its memory (the CURVE secret key),
+# environment or file descriptors under /proc. The file is the image's, changed in this container
+# only. Only where the brokers run as a user of their own (root reads any file, and with the view or
+# runFluxAsRoot the jobs run as the container's user, who can read this pod's Secrets anyway).
+keep_broker_private() {
+  local program="$flux_install_root/libexec/flux/cmd/flux-broker"
+  if [ ! -f "$program" ]; then
+    log "no flux-broker at $program: the jobs can read the brokers' memory"
+  elif chmod go-rw "$program" 2>/dev/null; then
+    log "flux-broker is execute-only for $flux_user: the jobs cannot read the brokers' memory"
+  else
+    log "cannot make $program execute-only (a read-only file system?): the jobs can read the brokers' memory"
+  fi
+}
+
+if is_root && [ -n "$flux_user" ] && [ "$(id -u "$flux_user")" != 0 ]; then
+  keep_broker_private
+fi
 
 # munged (for flux-security), started only when the MiniCluster has a munge key and the image has
 # munged. munged checks its directories before it starts: each is made here and given to the munge
