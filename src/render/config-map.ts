@@ -1,6 +1,12 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, commonLabels } from '../api/index.ts';
-import { brokerConfigToml, entrypointScript, resourceSpecJson } from '../flux/index.ts';
+import {
+  FORGET_CERTIFICATE_FILE,
+  FORGET_CERTIFICATE_SCRIPT,
+  brokerConfigToml,
+  entrypointScript,
+  resourceSpecJson,
+} from '../flux/index.ts';
 import {
   brokerConfigInput,
   brokerHosts,
@@ -31,6 +37,7 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
   const data: Record<string, string> = {
     [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),
+    [FORGET_CERTIFICATE_FILE]: FORGET_CERTIFICATE_SCRIPT,
   };
   const cores = fluxContainer(miniCluster).cores;
   if (operatorWritesResourceSpec(miniCluster) && cores !== undefined) {

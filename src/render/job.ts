@@ -11,7 +11,7 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import { COMPONENT_BROKER, SECRET_DATA_KEYS, commonLabels, selectorLabels } from '../api/index.ts';
-import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
+import { DEFAULT_BROKER_PORT, FORGET_CERTIFICATE_FILE, FORGET_CERTIFICATE_RC_PATH } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import {
   renderModel,
@@ -74,7 +74,11 @@ interface FluxMountOptions {
 }
 
 function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volume[] {
-  const operatorFiles = [{ key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE }];
+  const operatorFiles = [
+    { key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE },
+    // The brokers' rc1 script (FLUX_RC_EXTRA is this mount's folder).
+    { key: FORGET_CERTIFICATE_FILE, path: FORGET_CERTIFICATE_RC_PATH, mode: SCRIPT_FILE_MODE },
+  ];
   if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
   if (options.restful) {

@@ -7,7 +7,7 @@
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
 # to its broker. It keeps the brokers' secrets from the jobs, which run as the brokers' user: an
 # execute-only flux-broker (a non-dumpable broker), and a copy of the certificate per broker start,
-# removed once the broker has read it (docs/security.md). Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
+# removed by the broker's rc1 once it has read it (docs/security.md). Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
 # rm, dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
 # run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
 #
@@ -34,6 +34,8 @@
 #   complete_workers: a worker broker that fails ends its pod (exit 0) instead of starting again
 #   make_dirs (an array): folders every pod makes (the batch jobs' output folder)
 #   archive_path: the lead restores Flux's content from this file when it exists
+#   rc_extra_dir: a folder whose rc1.d/forget-certificate.sh removes the certificate's copy, put
+#   first on the brokers' FLUX_RC_EXTRA
 #   hook_init, hook_pre, hook_broker_pre, hook_worker_pre, hook_post: raw shell, run with eval
 # Set when the lead broker runs here (lead_is_remote empty):
 #   program_args (an array: the initial program's words after the `flux start` words), stays_up
@@ -202,16 +204,20 @@ trap 'on_stop TERM' TERM
 trap 'on_stop INT' INT
 
 # The broker's certificate (its CURVE secret key) is readable by the flux user, as Flux requires, so
-# by the jobs too, which run as that user: each broker gets a fresh private copy when it starts, and
-# the copy goes once the broker has read it. A broker reads its certificate before it makes its local
-# socket, and runs no job before that.
+# by the jobs too, which run as that user: each broker start gets a fresh private copy, which the
+# broker's rc1 removes (rc_extra_dir/rc1.d/forget-certificate.sh on FLUX_RC_EXTRA: a broker has read
+# its certificate before rc1, and runs no job before rc1 ends), and which goes when the broker ends.
 
-# forget_certificate BROKER_PID: removes the copy once the broker's socket is there (or it ended).
-forget_certificate() {
-  while [ ! -e "$run_dir/local" ] && kill -0 "$1" 2>/dev/null; do
-    sleep 0.1
-  done
-  rm -f "$curve_cert"
+# use_rc_extra: the operator's rc1 folder first on FLUX_RC_EXTRA (once), with the copy's path.
+# shellcheck disable=SC2154 # rc_extra_dir is set only when the MiniCluster has it, as tested here
+use_rc_extra() {
+  if [ -n "${rc_extra_dir+set}" ]; then
+    case ":${FLUX_RC_EXTRA:-}:" in
+      *":$rc_extra_dir:"*) ;;
+      *) export FLUX_RC_EXTRA="$rc_extra_dir${FLUX_RC_EXTRA:+:$FLUX_RC_EXTRA}" ;;
+    esac
+    export FLUX_OPERATOR_CURVE_CERT="$curve_cert"
+  fi
 }
 
 # run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
@@ -221,11 +227,9 @@ run_broker() {
   as_user "$flux_user" "$@"
   stop_passed=""
   copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
-  # A socket left by an earlier broker of this pod would say this one has read its certificate.
-  rm -f "$run_dir/local"
+  use_rc_extra
   "${as_user_command[@]}" &
   broker_job=$!
-  forget_certificate "$broker_job" &
   # A signal that came while the job was being started has not reached it.
   if [ -n "$stop_signal" ] && [ -z "$stop_passed" ]; then
     pass_stop "$stop_signal"
@@ -240,6 +244,7 @@ run_broker() {
     fi
   done
   broker_job=""
+  rm -f "$curve_cert"
 }
 
 # start_broker WORD...: runs `flux start` with start_args and WORDs (the lead's initial program) as a

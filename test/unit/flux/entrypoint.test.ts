@@ -23,6 +23,7 @@ import {
 } from '../../../src/flux/entrypoint.ts';
 import type { EntrypointInput, EntrypointPaths } from '../../../src/flux/entrypoint.ts';
 import { STAY_UP_SH } from '../../../src/flux/scripts/embedded.ts';
+import { FORGET_CERTIFICATE_RC_PATH, FORGET_CERTIFICATE_SCRIPT } from '../../../src/flux/rc-scripts.ts';
 
 const fixedPaths: EntrypointPaths = {
   configDir: '/etc/flux/config',
@@ -427,14 +428,15 @@ case "$1" in
     shift
     printenv FLUX_OPTION_FLAGS >>"$STUB_DIR/start-env" || echo '(unset)' >>"$STUB_DIR/start-env"
     if [ -n "$STUB_CERT" ]; then
-      # As a broker does: read the certificate (its mode and text recorded), make the local socket
-      # in the rundir, run; the script should then remove the copy while the broker runs.
+      # As a broker does: read the certificate (its mode and text recorded), then run rc1, whose
+      # last task runs the rc1.d scripts of FLUX_RC_EXTRA; then is the copy still there?
       { stat -c '%a' "$STUB_CERT" && cat "$STUB_CERT"; } >>"$STUB_DIR/cert-at-start" 2>&1 || true
-      for arg in "$@"; do
-        case "$arg" in -Srundir=*) dir="$(echo "$arg" | sed 's/^-Srundir=//')" && : >"$dir/local" ;; esac
+      IFS=: read -ra rc_dirs <<<"$FLUX_RC_EXTRA"
+      for dir in "${'$'}{rc_dirs[@]}"; do
+        for script in "$dir"/rc1.d/*; do
+          if [ -x "$script" ]; then "$script" || echo "rc1 failed" >>"$STUB_DIR/cert-while-running"; fi
+        done
       done
-      polls=0
-      while [ -e "$STUB_CERT" ] && [ "$polls" -lt 50 ]; do sleep 0.1; polls=$((polls + 1)); done
       if [ -e "$STUB_CERT" ]; then echo kept; else echo removed; fi >>"$STUB_DIR/cert-while-running"
     fi
     # Find the initial program as flux start and the broker would, after the options: flux start
@@ -483,6 +485,11 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(root, 'secrets', 'munge.key'), 'MUNGEKEY', { mode: 0o644 });
   writeFileSync(join(installRoot, 'bin', 'flux'), FLUX_STUB, { mode: 0o755 });
   writeFileSync(join(installRoot, 'bin', 'uname'), '#!/bin/sh\necho "$STUB_HOSTNAME"\n', { mode: 0o755 });
+  // The ConfigMap's folder of the operator's rc1 script, as the pods mount it.
+  mkdirSync(join(root, 'operator', 'rc1.d'), { recursive: true });
+  writeFileSync(join(root, 'operator', FORGET_CERTIFICATE_RC_PATH), FORGET_CERTIFICATE_SCRIPT, {
+    mode: 0o555,
+  });
   return {
     root,
     installRoot,
@@ -494,6 +501,7 @@ function makeSandbox(): Sandbox {
       resourcePath: join(root, 'etc/flux/system/R'),
       runDir: join(root, 'run/flux'),
       stateDir: join(root, 'var/lib/flux'),
+      rcExtraDir: join(root, 'operator'),
     },
   };
 }

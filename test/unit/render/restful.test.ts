@@ -144,6 +144,7 @@ describe('RESTful mode', () => {
     );
     assert.deepEqual(pod.volumes?.find((volume) => volume.name === 'flux-operator-files')?.configMap?.items, [
       { key: 'entrypoint.sh', path: 'entrypoint.sh', mode: 0o555 },
+      { key: 'forget-certificate.sh', path: 'rc1.d/forget-certificate.sh', mode: 0o555 },
       { key: 'restful-server.py', path: 'restful-server.py', mode: 0o444 },
       // The modules the server imports, beside it under their module names.
       { key: 'restful_auth.py', path: 'restful_auth.py', mode: 0o444 },
@@ -182,6 +183,8 @@ describe('RESTful mode', () => {
     assert.match(script, /^restful_credentials_source=\/etc\/flux-operator\/restful\/credentials\.json$/m);
     assert.match(script, /^restful_credentials=\/mnt\/flux\/restful-credentials\.json$/m);
     assert.match(script, /^restful_port=5000$/m);
+    // The brokers' rc1 runs the ConfigMap's rc1.d/forget-certificate.sh (FLUX_RC_EXTRA).
+    assert.match(script, /^rc_extra_dir=\/flux_operator$/m);
     assert.match(
       script,
       /^program_args=\(flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000\)$/m,
