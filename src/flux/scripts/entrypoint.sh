@@ -7,9 +7,10 @@
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
 # to its broker. It keeps the brokers' secrets from the jobs, which run as the brokers' user: an
 # execute-only flux-broker (a non-dumpable broker), and a copy of the certificate per broker start,
-# removed by the broker's rc1 once it has read it (docs/security.md). Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
-# rm, dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
-# run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
+# removed by the broker's rc1 once it has read it (docs/security.md). Besides bash it uses coreutils
+# only (id, uname, mkdir, cp, chmod, chown, ln, mv, rm, dirname, sleep), and with a Flux view nothing
+# else: the view brings Flux and munged, and the brokers run as the container's own user, whatever
+# uid that is and whether /etc/passwd knows it or not.
 #
 # The parameters, always set:
 #   job_name, flux_install_root, config_dir, curve_cert_source, curve_cert,
