@@ -18,6 +18,9 @@
  * - A container's `logs` means something else in each version (v1alpha1 refuses it): neither is the
  *   other's.
  * - A v1alpha1 container beside the Flux container runs as it is: v1alpha2's noWrapEntrypoint: true.
+ * - A v1alpha1 pod gets its service account's token when it names the account (`pod.serviceAccountName`,
+ *   the only way v1alpha1 has to ask for one): v1alpha2's `pod.automountServiceAccountToken: true`.
+ *   Otherwise neither mounts one.
  */
 import { MiniClusterSpecSchema } from '../schema.ts';
 import { MiniClusterStatusSchema } from '../status-schema.ts';
@@ -140,6 +143,8 @@ export function specToV1alpha2(v1alpha1: unknown): unknown {
     );
   }
   if (spec.services !== undefined) spec.services = mapList(spec.services, serviceToV1alpha2);
+  if (isObject(spec.pod) && spec.pod.serviceAccountName !== undefined)
+    spec.pod = { automountServiceAccountToken: true, ...spec.pod };
   return pruneToSchema(MiniClusterV1alpha2SpecSchema, spec);
 }
 
