@@ -11,10 +11,14 @@
 #     folders, so nothing is loaded from the image the view is copied into;
 #   - script interpreters (#!) point into PREFIX; Python's byte code is compiled with unchecked hashes
 #     (valid whatever the files' times become in a layer or a copy);
-#   - PREFIX/share/flux-view/info names what the view is, and the copyright file of every Debian
-#     package it took files from is under PREFIX/share/doc.
+#   - Python's pure standard library is one zip, PREFIX/lib/pythonXY.zip, and so are Debian's pure
+#     packages, PREFIX/lib/python3/dist-packages.zip (zip-python-modules.py, beside this script): the
+#     init container copies the view file by file, and a file costs more to create than its bytes to copy;
+#   - PREFIX/share/flux-view/info names what the view is, and PREFIX/share/doc/flux-view/copyright holds
+#     the copyright file of every Debian package it took files from.
 # Usage: assemble-flux-view.sh PREFIX INFO_LINE...  (each INFO_LINE goes into the info file)
 set -euo pipefail
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 [ $# -ge 1 ] || { echo "usage: $0 PREFIX [INFO_LINE...]" >&2; exit 2; }
 P=$1
 shift
@@ -133,6 +137,17 @@ find "$P" -type f -perm -u+x -print0 | while IFS= read -r -d '' f; do
   sed -i "1s|.*|$line|" "$f"
 done
 
+log "Python's pure modules in zips: the standard library's and Debian's cffi, ply and pycparser"
+# The entries' times: the build's SOURCE_DATE_EPOCH (mmdebstrap's hooks have it), the same zips every build.
+epoch=${SOURCE_DATE_EPOCH:-0}
+# Python looks in lib/pythonXY.zip for its standard library before lib/pythonX.Y.
+"$P/bin/python3" "$here/zip-python-modules.py" "$P/lib/python$pyver" "$P/lib/python${pyver/./}.zip" \
+  "$epoch" os.py >&2
+# dist-packages' .pth files name the folders and zips Python adds to its path.
+"$P/bin/python3" "$here/zip-python-modules.py" "$P/lib/python3/dist-packages" \
+  "$P/lib/python3/dist-packages.zip" "$epoch" >&2
+echo "$P/lib/python3/dist-packages.zip" >"$P/lib/python3/dist-packages/dist-packages-zip.pth"
+
 log "Python byte code (unchecked hashes)"
 "$P/bin/python3" -m compileall -q --invalidation-mode unchecked-hash \
   "$P/lib/python$pyver" "$P/lib/python3/dist-packages" "$bindings" >/dev/null
@@ -146,12 +161,18 @@ for t in "${taken[@]}"; do
 done
 mapfile -t packages < <(dpkg-query -S "${candidates[@]}" 2>/dev/null | grep -v '^diversion' |
   cut -d: -f1 | tr ',' '\n' | tr -d ' ' | sed '/^$/d' | sort -u)
-for pkg in "${packages[@]}"; do
-  if [ -f "/usr/share/doc/$pkg/copyright" ]; then
-    mkdir -p "$P/share/doc/$pkg"
-    cp "/usr/share/doc/$pkg/copyright" "$P/share/doc/$pkg/copyright"
-  fi
-done
+# All in one file (one file to create in the pod, not one folder and file per package).
+copyrights=$P/share/doc/flux-view/copyright
+mkdir -p "$(dirname "$copyrights")"
+{
+  echo "The copyright files of the Debian packages the Flux view took files from, each after a line naming it."
+  for pkg in "${packages[@]}"; do
+    if [ -f "/usr/share/doc/$pkg/copyright" ]; then
+      printf '\n==> Debian package %s: /usr/share/doc/%s/copyright <==\n' "$pkg" "$pkg"
+      cat "/usr/share/doc/$pkg/copyright"
+    fi
+  done
+} >"$copyrights"
 mkdir -p "$P/share/flux-view"
 {
   printf '%s\n' "$@"

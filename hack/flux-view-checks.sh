@@ -3,7 +3,8 @@
 # the environment but bash and coreutils: what an application container of a plain image has. Run as
 # root or as any uid. Checks, in order:
 #   - every ELF file of the view loads each of its libraries from the view, through the view's loader;
-#   - `flux --version`; `flux python -c 'import flux'`;
+#   - `flux --version`; `flux python -c 'import flux'`, and what the view's Python has zipped (its standard
+#     library, cffi, ply) beside its yaml; a job's constraint parsed (flux's parser is ply's);
 #   - `flux start --test-size=2` running a 2-node `flux run`;
 #   - munged from the view with a new key, and `munge | unmunge` through its socket.
 # Prints `== ok` last; exits non-zero at the first failure.
@@ -55,6 +56,12 @@ echo "== flux --version"
 
 echo "== flux python -c 'import flux'"
 "$view/bin/flux" python -c 'import flux, flux.job; print(flux.__file__)'
+"$view/bin/flux" python -c 'import json, email.mime.text, sqlite3, cffi, ply, yaml; print(json.__file__, ply.__file__)'
+# --dry-run prints the jobspec: the constraint goes through flux's parser without an instance.
+jobspec=$("$view/bin/flux" submit --dry-run --requires='host:node[0-1] or rank:0' hostname)
+parsed='"constraints": {"or": [{"hostlist": ["node[0-1]"]}, {"ranks": ["0"]}]}'
+[[ $jobspec == *"$parsed"* ]] || { echo "error: the jobspec lacks $parsed: $jobspec" >&2; exit 1; }
+echo "the constraint parsed: $parsed"
 
 echo "== flux start --test-size=2 flux run -N2 -n2"
 cd "$work"

@@ -15,6 +15,12 @@ export const DEFAULT_RESTFUL_PORT = 5000;
 /** Longest user name, token, password or secret key. */
 export const CREDENTIAL_MAX_LENGTH = 256;
 /**
+ * Shortest token, password or secret key a user may give: 32 characters, as many as the generated
+ * ones carry bits of entropy / 8 (a random 256-bit value, 43 base64url characters). A guessable
+ * token gives the lead pod's jobs to whoever guesses it.
+ */
+export const CREDENTIAL_MIN_LENGTH = 32;
+/**
  * A user name: no `:` (HTTP Basic credentials are `user:token`), no space or control character;
  * letters, digits and `-._@`.
  */
@@ -23,10 +29,15 @@ export const API_USER_MAX_LENGTH = 64;
 /** Tokens, passwords and keys: printable ASCII without space, as a header carries them unchanged. */
 export const CREDENTIAL_PATTERN = '^[!-~]+$';
 
+/** Whether a JSON pointer (`/spec/users/0/password`) names a token, password or key: a secret. */
+export function isCredentialPointer(pointer: string): boolean {
+  return /\/fluxRestful\/(token|secretKey)$|\/users\/\d+\/password$/.test(pointer);
+}
+
 function credential(description: string) {
   return Type.String({
-    description,
-    minLength: 1,
+    description: `${description} At least ${CREDENTIAL_MIN_LENGTH} characters.`,
+    minLength: CREDENTIAL_MIN_LENGTH,
     maxLength: CREDENTIAL_MAX_LENGTH,
     pattern: CREDENTIAL_PATTERN,
   });
@@ -60,12 +71,14 @@ export const FluxRestfulSchema = Type.Object(
       DEFAULT_RESTFUL_PORT,
     ),
     username: Type.Optional(
-      userName('User of the API. Default: flux. Kept, with the token, in the Secret <name>-restful.'),
+      userName(
+        'User of the API, an administrator: sees and cancels every job of the API. Default: flux. Kept, with the token, in the Secret <name>-restful.',
+      ),
     ),
-    token: Type.Optional(credential("The user's token. Default: a random one, made once.")),
+    token: Type.Optional(credential("The user's token. Default: a random one (256 bits), made once.")),
     secretKey: Type.Optional(
       credential(
-        'Key that signs the bearer tokens of /v1/token (the flux-restful-client handshake). Default: a random one, made once.',
+        'Key that signs the bearer tokens of /v1/token (the flux-restful-client handshake). Default: a random one (256 bits), made once.',
       ),
     ),
   },
@@ -80,7 +93,13 @@ export const ApiUserSchema = Type.Object(
   {
     name: userName('Name the user gives as the user of HTTP Basic credentials or the token handshake.'),
     password: Type.Optional(
-      credential("The user's token (the password of the API). Default: a random one, made once."),
+      credential("The user's token (the password of the API). Default: a random one (256 bits), made once."),
+    ),
+    administrator: Type.Optional(
+      Type.Boolean({
+        description:
+          'The user sees and cancels every job of the API, as fluxRestful.username does. Unset or false: only the jobs they submitted.',
+      }),
     ),
   },
   { additionalProperties: false },
@@ -88,7 +107,7 @@ export const ApiUserSchema = Type.Object(
 
 export const UsersSchema = Type.Array(ApiUserSchema, {
   description:
-    'More users of the RESTful API, beside fluxRestful.username; their tokens are kept in the Secret <name>-restful. Their jobs run as the flux user, labelled with their name.',
+    'More users of the RESTful API, beside fluxRestful.username; their tokens are kept in the Secret <name>-restful. Their jobs run as the flux user, labelled with their name; each sees and cancels only their own jobs unless made an administrator.',
   maxItems: MAX_MAP_ENTRIES,
   'x-kubernetes-list-type': 'map',
   'x-kubernetes-list-map-keys': ['name'],

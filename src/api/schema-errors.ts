@@ -9,6 +9,7 @@ import type { ValueError } from '@sinclair/typebox/errors';
 import { Value } from '@sinclair/typebox/value';
 import { HOSTLIST_PATTERN, TOPOLOGY_PATTERN } from './flux-schema.ts';
 import { renamedFieldMessage } from './left-out-fields.ts';
+import { CREDENTIAL_MIN_LENGTH, isCredentialPointer } from './restful-schema.ts';
 import { CSI_DRIVER_PATTERN } from './storage-schema.ts';
 import { SYSCTL_NAME_PATTERN } from './v1alpha2/kube-schemas.ts';
 import { fieldPath, indexPath } from './problems.ts';
@@ -130,12 +131,17 @@ function messageFor(error: ValueError): string {
     case ValueErrorType.NumberMaximum:
       return `must be <= ${schema.maximum}; got ${describeValue(value)}`;
     case ValueErrorType.StringMinLength:
+      if (isCredentialPointer(error.path))
+        return `must have at least ${CREDENTIAL_MIN_LENGTH} characters (a short one can be guessed); got ${characters(String(value))}: give a longer one, or leave it out to have a random one made`;
       return schema.minLength === 1
         ? 'must not be empty'
         : `must have at least ${schema.minLength} characters`;
     case ValueErrorType.StringMaxLength:
       return `must have at most ${schema.maxLength} characters; got ${characters(String(value))}`;
     case ValueErrorType.StringPattern: {
+      // A token, password or key is a secret: never repeated in a message (it reaches statuses and events).
+      if (isCredentialPointer(error.path))
+        return 'must be printable ASCII without spaces (HTTP headers carry it as it is); the value is not shown';
       const meaning = PATTERN_MEANINGS[schema.pattern ?? ''] ?? `must match ${schema.pattern}`;
       return `${meaning}; got ${describeValue(value)}`;
     }

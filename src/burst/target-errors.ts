@@ -17,6 +17,11 @@ export const TARGET_FAILURE_REASONS = [
   'Provisioning',
   /** The cloud reports the cluster failed, or refused a request for a reason the user must fix. */
   'ProvisionFailed',
+  /**
+   * The GKE/EKS cluster named exists but was not made for this BurstTarget (another one's, or not the
+   * operator's): it is neither adopted nor deleted (src/burst/providers/ownership.ts).
+   */
+  'ClusterNotOwned',
   /** The cloud credentials in the Secret are malformed (never quoted in the message). */
   'InvalidCredentials',
   /** The operator could not be installed on the provisioned cluster. */

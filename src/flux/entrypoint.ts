@@ -99,6 +99,12 @@ export interface EntrypointPaths {
   resourcePath: string;
   runDir: string;
   stateDir: string;
+  /**
+   * A folder with `rc1.d/forget-certificate.sh` (rc-scripts.ts), put first on the brokers'
+   * FLUX_RC_EXTRA: their rc1 removes the certificate's copy once read. Unset: the copy stays while
+   * the broker runs.
+   */
+  rcExtraDir?: string;
 }
 
 /**
@@ -597,6 +603,7 @@ export function entrypointScript(input: EntrypointInput): string {
     assignment('run_dir', paths.runDir),
     assignment('state_dir', paths.stateDir),
   ];
+  if (paths.rcExtraDir !== undefined) parameters.push(assignment('rc_extra_dir', paths.rcExtraDir));
   if (input.view) parameters.push(...viewParameters(input.view));
   if (input.resource.writtenBy === 'pod') {
     parameters.push(

@@ -57,3 +57,8 @@ export type {
 } from './entrypoint.ts';
 export { sidecarScript } from './sidecar.ts';
 export type { SidecarInput } from './sidecar.ts';
+export {
+  FORGET_CERTIFICATE_FILE,
+  FORGET_CERTIFICATE_RC_PATH,
+  FORGET_CERTIFICATE_SCRIPT,
+} from './rc-scripts.ts';

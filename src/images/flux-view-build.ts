@@ -27,6 +27,8 @@ export const viewProgress: Progress = (line) => process.stderr.write(`[flux-view
 /** The copy script the image holds (/usr/local/bin/flux-view-copy), relative to the project root. */
 export const COPY_SCRIPT = 'hack/flux-view-copy.sh';
 export const ASSEMBLE_SCRIPT = 'hack/assemble-flux-view.sh';
+/** Packs the view's pure Python modules into zips (run by the assembly). */
+export const ZIP_MODULES_SCRIPT = 'hack/zip-python-modules.py';
 
 export interface FluxViewImage {
   reference: string;
@@ -48,10 +50,11 @@ export interface FluxViewBuild extends FluxViewImage {
   builtAt: string;
 }
 
-/** The recipe of this tree: flux-core's pinned version and the two scripts as they are. */
+/** The recipe of this tree: flux-core's pinned version and the build's scripts as they are. */
 export function currentFluxViewRecipe(root: string = findProjectRoot()): FluxViewRecipe {
   return fluxViewRecipe(readFluxCoreVersion(root), {
     assemble: readFileSync(path.join(root, ASSEMBLE_SCRIPT), 'utf8'),
+    zipModules: readFileSync(path.join(root, ZIP_MODULES_SCRIPT), 'utf8'),
     copy: readFileSync(path.join(root, COPY_SCRIPT), 'utf8'),
   });
 }
@@ -140,7 +143,12 @@ async function buildFluxView(
   await timed('assemble', () =>
     runCommand(
       'mmdebstrap',
-      fluxViewBuildArgs(recipe, { fluxRoot, assembleScript: path.join(root, ASSEMBLE_SCRIPT), outDir }),
+      fluxViewBuildArgs(recipe, {
+        fluxRoot,
+        assembleScript: path.join(root, ASSEMBLE_SCRIPT),
+        zipModulesScript: path.join(root, ZIP_MODULES_SCRIPT),
+        outDir,
+      }),
       {
         env: { ...env, SOURCE_DATE_EPOCH: String(recipe.sourceDateEpoch) },
         onLine: (l) => (l.startsWith('I: ') || l.startsWith('[build-flux-view]')) && progress(l),

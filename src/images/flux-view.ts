@@ -84,8 +84,12 @@ export interface FluxViewRecipe {
   mirrors: string[];
   packages: string[];
   sourceDateEpoch: number;
-  /** sha256 of hack/assemble-flux-view.sh and of the copy script: a change to either builds anew. */
+  /**
+   * sha256 of hack/assemble-flux-view.sh, of the script it packs Python's pure modules with and of
+   * the copy script: a change to any builds anew.
+   */
   assembleScript: string;
+  zipModulesScript: string;
   copyScript: string;
   config: ImageConfig;
 }
@@ -96,7 +100,7 @@ export function fluxViewReference(fluxCoreVersion: string): string {
 
 export function fluxViewRecipe(
   fluxCoreVersion: string,
-  scripts: { assemble: string; copy: string },
+  scripts: { assemble: string; zipModules: string; copy: string },
 ): FluxViewRecipe {
   return {
     revision: FLUX_VIEW_REVISION,
@@ -108,6 +112,7 @@ export function fluxViewRecipe(
     packages: [...FLUX_VIEW_BUILD_PACKAGES],
     sourceDateEpoch: SOURCE_DATE_EPOCH,
     assembleScript: sha256Hex(scripts.assemble),
+    zipModulesScript: sha256Hex(scripts.zipModules),
     copyScript: sha256Hex(scripts.copy),
     config: {
       env: ['PATH=/usr/local/bin:/bin'],
@@ -130,6 +135,8 @@ export interface FluxViewBuildPaths {
   fluxRoot: string;
   /** hack/assemble-flux-view.sh. */
   assembleScript: string;
+  /** hack/zip-python-modules.py, which the assembly runs from beside itself. */
+  zipModulesScript: string;
   /** Where the view (`view/`) and busybox are copied out to; must exist, with an empty `view/`. */
   outDir: string;
 }
@@ -149,6 +156,7 @@ export function fluxViewBuildArgs(recipe: FluxViewRecipe, paths: FluxViewBuildPa
     ...mmdebstrapOptions('minbase', 'null', recipe.packages),
     `--customize-hook=sync-in ${paths.fluxRoot} /`,
     `--customize-hook=upload ${paths.assembleScript} /tmp/assemble-flux-view.sh`,
+    `--customize-hook=upload ${paths.zipModulesScript} /tmp/zip-python-modules.py`,
     `--customize-hook=chroot "$1" bash /tmp/assemble-flux-view.sh ${recipe.prefix} ${info.map((l) => `'${l}'`).join(' ')}`,
     `--customize-hook=sync-out ${recipe.prefix} ${paths.outDir}/view`,
     `--customize-hook=copy-out /usr/bin/busybox ${paths.outDir}`,
@@ -160,7 +168,12 @@ export function fluxViewBuildArgs(recipe: FluxViewRecipe, paths: FluxViewBuildPa
 
 /** Hex digest naming the recipe's cache folder: changes with the recipe and the mmdebstrap command. */
 export function fluxViewKey(recipe: FluxViewRecipe): string {
-  const args = fluxViewBuildArgs(recipe, { fluxRoot: '/FLUX', assembleScript: '/ASSEMBLE', outDir: '/OUT' });
+  const args = fluxViewBuildArgs(recipe, {
+    fluxRoot: '/FLUX',
+    assembleScript: '/ASSEMBLE',
+    zipModulesScript: '/ZIP',
+    outDir: '/OUT',
+  });
   return sha256Hex(canonicalJson({ recipe, args })).slice(0, 16);
 }
 

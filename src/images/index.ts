@@ -111,6 +111,7 @@ export type { FluxViewBuildPaths, FluxViewRecipe } from './flux-view.ts';
 export {
   ASSEMBLE_SCRIPT,
   COPY_SCRIPT,
+  ZIP_MODULES_SCRIPT,
   cachedFluxViewImage,
   currentFluxViewRecipe,
   ensureFluxViewBuild,

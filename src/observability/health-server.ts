@@ -28,7 +28,45 @@ export interface ObservabilityServerOptions {
   readonly livenessChecks?: HealthChecks;
   /** How long one check may take before it counts as failed. Default 5 s. */
   readonly checkTimeoutMs?: number;
+  /** The connections' limits; ENDPOINT_LIMITS unless given (tests shorten them). */
+  readonly limits?: EndpointLimits;
 }
+
+/**
+ * What a client of the endpoints gets, whatever it sends (they are unauthenticated): node:http
+ * answers a malformed request 400, a head over maxHeaderBytes 431, a head or request that does not
+ * arrive in time 408, and closes the connection; a connection idle (or not reading) for idleMs is
+ * closed. Kubelet probes and Prometheus scrapes are far within them.
+ */
+export interface EndpointLimits {
+  readonly maxHeaderBytes: number;
+  readonly maxHeaders: number;
+  /** Requests one connection may make (beyond: 503, then closed): pipelined scrapes cost no more. */
+  readonly maxRequestsPerConnection: number;
+  /**
+   * Answers a connection may leave unread beyond what the sockets hold: a client that asks
+   * (pipelining) without reading is dropped instead of having its answers pile up in memory.
+   */
+  readonly maxUnreadBytes: number;
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly keepAliveTimeoutMs: number;
+  readonly idleMs: number;
+  /** How often node:http looks for connections past headersTimeoutMs or requestTimeoutMs. */
+  readonly checkIntervalMs: number;
+}
+
+export const ENDPOINT_LIMITS: EndpointLimits = {
+  maxHeaderBytes: 16 * 1024,
+  maxHeaders: 100,
+  maxRequestsPerConnection: 100,
+  maxUnreadBytes: 1024 * 1024,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 15_000,
+  keepAliveTimeoutMs: 5_000,
+  idleMs: 30_000,
+  checkIntervalMs: 1_000,
+};
 
 export interface ObservabilityServers {
   /** The port /metrics listens on, or undefined when disabled. */
@@ -199,7 +237,12 @@ function handler(
     sendText(response, 404, '404 page not found\n');
   };
 
+  const maxUnread = (options.limits ?? ENDPOINT_LIMITS).maxUnreadBytes;
   return (request, response) => {
+    if (request.socket.writableLength > maxUnread) {
+      request.socket.destroy();
+      return;
+    }
     route(request, response).catch((error: unknown) => {
       if (!response.headersSent) sendText(response, 500, `internal error: ${(error as Error).message}\n`);
       else response.destroy();
@@ -254,8 +297,21 @@ export async function startObservabilityServers(
   const close = async (): Promise<void> => {
     await Promise.all(servers.map(closeServer));
   };
+  const limits = options.limits ?? ENDPOINT_LIMITS;
   const start = async (address: BindAddress, routes: Routes): Promise<number> => {
-    const server = createServer(handler(options, routes));
+    const server = createServer(
+      {
+        maxHeaderSize: limits.maxHeaderBytes,
+        headersTimeout: limits.headersTimeoutMs,
+        requestTimeout: limits.requestTimeoutMs,
+        keepAliveTimeout: limits.keepAliveTimeoutMs,
+        connectionsCheckingInterval: limits.checkIntervalMs,
+      },
+      handler(options, routes),
+    );
+    server.maxHeadersCount = limits.maxHeaders;
+    server.maxRequestsPerSocket = limits.maxRequestsPerConnection;
+    server.setTimeout(limits.idleMs);
     servers.push(server);
     return listen(server, address);
   };

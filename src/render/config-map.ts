@@ -1,6 +1,12 @@
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, commonLabels } from '../api/index.ts';
-import { brokerConfigToml, entrypointScript, resourceSpecJson } from '../flux/index.ts';
+import {
+  FORGET_CERTIFICATE_FILE,
+  FORGET_CERTIFICATE_SCRIPT,
+  brokerConfigToml,
+  entrypointScript,
+  resourceSpecJson,
+} from '../flux/index.ts';
 import {
   brokerConfigInput,
   brokerHosts,
@@ -12,7 +18,7 @@ import type { Rendered } from './kube-object.ts';
 import { renderModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
-import { RESTFUL_SERVER_FILE, RESTFUL_SERVER_SCRIPT } from '../flux/restful-server.ts';
+import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';
 import { containerScripts } from './sidecars.ts';
 
@@ -31,13 +37,14 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
   const data: Record<string, string> = {
     [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),
+    [FORGET_CERTIFICATE_FILE]: FORGET_CERTIFICATE_SCRIPT,
   };
   const cores = fluxContainer(miniCluster).cores;
   if (operatorWritesResourceSpec(miniCluster) && cores !== undefined) {
     data[RESOURCE_SPEC_FILE] = resourceSpecJson({ hosts: brokerHosts(miniCluster), coresPerNode: cores });
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
-  if (servesRestful(miniCluster)) data[RESTFUL_SERVER_FILE] = RESTFUL_SERVER_SCRIPT;
+  if (servesRestful(miniCluster)) Object.assign(data, RESTFUL_SERVER_FILES);
   // commands.script of the containers and the wrappers of those beside Flux: user text, no secret.
   for (const [file, text] of containerScripts(miniCluster)) data[file] = text;
   return {

@@ -307,6 +307,8 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
       resourcePath: resourceSpecPath(miniCluster),
       runDir: layout.runDir,
       stateDir: layout.fluxStateDir,
+      // The ConfigMap's files: rc1.d/forget-certificate.sh removes the certificate's copy once read.
+      rcExtraDir: OPERATOR_DIR,
     },
     resource: operatorWritesResourceSpec(miniCluster)
       ? { writtenBy: 'operator' }

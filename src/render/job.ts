@@ -11,7 +11,7 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import { COMPONENT_BROKER, SECRET_DATA_KEYS, commonLabels, selectorLabels } from '../api/index.ts';
-import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
+import { DEFAULT_BROKER_PORT, FORGET_CERTIFICATE_FILE, FORGET_CERTIFICATE_RC_PATH } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import {
   renderModel,
@@ -39,7 +39,7 @@ import {
 } from './paths.ts';
 import { isWrapped, layoutOf } from './layout.ts';
 import { containerScripts } from './sidecars.ts';
-import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
+import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
 import { containerVolumes } from './volumes.ts';
@@ -74,11 +74,17 @@ interface FluxMountOptions {
 }
 
 function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volume[] {
-  const operatorFiles = [{ key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE }];
+  const operatorFiles = [
+    { key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE },
+    // The brokers' rc1 script (FLUX_RC_EXTRA is this mount's folder).
+    { key: FORGET_CERTIFICATE_FILE, path: FORGET_CERTIFICATE_RC_PATH, mode: SCRIPT_FILE_MODE },
+  ];
   if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
-  if (options.restful)
-    operatorFiles.push({ key: RESTFUL_SERVER_FILE, path: RESTFUL_SERVER_FILE, mode: CONFIG_FILE_MODE });
+  if (options.restful) {
+    for (const file of Object.keys(RESTFUL_SERVER_FILES))
+      operatorFiles.push({ key: file, path: file, mode: CONFIG_FILE_MODE });
+  }
   for (const file of options.scripts) operatorFiles.push({ key: file, path: file, mode: SCRIPT_FILE_MODE });
   const restful: V1Volume[] = options.restful
     ? [
@@ -404,8 +410,9 @@ export function setPodPlacement(
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
   const podOptions = miniCluster.spec.pod;
   if (podOptions?.serviceAccountName !== undefined) pod.serviceAccountName = podOptions.serviceAccountName;
-  if (podOptions?.automountServiceAccountToken !== undefined)
-    pod.automountServiceAccountToken = podOptions.automountServiceAccountToken;
+  // No ServiceAccount token unless the spec asks for one: the pods run the users' jobs (the RESTful
+  // API's among them), which would act on the Kubernetes API with the account's rights.
+  pod.automountServiceAccountToken = podOptions?.automountServiceAccountToken ?? false;
   if (podOptions?.nodeSelector !== undefined)
     pod.nodeSelector = Object.fromEntries(sortedEntries(podOptions.nodeSelector));
   if (podOptions?.tolerations !== undefined) pod.tolerations = podOptions.tolerations.map((t) => ({ ...t }));

@@ -24,6 +24,8 @@ export interface RestfulCredentials {
   readonly secretKey: string;
   /** Every user of the API (the main one first) and their tokens. */
   readonly users: Readonly<Record<string, string>>;
+  /** The users who see and cancel every job: the main one, and those of spec.users made so. */
+  readonly administrators: readonly string[];
 }
 
 /**
@@ -40,8 +42,9 @@ export function restfulPort(input: RenderInput): number {
 }
 
 /**
- * A generated secret: derived from the MiniCluster's random seed and what it is for, so the same
- * seed gives the same values on every reconcile, and a user added later gets a token of their own.
+ * A generated secret: derived from the MiniCluster's random seed (RESTFUL_SEED_BYTES, 256 bits) and
+ * what it is for, so the same seed gives the same values on every reconcile, and a user added later
+ * gets a token of their own. HMAC-SHA256: 256 bits, 43 base64url characters.
  */
 function derived(seed: Uint8Array, purpose: string): string {
   return createHmac('sha256', seed).update(purpose).digest('base64url');
@@ -54,10 +57,18 @@ export function restfulCredentials(input: RenderInput, seed: Uint8Array): Restfu
   const username = given?.username ?? DEFAULT_RESTFUL_USER;
   const token = given?.token ?? derived(seed, 'token');
   const users: Record<string, string> = { [username]: token };
+  const administrators = [username];
   for (const user of miniCluster.spec.users ?? []) {
     users[user.name] = user.password ?? derived(seed, `user:${user.name}`);
+    if (user.administrator === true) administrators.push(user.name);
   }
-  return { username, token, secretKey: given?.secretKey ?? derived(seed, 'secret-key'), users };
+  return {
+    username,
+    token,
+    secretKey: given?.secretKey ?? derived(seed, 'secret-key'),
+    users,
+    administrators,
+  };
 }
 
 function requireSeed(miniCluster: MiniClusterModel, seed: Uint8Array | undefined): Uint8Array {
@@ -78,7 +89,8 @@ export function renderRestfulSecret(
   const miniCluster = renderModel(input);
   const known = requireSeed(miniCluster, seed);
   const credentials = restfulCredentials(miniCluster, known);
-  const file = `${JSON.stringify({ secretKey: credentials.secretKey, users: credentials.users })}\n`;
+  const { secretKey, users, administrators } = credentials;
+  const file = `${JSON.stringify({ secretKey, users, administrators })}\n`;
   const encode = (text: string | Uint8Array) => Buffer.from(text).toString('base64');
   const keys = SECRET_DATA_KEYS.restful;
   return {

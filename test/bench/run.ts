@@ -16,7 +16,9 @@
  *   operator_rss_mib / operator_peak_rss_mib / operator_heap_used_mib: memory of the operator process.
  * `--burst` measures bursting instead (see burst.ts); `--against-go` runs our operator and the upstream
  * Go operator side by side (see against-go.ts); `--conversion` what the conversion webhook adds to reads
- * (see conversion.ts).
+ * (see conversion.ts); `--view [--rounds N]` the start-up cost of the Flux view: the Go operator's
+ * hello-world on the real node, Flux from the view against Flux in the image, alternating, with the
+ * ratio of their medians (see view.ts).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -33,6 +35,7 @@ import { againstGoBench } from './against-go.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { burstBench } from './burst.ts';
 import { conversionBench } from './conversion.ts';
+import { viewBench } from './view.ts';
 import {
   createNamespace,
   deleteNamespace,
@@ -206,4 +209,5 @@ const argv = process.argv.slice(2);
 if (argv.includes('--burst')) await burstBench(argv);
 else if (argv.includes('--conversion')) await conversionBench(argv);
 else if (argv.includes('--against-go')) await againstGoBench(argv);
+else if (argv.includes('--view')) await viewBench(argv);
 else await main();

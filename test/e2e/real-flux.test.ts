@@ -18,6 +18,7 @@ import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
 import { restfulScenarios } from './scenarios/restful.ts';
+import { restfulSecurityScenarios } from './scenarios/restful-security.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 import { v1alpha1FieldScenarios } from './scenarios/v1alpha1-fields.ts';
 
@@ -38,6 +39,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   v1alpha1FieldScenarios();
   servicesScenarios();
   restfulScenarios();
+  restfulSecurityScenarios();
   fluxViewScenarios();
   goV1alpha2ExampleScenarios();
 });

@@ -96,7 +96,11 @@ describe('the Flux view image', () => {
       'opt/flux-view/lib/libmunge.so.2',
       'opt/flux-view/lib/python3/dist-packages/flux-core.pth',
       'opt/flux-view/share/flux-view/info',
-      'opt/flux-view/share/doc/munge/copyright',
+      'opt/flux-view/share/doc/flux-view/copyright',
+      // Python's pure modules, zipped: one file each to create in the pod, not a thousand.
+      'opt/flux-view/lib/python311.zip',
+      'opt/flux-view/lib/python3/dist-packages.zip',
+      'opt/flux-view/lib/python3/dist-packages/dist-packages-zip.pth',
     ]) {
       assert.ok(files.has(p), p);
     }
@@ -116,6 +120,9 @@ describe('the Flux view image', () => {
       [],
       'no headers, pkg-config files or static libraries',
     );
+    assert.ok(build.viewFiles < 1000, `the view has ${build.viewFiles} files`);
+    const copyrights = layerFile(build.archive, viewBlob, 'opt/flux-view/share/doc/flux-view/copyright');
+    assert.match(copyrights, /^==> Debian package munge: \/usr\/share\/doc\/munge\/copyright <==$/m);
     const info = layerFile(build.archive, viewBlob, 'opt/flux-view/share/flux-view/info');
     assert.match(info, new RegExp(`^flux-core ${version.replaceAll('.', '\\.')}$`, 'm'));
     assert.match(info, /^prefix \/mnt\/flux\/view$/m);

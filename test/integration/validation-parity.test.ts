@@ -86,6 +86,15 @@ const RESTFUL_CASES: unknown[] = [
     fluxRestful: { branch: 'main', port: 80, username: 'u', token: 't', secretKey: 'k' },
     users: [{ name: 'b', password: 'p' }],
   }),
+  // Tokens, passwords and keys: 32 characters at least, on both sides.
+  ...[31, 32].flatMap((length) => [
+    miniCluster({ containers: noCommand, fluxRestful: { token: 't'.repeat(length) } }),
+    miniCluster({ containers: noCommand, fluxRestful: { secretKey: 'k'.repeat(length) } }),
+    miniCluster({
+      containers: noCommand,
+      users: [{ name: 'b', password: 'p'.repeat(length), administrator: true }],
+    }),
+  ]),
 ];
 
 /** Bounds both sides must count alike: characters, bytes, whole units. */

@@ -1,67 +1,23 @@
-"""Unit tests of the RESTful server (src/flux/scripts/restful_server.py): its credentials, tokens and
-request limits, served over real HTTP on a loopback port. Flux is not needed: these answers come
-before a route reaches Flux, and the routes that pass are test routes (run with `npm run test:python`).
-"""
-import base64
+"""Unit tests of the RESTful server's application (src/flux/scripts/restful_server.py): who may call
+it (Basic credentials, bearer tokens, the token handshake), administrators, and which jobs a user
+sees, served over real HTTP on a loopback port (see conftest.py). Run with `npm run test:python`."""
 import hashlib
 import hmac
-import http.client
 import json
-import os
 import sys
-import threading
 import time
-from http.server import ThreadingHTTPServer
 
-import pytest
+from conftest import OTHER, OTHER_TOKEN, SECRET_KEY, TOKEN, USER, basic, request, restful_auth, server
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src", "flux", "scripts"))
-import restful_server as server  # noqa: E402
-
-SECRET_KEY = "the-secret-key"
-USER, TOKEN = "flux", "the-token"
 UNAUTHORIZED = (401, {"Message": "Incorrect user or token."})
-
-
-@pytest.fixture
-def api(tmp_path, monkeypatch):
-    """A server on a free loopback port with one user, and a route that says who asked."""
-    path = tmp_path / "credentials.json"
-    path.write_text(json.dumps({"secretKey": SECRET_KEY, "users": {USER: TOKEN}}))
-    monkeypatch.setattr(server, "handle", lambda: None)
-    monkeypatch.setitem(server.ROUTES, ("GET", ("whoami",)), lambda h, params, user: (200, {"user": user}))
-    monkeypatch.setitem(server.ROUTES, ("POST", ("echo",)), lambda h, params, user: (200, params))
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), server.Handler)
-    httpd.daemon_threads = True
-    httpd.credentials = server.Credentials(str(path))
-    thread = threading.Thread(target=httpd.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True)
-    thread.start()
-    yield httpd.server_address[1]
-    httpd.shutdown()
-    httpd.server_close()
-
-
-def request(port, method, path, headers=None, body=None):
-    """(status, JSON body, headers) of one request."""
-    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-    try:
-        connection.request(method, path, body=body, headers=headers or {})
-        response = connection.getresponse()
-        return response.status, json.loads(response.read()), dict(response.getheaders())
-    finally:
-        connection.close()
-
-
-def basic(user, token):
-    return "Basic " + base64.b64encode(f"{user}:{token}".encode()).decode()
 
 
 def signed(header, claims, key=SECRET_KEY):
     """A JWT with this header and claims, signed with HMAC-SHA256 and key, whatever the header says."""
-    head = server.b64url_encode(json.dumps(header).encode())
-    payload = server.b64url_encode(json.dumps(claims).encode())
+    head = restful_auth.b64url_encode(json.dumps(header).encode())
+    payload = restful_auth.b64url_encode(json.dumps(claims).encode())
     signature = hmac.new(key.encode(), f"{head}.{payload}".encode(), hashlib.sha256).digest()
-    return f"{head}.{payload}.{server.b64url_encode(signature)}"
+    return f"{head}.{payload}.{restful_auth.b64url_encode(signature)}"
 
 
 def access_token(claims, key=SECRET_KEY):
@@ -72,26 +28,29 @@ def later(seconds=600):
     return int(time.time()) + seconds
 
 
-def answer(port, authorization, header="Authorization"):
-    status, body, _ = request(port, "GET", "/v1/whoami", {header: authorization} if authorization else {})
+def answer(api, authorization, header="Authorization"):
+    status, body, _ = request(api.port, "GET", "/v1/whoami", {header: authorization} if authorization else {})
     return status, body
 
 
 def test_right_credentials_reach_the_route(api):
-    assert answer(api, basic(USER, TOKEN)) == (200, {"user": USER})
+    assert answer(api, basic(USER, TOKEN)) == (200, {"user": USER, "admin": True})
+    assert answer(api, basic(OTHER, OTHER_TOKEN)) == (200, {"user": OTHER, "admin": False})
     # Through the API server's service proxy, which consumes the Authorization header itself.
-    assert answer(api, basic(USER, TOKEN), server.PROXY_AUTHORIZATION) == (200, {"user": USER})
-    assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later()})) == (200, {"user": USER})
+    assert answer(api, basic(USER, TOKEN), server.PROXY_AUTHORIZATION) == (200, {"user": USER, "admin": True})
+    bearer = "Bearer " + access_token({"sub": OTHER, "exp": later()})
+    assert answer(api, bearer) == (200, {"user": OTHER, "admin": False})
 
 
 def test_missing_credentials(api):
-    status, body, headers = request(api, "GET", "/v1/whoami")
+    status, body, headers = request(api.port, "GET", "/v1/whoami")
     assert (status, body) == UNAUTHORIZED
     assert headers["WWW-Authenticate"] == 'Bearer realm="flux-restful"'
 
 
 def test_wrong_credentials(api):
     assert answer(api, basic(USER, "not-the-token")) == UNAUTHORIZED
+    assert answer(api, basic(USER, OTHER_TOKEN)) == UNAUTHORIZED
     assert answer(api, basic("nobody", TOKEN)) == UNAUTHORIZED
     assert answer(api, basic(USER, "")) == UNAUTHORIZED
     assert answer(api, "Basic not-base64!") == UNAUTHORIZED
@@ -121,61 +80,65 @@ def test_expired_token(api):
 
 def test_access_token_of_an_unknown_user(api):
     assert answer(api, "Bearer " + access_token({"sub": "nobody", "exp": later()})) == UNAUTHORIZED
+    assert answer(api, "Bearer " + access_token({"sub": ["flux"], "exp": later()})) == UNAUTHORIZED
 
 
 def test_token_request(api):
     def ask(claims, key=SECRET_KEY):
-        status, body, _ = request(api, "POST", "/v1/token", {"Authorization": "Bearer " + access_token(claims, key)})
+        headers = {"Authorization": "Bearer " + access_token(claims, key)}
+        status, body, _ = request(api.port, "POST", "/v1/token", headers)
         return status, body
 
-    status, body = ask({"user": USER, "pass": TOKEN, "scope": "token"})
+    status, body = ask({"user": OTHER, "pass": OTHER_TOKEN, "scope": "token"})
     assert status == 200 and body["token_type"] == "Bearer"
-    claims = server.jwt_decode(body["access_token"], SECRET_KEY)
-    assert claims["sub"] == USER
-    assert 0 < claims["exp"] - time.time() <= server.ACCESS_TOKEN_SECONDS
-    assert answer(api, "Bearer " + body["access_token"]) == (200, {"user": USER})
+    claims = restful_auth.jwt_decode(body["access_token"], SECRET_KEY)
+    assert claims["sub"] == OTHER
+    assert 0 < claims["exp"] - time.time() <= restful_auth.ACCESS_TOKEN_SECONDS
+    assert answer(api, "Bearer " + body["access_token"]) == (200, {"user": OTHER, "admin": False})
     # Denied with 400, not 401 (a client answers a 401 by asking for a token again).
     denied = (400, {"Message": "Denied"})
-    assert ask({"user": USER, "pass": "not-the-token", "scope": "token"}) == denied
-    assert ask({"user": USER, "pass": TOKEN, "scope": "token"}, key="another-key") == denied
-    assert ask({"user": USER, "pass": TOKEN, "scope": "token", "exp": later(-1)}) == denied
-    assert ask({"user": USER, "pass": TOKEN}) == denied
+    assert ask({"user": OTHER, "pass": TOKEN, "scope": "token"}) == denied
+    assert ask({"user": OTHER, "pass": OTHER_TOKEN, "scope": "token"}, key="another-key") == denied
+    assert ask({"user": OTHER, "pass": OTHER_TOKEN, "scope": "token", "exp": later(-1)}) == denied
+    assert ask({"user": OTHER, "pass": OTHER_TOKEN}) == denied
     # A token request is not an access token.
     assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later(), "scope": "token"})) == UNAUTHORIZED
 
 
-def test_oversized_body(api):
-    limit = server.MAX_BODY_BYTES
-    assert limit == 1024 * 1024
-    headers = {"Authorization": basic(USER, TOKEN), "Content-Type": "application/json"}
-    # Refused from its Content-Length, before it is read (or the credentials checked).
-    connection = http.client.HTTPConnection("127.0.0.1", api, timeout=10)
-    try:
-        connection.putrequest("POST", "/v1/echo")
-        connection.putheader("Content-Length", str(limit + 1))
-        connection.endheaders()
-        response = connection.getresponse()
-        assert (response.status, json.loads(response.read())) == (
-            413,
-            {"Message": "The request body is larger than 1048576 bytes."},
-        )
-        assert response.getheader("Connection") == "close"
-    finally:
-        connection.close()
-    # The largest body taken.
-    body = json.dumps({"a": ""}).encode()
-    body = json.dumps({"a": "x" * (limit - len(body))}).encode()
-    assert len(body) == limit
-    status, echoed, _ = request(api, "POST", "/v1/echo", headers, body)
-    assert status == 200 and len(echoed["a"]) == limit - len(b'{"a": ""}')
+def test_parameters_from_the_query_and_the_body(api):
+    headers = {"Authorization": basic(OTHER, OTHER_TOKEN), "Content-Type": "application/json"}
+    status, body, _ = request(api.port, "POST", "/v1/echo?a=1&b=2", headers, json.dumps({"b": "3", "c": None}))
+    assert (status, body) == (200, {"a": "1", "b": "3"})
+    form = {"Authorization": basic(OTHER, OTHER_TOKEN), "Content-Type": "application/x-www-form-urlencoded"}
+    assert request(api.port, "POST", "/v1/echo", form, "command=hostname&num_tasks=2")[:2] == (
+        200,
+        {"command": "hostname", "num_tasks": "2"},
+    )
 
 
-def test_jwt_round_trip():
-    token = server.jwt_encode({"sub": USER, "exp": later()}, SECRET_KEY)
-    assert server.jwt_decode(token, SECRET_KEY)["sub"] == USER
-    assert server.jwt_decode(token, "another-key") is None
-    assert server.jwt_decode("not.a.token", SECRET_KEY) is None
-    assert server.jwt_decode("", SECRET_KEY) is None
+def test_who_sees_which_job():
+    owners = {1: USER, 2: OTHER, 3: None, 4: OTHER}
+    admin, user = restful_auth.Caller(USER, True), restful_auth.Caller(OTHER, False)
+    assert server.visible_ids(owners, admin, [4, 3, 2, 1]) == [4, 3, 2, 1]
+    # A user sees the jobs they submitted, not another user's nor one submitted outside the API.
+    assert server.visible_ids(owners, user, [4, 3, 2, 1]) == [4, 2]
+    assert server.visible_ids(owners, restful_auth.Caller("carol", False), [4, 3, 2, 1]) == []
+
+
+def test_the_owner_of_a_jobspec():
+    assert server.job_owner({"attributes": {"system": {"user": OTHER}}}) == OTHER
+    assert server.job_owner({"attributes": {"system": {}}}) is None
+    assert server.job_owner({"attributes": {"system": {"user": 1000}}}) is None
+    assert server.job_owner(None) is None
+
+
+def test_owners_are_remembered_up_to_a_bound():
+    owners = server.Owners(size=3)
+    for jobid in range(5):
+        owners.remember(jobid, f"user-{jobid}")
+    # Known ones are answered without asking Flux (h None would fail): only the newest 3 are kept.
+    assert owners.of(None, [2, 3, 4]) == {2: "user-2", 3: "user-3", 4: "user-4"}
+    assert list(owners.known) == [2, 3, 4]
 
 
 def test_flux_is_imported_by_main_only(tmp_path, monkeypatch):
@@ -194,4 +157,7 @@ def test_flux_is_imported_by_main_only(tmp_path, monkeypatch):
     assert server.flux.__file__ == str(package / "__init__.py")
     assert server.flux.job.__name__ == "flux.job"
     assert server.flux.resource.__name__ == "flux.resource"
-    assert isinstance(server.handle(), server.flux.Flux)
+    handle = server.handle()
+    assert isinstance(handle, server.flux.Flux)
+    # One handle per thread, kept.
+    assert server.handle() is handle

@@ -22,6 +22,9 @@
  *   `network.disableAffinity: true` (unset, v1alpha2 gives them one): a MiniCluster written as
  *   v1alpha1 keeps its pods when read as v1alpha2, and a running one's Job does not change (which
  *   Kubernetes would refuse).
+ * - A v1alpha1 pod gets its service account's token when it names the account (`pod.serviceAccountName`,
+ *   the only way v1alpha1 has to ask for one): v1alpha2's `pod.automountServiceAccountToken: true`.
+ *   Otherwise neither mounts one.
  */
 import { MiniClusterSpecSchema } from '../schema.ts';
 import { MiniClusterStatusSchema } from '../status-schema.ts';
@@ -150,6 +153,8 @@ export function specToV1alpha2(v1alpha1: unknown): unknown {
     );
   }
   if (spec.services !== undefined) spec.services = mapList(spec.services, serviceToV1alpha2);
+  if (isObject(spec.pod) && spec.pod.serviceAccountName !== undefined)
+    spec.pod = { automountServiceAccountToken: true, ...spec.pod };
   return pruneToSchema(MiniClusterV1alpha2SpecSchema, spec);
 }
 

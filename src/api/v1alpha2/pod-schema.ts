@@ -42,7 +42,8 @@ export const PodV1alpha2Schema = Type.Object(
     runtimeClassName: Type.Optional(objectName('RuntimeClass the pods run with (e.g. a sandboxed runtime).')),
     automountServiceAccountToken: Type.Optional(
       Type.Boolean({
-        description: "Mount the service account's token into the pods. Unset: Kubernetes' default.",
+        description:
+          "Mount the service account's token into the pods, for programs that call the Kubernetes API. Unset: false (as the Go operator writes it): the pods' jobs get no Kubernetes credentials.",
       }),
     ),
     schedulerName: Type.Optional(objectName('Scheduler that places the pods. Unset: the default scheduler.')),

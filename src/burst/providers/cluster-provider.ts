@@ -12,6 +12,10 @@
  * - `kubeconfig` returns a self-contained kubeconfig (server, CA, bearer token; no exec plugin). The
  *   token is short-lived (GKE: an OAuth access token, about an hour; EKS: a presigned STS URL,
  *   accepted for 15 minutes), so the caller asks again rather than storing it for long.
+ * - Ownership (ownership.ts): a cluster is created marked with the uid of its BurstTarget (the spec's
+ *   `ownerUid`), and an existing cluster without that mark is `NotOwned`: `ensureCluster` and
+ *   `describe` report it and change nothing there, `kubeconfig` refuses it (not Ready), and
+ *   `deleteCluster` throws a `ProviderError` with code `NotOwned` rather than delete it.
  * - Messages, errors and states never carry credentials: every message goes through `scrub`, and
  *   errors thrown are `ProviderError`s built from a scrubbed message without the SDK error as
  *   `cause` (SDK errors can carry the request, headers included).
@@ -20,7 +24,14 @@ import { stringify } from 'yaml';
 
 export type ProviderKind = 'gke' | 'eks';
 
-export type ProvisionPhase = 'Absent' | 'Provisioning' | 'Ready' | 'Deleting' | 'Error';
+/**
+ * `NotOwned`: the cluster exists but was not made for this BurstTarget (another one's, or not the
+ * operator's at all); the message says why. It wins over the cloud's own status.
+ */
+export type ProvisionPhase = 'Absent' | 'Provisioning' | 'Ready' | 'Deleting' | 'Error' | 'NotOwned';
+
+/** `ProviderError.code` of a refusal to act on a cluster that is `NotOwned`. */
+export const NOT_OWNED = 'NotOwned';
 
 export interface ProvisionState {
   readonly phase: ProvisionPhase;

@@ -13,6 +13,10 @@
  *   Secret, then the operator's install (CRDs, RBAC, Deployment) applied there with server-side
  *   apply, once per target generation and API server (re-applied after an operator restart).
  * - `deleteProvisioned` is one step of deleting the cloud cluster of a BurstTarget, for a finalizer.
+ * - Only the cluster made for this BurstTarget (ownership.ts: marked with its uid at creation) is
+ *   adopted, installed into or deleted. A cluster of that name without the mark, or with another
+ *   BurstTarget's uid, is refused with `ClusterNotOwned` (naming it, why, and what to do instead),
+ *   and `deleteProvisioned` leaves it alone: the finalizer goes, the cluster stays.
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../../api/index.ts';
@@ -25,6 +29,7 @@ import {
   ProviderError,
   errorText,
   scrub,
+  NOT_OWNED,
   type ClusterProvider,
   type ProviderKind,
   type ProvisionState,
@@ -75,6 +80,8 @@ interface Bound<Spec> {
   readonly spec: Spec;
   /** `GKE cluster p/l/name`, `EKS cluster region/name`. */
   readonly source: string;
+  /** The spec field naming the cluster: `spec.gke.clusterName`, `spec.eks.clusterName`. */
+  readonly clusterField: string;
   readonly secrets: readonly string[];
 }
 
@@ -189,10 +196,38 @@ function notReady(source: string, state: ProvisionState, secrets: readonly strin
   }
 }
 
+/** The uid every cluster of `target` is marked with, or why there is none. */
+function ownerUidOf(target: DefaultedBurstTarget): { ok: true; uid: string } | TargetFailure {
+  const uid = target.metadata.uid;
+  if (uid === undefined || uid === '') {
+    return failure(
+      'ProvisionFailed',
+      'the BurstTarget has no metadata.uid, which marks the cloud cluster made for it; only BurstTargets read from the API server can provision',
+    );
+  }
+  return { ok: true, uid };
+}
+
+/**
+ * The condition of a BurstTarget naming a cluster that exists but is not its own: which cluster,
+ * why (`state.message`), what the operator does about it (nothing) and what to do instead.
+ */
+function notOwned(source: string, clusterField: string, state: ProvisionState, secrets: readonly string[]) {
+  return failure(
+    'ClusterNotOwned',
+    scrub(
+      `${source} is not this BurstTarget's: ${state.message}. The operator adopts, installs itself into and deletes only a cluster it made for this BurstTarget, so it leaves this one alone and will not delete it with the BurstTarget; set ${clusterField} to a cluster that does not exist yet (the operator creates it), or, to burst to a cluster you manage yourself, use a BurstTarget with provider: kubeconfig and a kubeconfig Secret of it`,
+      secrets,
+    ),
+  );
+}
+
 function bindGke(target: DefaultedBurstTarget, options: ProviderConnectorsOptions) {
   return async (): Promise<BindResult<GkeClusterSpec>> => {
     const gke = target.spec.gke;
     if (!gke) return failure('ProvisionFailed', 'spec.gke is required when provider is gke');
+    const owner = ownerUidOf(target);
+    if (!owner.ok) return owner;
     let serviceAccountJson: string | undefined;
     if (gke.credentialsSecret !== undefined) {
       const read = await readCredentials(
@@ -236,8 +271,10 @@ function bindGke(target: DefaultedBurstTarget, options: ProviderConnectorsOption
           clusterName: gke.clusterName,
           machineType: gke.machineType,
           nodeCount: gke.nodeCount,
+          ownerUid: owner.uid,
         },
         source: `GKE cluster ${gke.project}/${gke.location}/${gke.clusterName}`,
+        clusterField: 'spec.gke.clusterName',
         secrets,
       },
     };
@@ -248,6 +285,8 @@ function bindEks(target: DefaultedBurstTarget, options: ProviderConnectorsOption
   return async (): Promise<BindResult<EksClusterSpec>> => {
     const eks = target.spec.eks;
     if (!eks) return failure('ProvisionFailed', 'spec.eks is required when provider is eks');
+    const owner = ownerUidOf(target);
+    if (!owner.ok) return owner;
     let credentials: EksProviderOptions['credentials'];
     if (eks.credentialsSecret !== undefined) {
       const read = await readCredentials(
@@ -289,11 +328,25 @@ function bindEks(target: DefaultedBurstTarget, options: ProviderConnectorsOption
           instanceTypes: [eks.instanceType],
           nodeCount: eks.nodeCount,
           ...(eks.kubernetesVersion === undefined ? {} : { kubernetesVersion: eks.kubernetesVersion }),
+          ownerUid: owner.uid,
         },
         source: `EKS cluster ${eks.region}/${eks.clusterName}`,
+        clusterField: 'spec.eks.clusterName',
         secrets,
       },
     };
+  };
+}
+
+/** The end of a deletion that leaves a cluster which is not this BurstTarget's where it is. */
+function leftAlone(bound: Bound<unknown>, why: string): DeleteProvisionedOutcome {
+  return {
+    ok: true,
+    done: true,
+    message: scrub(
+      `${bound.source} is left alone, not deleted: it is not this BurstTarget's (${why})`,
+      bound.secrets,
+    ),
   };
 }
 
@@ -319,7 +372,7 @@ export function providerConnectors(options: ProviderConnectorsOptions): Provider
   ): Promise<ProviderKubeConfig> {
     const bindResult = await bind();
     if (!bindResult.ok) return bindResult;
-    const { provider, spec, source } = bindResult.bound;
+    const { provider, spec, source, clusterField } = bindResult.bound;
     const secrets = [...bindResult.bound.secrets];
     try {
       let state: ProvisionState;
@@ -328,6 +381,8 @@ export function providerConnectors(options: ProviderConnectorsOptions): Provider
       } catch (error) {
         return providerFailure(source, 'ensuring the cluster', error, secrets);
       }
+      // Checked before anything else uses the cluster: a kubeconfig of it, or the install there.
+      if (state.phase === 'NotOwned') return notOwned(source, clusterField, state, secrets);
       if (state.phase !== 'Ready') return notReady(source, state, secrets);
       let text: string;
       try {
@@ -377,6 +432,7 @@ export function providerConnectors(options: ProviderConnectorsOptions): Provider
     try {
       const state = await bound.provider.describe(bound.spec);
       if (state.phase === 'Absent') return { ok: true, done: true, message: `${bound.source} is deleted` };
+      if (state.phase === 'NotOwned') return leftAlone(bound, state.message);
       await bound.provider.deleteCluster(bound.spec);
       return {
         ok: true,
@@ -384,6 +440,8 @@ export function providerConnectors(options: ProviderConnectorsOptions): Provider
         message: scrub(`deleting ${bound.source} (${state.message})`, bound.secrets),
       };
     } catch (error) {
+      // Its marks changed between the two reads: still not this BurstTarget's to delete.
+      if (error instanceof ProviderError && error.code === NOT_OWNED) return leftAlone(bound, error.message);
       return providerFailure(bound.source, 'deleting the cluster', error, bound.secrets);
     } finally {
       await bound.provider.close().catch(() => undefined);

@@ -13,6 +13,9 @@
  * - The kubeconfig carries the bearer token `aws eks get-token` makes: `k8s-aws-v1.` followed by
  *   the unpadded base64url of a presigned STS `GetCallerIdentity` URL whose signature covers the
  *   `x-k8s-aws-id: <cluster name>` header (presigned for 60 s; EKS accepts it for 15 minutes).
+ * - The control plane and the node group are created with the tags of `ownerMarks` (the
+ *   BurstTarget's uid); an existing control plane whose tags do not carry that uid is `NotOwned`
+ *   (ownership.ts): no node group is added to it, and it is never handed a kubeconfig or deleted.
  */
 import { randomUUID } from 'node:crypto';
 import {
@@ -35,9 +38,11 @@ import {
   requireCount,
   requireNonEmpty,
   scrub,
+  NOT_OWNED,
   type ClusterProvider,
   type ProvisionState,
 } from './cluster-provider.ts';
+import { ownerMarks, ownershipOf, requireOwnerUid } from './ownership.ts';
 
 export interface EksClusterSpec {
   readonly region: string;
@@ -54,6 +59,8 @@ export interface EksClusterSpec {
   readonly nodegroupName?: string;
   /** Kubernetes version (`1.33`); default: EKS's default. */
   readonly kubernetesVersion?: string;
+  /** metadata.uid of the BurstTarget: the cluster is tagged with it, and must carry it to be used. */
+  readonly ownerUid: string;
 }
 
 export interface EksCredentials {
@@ -79,7 +86,6 @@ const DEFAULT_NODEGROUP = 'flux-nodes';
 const TOKEN_PREFIX = 'k8s-aws-v1.';
 const TOKEN_PRESIGN_SECONDS = 60;
 const CLUSTER_NAME = /^[0-9A-Za-z][A-Za-z0-9_-]{0,99}$/;
-const TAGS = { 'managed-by': 'flux-operator' };
 
 export class EksProvider implements ClusterProvider<EksClusterSpec> {
   readonly kind = 'eks' as const;
@@ -111,13 +117,15 @@ export class EksProvider implements ClusterProvider<EksClusterSpec> {
               authenticationMode: 'API_AND_CONFIG_MAP',
               bootstrapClusterCreatorAdminPermissions: true,
             },
-            tags: TAGS,
+            tags: ownerMarks(spec.ownerUid),
             clientRequestToken: this.#token(),
           }),
         ),
       );
       return { phase: 'Provisioning', message: `creating cluster ${spec.clusterName}` };
     }
+    const notOwned = this.#notOwned(cluster, spec);
+    if (notOwned) return notOwned;
     if (cluster.status !== 'ACTIVE' && cluster.status !== 'UPDATING') return this.#clusterState(cluster);
     const nodegroup = await this.#describeNodegroup(client, spec);
     if (nodegroup) return this.#nodegroupState(cluster, nodegroup);
@@ -137,7 +145,7 @@ export class EksProvider implements ClusterProvider<EksClusterSpec> {
           subnets: [...spec.subnetIds],
           instanceTypes: [...spec.instanceTypes],
           scalingConfig: { minSize: spec.nodeCount, maxSize: spec.nodeCount, desiredSize: spec.nodeCount },
-          tags: TAGS,
+          tags: ownerMarks(spec.ownerUid),
           clientRequestToken: this.#token(),
         }),
       ),
@@ -154,6 +162,8 @@ export class EksProvider implements ClusterProvider<EksClusterSpec> {
     const client = this.#client(spec.region);
     const cluster = await this.#describeCluster(client, spec);
     if (!cluster) return { phase: 'Absent', message: `cluster ${spec.clusterName} does not exist` };
+    const notOwned = this.#notOwned(cluster, spec);
+    if (notOwned) return notOwned;
     if (cluster.status !== 'ACTIVE' && cluster.status !== 'UPDATING') return this.#clusterState(cluster);
     const nodegroup = await this.#describeNodegroup(client, spec);
     if (!nodegroup) {
@@ -170,7 +180,16 @@ export class EksProvider implements ClusterProvider<EksClusterSpec> {
     validate(spec);
     const client = this.#client(spec.region);
     const cluster = await this.#describeCluster(client, spec);
-    if (!cluster || cluster.status === 'DELETING') return;
+    if (!cluster) return;
+    const ownership = ownershipOf(cluster.tags, spec.ownerUid, 'tag');
+    if (!ownership.owned) {
+      throw new ProviderError(
+        'eks',
+        this.#scrub(`refusing to delete cluster ${spec.clusterName}: ${ownership.why}`),
+        NOT_OWNED,
+      );
+    }
+    if (cluster.status === 'DELETING') return;
     const nodegroup = await this.#describeNodegroup(client, spec);
     if (nodegroup) {
       if (nodegroup.status === 'DELETING') return;
@@ -298,6 +317,16 @@ export class EksProvider implements ClusterProvider<EksClusterSpec> {
     }
   }
 
+  /** The NotOwned state of a cluster not tagged with this spec's owner; undefined when it is. */
+  #notOwned(cluster: Cluster, spec: EksClusterSpec): ProvisionState | undefined {
+    const ownership = ownershipOf(cluster.tags, spec.ownerUid, 'tag');
+    if (ownership.owned) return undefined;
+    return {
+      phase: 'NotOwned',
+      message: this.#scrub(`cluster ${spec.clusterName} exists, but ${ownership.why}`),
+    };
+  }
+
   #clusterState(cluster: Cluster): ProvisionState {
     const base = {
       ...located(cluster),
@@ -356,6 +385,7 @@ function validate(spec: EksClusterSpec): void {
   requireNonEmpty('eks', 'roleArn', spec.roleArn);
   requireNonEmpty('eks', 'nodeRoleArn', spec.nodeRoleArn);
   requireCount('eks', 'nodeCount', spec.nodeCount);
+  requireOwnerUid('eks', spec.ownerUid);
   if (typeof spec.clusterName !== 'string' || !CLUSTER_NAME.test(spec.clusterName)) {
     throw new ProviderError(
       'eks',

@@ -11,6 +11,9 @@
  *   (`<project>.svc.id.goog`, nodes on the GKE metadata server), so MiniCluster pods there never see
  *   the node's service account credentials.
  * - The kubeconfig carries an OAuth access token of the same credentials (about an hour of life).
+ * - The cluster is created with the resource labels of `ownerMarks` (the BurstTarget's uid); an
+ *   existing cluster whose labels do not carry that uid is `NotOwned` (ownership.ts): never adopted,
+ *   handed a kubeconfig or deleted.
  */
 import { ClusterManagerClient } from '@google-cloud/container';
 import { GoogleAuth, JWT } from 'google-auth-library';
@@ -21,9 +24,11 @@ import {
   requireCount,
   requireNonEmpty,
   scrub,
+  NOT_OWNED,
   type ClusterProvider,
   type ProvisionState,
 } from './cluster-provider.ts';
+import { ownerMarks, ownershipOf, requireOwnerUid } from './ownership.ts';
 
 export interface GkeClusterSpec {
   readonly project: string;
@@ -33,6 +38,8 @@ export interface GkeClusterSpec {
   readonly machineType: string;
   /** Nodes of the node pool (per zone of the location for a regional cluster). */
   readonly nodeCount: number;
+  /** metadata.uid of the BurstTarget: the cluster is labelled with it, and must carry it to be used. */
+  readonly ownerUid: string;
 }
 
 export interface GkeProviderOptions {
@@ -74,6 +81,7 @@ interface ClusterView {
   readonly statusMessage?: string | null;
   readonly endpoint?: string | null;
   readonly masterAuth?: { readonly clusterCaCertificate?: string | null } | null;
+  readonly resourceLabels?: Readonly<Record<string, string>> | null;
 }
 
 export class GkeProvider implements ClusterProvider<GkeClusterSpec> {
@@ -111,13 +119,13 @@ export class GkeProvider implements ClusterProvider<GkeClusterSpec> {
   async ensureCluster(spec: GkeClusterSpec): Promise<ProvisionState> {
     validate(spec);
     const existing = await this.#get(spec);
-    if (existing) return this.#state(existing);
+    if (existing) return this.#state(existing, spec);
     try {
       const [operation] = await this.#client.createCluster({
         parent: parentOf(spec),
         cluster: {
           name: spec.clusterName,
-          resourceLabels: { 'managed-by': 'flux-operator' },
+          resourceLabels: ownerMarks(spec.ownerUid),
           workloadIdentityConfig: { workloadPool: `${spec.project}.svc.id.goog` },
           nodePools: [
             {
@@ -138,7 +146,7 @@ export class GkeProvider implements ClusterProvider<GkeClusterSpec> {
       if (codeOf(err) !== 'ALREADY_EXISTS') throw this.#error(`create cluster ${spec.clusterName}`, err);
       const raced = await this.#get(spec);
       return raced
-        ? this.#state(raced)
+        ? this.#state(raced, spec)
         : { phase: 'Provisioning', message: `cluster ${spec.clusterName} exists` };
     }
   }
@@ -147,14 +155,23 @@ export class GkeProvider implements ClusterProvider<GkeClusterSpec> {
     validate(spec);
     const cluster = await this.#get(spec);
     return cluster
-      ? this.#state(cluster)
+      ? this.#state(cluster, spec)
       : { phase: 'Absent', message: `cluster ${spec.clusterName} does not exist` };
   }
 
   async deleteCluster(spec: GkeClusterSpec): Promise<void> {
     validate(spec);
     const cluster = await this.#get(spec);
-    if (!cluster || statusName(cluster.status) === 'STOPPING') return;
+    if (!cluster) return;
+    const ownership = ownershipOf(cluster.resourceLabels, spec.ownerUid, 'label');
+    if (!ownership.owned) {
+      throw new ProviderError(
+        'gke',
+        this.#scrub(`refusing to delete cluster ${spec.clusterName}: ${ownership.why}`),
+        NOT_OWNED,
+      );
+    }
+    if (statusName(cluster.status) === 'STOPPING') return;
     try {
       await this.#client.deleteCluster({ name: nameOf(spec) });
     } catch (err) {
@@ -201,7 +218,14 @@ export class GkeProvider implements ClusterProvider<GkeClusterSpec> {
     }
   }
 
-  #state(cluster: ClusterView): ProvisionState {
+  #state(cluster: ClusterView, spec: GkeClusterSpec): ProvisionState {
+    const ownership = ownershipOf(cluster.resourceLabels, spec.ownerUid, 'label');
+    if (!ownership.owned) {
+      return {
+        phase: 'NotOwned',
+        message: this.#scrub(`cluster ${spec.clusterName} exists, but ${ownership.why}`),
+      };
+    }
     const status = statusName(cluster.status);
     const detail = cluster.statusMessage ? `: ${cluster.statusMessage}` : '';
     const message = this.#scrub(`cluster ${status}${detail}`);
@@ -277,6 +301,7 @@ function validate(spec: GkeClusterSpec): void {
   requireNonEmpty('gke', 'location', spec.location);
   requireNonEmpty('gke', 'machineType', spec.machineType);
   requireCount('gke', 'nodeCount', spec.nodeCount);
+  requireOwnerUid('gke', spec.ownerUid);
   if (typeof spec.clusterName !== 'string' || !CLUSTER_NAME.test(spec.clusterName)) {
     throw new ProviderError(
       'gke',

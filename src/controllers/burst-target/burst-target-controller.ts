@@ -269,6 +269,11 @@ export class BurstTargetController {
         this.queue.addAfter(key, nextCheckDelayMs(outcome.ok ? 1 : failures, this.schedule));
         return;
       }
+      // Deleted, or left alone as not this BurstTarget's (src/burst/providers/ownership.ts): say which.
+      this.options.log.info(
+        { namespace: live.metadata.namespace, name: live.metadata.name, detail: outcome.message },
+        'released the finalizer of a deleted BurstTarget',
+      );
     }
     // Deleted, or nothing this operator can delete (the escape hatch: it never blocks deletion for good).
     await this.setFinalizers(
@@ -290,8 +295,9 @@ export class BurstTargetController {
       return;
     }
     if (this.provisions(live) && !(live.metadata.finalizers ?? []).includes(PROVISIONED_CLUSTER_FINALIZER)) {
+      // Before anything is made in the cloud. The check goes on: a finalizer is no new generation, so
+      // the watch does not bring this target back (onTarget), and returning here left it unchecked.
       await this.setFinalizers(live, [...(live.metadata.finalizers ?? []), PROVISIONED_CLUSTER_FINALIZER]);
-      return; // the update comes back through the watch
     }
     const log = reconcileLogger(this.options.log, {
       namespace,

@@ -9,9 +9,12 @@ export const ENTRYPOINT_SH = `# shellcheck shell=bash
 # parameters, then this file as it is). It prepares the pod (flux present, flux user, directories,
 # certificate, munge, R), finds its role from its hostname and runs the lead broker with the initial
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
-# to its broker. Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
-# rm, dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
-# run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
+# to its broker. It keeps the brokers' secrets from the jobs, which run as the brokers' user: an
+# execute-only flux-broker (a non-dumpable broker), and a copy of the certificate per broker start,
+# removed by the broker's rc1 once it has read it (docs/security.md). Besides bash it uses coreutils
+# only (id, uname, mkdir, cp, chmod, chown, ln, mv, rm, dirname, sleep), and with a Flux view nothing
+# else: the view brings Flux and munged, and the brokers run as the container's own user, whatever
+# uid that is and whether /etc/passwd knows it or not.
 #
 # The parameters, always set:
 #   job_name, flux_install_root, config_dir, curve_cert_source, curve_cert,
@@ -36,6 +39,8 @@ export const ENTRYPOINT_SH = `# shellcheck shell=bash
 #   complete_workers: a worker broker that fails ends its pod (exit 0) instead of starting again
 #   make_dirs (an array): folders every pod makes (the batch jobs' output folder)
 #   archive_path: the lead restores Flux's content from this file when it exists
+#   rc_extra_dir: a folder whose rc1.d/forget-certificate.sh removes the certificate's copy, put
+#   first on the brokers' FLUX_RC_EXTRA
 #   hook_init, hook_pre, hook_broker_pre, hook_worker_pre, hook_post: raw shell, run with eval
 # Set when the lead broker runs here (lead_is_remote empty):
 #   program_args (an array: the initial program's words after the \`flux start\` words), stays_up
@@ -203,12 +208,31 @@ on_stop() {
 trap 'on_stop TERM' TERM
 trap 'on_stop INT' INT
 
+# The broker's certificate (its CURVE secret key) is readable by the flux user, as Flux requires, so
+# by the jobs too, which run as that user: each broker start gets a fresh private copy, which the
+# broker's rc1 removes (rc_extra_dir/rc1.d/forget-certificate.sh on FLUX_RC_EXTRA: a broker has read
+# its certificate before rc1, and runs no job before rc1 ends), and which goes when the broker ends.
+
+# use_rc_extra: the operator's rc1 folder first on FLUX_RC_EXTRA (once), with the copy's path.
+# shellcheck disable=SC2154 # rc_extra_dir is set only when the MiniCluster has it, as tested here
+use_rc_extra() {
+  if [ -n "\${rc_extra_dir+set}" ]; then
+    case ":\${FLUX_RC_EXTRA:-}:" in
+      *":$rc_extra_dir:"*) ;;
+      *) export FLUX_RC_EXTRA="$rc_extra_dir\${FLUX_RC_EXTRA:+:$FLUX_RC_EXTRA}" ;;
+    esac
+    export FLUX_OPERATOR_CURVE_CERT="$curve_cert"
+  fi
+}
+
 # run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
 # the background, waited for until it is gone; its exit status in $status.
 run_broker() {
   local seen
   as_user "$flux_user" "$@"
   stop_passed=""
+  copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+  use_rc_extra
   "\${as_user_command[@]}" &
   broker_job=$!
   # A signal that came while the job was being started has not reached it.
@@ -225,6 +249,7 @@ run_broker() {
     fi
   done
   broker_job=""
+  rm -f "$curve_cert"
 }
 
 # start_broker WORD...: runs \`flux start\` with start_args and WORDs (the lead's initial program) as a
@@ -367,7 +392,26 @@ if [ -n "\${make_dirs+set}" ]; then
     chown "$flux_user:$(id -g "$flux_user")" "\${make_dirs[@]}"
   fi
 fi
-copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+# keep_broker_private: flux-broker becomes execute-only for the flux user. The kernel makes a process
+# that runs a program its user may not read non-dumpable: processes of the same uid (the jobs, in a
+# single-user instance) can then neither trace a broker nor read its memory (the CURVE secret key),
+# environment or file descriptors under /proc. The file is the image's, changed in this container
+# only. Only where the brokers run as a user of their own (root reads any file, and with the view or
+# runFluxAsRoot the jobs run as the container's user, who can read this pod's Secrets anyway).
+keep_broker_private() {
+  local program="$flux_install_root/libexec/flux/cmd/flux-broker"
+  if [ ! -f "$program" ]; then
+    log "no flux-broker at $program: the jobs can read the brokers' memory"
+  elif chmod go-rw "$program" 2>/dev/null; then
+    log "flux-broker is execute-only for $flux_user: the jobs cannot read the brokers' memory"
+  else
+    log "cannot make $program execute-only (a read-only file system?): the jobs can read the brokers' memory"
+  fi
+}
+
+if is_root && [ -n "$flux_user" ] && [ "$(id -u "$flux_user")" != 0 ]; then
+  keep_broker_private
+fi
 
 # munged (for flux-security), started only when the MiniCluster has a munge key and the image has
 # munged. munged checks its directories before it starts: each is made here and given to the munge
@@ -510,53 +554,38 @@ while :; do
 done
 `;
 
-/** src/flux/scripts/restful_server.py */
-export const RESTFUL_SERVER_PY = `# The HTTP API of a RESTful MiniCluster's Flux instance, served from its lead pod.
+/** src/flux/scripts/forget-certificate.sh */
+export const FORGET_CERTIFICATE_SH = `#!/bin/bash
+# An rc1 script of every broker (its folder is on FLUX_RC_EXTRA, set by the entrypoint): removes the
+# broker's private copy of the CURVE certificate (FLUX_OPERATOR_CURVE_CERT). By the time rc1 runs, the
+# broker has read it (its overlay loads it with the builtin modules), and no job can run on this
+# broker before rc1 ends: so from then on the jobs, which run as the same user, cannot read it.
+# The entrypoint makes a new copy before each start. Never fails: a failed rc1 would stop the broker.
+if [ -n "\${FLUX_OPERATOR_CURVE_CERT:-}" ]; then
+  rm -f "$FLUX_OPERATOR_CURVE_CERT" 2>/dev/null || true
+fi
+exit 0
+`;
+
+/** src/flux/scripts/restful_auth.py */
+export const RESTFUL_AUTH_PY = `# Who may use the RESTful server (restful-server.py): its users and their tokens, the bearer tokens
+# of flux-restful-client's handshake (HS256 JWTs signed with the MiniCluster's secret key), and the
+# process's own privacy: the jobs run as the same user as the server, so the server makes itself
+# non-dumpable before it reads the credentials, and removes their file once read (docs/security.md).
 #
-# Written for the Flux Operator (not taken from flux-restful-api): the same routes, parameters and
-# answers as that server's v1 API, so its clients (flux-restful-client, flux-operator jobs) work
-# against it. Only the Python standard library and Flux's own Python bindings: nothing is installed
-# or downloaded when the pod starts. Runs as the instance's initial program (flux python), so as
-# the flux user and against the lead broker (FLUX_URI).
-#
-# Usage: flux python restful-server.py CREDENTIALS_FILE PORT
-#   CREDENTIALS_FILE  JSON {"secretKey": str, "users": {name: token}}, from the MiniCluster's Secret
-# (This file is src/flux/scripts/restful_server.py in the operator's source, restful-server.py in the
-# MiniCluster's ConfigMap; its tests are test/python/test_restful_server.py.)
+# Written for the Flux Operator; shipped beside restful-server.py in the MiniCluster's ConfigMap, as
+# restful_auth.py. Standard library only. Its tests are test/python/test_restful_auth.py.
 import base64
 import hashlib
 import hmac
 import json
 import os
-import shlex
-import sys
-import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
 
-# Flux's Python bindings, imported by main() (import_flux): the module itself imports without Flux,
-# so its tests (test/python) run anywhere.
-flux = None
-
-PREFIX = "/v1"
-# Where credentials come through the Kubernetes API server's service proxy, which consumes (and
-# drops) the Authorization header itself: same format as Authorization.
-PROXY_AUTHORIZATION = "X-Flux-Restful-Authorization"
 ACCESS_TOKEN_SECONDS = 10 * 3600
-MAX_BODY_BYTES = 1024 * 1024
-BOOLEAN_TRUE = ("1", "true", "yes", "on")
 
-
-class HTTPError(Exception):
-    def __init__(self, status, message, headers=None, extra=None):
-        super().__init__(message)
-        self.status = status
-        self.body = {"Message": message, **(extra or {})}
-        self.headers = headers or {}
-
-
-# --- credentials and tokens -------------------------------------------------------------------
+PR_GET_DUMPABLE = 3
+PR_SET_DUMPABLE = 4
 
 
 def b64url_decode(text):
@@ -585,7 +614,7 @@ def jwt_decode(token, key):
         if not hmac.compare_digest(expected, b64url_decode(signature)):
             return None
         claims = json.loads(b64url_decode(payload))
-    except (ValueError, TypeError, AttributeError):
+    except (ValueError, TypeError, AttributeError, RecursionError):
         return None
     if not isinstance(claims, dict):
         return None
@@ -595,12 +624,32 @@ def jwt_decode(token, key):
     return claims
 
 
+class Caller:
+    """Who sent a request: an API user, and whether the MiniCluster made them an administrator
+    (who sees and cancels every job; the others only their own)."""
+
+    def __init__(self, name, admin):
+        self.name = name
+        self.admin = admin
+
+    def __repr__(self):
+        return f"Caller({self.name!r}, admin={self.admin})"
+
+
 class Credentials:
-    def __init__(self, path):
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+    def __init__(self, data):
         self.secret_key = data["secretKey"]
         self.users = dict(data["users"])
+        self.administrators = frozenset(data.get("administrators", ()))
+
+    @classmethod
+    def read_once(cls, path):
+        """The credentials of the file, which is then removed: from then on only this process, made
+        non-dumpable first (stay_private), holds them."""
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+        os.unlink(path)
+        return cls(data)
 
     def check(self, user, token):
         expected = self.users.get(user)
@@ -608,8 +657,11 @@ class Credentials:
         matches = hmac.compare_digest((expected or "\\0").encode(), str(token).encode())
         return expected is not None and matches
 
-    def user_of(self, authorization):
-        """The user an Authorization header proves, or None: Basic user:token, or a Bearer access token."""
+    def caller(self, user):
+        return Caller(user, user in self.administrators)
+
+    def caller_of(self, authorization):
+        """The Caller an Authorization header proves, or None: Basic user:token, or a Bearer access token."""
         scheme, _, value = (authorization or "").partition(" ")
         value = value.strip()
         if scheme.lower() == "basic":
@@ -617,13 +669,13 @@ class Credentials:
                 user, _, token = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
             except ValueError:
                 return None
-            return user if self.check(user, token) else None
+            return self.caller(user) if self.check(user, token) else None
         if scheme.lower() == "bearer":
             claims = jwt_decode(value, self.secret_key)
             if claims is None or claims.get("scope") == "token" or not isinstance(claims.get("exp"), (int, float)):
                 return None
             user = claims.get("sub")
-            return user if user in self.users else None
+            return self.caller(user) if isinstance(user, str) and user in self.users else None
         return None
 
     def access_token(self, authorization):
@@ -638,6 +690,512 @@ class Credentials:
         if not isinstance(user, str) or not self.check(user, claims.get("pass", "")):
             return None
         return jwt_encode({"exp": int(time.time()) + ACCESS_TOKEN_SECONDS, "sub": user}, self.secret_key)
+
+
+def stay_private():
+    """Makes this process non-dumpable: processes of its uid (the jobs, in a single-user instance)
+    can no longer read its memory, environment or file descriptors under /proc, nor trace it."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    if libc.prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0 or libc.prctl(PR_GET_DUMPABLE, 0, 0, 0, 0) != 0:
+        raise OSError(ctypes.get_errno(), "prctl(PR_SET_DUMPABLE, 0) failed: the server will not serve")
+`;
+
+/** src/flux/scripts/restful_http.py */
+export const RESTFUL_HTTP_PY = `# The HTTP/1.1 side of the RESTful server (restful-server.py): connections, request heads, bodies,
+# answers and streams, within the limits below (docs/restful-api.md, "Limits"). One event loop
+# (asyncio) holds every connection: a connection costs no thread, whatever it sends or fails to
+# send; only a request that arrived whole reaches the application, which runs its work in threads of
+# its own. Standard library only (Python 3.8 and later).
+#
+# Written for the Flux Operator; shipped beside restful-server.py in the MiniCluster's ConfigMap, as
+# restful_http.py. Its tests are test/python/test_restful_http.py.
+import asyncio
+import http
+import json
+import re
+import sys
+import threading
+import time
+from urllib.parse import parse_qs, urlsplit
+
+# A request body larger than this is refused (413) from its Content-Length, unread.
+MAX_BODY_BYTES = 1024 * 1024
+# The request line, and the request line with every header: beyond them 414 and 431.
+MAX_REQUEST_LINE_BYTES = 8 * 1024
+MAX_HEAD_BYTES = 32 * 1024
+MAX_HEADERS = 100
+MAX_QUERY_FIELDS = 256
+# Time to send a request's line and headers, counted from the connection's start or the end of the
+# answer before (so also how long a connection may stay idle), then to send its body, and for the
+# client to take each answer (or each piece of a stream): a connection past one is closed.
+HEAD_SECONDS = 10.0
+BODY_SECONDS = 30.0
+WRITE_SECONDS = 30.0
+# What clients are told to keep an idle connection for: less than HEAD_SECONDS, so a client retires
+# a connection before the server closes it.
+KEEP_ALIVE_SECONDS = 5
+# Open connections: one more drops the connection that has waited longest for its request head
+# (idle or slow); when every one is busy with a request, the newcomer gets 503.
+MAX_CONNECTIONS = 256
+# Streams followed at once (a thread each).
+MAX_STREAMS = 16
+
+TOKEN = re.compile(r"^[!#$%&'*+\\-.^_\`|~0-9A-Za-z]+$")
+HTTP_VERSION = re.compile(r"^HTTP/(\\d)\\.(\\d)$")
+
+
+def log(message):
+    print(f"flux-restful: {message}", file=sys.stderr, flush=True)
+
+
+class HTTPError(Exception):
+    """An answer other than the route's: its status, a JSON body with Message, and headers."""
+
+    def __init__(self, status, message, headers=None, extra=None):
+        super().__init__(message)
+        self.status = status
+        self.body = {"Message": message, **(extra or {})}
+        self.headers = headers or {}
+
+
+class HeadError(Exception):
+    """A request head refused before anything else is read (the connection closes)."""
+
+    def __init__(self, status, message):
+        super().__init__(message)
+        self.status = status
+
+
+class Request:
+    def __init__(self, method, target, version, headers):
+        self.method = method
+        self.target = target
+        self.version = version
+        self.headers = headers  # lower-case name -> [values]
+        url = urlsplit(target)
+        self.path = url.path
+        self.query = url.query
+        # Whether what the client sent after the head has been taken (its body, or it has none).
+        self.body_read = "transfer-encoding" not in headers and all(
+            value.strip() == "0" for value in headers.get("content-length", ())
+        )
+
+    def header(self, name):
+        values = self.headers.get(name.lower())
+        return values[-1] if values else None
+
+    def wants_close(self):
+        connection = ",".join(self.headers.get("connection", ())).lower()
+        if self.version == (1, 0):
+            return "keep-alive" not in connection
+        return "close" in connection
+
+    def body_length(self):
+        """The body's length from Content-Length (0 without one); a body framed otherwise is refused."""
+        if "transfer-encoding" in self.headers:
+            raise HTTPError(411, "A request body must come with a Content-Length (no Transfer-Encoding).")
+        lengths = {value.strip() for value in self.headers.get("content-length", ())}
+        if not lengths:
+            return 0
+        length = next(iter(lengths))
+        if len(lengths) > 1 or not (length.isascii() and length.isdigit()):
+            raise HTTPError(400, "The Content-Length header is not one number.")
+        return int(length)
+
+
+def parse_request_line(line):
+    parts = line.decode("latin-1").rstrip("\\r\\n").split(" ")
+    version = HTTP_VERSION.match(parts[2]) if len(parts) == 3 else None
+    if not version or not all(parts) or not TOKEN.match(parts[0]):
+        raise HeadError(400, "The request line is not METHOD TARGET HTTP/VERSION.")
+    method, target, version_text = parts
+    if version.group(1) != "1":
+        raise HeadError(505, f"{version_text} is not supported: use HTTP/1.1.")
+    if not target.startswith("/"):
+        raise HeadError(400, "The request target must be a path (starting with /).")
+    if any(ord(character) < 0x21 or ord(character) > 0x7E for character in target):
+        raise HeadError(400, "The request target has characters a URL cannot have.")
+    return method, target, (1, int(version.group(2)))
+
+
+def parse_header(line, headers):
+    text = line.decode("latin-1").rstrip("\\r\\n")
+    if text[:1] in (" ", "\\t"):
+        raise HeadError(400, "Folded header lines are not accepted.")
+    name, colon, value = text.partition(":")
+    if not colon or not TOKEN.match(name):
+        raise HeadError(400, f"The header line {text[:64]!r} is not NAME: VALUE.")
+    if any((ord(character) < 0x20 and character != "\\t") or ord(character) == 0x7F for character in value):
+        raise HeadError(400, f"The header {name} has control characters.")
+    headers.setdefault(name.lower(), []).append(value.strip(" \\t"))
+
+
+def query_params(query):
+    """The parameters of a query string (or a form): the last value of each name."""
+    try:
+        fields = parse_qs(query, keep_blank_values=True, max_num_fields=MAX_QUERY_FIELDS, errors="strict")
+    except ValueError as error:
+        raise HTTPError(400, f"The parameters cannot be read: {error}.")
+    return {key: values[-1] for key, values in fields.items()}
+
+
+def body_params(body, content_type):
+    """The parameters of a request body: a form, or a JSON object."""
+    if not body.strip():
+        return {}
+    kind = (content_type or "").split(";")[0].strip().lower()
+    if kind == "application/x-www-form-urlencoded":
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError:
+            raise HTTPError(400, "The form body is not UTF-8.")
+        return query_params(text)
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):
+        raise HTTPError(400, "The request body is not JSON.")
+    if not isinstance(data, dict):
+        raise HTTPError(400, "The request body must be a JSON object.")
+    return {key: value for key, value in data.items() if value is not None}
+
+
+class Incoming:
+    """What a connection sends, read as lines (within limits), then as exact lengths."""
+
+    def __init__(self, reader):
+        self.reader = reader
+        self.buffer = bytearray()
+        # Bytes received since the server began to wait for a request.
+        self.received = 0
+
+    async def line(self, limit, status, message):
+        """The next line with its end; at the end of the connection what is left (b"": nothing)."""
+        while True:
+            end = self.buffer.find(b"\\n")
+            if end >= 0:
+                if end + 1 > limit:
+                    raise HeadError(status, message)
+                line = bytes(self.buffer[: end + 1])
+                del self.buffer[: end + 1]
+                return line
+            if len(self.buffer) > limit:
+                raise HeadError(status, message)
+            data = await self.reader.read(16 * 1024)
+            if not data:
+                line = bytes(self.buffer)
+                self.buffer.clear()
+                return line
+            self.received += len(data)
+            self.buffer += data
+
+    async def exactly(self, length):
+        taken = bytes(self.buffer[:length])
+        del self.buffer[:length]
+        if len(taken) < length:
+            taken += await self.reader.readexactly(length - len(taken))
+        return taken
+
+    async def head(self):
+        """The next request's head, or None when the connection ends before one starts."""
+        line = b"\\r\\n"
+        too_long = f"The request line is longer than {MAX_REQUEST_LINE_BYTES} bytes."
+        # Empty lines before a request line are ignored (RFC 9112 2.2).
+        while line in (b"\\r\\n", b"\\n"):
+            line = await self.line(MAX_REQUEST_LINE_BYTES, 414, too_long)
+            if not line.endswith(b"\\n"):
+                if line:
+                    raise HeadError(400, "The connection ended inside the request line.")
+                return None
+        total = len(line)
+        method, target, version = parse_request_line(line)
+        headers = {}
+        too_long = f"The request head is longer than {MAX_HEAD_BYTES} bytes."
+        while True:
+            line = await self.line(MAX_HEAD_BYTES - total, 431, too_long)
+            if not line.endswith(b"\\n"):
+                raise HeadError(400, "The connection ended inside the request headers.")
+            total += len(line)
+            if line in (b"\\r\\n", b"\\n"):
+                return Request(method, target, version, headers)
+            if sum(len(values) for values in headers.values()) >= MAX_HEADERS:
+                raise HeadError(431, f"The request has more than {MAX_HEADERS} headers.")
+            parse_header(line, headers)
+
+
+class Body:
+    """A request's body, read when the application asks for it (after checking who sent it)."""
+
+    def __init__(self, request, incoming, writer):
+        self.request = request
+        self.incoming = incoming
+        self.writer = writer
+
+    async def read(self):
+        """The body's bytes: 413 over MAX_BODY_BYTES (unread), 408 when it does not arrive in time."""
+        request = self.request
+        length = request.body_length()
+        if length > MAX_BODY_BYTES:
+            raise HTTPError(413, f"The request body is larger than {MAX_BODY_BYTES} bytes.")
+        expect = (request.header("Expect") or "").lower()
+        if expect and expect != "100-continue":
+            raise HTTPError(417, f"Expect: {expect} is not supported.")
+        if length == 0:
+            return b""
+        if expect == "100-continue":
+            self.writer.write(b"HTTP/1.1 100 Continue\\r\\n\\r\\n")
+        try:
+            body = await asyncio.wait_for(self.incoming.exactly(length), BODY_SECONDS)
+        except asyncio.TimeoutError:
+            raise HTTPError(408, f"The request body did not arrive within {BODY_SECONDS:g} s.")
+        request.body_read = True
+        return body
+
+    async def params(self):
+        return body_params(await self.read(), self.request.header("Content-Type"))
+
+
+class Stream:
+    """An answer that comes in pieces (chunked text/plain): produce(stopped, emit) runs in a thread
+    of its own, calls emit(text) for each piece, and returns when it is done or once stopped.is_set()."""
+
+    def __init__(self, produce):
+        self.produce = produce
+
+
+def status_line(status):
+    try:
+        phrase = http.HTTPStatus(status).phrase
+    except ValueError:
+        phrase = "Status"
+    return f"HTTP/1.1 {status} {phrase}\\r\\n"
+
+
+class Connection:
+    def __init__(self, writer):
+        self.writer = writer
+        # Waiting for a request head (idle or slow): what a new connection may drop.
+        self.waiting = True
+        self.since = time.monotonic()
+
+    def drop(self):
+        self.writer.transport.abort()
+
+
+class HttpServer:
+    """Serves app, an async callable (request, body) -> (status, JSON body) or a Stream, that
+    raises HTTPError for other answers."""
+
+    def __init__(self, app):
+        self.app = app
+        self.connections = set()
+        self.tasks = set()
+        self.streams = 0
+        self.server = None
+
+    async def start(self, host, port):
+        """Listens; returns the port."""
+        self.server = await asyncio.start_server(self.serve_connection, host, port, backlog=1024)
+        return self.server.sockets[0].getsockname()[1]
+
+    async def close(self):
+        """Stops listening, drops every connection, and waits for their tasks to end."""
+        self.server.close()
+        for connection in list(self.connections):
+            connection.drop()
+        await self.server.wait_closed()
+        if self.tasks:
+            await asyncio.wait(set(self.tasks), timeout=5)
+
+    def admit(self, connection):
+        """Makes room for a new connection; False when every connection is busy with a request."""
+        if len(self.connections) >= MAX_CONNECTIONS:
+            waiting = [other for other in self.connections if other.waiting]
+            if not waiting:
+                return False
+            oldest = min(waiting, key=lambda other: other.since)
+            self.connections.discard(oldest)
+            oldest.drop()
+        self.connections.add(connection)
+        return True
+
+    async def serve_connection(self, reader, writer):
+        connection = Connection(writer)
+        incoming = Incoming(reader)
+        task = asyncio.current_task()
+        self.tasks.add(task)
+        try:
+            if not self.admit(connection):
+                await self.answer(writer, 503, {"Message": "The server is busy: try again."}, close=True)
+                return
+            while True:
+                connection.waiting, connection.since = True, time.monotonic()
+                incoming.received = len(incoming.buffer)
+                try:
+                    request = await asyncio.wait_for(incoming.head(), HEAD_SECONDS)
+                except asyncio.TimeoutError:
+                    # Silence for one that sent nothing (an idle connection), a clear status otherwise.
+                    if incoming.received:
+                        message = f"The request head did not arrive within {HEAD_SECONDS:g} s."
+                        await self.answer(writer, 408, {"Message": message}, close=True)
+                    return
+                except HeadError as error:
+                    await self.answer(writer, error.status, {"Message": str(error)}, close=True)
+                    return
+                if request is None:
+                    return
+                connection.waiting = False
+                if not await self.serve_request(request, incoming, writer):
+                    return
+        except (ConnectionError, asyncio.TimeoutError, asyncio.IncompleteReadError, OSError):
+            pass
+        finally:
+            self.connections.discard(connection)
+            self.tasks.discard(task)
+            writer.transport.abort()
+
+    async def serve_request(self, request, incoming, writer):
+        """Answers one request; whether the connection can carry another."""
+        try:
+            if request.method not in ("GET", "POST"):
+                raise HTTPError(501, f"The method {request.method} is not supported: use GET or POST.")
+            answer = await self.app(request, Body(request, incoming, writer))
+            if isinstance(answer, Stream):
+                return await self.stream(request, incoming, writer, answer)
+            status, body = answer
+            headers = {}
+        except HTTPError as error:
+            status, body, headers = error.status, error.body, error.headers
+        except (ConnectionError, asyncio.IncompleteReadError):
+            raise
+        except Exception as error:  # one request's failure must not end the server
+            log(f"error in {request.method} {request.path}: {error!r}")
+            status, body, headers = 500, {"Message": "The server failed to answer.", "Error": str(error)}, {}
+        # A body left unread (a refused request's) cannot be told from the next request: close.
+        close = request.wants_close() or not request.body_read
+        log(f"{request.method} {request.path} -> {status}")
+        await self.answer(writer, status, body, headers, close)
+        return not close
+
+    async def answer(self, writer, status, body, headers=None, close=True):
+        if writer.transport.is_closing():
+            return
+        data = json.dumps(body, default=str).encode("utf-8")
+        lines = [status_line(status), "Content-Type: application/json\\r\\n", f"Content-Length: {len(data)}\\r\\n"]
+        lines.append("Connection: close\\r\\n" if close else f"Keep-Alive: timeout={KEEP_ALIVE_SECONDS}\\r\\n")
+        for name, value in (headers or {}).items():
+            lines.append(f"{name}: {value}\\r\\n")
+        lines.append("\\r\\n")
+        writer.write("".join(lines).encode("latin-1") + data)
+        await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
+
+    async def stream(self, request, incoming, writer, answer):
+        """A chunked answer fed by a thread, until it ends, or the client goes away or stops taking
+        it; the connection closes after it."""
+        if self.streams >= MAX_STREAMS:
+            log(f"{request.method} {request.path} -> 503")
+            message = f"{MAX_STREAMS} streams are followed already: try again later."
+            await self.answer(writer, 503, {"Message": message}, close=True)
+            return False
+        self.streams += 1
+        loop = asyncio.get_running_loop()
+        pieces = asyncio.Queue()
+        stopped = threading.Event()
+
+        def emit(piece):
+            if not stopped.is_set():
+                try:
+                    loop.call_soon_threadsafe(pieces.put_nowait, piece)
+                except RuntimeError:  # the loop has closed: the server is stopping
+                    stopped.set()
+
+        def produce():
+            try:
+                answer.produce(stopped, emit)
+            except Exception as error:  # the stream ends; the server goes on
+                log(f"stream of {request.path} failed: {error!r}")
+            finally:
+                emit(None)
+
+        thread = threading.Thread(target=produce, name="flux-restful-stream", daemon=True)
+        # Any byte or the end from the client ends the stream (nothing else may come on it).
+        gone = asyncio.ensure_future(incoming.reader.read(1))
+        try:
+            log(f"{request.method} {request.path} -> 200 (stream)")
+            head = status_line(200) + "Content-Type: text/plain; charset=utf-8\\r\\nTransfer-Encoding: chunked\\r\\n"
+            writer.write((head + "Connection: close\\r\\n\\r\\n").encode("latin-1"))
+            await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
+            thread.start()
+            while True:
+                piece = asyncio.ensure_future(pieces.get())
+                done, _ = await asyncio.wait({piece, gone}, return_when=asyncio.FIRST_COMPLETED)
+                if piece not in done:
+                    piece.cancel()
+                    return False
+                text = piece.result()
+                if text is None:
+                    writer.write(b"0\\r\\n\\r\\n")
+                elif text:
+                    chunk = text.encode("utf-8")
+                    writer.write(b"%x\\r\\n%s\\r\\n" % (len(chunk), chunk))
+                await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
+                if text is None:
+                    return False
+        finally:
+            stopped.set()
+            gone.cancel()
+            self.streams -= 1
+`;
+
+/** src/flux/scripts/restful_server.py */
+export const RESTFUL_SERVER_PY = `# The HTTP API of a RESTful MiniCluster's Flux instance, served from its lead pod.
+#
+# Written for the Flux Operator (not taken from flux-restful-api): the same routes, parameters and
+# answers as that server's v1 API, so its clients (flux-restful-client, flux-operator jobs) work
+# against it. Only the Python standard library and Flux's own Python bindings: nothing is installed
+# or downloaded when the pod starts. Runs as the instance's initial program (flux python), so as
+# the flux user and against the lead broker (FLUX_URI).
+#
+# The jobs it submits run as that user too (a single-user instance): the server makes itself
+# non-dumpable before it reads the credentials file, removes the file, and only then listens
+# (restful_auth.py, docs/security.md). Each API user sees and cancels only the jobs they submitted,
+# unless the MiniCluster made them an administrator. HTTP is restful_http.py (one event loop, within
+# limits); Flux is called from FLUX_THREADS threads.
+#
+# Usage: flux python restful-server.py CREDENTIALS_FILE PORT
+#   CREDENTIALS_FILE  JSON {"secretKey": str, "users": {name: token}, "administrators": [name]}, a
+#                     private copy of the MiniCluster's Secret, removed once read
+# (This file is src/flux/scripts/restful_server.py in the operator's source, restful-server.py in the
+# MiniCluster's ConfigMap beside restful_http.py and restful_auth.py; its tests are test/python.)
+import asyncio
+import base64
+import collections
+import concurrent.futures
+import json
+import os
+import shlex
+import sys
+import threading
+
+from restful_auth import Credentials, stay_private
+from restful_http import HTTPError, HttpServer, Stream, log, query_params
+
+# Flux's Python bindings, imported by main() (import_flux): the module itself imports without Flux,
+# so its tests (test/python) run anywhere.
+flux = None
+
+PREFIX = "/v1"
+# Where credentials come through the Kubernetes API server's service proxy, which consumes (and
+# drops) the Authorization header itself: same format as Authorization.
+PROXY_AUTHORIZATION = "X-Flux-Restful-Authorization"
+BOOLEAN_TRUE = ("1", "true", "yes", "on")
+# Threads that call Flux; a call that takes longer than FLUX_SECONDS gets 504 (its thread finishes
+# on its own).
+FLUX_THREADS = 8
+FLUX_SECONDS = 60.0
+# An owner per job id, remembered (a jobspec never changes) up to this many jobs.
+OWNER_CACHE_SIZE = 100000
 
 
 # --- parameters -------------------------------------------------------------------------------
@@ -674,7 +1232,7 @@ def mapping(params, name, pair_separator=","):
     if text.startswith("{"):
         try:
             return mapping({name: json.loads(text)}, name)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise HTTPError(400, f"{name} is not valid JSON")
     result = {}
     for pair in text.split(pair_separator):
@@ -697,9 +1255,14 @@ def import_flux():
     import flux.resource  # noqa: F401 (flux.resource.list is used)
 
 
+_thread_handles = threading.local()
+
+
 def handle():
-    # One handle per request thread: a Flux handle is not shared between threads.
-    return flux.Flux()
+    # One handle per thread (a Flux handle is not shared between threads), kept for its next calls.
+    if getattr(_thread_handles, "handle", None) is None:
+        _thread_handles.handle = flux.Flux()
+    return _thread_handles.handle
 
 
 def job_id(text):
@@ -709,12 +1272,73 @@ def job_id(text):
         raise HTTPError(404, f"There is no job with id {text!r}.")
 
 
+def no_such_job(jobid):
+    return HTTPError(404, f"There is no job with id {int(jobid)}.")
+
+
+class Owners:
+    """The API user who submitted each job (its jobspec's attributes.system.user), remembered."""
+
+    def __init__(self, size=OWNER_CACHE_SIZE):
+        self.size = size
+        self.known = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def remember(self, jobid, owner):
+        with self.lock:
+            self.known[int(jobid)] = owner
+            while len(self.known) > self.size:
+                self.known.popitem(last=False)
+
+    def of(self, h, ids):
+        """{id: owner or None} for these job ids; the jobspecs of the ones not known yet are read
+        with one pipelined RPC each."""
+        with self.lock:
+            found = {int(jobid): self.known[int(jobid)] for jobid in ids if int(jobid) in self.known}
+        asked = [(int(jobid), flux.job.job_info_lookup(h, int(jobid), keys=["jobspec"])) for jobid in ids
+                 if int(jobid) not in found]
+        for jobid, rpc in asked:
+            try:
+                jobspec = rpc.get_decode().get("jobspec")
+            except OSError:
+                found[jobid] = None
+                continue
+            found[jobid] = job_owner(jobspec)
+            self.remember(jobid, found[jobid])
+        return found
+
+
+def job_owner(jobspec):
+    """The API user a jobspec names, or None (a job submitted some other way)."""
+    try:
+        user = jobspec["attributes"]["system"]["user"]
+    except (KeyError, TypeError):
+        return None
+    return user if isinstance(user, str) else None
+
+
+OWNERS = Owners()
+
+
+def visible_ids(owners, caller, ids):
+    """Of these job ids (with their owners), the ones the caller may see, in their order."""
+    if caller.admin:
+        return list(ids)
+    return [jobid for jobid in ids if owners.get(int(jobid)) == caller.name]
+
+
+def require_visible(h, caller, jobid):
+    """A job the caller may not see is, to them, one that does not exist."""
+    if not caller.admin and OWNERS.of(h, [jobid]).get(int(jobid)) != caller.name:
+        raise no_such_job(jobid)
+
+
 def job_record(h, jobid):
     try:
         rpc = flux.job.job_list_id(h, jobid, attrs=["all"])
         raw = dict(rpc.get_job())
     except FileNotFoundError:
-        raise HTTPError(404, f"There is no job with id {int(jobid)}.")
+        raise no_such_job(jobid)
     except OSError as error:
         raise HTTPError(404, f"There is no job with id {int(jobid)}: {error.strerror or error}.")
     info = flux.job.JobInfo(dict(raw))
@@ -734,12 +1358,17 @@ def job_record(h, jobid):
     return record
 
 
+def decode_output(context):
+    data = context["data"]
+    if context.get("encoding") == "base64":
+        data = base64.b64decode(data).decode("utf-8", "replace")
+    return data
+
+
 def output_lines(h, jobid):
     """The job's output so far (stdout and stderr as written), or None before it has any."""
     try:
         found = flux.job.job_kvs_lookup(h, jobid, keys=["guest.output"])
-    except FileNotFoundError:
-        return None
     except OSError:
         return None
     if not found or not found.get("guest.output"):
@@ -753,18 +1382,26 @@ def output_lines(h, jobid):
         context = event.get("context", {})
         if event.get("name") != "data" or "data" not in context:
             continue
-        data = context["data"]
-        if context.get("encoding") == "base64":
-            data = base64.b64decode(data).decode("utf-8", "replace")
-        lines.append(data)
+        lines.append(decode_output(context))
     return lines
+
+
+def jobs_of(h, caller, limit=None):
+    """Flux's job-list records of the jobs the caller may see, newest first, at most limit."""
+    if caller.admin:
+        return flux.job.job_list(h, max_entries=limit or 0).get_jobs()
+    listing = flux.job.job_list(h, max_entries=0).get_jobs()
+    owners = OWNERS.of(h, [job["id"] for job in listing])
+    shown = set(visible_ids(owners, caller, [job["id"] for job in listing]))
+    mine = [job for job in listing if job["id"] in shown]
+    return mine[:limit] if limit else mine
 
 
 # --- routes -----------------------------------------------------------------------------------
 
 
-def list_jobs(h, params, user):
-    listing = flux.job.job_list(h, max_entries=integer(params, "limit", 0) or 1000).get_jobs()
+def list_jobs(h, params, caller):
+    listing = jobs_of(h, caller, integer(params, "limit", 0) or 1000)
     if not (boolean(params, "details") or boolean(params, "detail")):
         return 200, {"jobs": listing}
     detailed = {}
@@ -778,10 +1415,9 @@ def list_jobs(h, params, user):
     return 200, detailed
 
 
-def search_jobs(h, params, user):
-    listing = flux.job.job_list(h).get_jobs()
+def search_jobs(h, params, caller):
     records = []
-    for job in listing:
+    for job in jobs_of(h, caller):
         try:
             records.append(job_record(h, flux.job.JobID(job["id"])))
         except HTTPError:
@@ -789,7 +1425,7 @@ def search_jobs(h, params, user):
     total = len(records)
     query = params.get("search[value]") or params.get("search") or params.get("query")
     if query:
-        records = [record for record in records if query in json.dumps(record, default=str)]
+        records = [record for record in records if str(query) in json.dumps(record, default=str)]
     start = integer(params, "start", 0) or 0
     records = records[start:]
     length = integer(params, "length", 0)
@@ -831,7 +1467,7 @@ def default_options():
     return shell, attributes
 
 
-def submit_job(h, params, user):
+def submit_job(h, params, caller):
     command = params.get("command")
     if isinstance(command, list):
         command = " ".join(str(word) for word in command)
@@ -882,7 +1518,7 @@ def submit_job(h, params, user):
             jobspec.setattr(key, value)
         for key, value in {**shell_defaults, **option_flags}.items():
             jobspec.setattr_shell_option(key, value)
-        jobspec.setattr("user", user)
+        jobspec.setattr("user", caller.name)
         jobspec.cwd = params.get("workdir") or os.getcwd()
         jobspec.duration = runtime
         environment = dict(os.environ)
@@ -891,26 +1527,31 @@ def submit_job(h, params, user):
         jobid = flux.job.submit(h, jobspec)
     except (ValueError, TypeError, OSError) as error:
         raise HTTPError(400, "There was an issue submitting that job.", extra={"Error": str(error)})
-    log(f"user {user} submitted job {jobid.f58} ({int(jobid)})")
+    OWNERS.remember(jobid, caller.name)
+    log(f"user {caller.name} submitted job {jobid.f58} ({int(jobid)})")
     return 200, {"Message": "Job submit.", "id": int(jobid)}
 
 
-def get_job(h, params, user, jobid):
-    return 200, job_record(h, job_id(jobid))
-
-
-def cancel_job(h, params, user, jobid):
+def get_job(h, params, caller, jobid):
     target = job_id(jobid)
+    require_visible(h, caller, target)
+    return 200, job_record(h, target)
+
+
+def cancel_job(h, params, caller, jobid):
+    target = job_id(jobid)
+    require_visible(h, caller, target)
     try:
         flux.job.cancel(h, target)
     except OSError as error:
         return 400, {"Message": f"Job cannot be cancelled: {error.strerror or error}.", "id": int(target)}
-    log(f"user {user} canceled job {target.f58}")
+    log(f"user {caller.name} canceled job {target.f58}")
     return 200, {"Message": "Job is requested to cancel.", "id": int(target)}
 
 
-def job_output(h, params, user, jobid):
+def job_output(h, params, caller, jobid):
     target = job_id(jobid)
+    require_visible(h, caller, target)
     job_record(h, target)
     lines = output_lines(h, target)
     if lines:
@@ -918,41 +1559,48 @@ def job_output(h, params, user, jobid):
     return 200, {"Message": "The output does not exist yet, or the jobid is incorrect."}
 
 
-def stream_output(h, params, user, jobid):
-    """The job's output as it comes, until the job ends (a chunked text/plain answer)."""
+def stream_output(h, params, caller, jobid):
+    """The job's output as it comes, until the job ends."""
     target = job_id(jobid)
+    require_visible(h, caller, target)
     job_record(h, target)
 
-    def stream(request):
-        request.send_response(200)
-        request.send_header("Content-Type", "text/plain; charset=utf-8")
-        request.send_header("Transfer-Encoding", "chunked")
-        request.end_headers()
+    def produce(stopped, emit):
+        # A handle of this thread's own; the watch is polled so a client gone away stops it.
+        watcher = flux.job.event_watch_async(flux.Flux(), target, "guest.output")
         try:
-            for event in flux.job.event_watch(h, target, "guest.output"):
-                context = event.context
-                if "data" not in context:
+            while not stopped.is_set():
+                try:
+                    watcher.wait_for(1.0)
+                except TimeoutError:
                     continue
-                data = context["data"]
-                if context.get("encoding") == "base64":
-                    data = base64.b64decode(data).decode("utf-8", "replace")
-                chunk = data.encode("utf-8")
-                if chunk:
-                    request.wfile.write(b"%x\\r\\n%s\\r\\n" % (len(chunk), chunk))
-                    request.wfile.flush()
+                except OSError as error:
+                    if error.errno == 110:  # ETIMEDOUT
+                        continue
+                    raise
+                event = watcher.get_event()
+                if event is None:
+                    return
+                if "data" in event.context:
+                    emit(decode_output(event.context))
         except OSError as error:
             log(f"output stream of job {target.f58} ended: {error}")
-        request.wfile.write(b"0\\r\\n\\r\\n")
+        finally:
+            if stopped.is_set():
+                try:
+                    watcher.cancel()
+                except OSError:
+                    pass
 
-    return stream
+    return Stream(produce)
 
 
-def list_nodes(h, params, user):
+def list_nodes(h, params, caller):
     listing = flux.resource.list.resource_list(h).get()
     return 200, {"nodes": sorted({str(node) for node in listing.up.nodelist})}
 
 
-def stop_service(h, params, user):
+def stop_service(h, params, caller):
     raise HTTPError(
         403,
         "This server belongs to a MiniCluster: delete the MiniCluster to stop it (kubectl delete minicluster).",
@@ -974,121 +1622,74 @@ JOB_ROUTES = {
 }
 
 
-def log(message):
-    print(f"flux-restful: {message}", file=sys.stderr, flush=True)
+def route(method, parts):
+    """(handler, extra arguments) of a route under /v1, or (None, [])."""
+    if parts[:1] == ["jobs"] and len(parts) >= 2 and parts[1] not in ("submit", "search"):
+        handler = JOB_ROUTES.get((method, tuple(parts[2:])))
+        return (handler, [parts[1]]) if handler else (None, [])
+    return ROUTES.get((method, tuple(parts))), []
 
 
-class Handler(BaseHTTPRequestHandler):
-    server_version = "flux-operator-restful/1"
-    protocol_version = "HTTP/1.1"
+class Api:
+    """The application under HttpServer: routes, who may call them, and the Flux threads."""
 
-    def log_message(self, format, *args):
-        # The request line without its query: submitted commands and environments stay out of the log.
-        log(f"{self.command} {urlsplit(self.path).path} -> {args[1] if len(args) > 1 else ''}")
+    def __init__(self, credentials):
+        self.credentials = credentials
+        self.pool = concurrent.futures.ThreadPoolExecutor(FLUX_THREADS, thread_name_prefix="flux-restful-flux")
 
-    def do_GET(self):
-        self.dispatch("GET")
-
-    def do_POST(self):
-        self.dispatch("POST")
-
-    def send_json(self, status, body, headers=None):
-        data = json.dumps(body, default=str).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if status >= 400:
-            # A refused request's body may be unread: the connection cannot carry another request.
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def params(self):
-        url = urlsplit(self.path)
-        params = {key: values[-1] for key, values in parse_qs(url.query, keep_blank_values=True).items()}
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY_BYTES:
-            raise HTTPError(413, f"The request body is larger than {MAX_BODY_BYTES} bytes.")
-        body = self.rfile.read(length) if length > 0 else b""
-        if body.strip():
-            kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if kind == "application/x-www-form-urlencoded":
-                form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
-                params.update({key: values[-1] for key, values in form.items()})
-            else:
-                try:
-                    data = json.loads(body)
-                except ValueError:
-                    raise HTTPError(400, "The request body is not JSON.")
-                if not isinstance(data, dict):
-                    raise HTTPError(400, "The request body must be a JSON object.")
-                params.update({key: value for key, value in data.items() if value is not None})
-        return params
-
-    def route(self, method, parts):
-        if parts[:1] == ["jobs"] and len(parts) >= 2 and parts[1] not in ("submit", "search"):
-            handler = JOB_ROUTES.get((method, tuple(parts[2:])))
-            return (handler, [parts[1]]) if handler else (None, [])
-        return ROUTES.get((method, tuple(parts))), []
-
-    def authorization(self):
-        return self.headers.get("Authorization") or self.headers.get(PROXY_AUTHORIZATION)
-
-    def dispatch(self, method):
+    async def __call__(self, request, body):
+        path = request.path.rstrip("/")
+        if path in ("", PREFIX) and request.method == "GET":
+            await body.read()
+            return 200, {"Message": "Flux RESTful API", "api": PREFIX.strip("/")}
+        if not path.startswith(PREFIX + "/"):
+            raise HTTPError(404, f"There is no route {path}.")
+        parts = path[len(PREFIX) + 1 :].split("/")
+        authorization = request.header("Authorization") or request.header(PROXY_AUTHORIZATION)
+        if parts == ["token"] and request.method == "POST":
+            token = self.credentials.access_token(authorization)
+            # Denied with 400, not 401: a client answers a 401 by asking for a token again.
+            if token is None:
+                raise HTTPError(400, "Denied")
+            await body.read()
+            return 200, {"access_token": token, "token_type": "Bearer"}
+        handler, args = route(request.method, parts)
+        if handler is None:
+            raise HTTPError(404, f"There is no route {request.method} {path}.")
+        # Who asks, before anything else: a stranger's body is never read.
+        caller = self.credentials.caller_of(authorization)
+        if caller is None:
+            raise HTTPError(
+                401, "Incorrect user or token.", headers={"WWW-Authenticate": 'Bearer realm="flux-restful"'}
+            )
+        params = query_params(request.query)
+        params.update(await body.params())
+        call = asyncio.get_running_loop().run_in_executor(self.pool, lambda: handler(handle(), params, caller, *args))
         try:
-            path = urlsplit(self.path).path.rstrip("/")
-            credentials = self.server.credentials
-            if path in ("", PREFIX) and method == "GET":
-                return self.send_json(200, {"Message": "Flux RESTful API", "api": PREFIX.strip("/")})
-            if not path.startswith(PREFIX + "/"):
-                raise HTTPError(404, f"There is no route {path}.")
-            parts = path[len(PREFIX) + 1 :].split("/")
-            params = self.params()
-            if parts == ["token"] and method == "POST":
-                token = credentials.access_token(self.authorization())
-                # Denied with 400, not 401: a client answers a 401 by asking for a token again.
-                if token is None:
-                    raise HTTPError(400, "Denied")
-                return self.send_json(200, {"access_token": token, "token_type": "Bearer"})
-            handler, args = self.route(method, parts)
-            if handler is None:
-                raise HTTPError(404, f"There is no route {method} {path}.")
-            user = credentials.user_of(self.authorization())
-            if user is None:
-                raise HTTPError(
-                    401,
-                    "Incorrect user or token.",
-                    headers={"WWW-Authenticate": 'Bearer realm="flux-restful"'},
-                )
-            answer = handler(handle(), params, user, *args)
-            if callable(answer):
-                return answer(self)
-            status, body = answer
-            self.send_json(status, body)
-        except HTTPError as error:
-            self.send_json(error.status, error.body, error.headers)
-        except Exception as error:  # one request's failure must not end the server
-            log(f"error in {method} {urlsplit(self.path).path}: {error!r}")
-            self.send_json(500, {"Message": "The server failed to answer.", "Error": str(error)})
+            return await asyncio.wait_for(call, FLUX_SECONDS)
+        except asyncio.TimeoutError:
+            raise HTTPError(504, f"Flux did not answer within {FLUX_SECONDS:g} s.")
+
+
+async def serve(credentials, port, host=None):
+    server = HttpServer(Api(credentials))
+    bound = await server.start(host, port)
+    log(f"serving the Flux RESTful API on port {bound} for {len(credentials.users)} user(s)")
+    await server.server.serve_forever()
 
 
 def main():
     import_flux()
     if len(sys.argv) != 3:
         sys.exit("usage: flux python restful-server.py CREDENTIALS_FILE PORT")
-    credentials = Credentials(sys.argv[1])
+    # Non-dumpable before the credentials are read: no job, running as this uid, can read them.
+    stay_private()
+    credentials = Credentials.read_once(sys.argv[1])
     port = int(sys.argv[2])
     # Probe the instance once, so a broken Flux shows in the log at once rather than per request.
-    handle()
-    server = ThreadingHTTPServer(("", port), Handler)
-    server.daemon_threads = True
-    server.credentials = credentials
-    log(f"serving the Flux RESTful API on port {port} for {len(credentials.users)} user(s)")
+    flux.Flux()
     threading.current_thread().name = "flux-restful"
-    server.serve_forever()
+    asyncio.run(serve(credentials, port))
 
 
 if __name__ == "__main__":

@@ -5,9 +5,12 @@
 # parameters, then this file as it is). It prepares the pod (flux present, flux user, directories,
 # certificate, munge, R), finds its role from its hostname and runs the lead broker with the initial
 # program (pod index 0) or a worker broker (the others), passing the TERM or INT that stops the pod on
-# to its broker. Besides bash it uses coreutils only (id, uname, mkdir, cp, chmod, chown, ln, mv,
-# rm, dirname, sleep), and with a Flux view nothing else: the view brings Flux and munged, and the brokers
-# run as the container's own user, whatever uid that is and whether /etc/passwd knows it or not.
+# to its broker. It keeps the brokers' secrets from the jobs, which run as the brokers' user: an
+# execute-only flux-broker (a non-dumpable broker), and a copy of the certificate per broker start,
+# removed by the broker's rc1 once it has read it (docs/security.md). Besides bash it uses coreutils
+# only (id, uname, mkdir, cp, chmod, chown, ln, mv, rm, dirname, sleep), and with a Flux view nothing
+# else: the view brings Flux and munged, and the brokers run as the container's own user, whatever
+# uid that is and whether /etc/passwd knows it or not.
 #
 # The parameters, always set:
 #   job_name, flux_install_root, config_dir, curve_cert_source, curve_cert,
@@ -32,6 +35,8 @@
 #   complete_workers: a worker broker that fails ends its pod (exit 0) instead of starting again
 #   make_dirs (an array): folders every pod makes (the batch jobs' output folder)
 #   archive_path: the lead restores Flux's content from this file when it exists
+#   rc_extra_dir: a folder whose rc1.d/forget-certificate.sh removes the certificate's copy, put
+#   first on the brokers' FLUX_RC_EXTRA
 #   hook_init, hook_pre, hook_broker_pre, hook_worker_pre, hook_post: raw shell, run with eval
 # Set when the lead broker runs here (lead_is_remote empty):
 #   program_args (an array: the initial program's words after the `flux start` words), stays_up
@@ -199,12 +204,31 @@ on_stop() {
 trap 'on_stop TERM' TERM
 trap 'on_stop INT' INT
 
+# The broker's certificate (its CURVE secret key) is readable by the flux user, as Flux requires, so
+# by the jobs too, which run as that user: each broker start gets a fresh private copy, which the
+# broker's rc1 removes (rc_extra_dir/rc1.d/forget-certificate.sh on FLUX_RC_EXTRA: a broker has read
+# its certificate before rc1, and runs no job before rc1 ends), and which goes when the broker ends.
+
+# use_rc_extra: the operator's rc1 folder first on FLUX_RC_EXTRA (once), with the copy's path.
+# shellcheck disable=SC2154 # rc_extra_dir is set only when the MiniCluster has it, as tested here
+use_rc_extra() {
+  if [ -n "${rc_extra_dir+set}" ]; then
+    case ":${FLUX_RC_EXTRA:-}:" in
+      *":$rc_extra_dir:"*) ;;
+      *) export FLUX_RC_EXTRA="$rc_extra_dir${FLUX_RC_EXTRA:+:$FLUX_RC_EXTRA}" ;;
+    esac
+    export FLUX_OPERATOR_CURVE_CERT="$curve_cert"
+  fi
+}
+
 # run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
 # the background, waited for until it is gone; its exit status in $status.
 run_broker() {
   local seen
   as_user "$flux_user" "$@"
   stop_passed=""
+  copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+  use_rc_extra
   "${as_user_command[@]}" &
   broker_job=$!
   # A signal that came while the job was being started has not reached it.
@@ -221,6 +245,7 @@ run_broker() {
     fi
   done
   broker_job=""
+  rm -f "$curve_cert"
 }
 
 # start_broker WORD...: runs `flux start` with start_args and WORDs (the lead's initial program) as a
@@ -363,7 +388,26 @@ if [ -n "${make_dirs+set}" ]; then
     chown "$flux_user:$(id -g "$flux_user")" "${make_dirs[@]}"
   fi
 fi
-copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+# keep_broker_private: flux-broker becomes execute-only for the flux user. The kernel makes a process
+# that runs a program its user may not read non-dumpable: processes of the same uid (the jobs, in a
+# single-user instance) can then neither trace a broker nor read its memory (the CURVE secret key),
+# environment or file descriptors under /proc. The file is the image's, changed in this container
+# only. Only where the brokers run as a user of their own (root reads any file, and with the view or
+# runFluxAsRoot the jobs run as the container's user, who can read this pod's Secrets anyway).
+keep_broker_private() {
+  local program="$flux_install_root/libexec/flux/cmd/flux-broker"
+  if [ ! -f "$program" ]; then
+    log "no flux-broker at $program: the jobs can read the brokers' memory"
+  elif chmod go-rw "$program" 2>/dev/null; then
+    log "flux-broker is execute-only for $flux_user: the jobs cannot read the brokers' memory"
+  else
+    log "cannot make $program execute-only (a read-only file system?): the jobs can read the brokers' memory"
+  fi
+}
+
+if is_root && [ -n "$flux_user" ] && [ "$(id -u "$flux_user")" != 0 ]; then
+  keep_broker_private
+fi
 
 # munged (for flux-security), started only when the MiniCluster has a munge key and the image has
 # munged. munged checks its directories before it starts: each is made here and given to the munge

@@ -6,21 +6,29 @@
 # or downloaded when the pod starts. Runs as the instance's initial program (flux python), so as
 # the flux user and against the lead broker (FLUX_URI).
 #
+# The jobs it submits run as that user too (a single-user instance): the server makes itself
+# non-dumpable before it reads the credentials file, removes the file, and only then listens
+# (restful_auth.py, docs/security.md). Each API user sees and cancels only the jobs they submitted,
+# unless the MiniCluster made them an administrator. HTTP is restful_http.py (one event loop, within
+# limits); Flux is called from FLUX_THREADS threads.
+#
 # Usage: flux python restful-server.py CREDENTIALS_FILE PORT
-#   CREDENTIALS_FILE  JSON {"secretKey": str, "users": {name: token}}, from the MiniCluster's Secret
+#   CREDENTIALS_FILE  JSON {"secretKey": str, "users": {name: token}, "administrators": [name]}, a
+#                     private copy of the MiniCluster's Secret, removed once read
 # (This file is src/flux/scripts/restful_server.py in the operator's source, restful-server.py in the
-# MiniCluster's ConfigMap; its tests are test/python/test_restful_server.py.)
+# MiniCluster's ConfigMap beside restful_http.py and restful_auth.py; its tests are test/python.)
+import asyncio
 import base64
-import hashlib
-import hmac
+import collections
+import concurrent.futures
 import json
 import os
 import shlex
 import sys
 import threading
-import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qs, urlsplit
+
+from restful_auth import Credentials, stay_private
+from restful_http import HTTPError, HttpServer, Stream, log, query_params
 
 # Flux's Python bindings, imported by main() (import_flux): the module itself imports without Flux,
 # so its tests (test/python) run anywhere.
@@ -30,101 +38,13 @@ PREFIX = "/v1"
 # Where credentials come through the Kubernetes API server's service proxy, which consumes (and
 # drops) the Authorization header itself: same format as Authorization.
 PROXY_AUTHORIZATION = "X-Flux-Restful-Authorization"
-ACCESS_TOKEN_SECONDS = 10 * 3600
-MAX_BODY_BYTES = 1024 * 1024
 BOOLEAN_TRUE = ("1", "true", "yes", "on")
-
-
-class HTTPError(Exception):
-    def __init__(self, status, message, headers=None, extra=None):
-        super().__init__(message)
-        self.status = status
-        self.body = {"Message": message, **(extra or {})}
-        self.headers = headers or {}
-
-
-# --- credentials and tokens -------------------------------------------------------------------
-
-
-def b64url_decode(text):
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-def b64url_encode(data):
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
-
-
-def jwt_encode(claims, key):
-    header = b64url_encode(json.dumps({"alg": "HS256", "typ": "JWT"}).encode())
-    payload = b64url_encode(json.dumps(claims, separators=(",", ":")).encode())
-    signing_input = f"{header}.{payload}".encode("ascii")
-    signature = hmac.new(key.encode(), signing_input, hashlib.sha256).digest()
-    return f"{header}.{payload}.{b64url_encode(signature)}"
-
-
-def jwt_decode(token, key):
-    """The claims of an HS256 token signed with key, or None."""
-    try:
-        header, payload, signature = token.split(".")
-        if json.loads(b64url_decode(header)).get("alg") != "HS256":
-            return None
-        expected = hmac.new(key.encode(), f"{header}.{payload}".encode("ascii"), hashlib.sha256).digest()
-        if not hmac.compare_digest(expected, b64url_decode(signature)):
-            return None
-        claims = json.loads(b64url_decode(payload))
-    except (ValueError, TypeError, AttributeError):
-        return None
-    if not isinstance(claims, dict):
-        return None
-    expires = claims.get("exp")
-    if expires is not None and (not isinstance(expires, (int, float)) or expires < time.time()):
-        return None
-    return claims
-
-
-class Credentials:
-    def __init__(self, path):
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
-        self.secret_key = data["secretKey"]
-        self.users = dict(data["users"])
-
-    def check(self, user, token):
-        expected = self.users.get(user)
-        # Compared even for an unknown user, so the time taken does not tell which users exist.
-        matches = hmac.compare_digest((expected or "\0").encode(), str(token).encode())
-        return expected is not None and matches
-
-    def user_of(self, authorization):
-        """The user an Authorization header proves, or None: Basic user:token, or a Bearer access token."""
-        scheme, _, value = (authorization or "").partition(" ")
-        value = value.strip()
-        if scheme.lower() == "basic":
-            try:
-                user, _, token = base64.b64decode(value, validate=True).decode("utf-8").partition(":")
-            except ValueError:
-                return None
-            return user if self.check(user, token) else None
-        if scheme.lower() == "bearer":
-            claims = jwt_decode(value, self.secret_key)
-            if claims is None or claims.get("scope") == "token" or not isinstance(claims.get("exp"), (int, float)):
-                return None
-            user = claims.get("sub")
-            return user if user in self.users else None
-        return None
-
-    def access_token(self, authorization):
-        """An access token for a token request (a Bearer JWT of user, pass, scope), or None."""
-        scheme, _, value = (authorization or "").partition(" ")
-        if scheme.lower() != "bearer":
-            return None
-        claims = jwt_decode(value.strip(), self.secret_key)
-        if claims is None or claims.get("scope") != "token":
-            return None
-        user = claims.get("user")
-        if not isinstance(user, str) or not self.check(user, claims.get("pass", "")):
-            return None
-        return jwt_encode({"exp": int(time.time()) + ACCESS_TOKEN_SECONDS, "sub": user}, self.secret_key)
+# Threads that call Flux; a call that takes longer than FLUX_SECONDS gets 504 (its thread finishes
+# on its own).
+FLUX_THREADS = 8
+FLUX_SECONDS = 60.0
+# An owner per job id, remembered (a jobspec never changes) up to this many jobs.
+OWNER_CACHE_SIZE = 100000
 
 
 # --- parameters -------------------------------------------------------------------------------
@@ -161,7 +81,7 @@ def mapping(params, name, pair_separator=","):
     if text.startswith("{"):
         try:
             return mapping({name: json.loads(text)}, name)
-        except ValueError:
+        except (ValueError, RecursionError):
             raise HTTPError(400, f"{name} is not valid JSON")
     result = {}
     for pair in text.split(pair_separator):
@@ -184,9 +104,14 @@ def import_flux():
     import flux.resource  # noqa: F401 (flux.resource.list is used)
 
 
+_thread_handles = threading.local()
+
+
 def handle():
-    # One handle per request thread: a Flux handle is not shared between threads.
-    return flux.Flux()
+    # One handle per thread (a Flux handle is not shared between threads), kept for its next calls.
+    if getattr(_thread_handles, "handle", None) is None:
+        _thread_handles.handle = flux.Flux()
+    return _thread_handles.handle
 
 
 def job_id(text):
@@ -196,12 +121,73 @@ def job_id(text):
         raise HTTPError(404, f"There is no job with id {text!r}.")
 
 
+def no_such_job(jobid):
+    return HTTPError(404, f"There is no job with id {int(jobid)}.")
+
+
+class Owners:
+    """The API user who submitted each job (its jobspec's attributes.system.user), remembered."""
+
+    def __init__(self, size=OWNER_CACHE_SIZE):
+        self.size = size
+        self.known = collections.OrderedDict()
+        self.lock = threading.Lock()
+
+    def remember(self, jobid, owner):
+        with self.lock:
+            self.known[int(jobid)] = owner
+            while len(self.known) > self.size:
+                self.known.popitem(last=False)
+
+    def of(self, h, ids):
+        """{id: owner or None} for these job ids; the jobspecs of the ones not known yet are read
+        with one pipelined RPC each."""
+        with self.lock:
+            found = {int(jobid): self.known[int(jobid)] for jobid in ids if int(jobid) in self.known}
+        asked = [(int(jobid), flux.job.job_info_lookup(h, int(jobid), keys=["jobspec"])) for jobid in ids
+                 if int(jobid) not in found]
+        for jobid, rpc in asked:
+            try:
+                jobspec = rpc.get_decode().get("jobspec")
+            except OSError:
+                found[jobid] = None
+                continue
+            found[jobid] = job_owner(jobspec)
+            self.remember(jobid, found[jobid])
+        return found
+
+
+def job_owner(jobspec):
+    """The API user a jobspec names, or None (a job submitted some other way)."""
+    try:
+        user = jobspec["attributes"]["system"]["user"]
+    except (KeyError, TypeError):
+        return None
+    return user if isinstance(user, str) else None
+
+
+OWNERS = Owners()
+
+
+def visible_ids(owners, caller, ids):
+    """Of these job ids (with their owners), the ones the caller may see, in their order."""
+    if caller.admin:
+        return list(ids)
+    return [jobid for jobid in ids if owners.get(int(jobid)) == caller.name]
+
+
+def require_visible(h, caller, jobid):
+    """A job the caller may not see is, to them, one that does not exist."""
+    if not caller.admin and OWNERS.of(h, [jobid]).get(int(jobid)) != caller.name:
+        raise no_such_job(jobid)
+
+
 def job_record(h, jobid):
     try:
         rpc = flux.job.job_list_id(h, jobid, attrs=["all"])
         raw = dict(rpc.get_job())
     except FileNotFoundError:
-        raise HTTPError(404, f"There is no job with id {int(jobid)}.")
+        raise no_such_job(jobid)
     except OSError as error:
         raise HTTPError(404, f"There is no job with id {int(jobid)}: {error.strerror or error}.")
     info = flux.job.JobInfo(dict(raw))
@@ -221,12 +207,17 @@ def job_record(h, jobid):
     return record
 
 
+def decode_output(context):
+    data = context["data"]
+    if context.get("encoding") == "base64":
+        data = base64.b64decode(data).decode("utf-8", "replace")
+    return data
+
+
 def output_lines(h, jobid):
     """The job's output so far (stdout and stderr as written), or None before it has any."""
     try:
         found = flux.job.job_kvs_lookup(h, jobid, keys=["guest.output"])
-    except FileNotFoundError:
-        return None
     except OSError:
         return None
     if not found or not found.get("guest.output"):
@@ -240,18 +231,26 @@ def output_lines(h, jobid):
         context = event.get("context", {})
         if event.get("name") != "data" or "data" not in context:
             continue
-        data = context["data"]
-        if context.get("encoding") == "base64":
-            data = base64.b64decode(data).decode("utf-8", "replace")
-        lines.append(data)
+        lines.append(decode_output(context))
     return lines
+
+
+def jobs_of(h, caller, limit=None):
+    """Flux's job-list records of the jobs the caller may see, newest first, at most limit."""
+    if caller.admin:
+        return flux.job.job_list(h, max_entries=limit or 0).get_jobs()
+    listing = flux.job.job_list(h, max_entries=0).get_jobs()
+    owners = OWNERS.of(h, [job["id"] for job in listing])
+    shown = set(visible_ids(owners, caller, [job["id"] for job in listing]))
+    mine = [job for job in listing if job["id"] in shown]
+    return mine[:limit] if limit else mine
 
 
 # --- routes -----------------------------------------------------------------------------------
 
 
-def list_jobs(h, params, user):
-    listing = flux.job.job_list(h, max_entries=integer(params, "limit", 0) or 1000).get_jobs()
+def list_jobs(h, params, caller):
+    listing = jobs_of(h, caller, integer(params, "limit", 0) or 1000)
     if not (boolean(params, "details") or boolean(params, "detail")):
         return 200, {"jobs": listing}
     detailed = {}
@@ -265,10 +264,9 @@ def list_jobs(h, params, user):
     return 200, detailed
 
 
-def search_jobs(h, params, user):
-    listing = flux.job.job_list(h).get_jobs()
+def search_jobs(h, params, caller):
     records = []
-    for job in listing:
+    for job in jobs_of(h, caller):
         try:
             records.append(job_record(h, flux.job.JobID(job["id"])))
         except HTTPError:
@@ -276,7 +274,7 @@ def search_jobs(h, params, user):
     total = len(records)
     query = params.get("search[value]") or params.get("search") or params.get("query")
     if query:
-        records = [record for record in records if query in json.dumps(record, default=str)]
+        records = [record for record in records if str(query) in json.dumps(record, default=str)]
     start = integer(params, "start", 0) or 0
     records = records[start:]
     length = integer(params, "length", 0)
@@ -318,7 +316,7 @@ def default_options():
     return shell, attributes
 
 
-def submit_job(h, params, user):
+def submit_job(h, params, caller):
     command = params.get("command")
     if isinstance(command, list):
         command = " ".join(str(word) for word in command)
@@ -369,7 +367,7 @@ def submit_job(h, params, user):
             jobspec.setattr(key, value)
         for key, value in {**shell_defaults, **option_flags}.items():
             jobspec.setattr_shell_option(key, value)
-        jobspec.setattr("user", user)
+        jobspec.setattr("user", caller.name)
         jobspec.cwd = params.get("workdir") or os.getcwd()
         jobspec.duration = runtime
         environment = dict(os.environ)
@@ -378,26 +376,31 @@ def submit_job(h, params, user):
         jobid = flux.job.submit(h, jobspec)
     except (ValueError, TypeError, OSError) as error:
         raise HTTPError(400, "There was an issue submitting that job.", extra={"Error": str(error)})
-    log(f"user {user} submitted job {jobid.f58} ({int(jobid)})")
+    OWNERS.remember(jobid, caller.name)
+    log(f"user {caller.name} submitted job {jobid.f58} ({int(jobid)})")
     return 200, {"Message": "Job submit.", "id": int(jobid)}
 
 
-def get_job(h, params, user, jobid):
-    return 200, job_record(h, job_id(jobid))
-
-
-def cancel_job(h, params, user, jobid):
+def get_job(h, params, caller, jobid):
     target = job_id(jobid)
+    require_visible(h, caller, target)
+    return 200, job_record(h, target)
+
+
+def cancel_job(h, params, caller, jobid):
+    target = job_id(jobid)
+    require_visible(h, caller, target)
     try:
         flux.job.cancel(h, target)
     except OSError as error:
         return 400, {"Message": f"Job cannot be cancelled: {error.strerror or error}.", "id": int(target)}
-    log(f"user {user} canceled job {target.f58}")
+    log(f"user {caller.name} canceled job {target.f58}")
     return 200, {"Message": "Job is requested to cancel.", "id": int(target)}
 
 
-def job_output(h, params, user, jobid):
+def job_output(h, params, caller, jobid):
     target = job_id(jobid)
+    require_visible(h, caller, target)
     job_record(h, target)
     lines = output_lines(h, target)
     if lines:
@@ -405,41 +408,48 @@ def job_output(h, params, user, jobid):
     return 200, {"Message": "The output does not exist yet, or the jobid is incorrect."}
 
 
-def stream_output(h, params, user, jobid):
-    """The job's output as it comes, until the job ends (a chunked text/plain answer)."""
+def stream_output(h, params, caller, jobid):
+    """The job's output as it comes, until the job ends."""
     target = job_id(jobid)
+    require_visible(h, caller, target)
     job_record(h, target)
 
-    def stream(request):
-        request.send_response(200)
-        request.send_header("Content-Type", "text/plain; charset=utf-8")
-        request.send_header("Transfer-Encoding", "chunked")
-        request.end_headers()
+    def produce(stopped, emit):
+        # A handle of this thread's own; the watch is polled so a client gone away stops it.
+        watcher = flux.job.event_watch_async(flux.Flux(), target, "guest.output")
         try:
-            for event in flux.job.event_watch(h, target, "guest.output"):
-                context = event.context
-                if "data" not in context:
+            while not stopped.is_set():
+                try:
+                    watcher.wait_for(1.0)
+                except TimeoutError:
                     continue
-                data = context["data"]
-                if context.get("encoding") == "base64":
-                    data = base64.b64decode(data).decode("utf-8", "replace")
-                chunk = data.encode("utf-8")
-                if chunk:
-                    request.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
-                    request.wfile.flush()
+                except OSError as error:
+                    if error.errno == 110:  # ETIMEDOUT
+                        continue
+                    raise
+                event = watcher.get_event()
+                if event is None:
+                    return
+                if "data" in event.context:
+                    emit(decode_output(event.context))
         except OSError as error:
             log(f"output stream of job {target.f58} ended: {error}")
-        request.wfile.write(b"0\r\n\r\n")
+        finally:
+            if stopped.is_set():
+                try:
+                    watcher.cancel()
+                except OSError:
+                    pass
 
-    return stream
+    return Stream(produce)
 
 
-def list_nodes(h, params, user):
+def list_nodes(h, params, caller):
     listing = flux.resource.list.resource_list(h).get()
     return 200, {"nodes": sorted({str(node) for node in listing.up.nodelist})}
 
 
-def stop_service(h, params, user):
+def stop_service(h, params, caller):
     raise HTTPError(
         403,
         "This server belongs to a MiniCluster: delete the MiniCluster to stop it (kubectl delete minicluster).",
@@ -461,121 +471,74 @@ JOB_ROUTES = {
 }
 
 
-def log(message):
-    print(f"flux-restful: {message}", file=sys.stderr, flush=True)
+def route(method, parts):
+    """(handler, extra arguments) of a route under /v1, or (None, [])."""
+    if parts[:1] == ["jobs"] and len(parts) >= 2 and parts[1] not in ("submit", "search"):
+        handler = JOB_ROUTES.get((method, tuple(parts[2:])))
+        return (handler, [parts[1]]) if handler else (None, [])
+    return ROUTES.get((method, tuple(parts))), []
 
 
-class Handler(BaseHTTPRequestHandler):
-    server_version = "flux-operator-restful/1"
-    protocol_version = "HTTP/1.1"
+class Api:
+    """The application under HttpServer: routes, who may call them, and the Flux threads."""
 
-    def log_message(self, format, *args):
-        # The request line without its query: submitted commands and environments stay out of the log.
-        log(f"{self.command} {urlsplit(self.path).path} -> {args[1] if len(args) > 1 else ''}")
+    def __init__(self, credentials):
+        self.credentials = credentials
+        self.pool = concurrent.futures.ThreadPoolExecutor(FLUX_THREADS, thread_name_prefix="flux-restful-flux")
 
-    def do_GET(self):
-        self.dispatch("GET")
-
-    def do_POST(self):
-        self.dispatch("POST")
-
-    def send_json(self, status, body, headers=None):
-        data = json.dumps(body, default=str).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(data)))
-        if status >= 400:
-            # A refused request's body may be unread: the connection cannot carry another request.
-            self.send_header("Connection", "close")
-            self.close_connection = True
-        for name, value in (headers or {}).items():
-            self.send_header(name, value)
-        self.end_headers()
-        self.wfile.write(data)
-
-    def params(self):
-        url = urlsplit(self.path)
-        params = {key: values[-1] for key, values in parse_qs(url.query, keep_blank_values=True).items()}
-        length = int(self.headers.get("Content-Length") or 0)
-        if length > MAX_BODY_BYTES:
-            raise HTTPError(413, f"The request body is larger than {MAX_BODY_BYTES} bytes.")
-        body = self.rfile.read(length) if length > 0 else b""
-        if body.strip():
-            kind = (self.headers.get("Content-Type") or "").split(";")[0].strip().lower()
-            if kind == "application/x-www-form-urlencoded":
-                form = parse_qs(body.decode("utf-8"), keep_blank_values=True)
-                params.update({key: values[-1] for key, values in form.items()})
-            else:
-                try:
-                    data = json.loads(body)
-                except ValueError:
-                    raise HTTPError(400, "The request body is not JSON.")
-                if not isinstance(data, dict):
-                    raise HTTPError(400, "The request body must be a JSON object.")
-                params.update({key: value for key, value in data.items() if value is not None})
-        return params
-
-    def route(self, method, parts):
-        if parts[:1] == ["jobs"] and len(parts) >= 2 and parts[1] not in ("submit", "search"):
-            handler = JOB_ROUTES.get((method, tuple(parts[2:])))
-            return (handler, [parts[1]]) if handler else (None, [])
-        return ROUTES.get((method, tuple(parts))), []
-
-    def authorization(self):
-        return self.headers.get("Authorization") or self.headers.get(PROXY_AUTHORIZATION)
-
-    def dispatch(self, method):
+    async def __call__(self, request, body):
+        path = request.path.rstrip("/")
+        if path in ("", PREFIX) and request.method == "GET":
+            await body.read()
+            return 200, {"Message": "Flux RESTful API", "api": PREFIX.strip("/")}
+        if not path.startswith(PREFIX + "/"):
+            raise HTTPError(404, f"There is no route {path}.")
+        parts = path[len(PREFIX) + 1 :].split("/")
+        authorization = request.header("Authorization") or request.header(PROXY_AUTHORIZATION)
+        if parts == ["token"] and request.method == "POST":
+            token = self.credentials.access_token(authorization)
+            # Denied with 400, not 401: a client answers a 401 by asking for a token again.
+            if token is None:
+                raise HTTPError(400, "Denied")
+            await body.read()
+            return 200, {"access_token": token, "token_type": "Bearer"}
+        handler, args = route(request.method, parts)
+        if handler is None:
+            raise HTTPError(404, f"There is no route {request.method} {path}.")
+        # Who asks, before anything else: a stranger's body is never read.
+        caller = self.credentials.caller_of(authorization)
+        if caller is None:
+            raise HTTPError(
+                401, "Incorrect user or token.", headers={"WWW-Authenticate": 'Bearer realm="flux-restful"'}
+            )
+        params = query_params(request.query)
+        params.update(await body.params())
+        call = asyncio.get_running_loop().run_in_executor(self.pool, lambda: handler(handle(), params, caller, *args))
         try:
-            path = urlsplit(self.path).path.rstrip("/")
-            credentials = self.server.credentials
-            if path in ("", PREFIX) and method == "GET":
-                return self.send_json(200, {"Message": "Flux RESTful API", "api": PREFIX.strip("/")})
-            if not path.startswith(PREFIX + "/"):
-                raise HTTPError(404, f"There is no route {path}.")
-            parts = path[len(PREFIX) + 1 :].split("/")
-            params = self.params()
-            if parts == ["token"] and method == "POST":
-                token = credentials.access_token(self.authorization())
-                # Denied with 400, not 401: a client answers a 401 by asking for a token again.
-                if token is None:
-                    raise HTTPError(400, "Denied")
-                return self.send_json(200, {"access_token": token, "token_type": "Bearer"})
-            handler, args = self.route(method, parts)
-            if handler is None:
-                raise HTTPError(404, f"There is no route {method} {path}.")
-            user = credentials.user_of(self.authorization())
-            if user is None:
-                raise HTTPError(
-                    401,
-                    "Incorrect user or token.",
-                    headers={"WWW-Authenticate": 'Bearer realm="flux-restful"'},
-                )
-            answer = handler(handle(), params, user, *args)
-            if callable(answer):
-                return answer(self)
-            status, body = answer
-            self.send_json(status, body)
-        except HTTPError as error:
-            self.send_json(error.status, error.body, error.headers)
-        except Exception as error:  # one request's failure must not end the server
-            log(f"error in {method} {urlsplit(self.path).path}: {error!r}")
-            self.send_json(500, {"Message": "The server failed to answer.", "Error": str(error)})
+            return await asyncio.wait_for(call, FLUX_SECONDS)
+        except asyncio.TimeoutError:
+            raise HTTPError(504, f"Flux did not answer within {FLUX_SECONDS:g} s.")
+
+
+async def serve(credentials, port, host=None):
+    server = HttpServer(Api(credentials))
+    bound = await server.start(host, port)
+    log(f"serving the Flux RESTful API on port {bound} for {len(credentials.users)} user(s)")
+    await server.server.serve_forever()
 
 
 def main():
     import_flux()
     if len(sys.argv) != 3:
         sys.exit("usage: flux python restful-server.py CREDENTIALS_FILE PORT")
-    credentials = Credentials(sys.argv[1])
+    # Non-dumpable before the credentials are read: no job, running as this uid, can read them.
+    stay_private()
+    credentials = Credentials.read_once(sys.argv[1])
     port = int(sys.argv[2])
     # Probe the instance once, so a broken Flux shows in the log at once rather than per request.
-    handle()
-    server = ThreadingHTTPServer(("", port), Handler)
-    server.daemon_threads = True
-    server.credentials = credentials
-    log(f"serving the Flux RESTful API on port {port} for {len(credentials.users)} user(s)")
+    flux.Flux()
     threading.current_thread().name = "flux-restful"
-    server.serve_forever()
+    asyncio.run(serve(credentials, port))
 
 
 if __name__ == "__main__":

@@ -76,8 +76,14 @@ export function joiningFlux(): NonNullable<Spec['flux']> {
 /** The RESTful API and a user of it. */
 export function restfulFields(): Pick<Spec, 'fluxRestful' | 'users'> {
   return {
-    fluxRestful: { branch: 'main', port: 5001, username: 'me', token: 't', secretKey: 'k' },
-    users: [{ name: 'you', password: 'p' }],
+    fluxRestful: {
+      branch: 'main',
+      port: 5001,
+      username: 'me',
+      token: 'a-token-of-at-least-32-characters',
+      secretKey: 'a-signing-key-of-32-characters-or-more',
+    },
+    users: [{ name: 'you', password: 'a-password-of-32-characters-or-more', administrator: true }],
   };
 }
 

@@ -2,7 +2,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatProblem, validateMiniCluster } from '../../../src/api/index.ts';
 import type { MiniCluster } from '../../../src/api/index.ts';
-import { servesRestfulApi } from '../../../src/api/restful-schema.ts';
+import { CREDENTIAL_MIN_LENGTH, servesRestfulApi } from '../../../src/api/restful-schema.ts';
+import { toV1alpha2, validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 
 function problemsOf(input: MiniCluster): string[] {
@@ -31,8 +32,16 @@ describe('the RESTful mode', () => {
     const result = validateMiniCluster(
       miniCluster({
         containers: noCommand,
-        fluxRestful: { branch: 'main', username: 'me', token: 'tok', secretKey: 'key' },
-        users: [{ name: 'peenut' }, { name: 'squidward', password: 'pw' }],
+        fluxRestful: {
+          branch: 'main',
+          username: 'me',
+          token: 'x'.repeat(CREDENTIAL_MIN_LENGTH),
+          secretKey: 'k'.repeat(CREDENTIAL_MIN_LENGTH),
+        },
+        users: [
+          { name: 'peenut' },
+          { name: 'squidward', password: 'p'.repeat(CREDENTIAL_MIN_LENGTH), administrator: true },
+        ],
       }),
     );
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
@@ -73,12 +82,67 @@ describe('the RESTful mode', () => {
     ]);
   });
 
-  it('refuses names and tokens a header could not carry', () => {
+  it('refuses names and tokens a header could not carry, without repeating the token', () => {
+    const token = `has space ${'x'.repeat(CREDENTIAL_MIN_LENGTH)}`;
     const problems = problemsOf(
-      miniCluster({ containers: noCommand, fluxRestful: { username: 'a:b', token: 'has space' } }),
+      miniCluster({ containers: noCommand, fluxRestful: { username: 'a:b', token } }),
     );
     assert.equal(problems.length, 2, problems.join('\n'));
     assert.match(problems[0] ?? '', /^spec\.fluxRestful\.username: /);
-    assert.match(problems[1] ?? '', /^spec\.fluxRestful\.token: /);
+    assert.equal(
+      problems[1],
+      'spec.fluxRestful.token: must be printable ASCII without spaces (HTTP headers carry it as it is); the value is not shown',
+    );
+  });
+
+  it('refuses tokens, passwords and keys shorter than 32 characters, naming each field (both versions)', () => {
+    const short = 'x'.repeat(CREDENTIAL_MIN_LENGTH - 1);
+    const spec = {
+      containers: noCommand,
+      fluxRestful: { token: short, secretKey: 'theonionisanogre' },
+      users: [{ name: 'peenut', password: short }],
+    };
+    const expected = [
+      'spec.fluxRestful.token: must have at least 32 characters (a short one can be guessed); got 31: give a longer one, or leave it out to have a random one made',
+      'spec.fluxRestful.secretKey: must have at least 32 characters (a short one can be guessed); got 16: give a longer one, or leave it out to have a random one made',
+      'spec.users[0].password: must have at least 32 characters (a short one can be guessed); got 31: give a longer one, or leave it out to have a random one made',
+    ];
+    assert.deepEqual(problemsOf(miniCluster(spec)), expected);
+    const v1alpha2 = validateMiniClusterV1alpha2({
+      apiVersion: 'flux-framework.org/v1alpha2',
+      kind: 'MiniCluster',
+      metadata: { name: 'flux-sample', namespace: 'default' },
+      spec: {
+        size: 2,
+        containers: [{ image: 'localhost/flux:0.88.0' }],
+        fluxRestful: spec.fluxRestful,
+        users: spec.users,
+      },
+    });
+    assert.deepEqual(v1alpha2.ok ? [] : v1alpha2.problems.map(formatProblem), expected);
+    // 32 characters are enough.
+    const enough = 'x'.repeat(CREDENTIAL_MIN_LENGTH);
+    assert.deepEqual(problemsOf(miniCluster({ containers: noCommand, fluxRestful: { token: enough } })), []);
+  });
+
+  it('takes an administrator flag on a user, in both versions, and keeps it through the conversion', () => {
+    const users = [
+      { name: 'boss', administrator: true },
+      { name: 'peenut', administrator: false },
+      { name: 'carol' },
+    ];
+    const v1alpha1 = validateMiniCluster(miniCluster({ containers: noCommand, users }));
+    assert.ok(v1alpha1.ok);
+    assert.deepEqual(v1alpha1.value.spec.users, users);
+    const converted = toV1alpha2(miniCluster({ containers: noCommand, users })) as {
+      spec: { users: unknown };
+    };
+    assert.deepEqual(converted.spec.users, users);
+    assert.deepEqual(
+      problemsOf(
+        miniCluster({ containers: noCommand, users: [{ name: 'x', administrator: 'yes' }] as never }),
+      ),
+      ['spec.users[0].administrator: must be true or false; got a string'],
+    );
   });
 });

@@ -51,6 +51,8 @@ case "$1" in
   submit) shift; while [ "$#" -gt 0 ] && [ "$1" != echo ]; do shift; done; "$@" ;;
   start)
     shift
+    # What the broker finds of its certificate when it starts (mode, owner, text).
+    { stat -c '%a %u' "$STUB_CERT" && cat "$STUB_CERT"; } >>"$STUB_CERT.at-start" 2>&1
     while [ "$#" -gt 0 ]; do
       case "$1" in
         -o) shift ;;
@@ -188,6 +190,7 @@ function run(
     env: {
       PATH: sandbox.bin,
       STUB_DIR: sandbox.root,
+      STUB_CERT: join(sandbox.shared, 'curve.cert'),
       STUB_WORKER_EXIT: '0',
       STUB_MUNGED_EXIT: '0',
       ...options.env,
@@ -303,8 +306,12 @@ describe('entrypoint with Flux from a view, with bash and coreutils only', () =>
     assert.match(readFileSync(join(shared, 'munge', 'log', 'munged.stderr'), 'utf8'), /insecure/);
     assert.equal(statSync(join(shared, 'munge', 'key', 'munge.key')).mode & 0o777, 0o400);
     assert.equal(statSync(join(shared, 'munge', 'run')).mode & 0o777, 0o755);
-    assert.equal(readFileSync(join(shared, 'curve.cert'), 'utf8'), 'CERTIFICATE\n');
-    assert.equal(statSync(join(shared, 'curve.cert')).mode & 0o777, 0o400);
+    // The broker's private copy of the certificate, gone once the broker ended.
+    assert.equal(
+      readFileSync(join(sandbox.shared, 'curve.cert.at-start'), 'utf8'),
+      `400 ${process.getuid?.()}\nCERTIFICATE\n`,
+    );
+    assert.equal(existsSync(join(shared, 'curve.cert')), false);
     assert.equal(readFileSync(join(shared, 'R'), 'utf8'), '{"stub":"R"}\n');
     // The environment file: what a user of `kubectl exec` sources to reach this instance.
     assert.equal(
@@ -327,9 +334,13 @@ describe('entrypoint with Flux from a view, with bash and coreutils only', () =>
     assert.match(result.stdout, new RegExp(`running Flux as this container's user \\(uid ${UNKNOWN_UID}\\)`));
     assert.match(result.stdout, /^hello world$/m);
     assert.equal(result.mungedCalls[0]?.[0], `uid=${UNKNOWN_UID}`);
-    for (const file of ['curve.cert', 'R', 'state', 'run/flux', 'munge/key/munge.key']) {
+    for (const file of ['R', 'state', 'run/flux', 'munge/key/munge.key']) {
       assert.equal(statSync(join(sandbox.shared, file)).uid, UNKNOWN_UID, file);
     }
+    assert.equal(
+      readFileSync(join(sandbox.shared, 'curve.cert.at-start'), 'utf8'),
+      `400 ${UNKNOWN_UID}\nCERTIFICATE\n`,
+    );
   });
 
   it('quiet: prints the job`s output only', () => {

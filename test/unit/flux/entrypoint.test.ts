@@ -23,6 +23,7 @@ import {
 } from '../../../src/flux/entrypoint.ts';
 import type { EntrypointInput, EntrypointPaths } from '../../../src/flux/entrypoint.ts';
 import { STAY_UP_SH } from '../../../src/flux/scripts/embedded.ts';
+import { FORGET_CERTIFICATE_RC_PATH, FORGET_CERTIFICATE_SCRIPT } from '../../../src/flux/rc-scripts.ts';
 
 const fixedPaths: EntrypointPaths = {
   configDir: '/etc/flux/config',
@@ -426,6 +427,18 @@ case "$1" in
   start)
     shift
     printenv FLUX_OPTION_FLAGS >>"$STUB_DIR/start-env" || echo '(unset)' >>"$STUB_DIR/start-env"
+    if [ -n "$STUB_CERT" ]; then
+      # As a broker does: read the certificate (its mode and text recorded), then run rc1, whose
+      # last task runs the rc1.d scripts of FLUX_RC_EXTRA; then is the copy still there?
+      { stat -c '%a' "$STUB_CERT" && cat "$STUB_CERT"; } >>"$STUB_DIR/cert-at-start" 2>&1 || true
+      IFS=: read -ra rc_dirs <<<"$FLUX_RC_EXTRA"
+      for dir in "${'$'}{rc_dirs[@]}"; do
+        for script in "$dir"/rc1.d/*; do
+          if [ -x "$script" ]; then "$script" || echo "rc1 failed" >>"$STUB_DIR/cert-while-running"; fi
+        done
+      done
+      if [ -e "$STUB_CERT" ]; then echo kept; else echo removed; fi >>"$STUB_DIR/cert-while-running"
+    fi
     # Find the initial program as flux start and the broker would, after the options: flux start
     # hands its -o value (--config) and everything after its own options to the broker, which
     # reads --config DIR and the -S options and stops at the first other word.
@@ -472,6 +485,11 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(root, 'secrets', 'munge.key'), 'MUNGEKEY', { mode: 0o644 });
   writeFileSync(join(installRoot, 'bin', 'flux'), FLUX_STUB, { mode: 0o755 });
   writeFileSync(join(installRoot, 'bin', 'uname'), '#!/bin/sh\necho "$STUB_HOSTNAME"\n', { mode: 0o755 });
+  // The ConfigMap's folder of the operator's rc1 script, as the pods mount it.
+  mkdirSync(join(root, 'operator', 'rc1.d'), { recursive: true });
+  writeFileSync(join(root, 'operator', FORGET_CERTIFICATE_RC_PATH), FORGET_CERTIFICATE_SCRIPT, {
+    mode: 0o555,
+  });
   return {
     root,
     installRoot,
@@ -483,6 +501,7 @@ function makeSandbox(): Sandbox {
       resourcePath: join(root, 'etc/flux/system/R'),
       runDir: join(root, 'run/flux'),
       stateDir: join(root, 'var/lib/flux'),
+      rcExtraDir: join(root, 'operator'),
     },
   };
 }
@@ -701,6 +720,7 @@ describe('entrypointScript run with stubs', () => {
     const sandbox = makeSandbox();
     const run = runScript(sandbox, sandboxInput(sandbox, { hooks: recordingHooks }), 'flux-sample-0', {
       STUB_SUBMIT_EXIT: '3',
+      STUB_CERT: sandbox.paths.curveCertPath,
     });
     assert.equal(run.status, 3, run.stderr);
     assert.deepEqual(run.fluxCalls, [
@@ -710,8 +730,10 @@ describe('entrypointScript run with stubs', () => {
     ]);
     assert.equal(readFileSync(sandbox.hookLog, 'utf8'), 'init\npre\nbrokerPre yes\npost\n');
     assert.equal(readFileSync(sandbox.paths.resourcePath, 'utf8'), '{"stub":"R"}\n');
-    assert.equal(readFileSync(sandbox.paths.curveCertPath, 'utf8'), 'CERTIFICATE\n');
-    assert.equal(statSync(sandbox.paths.curveCertPath).mode & 0o777, 0o400);
+    // The broker found its private copy of the certificate; it went once the broker had its socket.
+    assert.equal(readFileSync(join(sandbox.root, 'cert-at-start'), 'utf8'), '400\nCERTIFICATE\n');
+    assert.equal(readFileSync(join(sandbox.root, 'cert-while-running'), 'utf8'), 'removed\n');
+    assert.equal(existsSync(sandbox.paths.curveCertPath), false);
     assert.ok(statSync(sandbox.paths.runDir).isDirectory());
     assert.ok(statSync(sandbox.paths.stateDir).isDirectory());
     assert.match(run.stdout, /pod flux-sample-0: lead/);
@@ -1121,12 +1143,53 @@ echo "munged $(id -un)" $modes >>"$STUB_DIR/munged.log"
 
   it('still finds its user files when the source certificate is replaced (copies, never links)', () => {
     const sandbox = makeSandbox();
-    runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
+    const env = { STUB_CERT: sandbox.paths.curveCertPath };
+    runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0', env);
     chmodSync(sandbox.paths.curveCertSourcePath, 0o644);
     writeFileSync(sandbox.paths.curveCertSourcePath, 'ROTATED\n');
-    const run = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0');
+    const run = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-0', env);
     assert.equal(run.status, 0, run.stderr);
-    assert.equal(readFileSync(sandbox.paths.curveCertPath, 'utf8'), 'ROTATED\n');
+    assert.equal(
+      readFileSync(join(sandbox.root, 'cert-at-start'), 'utf8'),
+      '400\nCERTIFICATE\n400\nROTATED\n',
+    );
+  });
+
+  it('worker: every broker start gets a fresh copy of the certificate, removed while it runs', () => {
+    const sandbox = makeSandbox();
+    writeFileSync(join(sandbox.root, 'worker-exits'), '1\n0\n');
+    const env = { STUB_CERT: sandbox.paths.curveCertPath };
+    const run = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-1', env);
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(readFileSync(join(sandbox.root, 'cert-at-start'), 'utf8'), '400\nCERTIFICATE\n'.repeat(2));
+    assert.equal(readFileSync(join(sandbox.root, 'cert-while-running'), 'utf8'), 'removed\n'.repeat(2));
+    assert.equal(existsSync(sandbox.paths.curveCertPath), false);
+  });
+
+  it('makes flux-broker execute-only for a flux user of its own, so the brokers are not dumpable', () => {
+    const sandbox = makeSandbox();
+    addUserDatabase(sandbox, 'root:x:0:0::/root:/bin/bash\n');
+    const broker = join(sandbox.installRoot, 'libexec/flux/cmd/flux-broker');
+    mkdirSync(join(sandbox.installRoot, 'libexec/flux/cmd'), { recursive: true });
+    writeFileSync(broker, '#!/bin/sh\n', { mode: 0o755 });
+    const input = sandboxInput(sandbox, { fluxUser: { name: 'flux', uid: 1000 } });
+    const run = runScript(sandbox, input, 'flux-sample-1');
+    assert.equal(run.status, 0, run.stderr);
+    if (process.getuid?.() === 0) {
+      assert.equal(statSync(broker).mode & 0o777, 0o711);
+      assert.match(
+        run.stdout,
+        /flux-broker is execute-only for flux: the jobs cannot read the brokers' memory/,
+      );
+    } else {
+      // Not root: the file stays as it is (the brokers run as this user, who may read it anyway).
+      assert.equal(statSync(broker).mode & 0o777, 0o755);
+    }
+    // The brokers' own user: nothing changes.
+    chmodSync(broker, 0o755);
+    const own = runScript(sandbox, sandboxInput(sandbox), 'flux-sample-1');
+    assert.equal(own.status, 0, own.stderr);
+    assert.equal(statSync(broker).mode & 0o777, 0o755);
   });
 });
 

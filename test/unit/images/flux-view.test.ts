@@ -23,10 +23,11 @@ import type { FluxViewRecipe } from '../../../src/images/index.ts';
 import { findProjectRoot } from '../../../src/tooling/project.ts';
 
 const root = findProjectRoot();
-const scripts = { assemble: 'assemble v1', copy: 'copy v1' };
+const scripts = { assemble: 'assemble v1', zipModules: 'zip v1', copy: 'copy v1' };
 const paths = {
   fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',
   assembleScript: '/p/hack/a.sh',
+  zipModulesScript: '/p/hack/z.py',
   outDir: '/cache/w/out',
 };
 const copyScript = readFileSync(path.join(root, COPY_SCRIPT), 'utf8');
@@ -42,7 +43,7 @@ describe('fluxViewRecipe', () => {
     assert.equal(currentFluxViewRecipe().fluxCoreVersion, readFluxCoreVersion());
   });
 
-  it('keys the cache on the version, the packages, both scripts, the revision and the mirrors', () => {
+  it('keys the cache on the version, the packages, every script, the revision and the mirrors', () => {
     const base = fluxViewRecipe('0.88.0', scripts);
     const changed = (change: (r: FluxViewRecipe) => void): FluxViewRecipe => {
       const copy = structuredClone(base);
@@ -53,6 +54,7 @@ describe('fluxViewRecipe', () => {
       fluxViewKey(base),
       fluxViewKey(fluxViewRecipe('0.89.0', scripts)),
       fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, assemble: 'assemble v2' })),
+      fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, zipModules: 'zip v2' })),
       fluxViewKey(fluxViewRecipe('0.88.0', { ...scripts, copy: 'copy v2' })),
       fluxViewKey(changed((r) => r.packages.push('strace'))),
       fluxViewKey(changed((r) => (r.revision += 1))),
@@ -65,7 +67,7 @@ describe('fluxViewRecipe', () => {
 });
 
 describe('fluxViewBuildArgs', () => {
-  it('assembles in a throw-away bookworm: flux-core synced in, the script run in the chroot, the view and busybox copied out', () => {
+  it('assembles in a throw-away bookworm: flux-core synced in, the scripts uploaded, the assembly run in the chroot, the view and busybox copied out', () => {
     const args = fluxViewBuildArgs(fluxViewRecipe('0.88.0', scripts), paths);
     assert.deepEqual(args.slice(0, 4), [
       '--variant=minbase',
@@ -96,6 +98,7 @@ describe('fluxViewBuildArgs', () => {
       [
         `--customize-hook=sync-in ${paths.fluxRoot} /`,
         `--customize-hook=upload ${paths.assembleScript} /tmp/assemble-flux-view.sh`,
+        `--customize-hook=upload ${paths.zipModulesScript} /tmp/zip-python-modules.py`,
         `--customize-hook=chroot "$1" bash /tmp/assemble-flux-view.sh /mnt/flux/view 'flux-core 0.88.0' 'image localhost/flux-view:0.88.0'`,
         `--customize-hook=sync-out /mnt/flux/view ${paths.outDir}/view`,
         `--customize-hook=copy-out /usr/bin/busybox ${paths.outDir}`,

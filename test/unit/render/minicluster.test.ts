@@ -220,6 +220,8 @@ describe('renderMiniCluster', () => {
     assert.deepEqual(template.metadata?.annotations, { note: 'x' });
     const pod = present(template.spec);
     assert.equal(pod.serviceAccountName, 'runner');
+    // v1alpha1 asks for the account's token by naming the account.
+    assert.equal(pod.automountServiceAccountToken, true);
     assert.deepEqual(pod.nodeSelector, { pool: 'big' });
     assert.deepEqual(pod.tolerations, [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }]);
     assert.deepEqual(pod.imagePullSecrets, [{ name: 'regcred' }]);

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { RESTFUL_SERVER_SCRIPT } from '../../../src/flux/restful-server.ts';
+import { RESTFUL_SERVER_FILES, RESTFUL_SERVER_SCRIPT } from '../../../src/flux/restful-server.ts';
 import { renderMiniCluster, restfulCredentials } from '../../../src/render/index.ts';
 import type { KubeObject } from '../../../src/render/index.ts';
 import { IMAGE, KEYS, defaulted, find, present } from './fixtures.ts';
@@ -13,6 +13,10 @@ const persistent = (spec: Record<string, unknown> = {}) =>
 const SEED_TOKEN = 'eZ7zWs8h2mEJlTchusjmP87xRc99l5FazydzSccoKpw';
 const SEED_SECRET_KEY = 'PoZCMbiiaIGIroo9FG-nqEHZuBdy0jCMHOTy-pKkKaE';
 const SEED_PEENUT = 'sJt8X0kT6KqYygivt1AFFLaE_WxgSwfgOoIXbIpXSx4';
+/** Tokens and keys a user gives: at least 32 characters. */
+const GIVEN_PASSWORD = 'the-password-of-squidward-0123456';
+const GIVEN_TOKEN = 'the-token-of-me-0123456789abcdefgh';
+const GIVEN_KEY = 'the-signing-key-0123456789abcdefgh';
 
 function secretText(objects: KubeObject[], key: string): string {
   const data = find.secret(objects, 'flux-sample-restful').data ?? {};
@@ -44,7 +48,9 @@ describe('RESTful mode', () => {
 
   it('keeps generated credentials, derived from the seed, in the Secret only', () => {
     const objects = renderMiniCluster(
-      persistent({ users: [{ name: 'peenut' }, { name: 'squidward', password: 'pw' }] }),
+      persistent({
+        users: [{ name: 'peenut' }, { name: 'squidward', password: GIVEN_PASSWORD, administrator: true }],
+      }),
       KEYS,
     );
     const secret = find.secret(objects, 'flux-sample-restful');
@@ -67,7 +73,12 @@ describe('RESTful mode', () => {
     );
     assert.equal(
       secretText(objects, 'credentials.json'),
-      `${JSON.stringify({ secretKey: SEED_SECRET_KEY, users: { flux: SEED_TOKEN, peenut: SEED_PEENUT, squidward: 'pw' } })}\n`,
+      `${JSON.stringify({
+        secretKey: SEED_SECRET_KEY,
+        users: { flux: SEED_TOKEN, peenut: SEED_PEENUT, squidward: GIVEN_PASSWORD },
+        // The main user always; those of spec.users made so.
+        administrators: ['flux', 'squidward'],
+      })}\n`,
     );
     const configMap = JSON.stringify(find.configMap(objects));
     for (const secretValue of [SEED_TOKEN, SEED_SECRET_KEY, SEED_PEENUT]) {
@@ -76,12 +87,15 @@ describe('RESTful mode', () => {
   });
 
   it("takes the spec's credentials, and a user added later keeps the same derived token", () => {
-    const given = persistent({ fluxRestful: { username: 'me', token: 'tok', secretKey: 'key', port: 8080 } });
+    const given = persistent({
+      fluxRestful: { username: 'me', token: GIVEN_TOKEN, secretKey: GIVEN_KEY, port: 8080 },
+    });
     assert.deepEqual(restfulCredentials(given, present(KEYS.restfulSeed)), {
       username: 'me',
-      token: 'tok',
-      secretKey: 'key',
-      users: { me: 'tok' },
+      token: GIVEN_TOKEN,
+      secretKey: GIVEN_KEY,
+      users: { me: GIVEN_TOKEN },
+      administrators: ['me'],
     });
     const later = persistent({ users: [{ name: 'other' }, { name: 'peenut' }] });
     assert.equal(restfulCredentials(later, present(KEYS.restfulSeed)).users.peenut, SEED_PEENUT);
@@ -130,7 +144,11 @@ describe('RESTful mode', () => {
     );
     assert.deepEqual(pod.volumes?.find((volume) => volume.name === 'flux-operator-files')?.configMap?.items, [
       { key: 'entrypoint.sh', path: 'entrypoint.sh', mode: 0o555 },
+      { key: 'forget-certificate.sh', path: 'rc1.d/forget-certificate.sh', mode: 0o555 },
       { key: 'restful-server.py', path: 'restful-server.py', mode: 0o444 },
+      // The modules the server imports, beside it under their module names.
+      { key: 'restful_auth.py', path: 'restful_auth.py', mode: 0o444 },
+      { key: 'restful_http.py', path: 'restful_http.py', mode: 0o444 },
     ]);
     const container = present(pod.containers[0]);
     assert.deepEqual(container.ports, [
@@ -143,6 +161,21 @@ describe('RESTful mode', () => {
       readOnly: true,
     });
     assert.equal(find.configMap(objects).data?.['restful-server.py'], RESTFUL_SERVER_SCRIPT);
+    for (const [file, text] of Object.entries(RESTFUL_SERVER_FILES)) {
+      assert.equal(find.configMap(objects).data?.[file], text, file);
+    }
+  });
+
+  it('generates tokens and keys of 256 bits', () => {
+    const credentials = restfulCredentials(
+      persistent({ users: [{ name: 'peenut' }] }),
+      present(KEYS.restfulSeed),
+    );
+    for (const value of [credentials.token, credentials.secretKey, credentials.users.peenut]) {
+      // base64url without padding: 43 characters hold 258 bits, of which the 256 of an HMAC-SHA256.
+      assert.match(present(value), /^[A-Za-z0-9_-]{43}$/);
+      assert.equal(Buffer.from(present(value), 'base64url').length, 32);
+    }
   });
 
   it('has the lead copy the credentials and run the server with flux python as its program', () => {
@@ -150,6 +183,8 @@ describe('RESTful mode', () => {
     assert.match(script, /^restful_credentials_source=\/etc\/flux-operator\/restful\/credentials\.json$/m);
     assert.match(script, /^restful_credentials=\/mnt\/flux\/restful-credentials\.json$/m);
     assert.match(script, /^restful_port=5000$/m);
+    // The brokers' rc1 runs the ConfigMap's rc1.d/forget-certificate.sh (FLUX_RC_EXTRA).
+    assert.match(script, /^rc_extra_dir=\/flux_operator$/m);
     assert.match(
       script,
       /^program_args=\(flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000\)$/m,

@@ -129,6 +129,8 @@ describe('spec.services', () => {
                 configMap: { name: 'nginx-conf', items: [{ key: 'flux.conf', path: 'flux.conf' }] },
               },
             ],
+            // No ServiceAccount token: the spec does not ask for one.
+            automountServiceAccountToken: false,
           },
         },
       },

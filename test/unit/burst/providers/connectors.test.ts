@@ -18,6 +18,7 @@ import {
   providerConnectors,
   type ProviderConnectorsOptions,
 } from '../../../../src/burst/providers/connectors.ts';
+import { OWNER_UID_KEY } from '../../../../src/burst/providers/ownership.ts';
 import { connectTarget, type ProviderKubeConfig } from '../../../../src/burst/target-connection.ts';
 import { burstTargetStatus } from '../../../../src/burst/target-status.ts';
 import { watchNetwork, type NetworkWatch } from './no-network.ts';
@@ -73,11 +74,17 @@ function secrets(...list: V1Secret[]): ProviderConnectorsOptions['readSecret'] {
 
 // ---- targets ---------------------------------------------------------------------------------------
 
+/** The uid of the BurstTarget `cloud`, and of another BurstTarget, as the API server writes uids. */
+const UID = '6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
+const OTHER_UID = '0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d';
+/** The labels (GKE) and tags (EKS) of a cluster the operator made for `cloud`. */
+const OWN_MARKS = { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: UID };
+
 function target(spec: Record<string, unknown>): DefaultedBurstTarget {
   const result = validateBurstTarget({
     apiVersion: BURST_TARGET_API_VERSION,
     kind: 'BurstTarget',
-    metadata: { name: 'cloud', namespace: 'team-a', uid: 'uid-1', generation: 1 },
+    metadata: { name: 'cloud', namespace: 'team-a', uid: UID, generation: 1 },
     spec,
   });
   assert.ok(result.ok, JSON.stringify(result));
@@ -138,6 +145,7 @@ function gkeCluster(status: string, extra: Record<string, unknown> = {}): Google
       status,
       endpoint: '34.1.2.3',
       masterAuth: { clusterCaCertificate: CA },
+      resourceLabels: OWN_MARKS,
       ...extra,
     },
   };
@@ -162,7 +170,7 @@ const awsNotFound = (path: string): AwsReply => ({
   json: { message: 'not found' },
   errorType: 'ResourceNotFoundException',
 });
-function eksCluster(status: string): AwsReply {
+function eksCluster(status: string, tags: Record<string, string> | null = OWN_MARKS): AwsReply {
   return {
     method: 'GET',
     path: EKS_CLUSTER_PATH,
@@ -172,6 +180,7 @@ function eksCluster(status: string): AwsReply {
         name: 'burst-a1',
         status,
         ...(status === 'CREATING' ? {} : { endpoint: EKS_ENDPOINT, certificateAuthority: { data: CA } }),
+        ...(tags === null ? {} : { tags }),
       },
     },
   };
@@ -514,7 +523,7 @@ describe('EKS connector', () => {
         authenticationMode: 'API_AND_CONFIG_MAP',
         bootstrapClusterCreatorAdminPermissions: true,
       },
-      tags: { 'managed-by': 'flux-operator' },
+      tags: { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: UID },
       clientRequestToken: 'token-1',
     });
     assert.match(fake.calls[0]?.authorization ?? '', new RegExp(`Credential=${AWS_KEY_ID}/`));
@@ -641,5 +650,193 @@ describe('deleteProvisioned', () => {
       target({ provider: 'kubeconfig', kubeconfig: { secretName: 'kc' } }),
     );
     assert.deepEqual(result, { ok: true, done: true, message: 'nothing was provisioned' });
+  });
+});
+
+// ---- issue 23: a BurstTarget naming a cluster that already exists takes nothing over ----------------
+
+/** Existing clusters named by `cloud` that are not `cloud`'s, by their labels/tags, and why not. */
+const NOT_CLOUDS: readonly {
+  readonly what: string;
+  readonly marks: Record<string, string> | null;
+  readonly why: (mark: string) => RegExp;
+}[] = [
+  {
+    what: 'a cluster the operator did not make (no marks)',
+    marks: null,
+    why: (mark) => new RegExp(`it has no ${mark} ${OWNER_UID_KEY}, so this operator did not make it`),
+  },
+  {
+    what: 'a cluster the operator made for another BurstTarget (another uid)',
+    marks: { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: OTHER_UID },
+    why: (mark) =>
+      new RegExp(
+        `made for another BurstTarget \\(its ${mark} ${OWNER_UID_KEY} is ${OTHER_UID}, this BurstTarget's uid is ${UID}\\)`,
+      ),
+  },
+];
+
+/** The parts every ClusterNotOwned message has: the cluster, why, and what to do instead. */
+function assertRefused(result: ProviderKubeConfig, source: string, field: string, why: RegExp): void {
+  assert.ok(!result.ok, 'the cluster must not be adopted');
+  assert.equal(result.reason, 'ClusterNotOwned');
+  assert.ok(result.message.startsWith(`${source} is not this BurstTarget's: `), result.message);
+  assert.match(result.message, why);
+  assert.match(result.message, /leaves this one alone and will not delete it with the BurstTarget/);
+  assert.match(
+    result.message,
+    new RegExp(`set ${field.replaceAll('.', '\\.')} to a cluster that does not exist yet`),
+  );
+  assert.match(result.message, /use a BurstTarget with provider: kubeconfig/);
+  const status = burstTargetStatus({ generation: 1, previous: undefined, outcome: result, now: new Date(0) });
+  assert.deepEqual(
+    status.conditions?.map((c) => [c.type, c.status, c.reason, c.message]),
+    [['Connected', 'False', 'ClusterNotOwned', result.message]],
+  );
+}
+
+describe('a GKE BurstTarget naming a cluster that already exists', () => {
+  for (const { what, marks, why } of NOT_CLOUDS) {
+    it(`refuses ${what}: no kubeconfig, no install, and deleting the BurstTarget leaves it`, async () => {
+      const existing = gkeCluster('RUNNING', { resourceLabels: marks ?? undefined });
+      const { connectors, google, installs } = gkeConnectors([existing, existing, existing]);
+      const result = await connect(connectors.gke, gkeTarget());
+      assertRefused(result, 'GKE cluster proj-1/us-central1/burst-a1', 'spec.gke.clusterName', why('label'));
+      // Checked again later (backoff): still refused, still only read.
+      assert.equal((await connect(connectors.gke, gkeTarget())).ok, false);
+      assert.equal(installs.length, 0, 'nothing installed there with the operator identity');
+      // The BurstTarget is deleted: its finalizer's step is done at once, and the cluster stays.
+      const deletion = await connectors.deleteProvisioned(gkeTarget());
+      record(deletion);
+      assert.ok(deletion.ok);
+      assert.equal(deletion.done, true);
+      assert.match(
+        deletion.message,
+        /^GKE cluster proj-1\/us-central1\/burst-a1 is left alone, not deleted: /,
+      );
+      assert.deepEqual(
+        google.calls.map((c) => `${c.method} ${c.url}`),
+        [`GET ${GKE_CLUSTER_URL}`, `GET ${GKE_CLUSTER_URL}`, `GET ${GKE_CLUSTER_URL}`],
+        'only reads: no create, no access token, no delete',
+      );
+    });
+  }
+
+  it('adopts the cluster it made after a restart, and deletes it with its BurstTarget', async () => {
+    // Before the restart: the operator creates the cluster, labelled with the BurstTarget's uid.
+    const before = gkeConnectors([gkeAbsent, gkeCreated]);
+    const creating = await connect(before.connectors.gke, gkeTarget());
+    assert.ok(!creating.ok);
+    assert.equal(creating.reason, 'Provisioning');
+    const sent = (before.google.calls[1]?.body as { cluster: { resourceLabels: Record<string, string> } })
+      .cluster.resourceLabels;
+    assert.equal(sent[OWNER_UID_KEY], UID, 'the create request marks the cluster with the uid');
+    // After it (new connectors: nothing remembered), GKE reports the cluster with the labels it was made with.
+    const made = gkeCluster('RUNNING', { resourceLabels: sent });
+    const after = gkeConnectors([
+      made,
+      made,
+      gkeToken,
+      made,
+      made,
+      { method: 'DELETE', url: GKE_CLUSTER_URL, status: 200, json: { name: 'operation-del' } },
+      gkeAbsent,
+    ]);
+    const adopted = await connect(after.connectors.gke, gkeTarget());
+    assert.ok(adopted.ok, JSON.stringify(adopted));
+    assert.deepEqual(after.installs, [
+      { server: 'https://34.1.2.3', token: ACCESS_TOKEN, target: 'team-a/cloud' },
+    ]);
+    const first = await after.connectors.deleteProvisioned(gkeTarget());
+    record(first);
+    assert.deepEqual(first.ok && first.done, false);
+    const second = await after.connectors.deleteProvisioned(gkeTarget());
+    assert.ok(second.ok);
+    assert.equal(second.done, true);
+    assert.deepEqual(
+      after.google.calls.filter((c) => c.method === 'DELETE').map((c) => c.url),
+      [GKE_CLUSTER_URL],
+    );
+    assert.equal(after.google.left(), 0);
+  });
+});
+
+describe('an EKS BurstTarget naming a cluster that already exists', () => {
+  for (const { what, marks, why } of NOT_CLOUDS) {
+    it(`refuses ${what}: no node group added, no install, and deleting the BurstTarget leaves it`, async () => {
+      // ACTIVE without a node group: before the fix, the operator added its node group there.
+      const existing = eksCluster('ACTIVE', marks);
+      const { connectors, aws: fake, installs } = eksConnectors([existing, existing, existing]);
+      const result = await connect(connectors.eks, eksTarget());
+      assertRefused(result, 'EKS cluster us-east-1/burst-a1', 'spec.eks.clusterName', why('tag'));
+      assert.equal((await connect(connectors.eks, eksTarget())).ok, false);
+      assert.equal(installs.length, 0, 'nothing installed there with the operator identity');
+      const deletion = await connectors.deleteProvisioned(eksTarget());
+      record(deletion);
+      assert.ok(deletion.ok);
+      assert.equal(deletion.done, true);
+      assert.match(deletion.message, /^EKS cluster us-east-1\/burst-a1 is left alone, not deleted: /);
+      assert.deepEqual(
+        fake.calls.map((c) => `${c.method} ${c.path}`),
+        [`GET ${EKS_CLUSTER_PATH}`, `GET ${EKS_CLUSTER_PATH}`, `GET ${EKS_CLUSTER_PATH}`],
+        'only reads: no node group, no delete',
+      );
+    });
+  }
+
+  it('adopts the cluster it made after a restart, and deletes it with its BurstTarget', async () => {
+    const before = eksConnectors([
+      awsNotFound(EKS_CLUSTER_PATH),
+      {
+        method: 'POST',
+        path: '/clusters',
+        status: 200,
+        json: { cluster: { name: 'burst-a1', status: 'CREATING' } },
+      },
+    ]);
+    const creating = await connect(before.connectors.eks, eksTarget());
+    assert.ok(!creating.ok);
+    assert.equal(creating.reason, 'Provisioning');
+    const sent = (before.aws.calls[1]?.body as { tags: Record<string, string> }).tags;
+    assert.equal(sent[OWNER_UID_KEY], UID, 'the create request tags the cluster with the uid');
+    // After the restart, EKS reports the cluster with the tags it was made with (and its node group).
+    const made = eksCluster('ACTIVE', sent);
+    const after = eksConnectors([
+      made,
+      eksNodegroup('ACTIVE'),
+      made,
+      eksNodegroup('ACTIVE'),
+      // deletion, step 1: the node group
+      made,
+      eksNodegroup('ACTIVE'),
+      made,
+      eksNodegroup('ACTIVE'),
+      { method: 'DELETE', path: EKS_NODEGROUP_PATH, status: 200, json: {} },
+      // step 2: the control plane
+      made,
+      awsNotFound(EKS_NODEGROUP_PATH),
+      made,
+      awsNotFound(EKS_NODEGROUP_PATH),
+      { method: 'DELETE', path: EKS_CLUSTER_PATH, status: 200, json: {} },
+      // step 3: gone
+      awsNotFound(EKS_CLUSTER_PATH),
+    ]);
+    const adopted = await connect(after.connectors.eks, eksTarget());
+    assert.ok(adopted.ok, JSON.stringify(adopted));
+    assert.equal(after.installs.length, 1);
+    assert.equal(after.installs[0]?.server, EKS_ENDPOINT);
+    const steps: boolean[] = [];
+    for (let i = 0; i < 3; i++) {
+      const step = await after.connectors.deleteProvisioned(eksTarget());
+      record(step);
+      assert.ok(step.ok, JSON.stringify(step));
+      steps.push(step.done);
+    }
+    assert.deepEqual(steps, [false, false, true]);
+    assert.deepEqual(
+      after.aws.calls.filter((c) => c.method === 'DELETE').map((c) => c.path),
+      [EKS_NODEGROUP_PATH, EKS_CLUSTER_PATH],
+    );
+    assert.equal(after.aws.left(), 0);
   });
 });

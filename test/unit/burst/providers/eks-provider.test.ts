@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { createHash, createHmac } from 'node:crypto';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { ProviderError } from '../../../../src/burst/providers/cluster-provider.ts';
+import { NOT_OWNED, ProviderError } from '../../../../src/burst/providers/cluster-provider.ts';
 import {
   EksProvider,
   stsHost,
@@ -17,6 +17,7 @@ import {
   type EksCredentials,
   type EksProviderOptions,
 } from '../../../../src/burst/providers/eks-provider.ts';
+import { OWNER_UID_KEY } from '../../../../src/burst/providers/ownership.ts';
 import { watchNetwork, type NetworkWatch } from './no-network.ts';
 import { fakeAws, type AwsCall, type AwsReply } from './recorders.ts';
 
@@ -24,6 +25,11 @@ const CREDENTIALS: EksCredentials = {
   accessKeyId: 'AKIAIOSFODNN7EXAMPLE',
   secretAccessKey: 'wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY',
 };
+/** The uid of the BurstTarget the cluster is made for, as the API server writes uids. */
+const OWNER = '6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
+const OTHER_OWNER = '0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d';
+/** The tags a cluster made for SPEC's BurstTarget carries. */
+const OWN_TAGS = { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: OWNER };
 const SPEC: EksClusterSpec = {
   region: 'us-east-1',
   clusterName: 'burst-a1',
@@ -32,6 +38,7 @@ const SPEC: EksClusterSpec = {
   nodeRoleArn: 'arn:aws:iam::111122223333:role/flux-burst-nodes',
   instanceTypes: ['c6i.2xlarge'],
   nodeCount: 4,
+  ownerUid: OWNER,
 };
 const NOW = new Date('2024-01-15T12:00:00Z');
 const ENDPOINT = 'https://ABCDEF0123456789.gr7.us-east-1.eks.amazonaws.com';
@@ -47,7 +54,8 @@ const notFound = (method: string, path: string): AwsReply => ({
   errorType: 'ResourceNotFoundException',
 });
 
-function cluster(status: string): AwsReply {
+/** A DescribeCluster answer; `tags` null: a cluster without tags. */
+function cluster(status: string, tags: Record<string, string> | null = OWN_TAGS): AwsReply {
   return {
     method: 'GET',
     path: CLUSTER_PATH,
@@ -58,6 +66,7 @@ function cluster(status: string): AwsReply {
         arn: 'arn:aws:eks:us-east-1:111122223333:cluster/burst-a1',
         status,
         ...(status === 'CREATING' ? {} : { endpoint: ENDPOINT, certificateAuthority: { data: CA } }),
+        ...(tags === null ? {} : { tags }),
       },
     },
   };
@@ -125,7 +134,7 @@ describe('EksProvider.ensureCluster', () => {
         authenticationMode: 'API_AND_CONFIG_MAP',
         bootstrapClusterCreatorAdminPermissions: true,
       },
-      tags: { 'managed-by': 'flux-operator' },
+      tags: { 'managed-by': 'flux-operator', 'flux-operator-burst-target-uid': OWNER },
       clientRequestToken: 'token-1',
     });
     assert.equal(aws.calls[1]?.contentType, 'application/json');
@@ -182,7 +191,7 @@ describe('EksProvider.ensureCluster', () => {
       subnets: ['subnet-aaa', 'subnet-bbb'],
       instanceTypes: ['c6i.2xlarge'],
       scalingConfig: { minSize: 4, maxSize: 4, desiredSize: 4 },
-      tags: { 'managed-by': 'flux-operator' },
+      tags: { 'managed-by': 'flux-operator', 'flux-operator-burst-target-uid': OWNER },
       clientRequestToken: 'token-1',
     });
   });
@@ -202,6 +211,7 @@ describe('EksProvider.ensureCluster', () => {
     const { p, aws } = provider([]);
     await assert.rejects(p.ensureCluster({ ...SPEC, subnetIds: [] }), /subnetIds/);
     await assert.rejects(p.ensureCluster({ ...SPEC, clusterName: '-bad' }), ProviderError);
+    await assert.rejects(p.ensureCluster({ ...SPEC, ownerUid: 'Not A Uid' }), /spec\.ownerUid/);
     assert.equal(aws.calls.length, 0);
   });
 });
@@ -454,5 +464,58 @@ describe('EksProvider credentials never leak', () => {
       state.message,
       'cluster ACTIVE, node group DEGRADED: AccessDenied token [REDACTED] secret [REDACTED]',
     );
+  });
+});
+
+describe('EksProvider never acts on a cluster that is not its BurstTarget', () => {
+  /** Clusters of SPEC's name that are not SPEC's BurstTarget's, by what their tags say. */
+  const foreign: [string, Record<string, string> | null, RegExp][] = [
+    ['no tags at all', null, /has no tag flux-operator-burst-target-uid, so this operator did not make it/],
+    ['tags of its own', { team: 'prod' }, /has no tag flux-operator-burst-target-uid/],
+    [
+      "another BurstTarget's uid",
+      { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: OTHER_OWNER },
+      new RegExp(
+        `made for another BurstTarget \\(its tag ${OWNER_UID_KEY} is ${OTHER_OWNER}, this BurstTarget's uid is ${OWNER}\\)`,
+      ),
+    ],
+    [
+      'managed-by without a uid',
+      { 'managed-by': 'flux-operator' },
+      new RegExp(`but no ${OWNER_UID_KEY}.*add the tag ${OWNER_UID_KEY}=${OWNER}`),
+    ],
+  ];
+  for (const [what, tags, why] of foreign) {
+    it(`reports an ACTIVE cluster with ${what} as NotOwned and adds no node group to it`, async () => {
+      const { p, aws } = provider([cluster('ACTIVE', tags)]);
+      const state = await p.ensureCluster(SPEC);
+      assert.equal(state.phase, 'NotOwned');
+      assert.match(state.message, /^cluster burst-a1 exists, but /);
+      assert.match(state.message, why);
+      assert.equal(state.endpoint, undefined);
+      assert.equal(state.caData, undefined);
+      assert.deepEqual(route(aws.calls), [`GET ${CLUSTER_PATH}`]);
+    });
+  }
+
+  it('refuses to delete it (ProviderError NotOwned): neither its node group nor the cluster', async () => {
+    const { p, aws } = provider([cluster('ACTIVE', { [OWNER_UID_KEY]: OTHER_OWNER })]);
+    const err = await p.deleteCluster(SPEC).then(
+      () => assert.fail('deleteCluster should have refused'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ProviderError);
+    assert.equal(err.code, NOT_OWNED);
+    assert.match(
+      err.message,
+      /^eks: refusing to delete cluster burst-a1: it was made for another BurstTarget/,
+    );
+    assert.deepEqual(route(aws.calls), [`GET ${CLUSTER_PATH}`]);
+  });
+
+  it('hands out no kubeconfig for it', async () => {
+    const { p, aws } = provider([cluster('ACTIVE', null)]);
+    await assert.rejects(p.kubeconfig(SPEC), /not ready \(NotOwned\)/);
+    assert.deepEqual(route(aws.calls), [`GET ${CLUSTER_PATH}`]);
   });
 });

@@ -12,8 +12,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { ProviderError } from '../../../../src/burst/providers/cluster-provider.ts';
+import { NOT_OWNED, ProviderError } from '../../../../src/burst/providers/cluster-provider.ts';
 import { GkeProvider, type GkeClusterSpec } from '../../../../src/burst/providers/gke-provider.ts';
+import { OWNER_UID_KEY } from '../../../../src/burst/providers/ownership.ts';
 import { closedPort, watchNetwork, type NetworkWatch } from './no-network.ts';
 import { fakeGoogle, type GoogleCall, type GoogleReply } from './recorders.ts';
 
@@ -30,13 +31,19 @@ const SA_JSON = JSON.stringify({
   token_uri: 'https://oauth2.googleapis.com/token',
 });
 
+/** The uid of the BurstTarget the cluster is made for, as the API server writes uids. */
+const OWNER = '6f1c2d3e-4a5b-4c6d-8e9f-0a1b2c3d4e5f';
+const OTHER_OWNER = '0b9a8c7d-6e5f-4a3b-9c2d-1e0f9a8b7c6d';
 const SPEC: GkeClusterSpec = {
   project: 'proj-1',
   location: 'us-central1',
   clusterName: 'burst-a1',
   machineType: 'e2-standard-8',
   nodeCount: 3,
+  ownerUid: OWNER,
 };
+/** The labels a cluster made for SPEC's BurstTarget carries. */
+const OWN_LABELS = { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: OWNER };
 
 const API = 'https://container.googleapis.com/v1';
 const QUERY = '?$alt=json%3Benum-encoding=int';
@@ -66,13 +73,17 @@ function cluster(status: string | number, extra: Record<string, unknown> = {}): 
     method: 'GET',
     url: CLUSTER_URL,
     status: 200,
-    json: {
-      name: 'burst-a1',
-      status,
-      endpoint: '34.1.2.3',
-      masterAuth: { clusterCaCertificate: CA },
-      ...extra,
-    },
+    // JSON drops what is undefined: `resourceLabels: undefined` is a cluster without labels.
+    json: JSON.parse(
+      JSON.stringify({
+        name: 'burst-a1',
+        status,
+        endpoint: '34.1.2.3',
+        masterAuth: { clusterCaCertificate: CA },
+        resourceLabels: OWN_LABELS,
+        ...extra,
+      }),
+    ) as unknown,
   };
 }
 
@@ -185,7 +196,7 @@ describe('GkeProvider.ensureCluster', () => {
                 initialNodeCount: 3,
               },
             ],
-            resourceLabels: { 'managed-by': 'flux-operator' },
+            resourceLabels: { 'managed-by': 'flux-operator', 'flux-operator-burst-target-uid': OWNER },
             workloadIdentityConfig: { workloadPool: 'proj-1.svc.id.goog' },
           },
         },
@@ -239,6 +250,7 @@ describe('GkeProvider.ensureCluster', () => {
     const { p, google } = provider([]);
     await assert.rejects(p.ensureCluster({ ...SPEC, clusterName: 'Bad_Name' }), ProviderError);
     await assert.rejects(p.ensureCluster({ ...SPEC, nodeCount: 0 }), /nodeCount/);
+    await assert.rejects(p.ensureCluster({ ...SPEC, ownerUid: '' }), /spec\.ownerUid/);
     assert.equal(google.calls.length, 0);
   });
 });
@@ -398,5 +410,96 @@ describe('GkeProvider credentials never leak', () => {
     assert.equal(state.phase, 'Error');
     assert.ok(!JSON.stringify(state).includes('PRIVATE KEY'));
     assert.equal(state.message, 'cluster ERROR: bad key [REDACTED]');
+  });
+});
+
+describe('GkeProvider never acts on a cluster that is not its BurstTarget', () => {
+  /** Clusters of SPEC's name that are not SPEC's BurstTarget's, by what their labels say. */
+  const foreign: [string, Record<string, string> | undefined, RegExp][] = [
+    [
+      'no labels at all',
+      undefined,
+      /has no label flux-operator-burst-target-uid, so this operator did not make it/,
+    ],
+    ['labels of its own', { team: 'prod' }, /has no label flux-operator-burst-target-uid/],
+    [
+      "another BurstTarget's uid",
+      { 'managed-by': 'flux-operator', [OWNER_UID_KEY]: OTHER_OWNER },
+      new RegExp(
+        `made for another BurstTarget \\(its label ${OWNER_UID_KEY} is ${OTHER_OWNER}, this BurstTarget's uid is ${OWNER}\\)`,
+      ),
+    ],
+    [
+      'managed-by without a uid',
+      { 'managed-by': 'flux-operator' },
+      new RegExp(`but no ${OWNER_UID_KEY}.*add the label ${OWNER_UID_KEY}=${OWNER}`),
+    ],
+  ];
+  for (const [what, labels, why] of foreign) {
+    it(`reports a cluster with ${what} as NotOwned, without its endpoint, and creates nothing`, async () => {
+      const { p, google } = provider([cluster('RUNNING', { resourceLabels: labels })]);
+      const state = await p.ensureCluster(SPEC);
+      assert.equal(state.phase, 'NotOwned');
+      assert.match(state.message, /^cluster burst-a1 exists, but /);
+      assert.match(state.message, why);
+      assert.equal(state.endpoint, undefined);
+      assert.equal(state.caData, undefined);
+      assert.deepEqual(
+        google.calls.map((c) => `${c.method} ${c.url}`),
+        [`GET ${CLUSTER_URL}`],
+      );
+    });
+  }
+
+  it('refuses to delete it (ProviderError NotOwned) without sending a DELETE', async () => {
+    const { p, google } = provider([cluster('RUNNING', { resourceLabels: { team: 'prod' } })]);
+    const err = await p.deleteCluster(SPEC).then(
+      () => assert.fail('deleteCluster should have refused'),
+      (e: unknown) => e,
+    );
+    assert.ok(err instanceof ProviderError);
+    assert.equal(err.code, NOT_OWNED);
+    assert.match(err.message, /^gke: refusing to delete cluster burst-a1: it has no label/);
+    assert.deepEqual(
+      google.calls.map((c) => c.method),
+      ['GET'],
+    );
+  });
+
+  it('hands out no kubeconfig (no token is even requested)', async () => {
+    const { p, google } = provider([cluster('RUNNING', { resourceLabels: undefined })]);
+    await assert.rejects(p.kubeconfig(SPEC), /not ready \(NotOwned\)/);
+    assert.deepEqual(
+      google.calls.map((c) => `${c.method} ${c.url}`),
+      [`GET ${CLUSTER_URL}`],
+    );
+  });
+
+  it('reports NotOwned when a concurrent create of someone else won (409 ALREADY_EXISTS)', async () => {
+    const { p } = provider([
+      notFound(),
+      {
+        method: 'POST',
+        url: CREATE_URL,
+        status: 409,
+        json: { error: { code: 409, message: 'Already exists', status: 'ALREADY_EXISTS' } },
+      },
+      cluster('PROVISIONING', { resourceLabels: { [OWNER_UID_KEY]: OTHER_OWNER } }),
+    ]);
+    assert.equal((await p.ensureCluster(SPEC)).phase, 'NotOwned');
+  });
+
+  it('deletes a cluster of its own in any state but never one of another uid in the same state', async () => {
+    const own = provider([
+      cluster('ERROR'),
+      { method: 'DELETE', url: CLUSTER_URL, status: 200, json: { name: 'operation-del' } },
+    ]);
+    await own.p.deleteCluster(SPEC);
+    const theirs = provider([cluster('ERROR', { resourceLabels: { [OWNER_UID_KEY]: OTHER_OWNER } })]);
+    await assert.rejects(theirs.p.deleteCluster(SPEC), /made for another BurstTarget/);
+    assert.deepEqual(
+      [own.google.calls, theirs.google.calls].map((calls) => calls.map((c) => c.method)),
+      [['GET', 'DELETE'], ['GET']],
+    );
   });
 });
