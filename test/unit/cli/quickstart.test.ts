@@ -15,7 +15,6 @@ import {
 } from '../../../src/cli/quickstart-output.ts';
 import { FLUX_IMAGE, fluxContainer, miniCluster } from '../api/fixtures.ts';
 
-
 function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniCluster {
   return defaultMiniCluster(miniCluster(spec));
 }
