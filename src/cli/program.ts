@@ -33,15 +33,25 @@ export function buildProgram(): Command {
     .addHelpText('after', '\nExample: flux-operator render -f examples/hello-world.yaml')
     .option('--curve-cert <file>', 'use this CURVE certificate instead of generating one')
     .option('--munge-key <file>', 'use this munge key instead of generating one')
-    .action(async (options: { file: string[]; curveCert?: string; mungeKey?: string }) => {
-      const renderOptions: { files: string[]; curveCertFile?: string; mungeKeyFile?: string } = {
-        files: options.file,
-      };
-      if (options.curveCert !== undefined) renderOptions.curveCertFile = options.curveCert;
-      if (options.mungeKey !== undefined) renderOptions.mungeKeyFile = options.mungeKey;
-      const { renderFiles } = await import('./render-command.ts');
-      process.stdout.write(await renderFiles(renderOptions));
-    });
+    .option(
+      '--flux-view-image <image>',
+      "the Flux view image of v1alpha2 MiniClusters that name none (as the operator's --flux-view-image)",
+    )
+    .action(
+      async (options: { file: string[]; curveCert?: string; mungeKey?: string; fluxViewImage?: string }) => {
+        const renderOptions: {
+          files: string[];
+          curveCertFile?: string;
+          mungeKeyFile?: string;
+          fluxViewImage?: string;
+        } = { files: options.file };
+        if (options.curveCert !== undefined) renderOptions.curveCertFile = options.curveCert;
+        if (options.mungeKey !== undefined) renderOptions.mungeKeyFile = options.mungeKey;
+        if (options.fluxViewImage !== undefined) renderOptions.fluxViewImage = options.fluxViewImage;
+        const { renderFiles } = await import('./render-command.ts');
+        process.stdout.write(await renderFiles(renderOptions));
+      },
+    );
 
   program
     .command('run')

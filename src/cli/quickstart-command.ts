@@ -16,9 +16,7 @@ import {
   LABEL_MINICLUSTER,
   PLURAL,
   VERSION,
-  type DefaultedMiniCluster,
   type MiniClusterStatus,
-  type Toleration,
 } from '../api/index.ts';
 import { isNotFound } from '../kube/api-errors.ts';
 import { serverSideApply } from '../kube/apply.ts';
@@ -28,12 +26,17 @@ import { Operator } from '../controllers/operator.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../deploy/index.ts';
 import { DEFAULT_WEBHOOK_ADDR } from './webhook-flags.ts';
 import { parseBindAddress } from '../observability/health-server.ts';
-import { fluxImageRecipe, fluxViewReference, readFluxCoreVersion } from '../images/index.ts';
+import {
+  fluxImageRecipe,
+  fluxViewReference,
+  plainImageRecipe,
+  readFluxCoreVersion,
+} from '../images/index.ts';
 import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';
-import { REAL_NODE_NAME, REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
+import { REAL_NODE_NAME } from '../localcluster/real-node/config.ts';
 import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
 import { createLogger } from '../observability/logger.ts';
-import { fluxContainer } from '../render/index.ts';
+import { fluxContainer, renderModel, type RenderInput } from '../render/index.ts';
 import { InputError } from './input-error.ts';
 import { installCommand } from './install-command.ts';
 import {
@@ -43,6 +46,7 @@ import {
   progressLine,
   runsToCompletion,
 } from './quickstart-output.ts';
+import { describeSwaps, onRealNode, type RealNodeImages } from './real-node-placement.ts';
 import { loadMiniClusters } from './render-command.ts';
 import { namespaceOf } from '../api/index.ts';
 
@@ -63,41 +67,6 @@ export function configuredKubeconfig(
   if (fromEnv) return fromEnv;
   const home = join(homedir(), '.kube', 'config');
   return existsSync(home) ? home : undefined;
-}
-
-/** The toleration of the real node's taint. */
-export const REAL_NODE_TOLERATION: Toleration = { ...REAL_NODE_PLACEMENT.tolerations[0] };
-
-/**
- * The MiniCluster as it runs on the local cluster's real node: the Flux container on `image` (loaded
- * into the node; nothing can be pulled, so never pulled either) and the pods selecting the node and
- * tolerating its taint, besides whatever pod settings it has.
- */
-export function onRealNode(miniCluster: DefaultedMiniCluster, image: string): DefaultedMiniCluster {
-  const { spec } = miniCluster;
-  const flux = fluxContainer(miniCluster);
-  const tolerations = spec.pod?.tolerations ?? [];
-  const tolerated = tolerations.some(
-    (toleration) =>
-      toleration.key === REAL_NODE_TOLERATION.key &&
-      toleration.value === REAL_NODE_TOLERATION.value &&
-      (toleration.operator ?? 'Equal') === 'Equal' &&
-      (toleration.effect === undefined || toleration.effect === 'NoSchedule'),
-  );
-  return {
-    ...miniCluster,
-    spec: {
-      ...spec,
-      containers: spec.containers.map((container) =>
-        container === flux ? { ...container, image, pullAlways: false } : container,
-      ),
-      pod: {
-        ...spec.pod,
-        nodeSelector: { ...spec.pod?.nodeSelector, ...REAL_NODE_PLACEMENT.nodeSelector },
-        tolerations: tolerated ? tolerations : [...tolerations, REAL_NODE_TOLERATION],
-      },
-    },
-  };
 }
 
 /** Where the MiniCluster goes: the user's cluster, or the local one on its real node or simulated nodes. */
@@ -163,7 +132,7 @@ async function removeEarlierRun(
 /** The lead broker's pod (index 0; the newest if the Job made several) and its log. */
 async function leadBroker(
   clients: KubeClients,
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: RenderInput,
   namespace: string,
 ): Promise<{ pod?: string; log?: string }> {
   const pods = await clients.core.listNamespacedPod({
@@ -176,9 +145,19 @@ async function leadBroker(
   const log = await clients.core.readNamespacedPodLog({
     name: pod,
     namespace,
-    container: fluxContainer(miniCluster).name,
+    container: fluxContainer(renderModel(miniCluster)).name,
   });
   return { pod, log };
+}
+
+/** The images `npm run cluster:up -- --real-node` loads into the real node. */
+function realNodeImages(): RealNodeImages {
+  const version = readFluxCoreVersion();
+  return {
+    flux: fluxImageRecipe(version).variants.plain.reference,
+    view: fluxViewReference(version),
+    plain: plainImageRecipe('bookworm').reference,
+  };
 }
 
 export async function quickstart(options: QuickstartOptions): Promise<number> {
@@ -191,14 +170,14 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
   const cluster = await clusterToUse(options.kubeconfig, say);
   const kubectl = `kubectl --kubeconfig ${cluster.kubeconfig}`;
   let miniCluster = loaded;
-  if (cluster.local && cluster.runsPods) {
-    const image = fluxImageRecipe(readFluxCoreVersion()).variants.plain.reference;
-    miniCluster = onRealNode(loaded, image);
-    const given = fluxContainer(loaded).image;
+  const local = cluster.local && cluster.runsPods ? realNodeImages() : undefined;
+  if (local) {
+    const placed = onRealNode(loaded, local);
+    miniCluster = placed.miniCluster;
     say(
-      given === image
+      placed.swaps.length === 0
         ? `Running ${name} on the real node ${REAL_NODE_NAME}.`
-        : `Running ${name} on the real node ${REAL_NODE_NAME} with ${image} (Flux built here): ${given} cannot be pulled, there is no registry.`,
+        : `Running ${name} on the real node ${REAL_NODE_NAME} with images built here (there is no registry to pull from): ${describeSwaps(placed.swaps)}.`,
     );
   }
   const awaitOutcome = cluster.runsPods && runsToCompletion(miniCluster);
@@ -219,7 +198,7 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
       secret: { namespace: OPERATOR_NAMESPACE, name: WEBHOOK_CERT_SECRET },
     },
     // The local real node has the view built there (no registry); elsewhere the API's default.
-    ...(cluster.local && cluster.runsPods ? { fluxViewImage: fluxViewReference(readFluxCoreVersion()) } : {}),
+    ...(local ? { fluxViewImage: local.view } : {}),
   });
   await manager.start();
   try {
@@ -286,7 +265,7 @@ async function convertsThroughTheWebhook(clients: KubeClients, namespace: string
 /** Prints a line per change of state; resolves with the last status once finished, or undefined at the deadline. */
 async function watch(
   clients: KubeClients,
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: RenderInput,
   namespace: string,
   awaitOutcome: boolean,
   timeoutMs: number,

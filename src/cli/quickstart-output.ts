@@ -7,14 +7,14 @@ import {
   CONDITION_FAILED,
   CONDITION_READY,
   CONDITION_SUCCEEDED,
-  type DefaultedMiniCluster,
   type MiniClusterStatus,
 } from '../api/index.ts';
 import { staysUp } from '../flux/index.ts';
 import { initialProgram } from '../render/flux-inputs.ts';
+import type { RenderInput } from '../render/index.ts';
 
 /** True when the lead broker's program ends the MiniCluster (Succeeded or Failed), not an instance kept up. */
-export function runsToCompletion(miniCluster: DefaultedMiniCluster): boolean {
+export function runsToCompletion(miniCluster: RenderInput): boolean {
   return !staysUp(initialProgram(miniCluster));
 }
 

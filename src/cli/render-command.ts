@@ -1,8 +1,18 @@
 import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import { formatProblem, validateMiniCluster, type DefaultedMiniCluster } from '../api/index.ts';
+import { API_VERSION, formatProblem, validateMiniCluster, type Problem } from '../api/index.ts';
+import {
+  API_VERSION_V1ALPHA2,
+  validateMiniClusterV1alpha2,
+  type DefaultsOptions,
+} from '../api/v1alpha2/index.ts';
 import { MUNGE_KEY_BYTES, parseCurveCertificate } from '../flux/index.ts';
-import { generateMiniClusterKeys, renderMiniCluster, type MiniClusterKeys } from '../render/index.ts';
+import {
+  generateMiniClusterKeys,
+  renderMiniCluster,
+  type MiniClusterKeys,
+  type RenderInput,
+} from '../render/index.ts';
 import { InputError } from './input-error.ts';
 import { describeDocument, readManifests, type ManifestDocument } from './manifests.ts';
 
@@ -10,6 +20,8 @@ export interface RenderCommandOptions {
   readonly files: readonly string[];
   readonly curveCertFile?: string;
   readonly mungeKeyFile?: string;
+  /** The Flux view image of v1alpha2 MiniClusters that name none (the operator's --flux-view-image). */
+  readonly fluxViewImage?: string;
 }
 
 /** Smallest munge key munged accepts; ours are 1024 bytes, but users may bring their own. */
@@ -49,10 +61,34 @@ async function givenKeys(options: RenderCommandOptions): Promise<Partial<MiniClu
   return keys;
 }
 
-/** Reads, validates and defaults every MiniCluster in the files; all problems at once, or none. */
-export async function loadMiniClusters(files: readonly string[]): Promise<DefaultedMiniCluster[]> {
+/**
+ * Reads, validates and defaults every MiniCluster in the files, of either served version (each as it
+ * is written: a v1alpha1 one stays v1alpha1); all problems at once, or none.
+ */
+export async function loadMiniClusters(
+  files: readonly string[],
+  options: DefaultsOptions = {},
+): Promise<RenderInput[]> {
   const { documents, problems } = await readManifests(files);
-  return validatedMiniClusters(files, documents, problems);
+  return validatedMiniClusters(files, documents, problems, options);
+}
+
+type Validated = { ok: true; value: RenderInput } | { ok: false; problems: Problem[] };
+
+/** A document validated by the rules of the version it names. */
+function validateEitherVersion(content: unknown, options: DefaultsOptions): Validated {
+  const apiVersion = (content as { apiVersion?: unknown } | null)?.apiVersion;
+  if (apiVersion === API_VERSION_V1ALPHA2) return validateMiniClusterV1alpha2(content, options);
+  if (apiVersion === API_VERSION) return validateMiniCluster(content);
+  return {
+    ok: false,
+    problems: [
+      {
+        path: 'apiVersion',
+        message: `must be ${API_VERSION_V1ALPHA2} (the current API) or ${API_VERSION}; got ${JSON.stringify(apiVersion ?? null)}`,
+      },
+    ],
+  };
 }
 
 /** Validates and defaults every document; throws an InputError with every problem, if any. */
@@ -60,14 +96,15 @@ export function validatedMiniClusters(
   files: readonly string[],
   documents: readonly ManifestDocument[],
   readProblems: readonly string[],
-): DefaultedMiniCluster[] {
+  options: DefaultsOptions = {},
+): RenderInput[] {
   const problems = [...readProblems];
   const perSource = new Map<string, number>();
   for (const document of documents) perSource.set(document.source, (perSource.get(document.source) ?? 0) + 1);
-  const miniClusters: DefaultedMiniCluster[] = [];
+  const miniClusters: RenderInput[] = [];
   for (const document of documents) {
     const where = describeDocument(document, perSource.get(document.source) ?? 1);
-    const result = validateMiniCluster(document.content);
+    const result = validateEitherVersion(document.content, options);
     if (result.ok) miniClusters.push(result.value);
     else problems.push(...result.problems.map((problem) => `${where}: ${formatProblem(problem)}`));
   }
@@ -80,14 +117,17 @@ export function validatedMiniClusters(
 
 /** Multi-document YAML of every object of every MiniCluster in the files. */
 export async function renderFiles(options: RenderCommandOptions, now = new Date()): Promise<string> {
-  const miniClusters = await loadMiniClusters(options.files);
+  const miniClusters = await loadMiniClusters(
+    options.files,
+    options.fluxViewImage === undefined ? {} : { fluxViewImage: options.fluxViewImage },
+  );
   const given = await givenKeys(options);
   return renderToYaml(miniClusters, given, now);
 }
 
 /** Every object of the MiniClusters as multi-document YAML; keys not given are generated per MiniCluster. */
 export function renderToYaml(
-  miniClusters: readonly DefaultedMiniCluster[],
+  miniClusters: readonly RenderInput[],
   given: Partial<MiniClusterKeys>,
   now = new Date(),
 ): string {

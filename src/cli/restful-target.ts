@@ -4,16 +4,13 @@
  * credentials from its Secret (or `--user`/`--token`). Each failure names what is wrong and what to do.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
-import {
-  DEFAULT_RESTFUL_USER,
-  PLURAL,
-  SECRET_DATA_KEYS,
-  servesRestfulApi,
-  type MiniCluster,
-} from '../api/index.ts';
+import { DEFAULT_RESTFUL_USER, PLURAL, SECRET_DATA_KEYS } from '../api/index.ts';
+import { joinsAnother } from '../api/restful-schema.ts';
+import { toV1alpha2, type MiniClusterV1alpha2 } from '../api/v1alpha2/index.ts';
+import { MINICLUSTER_VERSION } from '../controllers/minicluster/watched-kinds.ts';
 import { apiErrorCode, isNotFound } from '../kube/api-errors.ts';
 import { kubeClients } from '../kube/clients.ts';
-import { GROUP, VERSION } from '../api/index.ts';
+import { GROUP } from '../api/index.ts';
 import { dnsLabel } from '../render/index.ts';
 import { InputError } from './input-error.ts';
 import { RestfulClient, type ApiCredentials, type ApiLocation } from './restful-client.ts';
@@ -79,15 +76,15 @@ export async function restfulClientFor(options: TargetOptions): Promise<RestfulC
   if (options.url !== undefined) {
     location = { kind: 'url', url: options.url };
   } else {
-    let miniCluster: MiniCluster;
+    let miniCluster: unknown;
     try {
-      miniCluster = (await kubeClients(options.config()).custom.getNamespacedCustomObject({
+      miniCluster = await kubeClients(options.config()).custom.getNamespacedCustomObject({
         group: GROUP,
-        version: VERSION,
+        version: MINICLUSTER_VERSION,
         namespace: options.namespace,
         plural: PLURAL,
         name: options.name,
-      })) as MiniCluster;
+      });
     } catch (error) {
       if (isNotFound(error)) {
         throw new InputError([
@@ -96,7 +93,9 @@ export async function restfulClientFor(options: TargetOptions): Promise<RestfulC
       }
       throw error;
     }
-    if (!servesRestfulApi(miniCluster.spec)) {
+    // In the current API's words, whichever version it was written in: v1alpha1's implied API is spelled out.
+    const { spec } = toV1alpha2(miniCluster) as MiniClusterV1alpha2;
+    if (spec.fluxRestful === undefined || joinsAnother(spec)) {
       throw new InputError([
         `MiniCluster ${options.namespace}/${options.name} does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful`,
       ]);

@@ -12,6 +12,7 @@ import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
+import { fluxViewErrorScenarios } from './scenarios/flux-view-errors.ts';
 import { fluxViewScenarios } from './scenarios/flux-view.ts';
 import { goV1alpha2ExampleScenarios } from './scenarios/go-v1alpha2-examples.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
@@ -41,6 +42,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   restfulScenarios();
   restfulSecurityScenarios();
   fluxViewScenarios();
+  fluxViewErrorScenarios();
   goV1alpha2ExampleScenarios();
 });
 

@@ -3,7 +3,7 @@
  * and any problem that stopped the pass. Each decision is a small function returning a condition,
  * so the reasons and messages are honest and testable (cert-manager style).
  */
-import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   CONDITION_BURSTING,
   CONDITION_FAILED,
@@ -69,14 +69,21 @@ const ROUTINE_WAITING_REASONS = new Set(['ContainerCreating', 'PodInitializing']
 
 /**
  * Why a container of the pod cannot start, e.g. `CreateContainerConfigError: secret "creds" not
- * found` when a Secret of `containers[].secrets` is missing: the pod stays Pending without it.
+ * found` when a Secret of `containers[].secrets` is missing, or `init container flux-view:
+ * ErrImagePull: ...` when the Flux view's image cannot be pulled: the pod stays Pending without it.
  */
 function containerWaiting(pod: V1Pod): string | undefined {
-  const waiting = pod.status?.containerStatuses
-    ?.map((status) => status.state?.waiting)
-    .find((state) => state?.reason !== undefined && !ROUTINE_WAITING_REASONS.has(state.reason));
+  const blocked = (statuses: readonly V1ContainerStatus[] | undefined) =>
+    statuses?.find((status) => {
+      const reason = status.state?.waiting?.reason;
+      return reason !== undefined && !ROUTINE_WAITING_REASONS.has(reason);
+    });
+  const init = blocked(pod.status?.initContainerStatuses);
+  const container = init ?? blocked(pod.status?.containerStatuses);
+  const waiting = container?.state?.waiting;
   if (waiting?.reason === undefined) return undefined;
-  return waiting.message ? `${waiting.reason}: ${waiting.message}` : waiting.reason;
+  const why = waiting.message ? `${waiting.reason}: ${waiting.message}` : waiting.reason;
+  return init ? `init container ${init.name}: ${why}` : why;
 }
 
 /** Why the pods that are not ready are waiting, briefly: `flux-sample-2 Pending (Unschedulable)`. */
@@ -156,6 +163,34 @@ export function failedBroker(
   return undefined;
 }
 
+/** A runtime's message is long (the whole OCI error): its first line, within a condition's reading length. */
+function briefly(message: string): string {
+  const line = message.trim().split('\n')[0] ?? '';
+  return line.length > MESSAGE_EXCERPT ? `${line.slice(0, MESSAGE_EXCERPT)}...` : line;
+}
+
+const MESSAGE_EXCERPT = 400;
+
+/** The first init container (e.g. the Flux view's copy) that ended with a non-zero status, if one did. */
+function failedInitContainer(
+  pods: readonly V1Pod[],
+): { pod: string; container: string; exitCode: number; reason?: string; message?: string } | undefined {
+  for (const pod of [...pods].sort((a, b) => podIndex(a) - podIndex(b))) {
+    for (const container of pod.status?.initContainerStatuses ?? []) {
+      const terminated = container.state?.terminated;
+      if (terminated === undefined || terminated.exitCode === 0) continue;
+      return {
+        pod: pod.metadata?.name ?? '?',
+        container: container.name,
+        exitCode: terminated.exitCode,
+        ...(terminated.reason ? { reason: terminated.reason } : {}),
+        ...(terminated.message ? { message: briefly(terminated.message) } : {}),
+      };
+    }
+  }
+  return undefined;
+}
+
 /** Succeeded / Failed: only once the Job has finished; a failure names the broker and its exit status. */
 export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[] = []): DesiredCondition[] {
   const failed = jobCondition(job, 'Failed');
@@ -178,6 +213,18 @@ export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[]
           'True',
           'BrokerFailed',
           `broker pod ${broker.pod} exited with status ${broker.exitCode}, so the Flux instance failed`,
+        ),
+      ];
+    }
+    const init = failedInitContainer(pods);
+    if (init) {
+      const why = [init.reason, init.message].filter((part) => part).join(': ');
+      return [
+        condition(
+          CONDITION_FAILED,
+          'True',
+          'InitContainerFailed',
+          `init container ${init.container} of pod ${init.pod} exited with status ${init.exitCode}${why ? ` (${why})` : ''}, so its broker never started`,
         ),
       ];
     }

@@ -75,17 +75,19 @@ export function podForCache(pod: V1Pod): V1Pod {
             })),
           }
         : {}),
+      ...(status.initContainerStatuses
+        ? { initContainerStatuses: status.initContainerStatuses.map(containerForCache) }
+        : {}),
       ...(status.containerStatuses
-        ? {
-            containerStatuses: status.containerStatuses.map(
-              ({ name, state, ready, restartCount }) =>
-                ({ name, state, ready, restartCount }) as V1ContainerStatus,
-            ),
-          }
+        ? { containerStatuses: status.containerStatuses.map(containerForCache) }
         : {}),
     };
   }
   return kept;
+}
+
+function containerForCache({ name, state, ready, restartCount }: V1ContainerStatus): V1ContainerStatus {
+  return { name, state, ready, restartCount } as V1ContainerStatus;
 }
 
 export function watchedKinds(clients: ApiClients) {

@@ -3,7 +3,7 @@
 // render the same objects as the manifests they came from; problems name the document and field.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -18,14 +18,16 @@ import { convertFiles } from '../../../src/cli/convert-command.ts';
 import { InputError } from '../../../src/cli/input-error.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { KEYS } from '../render/fixtures.ts';
+import { exampleMiniClusterManifests } from '../../harness/v1alpha1-examples.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
-const EXAMPLES = readdirSync(join(ROOT, 'examples'))
-  .filter((file) => file.endsWith('.yaml'))
-  .map((file) => join('examples', file));
 
 function documents(text: string): Record<string, unknown>[] {
   return parseAllDocuments(text).map((document) => document.toJS() as Record<string, unknown>);
+}
+
+function miniClustersOf(text: string): Record<string, unknown>[] {
+  return documents(text).filter((document) => document?.kind === 'MiniCluster');
 }
 
 function tempFile(name: string, content: string): string {
@@ -62,14 +64,22 @@ spec:
 `;
 
 describe('flux-operator convert', () => {
-  it("converts this project's examples to v1alpha2 MiniClusters that render the same objects", async () => {
-    const converted = documents(await convertFiles(EXAMPLES));
-    const originals = EXAMPLES.flatMap((file) =>
-      documents(readFileSync(join(ROOT, file), 'utf8')).filter((document) => document.kind === 'MiniCluster'),
+  it("converts the Go operator's v1alpha1 examples to v1alpha2 MiniClusters that render the same objects", async () => {
+    // Every manifest of the archive that is valid YAML with valid v1alpha1 MiniClusters (see docs/v1alpha1.md for the others).
+    const manifests = (await exampleMiniClusterManifests()).filter(
+      ({ text }) =>
+        parseAllDocuments(text, { uniqueKeys: true }).every((document) => document.errors.length === 0) &&
+        miniClustersOf(text).every((document) => validateMiniCluster(document).ok),
     );
+    assert.ok(manifests.length >= 60, `${manifests.length} valid v1alpha1 example manifests`);
+    const files = manifests.map(({ path, text }) => tempFile(path.replaceAll('/', '_'), text));
+    const converted = documents(await convertFiles(files)).filter(
+      (document) => document.kind === 'MiniCluster',
+    );
+    const originals = manifests.flatMap(({ text }) => miniClustersOf(text));
     assert.equal(converted.length, originals.length);
     converted.forEach((miniCluster, index) => {
-      const name = String((miniCluster.metadata as { name: string }).name);
+      const name = `${manifests.length} manifests, MiniCluster ${index}: ${String((miniCluster.metadata as { name: string }).name)}`;
       assert.equal(miniCluster.apiVersion, 'flux-framework.org/v1alpha2', name);
       const result = validateMiniClusterV1alpha2(miniCluster);
       assert.ok(result.ok, `${name}: ${JSON.stringify(result)}`);
@@ -80,8 +90,9 @@ describe('flux-operator convert', () => {
   });
 
   it('says in comments what it wrote out for v1alpha1', async () => {
-    const text = await convertFiles([join(ROOT, 'examples/restful.yaml')]);
-    assert.match(text, /^# Converted from flux-framework.org\/v1alpha1 \(.*examples\/restful.yaml\)/m);
+    const restful = tempFile('restful.yaml', V1ALPHA1.replace('      command: hostname\n', ''));
+    const text = await convertFiles([restful]);
+    assert.match(text, /^# Converted from flux-framework.org\/v1alpha1 \(.*restful.yaml\)/m);
     assert.match(text, /^# flux.container.disable: true keeps Flux from the image/m);
     assert.match(text, /^# logging.strict: true is v1alpha1's default, written out/m);
     assert.match(text, /^# fluxRestful: \{\} says what v1alpha1 implied without a command/m);
@@ -113,7 +124,7 @@ describe('flux-operator convert', () => {
   it('prints YAML on stdout and exits 0; with problems, prints nothing there and exits 2', () => {
     const run = (...args: string[]) =>
       spawnSync(process.execPath, [join(ROOT, 'src/cli/main.ts'), ...args], { cwd: ROOT, encoding: 'utf8' });
-    const good = run('convert', '-f', 'examples/hello-world.yaml');
+    const good = run('convert', '-f', tempFile('one.yaml', V1ALPHA1));
     assert.equal(good.status, 0);
     assert.equal(good.stderr, '');
     assert.equal(documents(good.stdout)[0]?.apiVersion, 'flux-framework.org/v1alpha2');

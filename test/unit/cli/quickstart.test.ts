@@ -1,13 +1,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import {
   defaultMiniCluster,
-  validateMiniCluster,
   type DefaultedMiniCluster,
   type MiniClusterStatus,
 } from '../../../src/api/index.ts';
-import { onRealNode, REAL_NODE_TOLERATION } from '../../../src/cli/quickstart-command.ts';
 import {
   finished,
   leadOutputLines,
@@ -16,12 +13,7 @@ import {
   progressLine,
   runsToCompletion,
 } from '../../../src/cli/quickstart-output.ts';
-import { loadMiniClusters } from '../../../src/cli/render-command.ts';
-import { FLUX_IMAGE, fluxContainer, miniCluster, withSidecar } from '../api/fixtures.ts';
-
-const HELLO_WORLD = fileURLToPath(new URL('../../../examples/hello-world.yaml', import.meta.url));
-const LOCAL_IMAGE = 'localhost/flux:0.88.0';
-const REAL = { key: 'sim.flux-framework.org/real', value: 'true' };
+import { FLUX_IMAGE, fluxContainer, miniCluster } from '../api/fixtures.ts';
 
 function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniCluster {
   return defaultMiniCluster(miniCluster(spec));
@@ -104,80 +96,6 @@ Nov 24 23:18:03.380494 UTC 2026 broker.info[0]: goodbye: goodbye->unload-builtin
 Nov 24 23:18:03.381674 UTC 2026 broker.info[0]: builtins-done: unload-builtins->exit 1.16692ms
 flux-operator: the lead broker exited with status 3
 `;
-
-describe('onRealNode (the MiniCluster as it runs on the local real node)', () => {
-  it('puts hello-world on the real node with the local Flux image, its command and sizes unchanged', async () => {
-    const [hello] = await loadMiniClusters([HELLO_WORLD]);
-    assert.ok(hello);
-    const placed = onRealNode(hello, LOCAL_IMAGE);
-    assert.deepEqual(placed.spec.pod, {
-      nodeSelector: { [REAL.key]: REAL.value },
-      tolerations: [{ key: REAL.key, operator: 'Equal', value: REAL.value, effect: 'NoSchedule' }],
-    });
-    assert.equal(placed.spec.containers.length, 1);
-    assert.deepEqual(placed.spec.containers[0], {
-      ...hello.spec.containers[0],
-      image: LOCAL_IMAGE,
-      pullAlways: false,
-    });
-    assert.deepEqual(
-      { ...placed.spec, pod: undefined, containers: undefined },
-      {
-        ...hello.spec,
-        pod: undefined,
-        containers: undefined,
-      },
-    );
-    assert.deepEqual(placed.metadata, hello.metadata);
-    assert.equal(hello.spec.containers[0]?.image, 'ghcr.io/flux-framework/flux-restful-api:latest');
-    assert.equal(hello.spec.pod, undefined, 'the loaded MiniCluster is left as it was');
-    assert.ok(validateMiniCluster(placed).ok, 'the result is a valid MiniCluster');
-  });
-
-  it("keeps the file's pod settings and adds the real node's to them", () => {
-    const spec = defaulted({
-      pod: {
-        labels: { team: 'demo' },
-        annotations: { note: 'kept' },
-        serviceAccountName: 'runner',
-        resources: { cpu: '1' },
-        nodeSelector: { 'kubernetes.io/os': 'linux' },
-        tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }],
-      },
-    });
-    assert.deepEqual(onRealNode(spec, LOCAL_IMAGE).spec.pod, {
-      labels: { team: 'demo' },
-      annotations: { note: 'kept' },
-      serviceAccountName: 'runner',
-      resources: { cpu: '1' },
-      nodeSelector: { 'kubernetes.io/os': 'linux', [REAL.key]: REAL.value },
-      tolerations: [{ key: 'gpu', operator: 'Exists', effect: 'NoSchedule' }, REAL_NODE_TOLERATION],
-    });
-  });
-
-  it('adds the toleration only once', () => {
-    const once = onRealNode(defaulted(), LOCAL_IMAGE);
-    assert.deepEqual(onRealNode(once, LOCAL_IMAGE), once);
-    const without = defaulted({ pod: { tolerations: [{ key: REAL.key, value: REAL.value }] } });
-    assert.deepEqual(onRealNode(without, LOCAL_IMAGE).spec.pod?.tolerations, [
-      { key: REAL.key, value: REAL.value },
-    ]);
-  });
-
-  it('swaps only the Flux container, which is then never pulled', () => {
-    const spec = defaulted({ containers: withSidecar() });
-    const placed = onRealNode(spec, LOCAL_IMAGE);
-    assert.deepEqual(
-      placed.spec.containers.map((container) => [container.name, container.image, container.runFlux]),
-      [
-        ['flux-sample', LOCAL_IMAGE, true],
-        ['sidecar', 'busybox:1.36', false],
-      ],
-    );
-    const pulled = defaulted({ containers: [fluxContainer({ pullAlways: true })] });
-    assert.equal(onRealNode(pulled, LOCAL_IMAGE).spec.containers[0]?.pullAlways, false);
-  });
-});
 
 describe('runsToCompletion (whether quickstart waits for Succeeded or Failed)', () => {
   const cases: [string, Parameters<typeof miniCluster>[0], boolean][] = [

@@ -149,6 +149,41 @@ describe('computeStatus', () => {
     assert.equal(status.completionTime, '2026-03-01T11:30:00Z');
   });
 
+  it("says why the Flux view's init container cannot start, before any broker can", () => {
+    const pulling = pod(1, 'Pending', {
+      initContainerStatuses: [
+        {
+          name: 'flux-view',
+          image: 'registry.example/view:1',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: {
+            waiting: {
+              reason: 'ImagePullBackOff',
+              message: 'Back-off pulling image "registry.example/view:1"',
+            },
+          },
+        },
+      ],
+      containerStatuses: [
+        {
+          name: 'flux-sample',
+          image: 'ubuntu:noble',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { waiting: { reason: 'PodInitializing' } },
+        },
+      ],
+    });
+    const status = computeStatus(observe({ pods: [pod(0, 'Running'), pulling] }));
+    assert.equal(
+      condition(status, 'Ready')?.message,
+      '1/3 brokers running; waiting for flux-sample-1-abcde Pending (init container flux-view: ImagePullBackOff: Back-off pulling image "registry.example/view:1")',
+    );
+  });
+
   it("reports Failed with the Job's reason", () => {
     const status = computeStatus(
       observe({
@@ -202,6 +237,35 @@ describe('computeStatus', () => {
     assert.deepEqual(
       [condition(status, 'Failed')?.reason, condition(status, 'Failed')?.message],
       ['CommandFailed', 'the lead broker exited with status 3 (pod flux-sample-0-abcde): its command failed'],
+    );
+  });
+
+  it('names an init container that failed (a view image without the copy command), and what the runtime said', () => {
+    const notAView = pod(1, 'Failed', {
+      initContainerStatuses: [
+        {
+          name: 'flux-view',
+          image: 'ubuntu:noble',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: {
+            terminated: {
+              exitCode: 128,
+              reason: 'StartError',
+              message: `failed to create containerd task: exec: "/usr/local/bin/flux-view-copy": no such file or directory\nsecond line ${'x'.repeat(500)}`,
+            },
+          },
+        },
+      ],
+    });
+    const status = computeStatus(observe({ job: failedJob, pods: [pod(0, 'Running'), notAView] }));
+    assert.deepEqual(
+      [condition(status, 'Failed')?.reason, condition(status, 'Failed')?.message],
+      [
+        'InitContainerFailed',
+        'init container flux-view of pod flux-sample-1-abcde exited with status 128 (StartError: failed to create containerd task: exec: "/usr/local/bin/flux-view-copy": no such file or directory), so its broker never started',
+      ],
     );
   });
 

@@ -28,6 +28,19 @@ function livePod(index: number, phase: string): V1Pod {
         { type: 'Ready', status: phase === 'Running' ? 'True' : 'False', lastProbeTime: undefined },
         { type: 'PodScheduled', status: 'False', reason: 'Unschedulable', message: 'no node' },
       ],
+      initContainerStatuses: [
+        {
+          name: 'flux-view',
+          image: 'view',
+          imageID: 'sha',
+          ready: false,
+          restartCount: 0,
+          state:
+            index === 2
+              ? { waiting: { reason: 'ImagePullBackOff', message: 'Back-off pulling image "view"' } }
+              : { terminated: { exitCode: 0 } },
+        },
+      ],
       containerStatuses: [
         {
           name: 'flux-sample',
@@ -59,6 +72,9 @@ describe('podForCache', () => {
         conditions: [
           { type: 'Ready', status: 'True' },
           { type: 'PodScheduled', status: 'False', reason: 'Unschedulable' },
+        ],
+        initContainerStatuses: [
+          { name: 'flux-view', state: { terminated: { exitCode: 0 } }, ready: false, restartCount: 0 },
         ],
         containerStatuses: [
           {
@@ -95,5 +111,15 @@ describe('podForCache', () => {
       });
       assert.deepEqual(cached, full, phases.join());
     }
+    // Pod 2 waits for its init container in livePod, which the Ready condition names from the cache too.
+    const scheduled = livePod(2, 'Pending');
+    scheduled.status = { ...scheduled.status, conditions: [{ type: 'PodScheduled', status: 'True' }] };
+    const waiting = [livePod(1, 'Running'), scheduled].map(podForCache);
+    const ready = computeStatus({ miniCluster, previous: undefined, job, pods: waiting, now })
+      .conditions?.[0];
+    assert.match(
+      ready?.message ?? '',
+      /flux-sample-2-abcde Pending \(init container flux-view: ImagePullBackOff: /,
+    );
   });
 });

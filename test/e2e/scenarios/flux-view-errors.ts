@@ -1,0 +1,70 @@
+// What a user sees when the Flux view cannot come in: the MiniCluster's status names the view's init
+// container and what Kubernetes said of it, on the real node with a real kubelet and containerd. An
+// image that is not a Flux view (no copy command) fails the MiniCluster saying so; a view image that
+// cannot be pulled keeps its brokers waiting, the Ready condition saying why.
+import assert from 'node:assert/strict';
+import { it } from 'node:test';
+import type { MiniClusterStatus } from '../../../src/api/index.ts';
+import { waitFor } from '../../harness/cluster.ts';
+import { goTestMiniCluster } from '../../harness/go-v1alpha2-cases.ts';
+import { applyMiniCluster, conditionOf, readStatus } from '../../harness/operator.ts';
+import { scenario } from '../../harness/real-node.ts';
+
+const NAME = 'flux-sample';
+const PLAIN = 'localhost/plain:bookworm';
+
+/** The Go operator's hello-world case on the plain image, its Flux view image replaced by `viewImage`. */
+async function helloWorldWithView(namespace: string, viewImage: string): Promise<Record<string, unknown>> {
+  const miniCluster = await goTestMiniCluster('hello-world', namespace, PLAIN);
+  const spec = miniCluster.spec as { flux?: Record<string, unknown> };
+  spec.flux = { ...spec.flux, container: { image: viewImage } };
+  return miniCluster;
+}
+
+export function fluxViewErrorScenarios(): void {
+  it('Flux view errors: an image that is not a view fails the MiniCluster, naming the init container and why', async (t) => {
+    const { namespace, clients } = await scenario(t, 'view-not-a-view');
+    await applyMiniCluster(clients, await helloWorldWithView(namespace, PLAIN));
+    const status: MiniClusterStatus = await waitFor(
+      async () => {
+        const current = await readStatus(clients, namespace, NAME);
+        return conditionOf(current, 'Failed')?.status === 'True' ? current : false;
+      },
+      { what: `${namespace}/${NAME} to fail`, timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    const failed = conditionOf(status, 'Failed');
+    assert.equal(failed?.reason, 'InitContainerFailed', JSON.stringify(status.conditions));
+    assert.match(
+      failed?.message ?? '',
+      /^init container flux-view of pod flux-sample-\d-\w+ exited with status \d+ \(/,
+    );
+    assert.match(
+      failed?.message ?? '',
+      /flux-view-copy/,
+      'what the runtime said names the missing copy command',
+    );
+    assert.equal(status.summary, 'Failed');
+  });
+
+  it('Flux view errors: a view image that cannot be pulled keeps the brokers waiting, and Ready says why', async (t) => {
+    const { namespace, clients } = await scenario(t, 'view-not-pulled');
+    const image = 'localhost/no-such-flux-view:0';
+    await applyMiniCluster(clients, await helloWorldWithView(namespace, image));
+    const ready = await waitFor(
+      async () => {
+        const message = conditionOf(await readStatus(clients, namespace, NAME), 'Ready')?.message ?? '';
+        return /init container flux-view: (ErrImagePull|ImagePullBackOff)/.test(message) ? message : false;
+      },
+      {
+        what: `${namespace}/${NAME}'s Ready condition to name the view's pull`,
+        timeoutMs: 120_000,
+        intervalMs: 1_000,
+      },
+    );
+    assert.match(
+      ready,
+      /^0\/4 brokers running; waiting for flux-sample-\d-\w+ Pending \(init container flux-view: /,
+    );
+    assert.ok(ready.includes(image), ready);
+  });
+}
