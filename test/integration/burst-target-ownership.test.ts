@@ -10,7 +10,6 @@ import { describe, it } from 'node:test';
 import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../../src/api/index.ts';
 import { providerConnectors } from '../../src/burst/providers/connectors.ts';
 import { OWNER_UID_KEY } from '../../src/burst/providers/ownership.ts';
-import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import {
   BurstTargetController,
   PROVISIONED_CLUSTER_FINALIZER,
@@ -20,7 +19,8 @@ import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/c
 import { readSecret } from '../../src/kube/secrets.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
-import { createBurstTarget, installBurstTargetCrd, installMiniClusterCrd } from '../harness/burst-target.ts';
+import { createBurstTarget, installBurstTargetCrd } from '../harness/burst-target.ts';
+import { installCrd } from '../harness/operator.ts';
 import { fakeEks, fakeGke, type FakeCluster } from '../harness/fake-cloud.ts';
 
 const PROJECT = 'proj-ownership';
@@ -113,10 +113,13 @@ async function burstToken(clients: KubeClients, namespace: string): Promise<stri
 
 describe('GKE and EKS BurstTargets naming clusters that already exist', () => {
   it('refuse them with ClusterNotOwned and leave them when deleted; their own cluster is adopted after a restart and deleted with it', async (t) => {
-    const { kc, kubeconfig } = await cluster();
+    const { kc } = await cluster();
     const clients = kubeClients(kc);
     await installBurstTargetCrd(clients);
-    if (!(await servesMiniClusters(kc, 5_000))) await installMiniClusterCrd(clients, kubeconfig);
+    // The shared CRD as every test file applies it (same manager, same content: a no-op once there).
+    // Another manager's apply would update the CRD, and while the API server rebuilds its handler,
+    // other test files' MiniCluster requests get 404s.
+    await installCrd();
     // Registered before the namespace's deletion, so it runs first (after-hooks run in order): the
     // BurstTargets go while the controller still runs, before the namespace takes their Secrets away.
     let controller: BurstTargetController | undefined;
