@@ -22,8 +22,8 @@ describe('collectionPath', () => {
       Object.values(kinds).map((kind) => [kind.path('ns'), kind.path(undefined)]),
       [
         [
-          '/apis/flux-framework.org/v1alpha1/namespaces/ns/miniclusters',
-          '/apis/flux-framework.org/v1alpha1/miniclusters',
+          '/apis/flux-framework.org/v1alpha2/namespaces/ns/miniclusters',
+          '/apis/flux-framework.org/v1alpha2/miniclusters',
         ],
         ['/apis/batch/v1/namespaces/ns/jobs', '/apis/batch/v1/jobs'],
         ['/api/v1/namespaces/ns/pods', '/api/v1/pods'],
