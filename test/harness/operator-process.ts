@@ -20,7 +20,11 @@ export interface OperatorProcess {
 export async function spawnOperator(
   namespace: string,
   extraArgs: readonly string[] = [],
-  options: { kubeconfig?: string } = {},
+  options: {
+    kubeconfig?: string;
+    /** Serve the operator's own conversion webhook where `run` does by default (127.0.0.1:0). */
+    ownWebhook?: boolean;
+  } = {},
 ): Promise<OperatorProcess> {
   const kubeconfig = options.kubeconfig ?? (await cluster()).kubeconfig;
   const child = spawn(
@@ -40,7 +44,9 @@ export async function spawnOperator(
       'debug',
       // The tests of one cluster share its conversion webhook (conversion-webhook.ts): none of its own
       // unless the test asks for one.
-      ...(extraArgs.some((arg) => arg.startsWith('--webhook-addr')) ? [] : ['--webhook-addr', '0']),
+      ...(options.ownWebhook || extraArgs.some((arg) => arg.startsWith('--webhook-addr'))
+        ? []
+        : ['--webhook-addr', '0']),
       ...extraArgs,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },

@@ -40,6 +40,7 @@ import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '
 import { binDir, down, readVersions, up } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { waitFor } from '../harness/cluster.ts';
+import { spawnOperator } from '../harness/operator-process.ts';
 import { applyMiniCluster, miniClusterObject, waitForCondition } from '../harness/operator.ts';
 
 const run = promisify(execFile);
@@ -443,50 +444,31 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
   });
 
   it('`flux-operator run` serves it on a free port, points the CRD at it, and takes --flux-view-image', async () => {
-    const child = spawn(
-      process.execPath,
-      [
-        MAIN,
-        'run',
-        '--kubeconfig',
-        kubeconfig,
-        '--namespace',
-        NAMESPACE,
-        '--metrics-addr',
-        '0',
-        '--health-addr',
-        '0',
-        '--flux-view-image',
-        'localhost/flux-view:0.88.0',
-      ],
-      { stdio: ['ignore', 'pipe', 'pipe'] },
-    );
-    const lines: string[] = [];
-    child.stdout.on('data', (chunk: Buffer) => lines.push(...chunk.toString().split('\n')));
+    const operator = await spawnOperator(NAMESPACE, ['--flux-view-image', 'localhost/flux-view:0.88.0'], {
+      kubeconfig,
+      ownWebhook: true,
+    });
+    const logged = (message: string) => {
+      const line = operator.lines.find((line) => line.includes(`"msg":"${message}"`));
+      return line === undefined ? undefined : (JSON.parse(line) as Record<string, unknown>);
+    };
     try {
-      const started = await waitFor(
-        () => lines.find((line) => line.includes('"msg":"flux-operator starting"')),
-        { what: 'the operator to start', timeoutMs: 30_000 },
-      );
-      const fields = JSON.parse(started) as { fluxViewImage: string; conversionWebhook: string };
-      assert.equal(fields.fluxViewImage, 'localhost/flux-view:0.88.0');
-      assert.equal(fields.conversionWebhook, 'url');
-      const serving = await waitFor(
-        () => lines.find((line) => line.includes('"msg":"serving the conversion webhook"')),
-        { what: 'the webhook to serve', timeoutMs: 30_000 },
-      );
-      const { port } = JSON.parse(serving) as { port: number };
+      const started = logged('flux-operator starting');
+      assert.equal(started?.['fluxViewImage'], 'localhost/flux-view:0.88.0');
+      assert.equal(started?.['conversionWebhook'], 'url');
+      const serving = await waitFor(() => logged('serving the conversion webhook'), {
+        what: 'the webhook to serve',
+        timeoutMs: 30_000,
+      });
       await waitFor(
-        async () => (await liveClientConfig())?.['url' as never] === `https://127.0.0.1:${port}/convert`,
-        {
-          what: 'the CRD pointed at the process',
-          timeoutMs: 20_000,
-        },
+        async () =>
+          (await liveClientConfig())?.['url' as never] ===
+          `https://127.0.0.1:${String(serving['port'])}/convert`,
+        { what: 'the CRD pointed at the process', timeoutMs: 20_000 },
       );
       assert.ok(await waitFor(() => getAs(VERSION, 'new'), { what: 'a read through it' }));
     } finally {
-      child.kill('SIGTERM');
-      await once(child, 'exit');
+      await operator.kill('SIGTERM');
     }
   });
 
