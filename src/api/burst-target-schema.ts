@@ -109,6 +109,19 @@ function nodeCount(description: string) {
   return withDefault(Type.Integer({ description, minimum: 1, maximum: MAX_NODE_COUNT }), DEFAULT_NODE_COUNT);
 }
 
+/**
+ * CEL: the fields naming the cloud cluster are fixed once set. The operator made that cluster for this
+ * BurstTarget and deletes it with it; another name would leave the first one running (and billed) with
+ * nothing to delete it, so another cluster takes another BurstTarget.
+ */
+function fixedClusterRule(block: 'gke' | 'eks', fields: readonly string[]) {
+  return {
+    rule: fields.map((field) => `self.${field} == oldSelf.${field}`).join(' && '),
+    message: `spec.${block}.${fields.join(', ')} name the cluster the operator made for this BurstTarget and are fixed at creation; for another cluster create another BurstTarget (deleting this one deletes its cluster)`,
+    reason: 'FieldValueForbidden' as const,
+  };
+}
+
 export const GkeTargetSchema = Type.Object(
   {
     project: patterned('GCP project id the cluster is created in.', GCP_PROJECT_PATTERN, 30),
@@ -131,6 +144,7 @@ export const GkeTargetSchema = Type.Object(
   {
     description: 'A GKE cluster the operator creates (and deletes), installs itself into, then bursts to.',
     additionalProperties: false,
+    ...celRules(fixedClusterRule('gke', ['project', 'location', 'clusterName'])),
   },
 );
 
@@ -170,6 +184,7 @@ export const EksTargetSchema = Type.Object(
   {
     description: 'An EKS cluster the operator creates (and deletes), installs itself into, then bursts to.',
     additionalProperties: false,
+    ...celRules(fixedClusterRule('eks', ['region', 'clusterName'])),
   },
 );
 
