@@ -63,7 +63,7 @@ describe('the cloud cluster a BurstTarget names', () => {
     const eksRenamed = await patchSpec(namespace, 'eks', { eks: { clusterName: 'another' } });
     assert.match(eksRenamed ?? 'applied', /spec\.eks\.region, clusterName name the cluster/);
 
-    // What may change still changes: the node count (and nothing of the cluster's name went with it).
+    // Only the fields naming the cluster are frozen: another field is still accepted (and the name kept).
     assert.equal(await patchSpec(namespace, 'gke', { gke: { nodeCount: 3 } }), undefined);
     assert.equal(await patchSpec(namespace, 'eks', { eks: { nodeCount: 2 } }), undefined);
     const live = (await clients.custom.getNamespacedCustomObject({
