@@ -137,7 +137,9 @@ function schemaAt(schema: SchemaNode | undefined, path: JsonPath): SchemaNode | 
  */
 function holds(root: unknown, residue: ResidueStep, schema: object | undefined): boolean {
   const found = valueAt(root, residue.path);
-  if (!('had' in residue)) return !('value' in found);
+  // A step below the top of its group was made where both objects had the parent (residueSteps only
+  // descends into what both hold): with the parent gone, the client removed it, and it stays removed.
+  if (!('had' in residue)) return !('value' in found) && 'value' in valueAt(root, residue.path.slice(0, -1));
   if (!('value' in found)) return false;
   if (jsonEqual(found.value, residue.had)) return true;
   const node = schemaAt(schema as SchemaNode | undefined, residue.path);

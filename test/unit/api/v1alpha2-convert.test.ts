@@ -278,6 +278,32 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
     assert.equal(asV1alpha2(replaced).spec.containers[0]?.volumes, undefined);
   });
 
+  it('a field the client removed in v1alpha1 stays removed: the residue never makes its parent anew', () => {
+    // Written as v1alpha1 with no command: it serves the RESTful API, stored as v1alpha2 with fluxRestful.
+    const stored = asV1alpha2({
+      apiVersion: 'flux-framework.org/v1alpha1',
+      kind: 'MiniCluster',
+      metadata: { name: 'api' },
+      spec: { containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest' }] },
+    });
+    assert.ok(stored.spec.fluxRestful);
+    // As the API server stores it: with v1alpha2's defaults (the port) filled in.
+    const defaulted = {
+      ...stored,
+      spec: applySchemaDefaults(
+        MiniClusterV1alpha2Schema.properties.spec,
+        stored.spec,
+      ) as MiniClusterV1alpha2['spec'],
+    };
+    assert.equal(defaulted.spec.fluxRestful?.port, 5000);
+    // A v1alpha1 client makes it interactive: it no longer serves the API.
+    const edited = asV1alpha1(defaulted);
+    assert.equal(edited.spec.fluxRestful, undefined);
+    edited.spec.interactive = true;
+    const back = asV1alpha2(edited);
+    assert.equal(back.spec.fluxRestful, undefined, JSON.stringify(back.metadata.annotations));
+  });
+
   it('ignores a residue annotation a client broke', () => {
     const object = miniClusterV1alpha2();
     object.metadata.annotations = { [V1ALPHA1_RESIDUE_ANNOTATION]: 'not json', kept: 'yes' };
