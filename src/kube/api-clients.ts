@@ -151,6 +151,9 @@ export class CoreApi {
   deleteNamespacedSecret(param: { name: string; namespace: string }): Promise<V1Status> {
     return this.transport.request('DELETE', `/api/v1/namespaces/${param.namespace}/secrets/${param.name}`);
   }
+  deleteNamespacedService(param: { name: string; namespace: string }): Promise<V1Status> {
+    return this.transport.request('DELETE', `/api/v1/namespaces/${param.namespace}/services/${param.name}`);
+  }
   listNamespacedSecret(param: { namespace: string; labelSelector?: string }): Promise<V1SecretList> {
     return this.transport.request('GET', `/api/v1/namespaces/${param.namespace}/secrets`, {
       query: withSelector(param.labelSelector),

@@ -683,6 +683,27 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       assert.ok(!events.includes(needle), 'an event holds a credential');
       assert.ok(!logs.includes(needle), 'a log line holds a credential');
     }
+
+    // Once the spec no longer serves the API, its Service and credentials Secret go; the keys stay.
+    await applyMiniCluster(clients, miniClusterObject(namespace, 'api', { ...spec, interactive: true }));
+    const gone = (read: () => Promise<unknown>) => async () =>
+      read().then(
+        () => false,
+        (error: unknown) => httpStatus(error) === 404,
+      );
+    await waitFor(
+      gone(() => clients.core.readNamespacedSecret({ name: 'api-restful', namespace })),
+      {
+        what: 'the RESTful credentials Secret deleted',
+      },
+    );
+    await waitFor(
+      gone(() => clients.core.readNamespacedService({ name: 'api-restful', namespace })),
+      {
+        what: 'the RESTful Service deleted',
+      },
+    );
+    assert.ok(await clients.core.readNamespacedSecret({ name: 'api-curve-cert', namespace }));
   });
 });
 

@@ -78,6 +78,15 @@ import { deleteCustomObject, patchFinalizers } from '../../kube/custom-objects.t
 
 /** How soon to look again at a MiniCluster waiting on something we do not watch (a user's Secret). */
 const WAITING_REQUEUE_MS = 10_000;
+
+/** The children a spec change can drop (see pruneStale), by kind and name. */
+const PRUNABLE = (
+  names: MiniClusterNames,
+): readonly (readonly ['Deployment' | 'Service' | 'Secret', string])[] => [
+  ['Deployment', names.services],
+  ['Service', names.restful],
+  ['Secret', names.restful],
+];
 /** How soon to try again an apply the API server refused (the condition and event say why). */
 const APPLY_RETRY_MS = 30_000;
 
@@ -107,7 +116,14 @@ export interface ReconcilerCache {
 /** The API calls the reconciler makes (ApiClients has them all). */
 export interface ReconcilerClients {
   readonly objects: Applier;
-  readonly core: Pick<CoreApi, 'readNamespacedSecret' | 'createNamespacedSecret' | 'patchPersistentVolume'>;
+  readonly core: Pick<
+    CoreApi,
+    | 'readNamespacedSecret'
+    | 'createNamespacedSecret'
+    | 'deleteNamespacedSecret'
+    | 'deleteNamespacedService'
+    | 'patchPersistentVolume'
+  >;
   readonly apps: Pick<AppsApi, 'deleteNamespacedDeployment'>;
   readonly custom: Pick<
     CustomObjectsApi,
@@ -370,33 +386,39 @@ export class Reconciler {
 
   /**
    * Deletes the children the spec stopped asking for, before anything is applied: a spec change the
-   * Job cannot take must not keep what the spec dropped alive. Only the services Deployment can go
-   * this way (every other child exists whatever the spec says, or belongs to bursting, which removes
-   * its own).
+   * Job cannot take must not keep what the spec dropped alive. Those that can go this way: the
+   * services Deployment, and the RESTful server's Service and credentials Secret once the spec no
+   * longer serves it (left, the Secret would keep its users' tokens and signing key). Every other
+   * child exists whatever the spec says, or belongs to bursting, which removes its own.
    */
   private async pruneStale(pass: Pass): Promise<Result> {
     const { names } = validOf(pass);
     const { namespace, live } = pass;
-    const current = this.deps.cache.children.get('Deployment')?.get(names.services, namespace);
-    const stale = staleChildren(
-      pass.objects,
-      current ? [{ ...current, kind: 'Deployment' }] : [],
-      live.metadata.uid ?? '',
-    );
+    const candidates: KubeObject[] = [];
+    for (const [kind, name] of PRUNABLE(names)) {
+      const current = this.deps.cache.children.get(kind)?.get(name, namespace);
+      if (current) candidates.push({ ...current, kind });
+    }
+    const stale = staleChildren(pass.objects, candidates, live.metadata.uid ?? '');
     const pruned: string[] = [];
     for (const object of stale) {
+      const { kind } = object;
       const name = object.metadata.name;
-      this.deps.countWrite('delete', 'Deployment');
+      this.deps.countWrite('delete', kind);
       try {
-        await this.deps.clients.apps.deleteNamespacedDeployment({
-          name,
-          namespace,
-          propagationPolicy: 'Background',
-        });
+        if (kind === 'Deployment')
+          await this.deps.clients.apps.deleteNamespacedDeployment({
+            name,
+            namespace,
+            propagationPolicy: 'Background',
+          });
+        else if (kind === 'Service')
+          await this.deps.clients.core.deleteNamespacedService({ name, namespace });
+        else await this.deps.clients.core.deleteNamespacedSecret({ name, namespace });
       } catch (error) {
         if (!isNotFound(error)) throw error;
       }
-      pruned.push(`Deployment/${name}`);
+      pruned.push(`${kind}/${name}`);
     }
     if (pruned.length > 0) pass.log.info({ pruned }, 'deleted what the spec no longer asks for');
     return CONTINUE;

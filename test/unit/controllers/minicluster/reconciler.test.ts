@@ -82,6 +82,16 @@ class FakeApi {
         this.calls.push(`patch PersistentVolume/${name}`);
         return {};
       },
+      deleteNamespacedSecret: async ({ name, namespace }) => {
+        this.calls.push(`delete Secret/${name}`);
+        this.objects.delete(idOf('Secret', namespace, name));
+        return {};
+      },
+      deleteNamespacedService: async ({ name, namespace }) => {
+        this.calls.push(`delete Service/${name}`);
+        this.objects.delete(idOf('Service', namespace, name));
+        return {};
+      },
     },
     apps: {
       deleteNamespacedDeployment: async ({ name }) => {
@@ -334,6 +344,42 @@ describe('Reconciler', () => {
     const again = await reconcile();
     assert.deepEqual(again.applied, []);
     assert.deepEqual(api.calls, []);
+  });
+
+  it("deletes the RESTful server's Service and credentials Secret once the spec stops serving it, and nothing else", async () => {
+    const restful = { interactive: true, containers: [{ image: IMAGE }], fluxRestful: {} };
+    const { api, reconcile } = harness(restful);
+    await reconcile();
+    const restfulName = `${NAME}-restful`;
+    assert.ok(api.objects.has(idOf('Secret', NAMESPACE, restfulName)), api.calls.join('\n'));
+    assert.ok(api.objects.has(idOf('Service', NAMESPACE, restfulName)), api.calls.join('\n'));
+    // Someone else's Secret of that name is never the operator's to delete (no controller reference).
+    api.put({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'unrelated', namespace: NAMESPACE } });
+
+    api.miniCluster = {
+      ...api.miniCluster,
+      spec: { interactive: true, containers: [{ image: IMAGE }] } as never,
+    };
+    api.calls.length = 0;
+    await reconcile();
+    const deletes = api.calls.filter((call) => call.startsWith('delete '));
+    assert.deepEqual(deletes.sort(), [`delete Secret/${restfulName}`, `delete Service/${restfulName}`]);
+    assert.ok(
+      api.calls.indexOf(`delete Secret/${restfulName}`) <
+        api.calls.findIndex((call) => call.startsWith('apply ')),
+      'pruned before anything is applied',
+    );
+    assert.equal(api.objects.has(idOf('Secret', NAMESPACE, restfulName)), false);
+    assert.ok(api.objects.has(idOf('Secret', NAMESPACE, 'unrelated')));
+    assert.ok(api.objects.has(idOf('Secret', NAMESPACE, `${NAME}-curve-cert`)), 'the keys stay');
+
+    // The next pass has nothing left to delete.
+    api.calls.length = 0;
+    await reconcile();
+    assert.deepEqual(
+      api.calls.filter((call) => call.startsWith('delete ')),
+      [],
+    );
   });
 
   it('adopts a key Secret that appeared meanwhile and starts the pass again with its keys', async () => {
