@@ -36,7 +36,7 @@ import {
 } from '../../burst/target-status.ts';
 import type { InstallOperator } from '../../burst/install-operator.ts';
 import { reconcileLogger } from '../../observability/logger.ts';
-import { describeApiError, isTransient } from '../../kube/api-errors.ts';
+import { describeApiError, isNotFound, isTransient } from '../../kube/api-errors.ts';
 import type { ApiServerRecovery } from '../../runtime/api-server-recovery.ts';
 import { EventRecorder } from '../../runtime/events.ts';
 import { watchFailureLogger } from '../../runtime/failure-log.ts';
@@ -47,7 +47,14 @@ import { WorkQueue } from '../../runtime/work-queue.ts';
 import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
 import { customObjectsPath, listCustomObjects, patchFinalizers } from '../../kube/custom-objects.ts';
 import { readSecret } from '../../kube/secrets.ts';
-import { REPORTING_CONTROLLER } from '../../deploy/constants.ts';
+import { FIELD_MANAGER, REPORTING_CONTROLLER } from '../../deploy/constants.ts';
+import {
+  copyUpToDate,
+  credentialsCopy,
+  credentialsCopyName,
+  credentialsSecretOf,
+  withCredentialsSecret,
+} from './credentials-copy.ts';
 
 export const BURST_TARGET_CONTROLLER_NAME = 'bursttarget';
 /** Holds a gke/eks BurstTarget's deletion until the cloud cluster the operator made is deleted. */
@@ -248,6 +255,34 @@ export class BurstTargetController {
     await patchFinalizers(this.options.clients.custom, BURST_TARGET_PLURAL, target, finalizers);
   }
 
+  /** The copy of the credentials Secret, made or brought up to date (credentials-copy.ts). */
+  private async keepCredentialsCopy(live: LiveBurstTarget): Promise<void> {
+    const secretName = credentialsSecretOf(live);
+    if (secretName === undefined) return;
+    const namespace = namespaceOf(live);
+    // A missing Secret is the connection's to report (SecretMissing); the last copy stays.
+    const original = await this.readSecret(namespace, secretName);
+    if (!original) return;
+    const wanted = credentialsCopy(live, original);
+    const current = await this.readSecret(namespace, credentialsCopyName(live.metadata.name));
+    if (copyUpToDate(current, wanted)) return;
+    this.options.onWrite?.('apply', 'Secret');
+    await this.options.clients.objects.apply(wanted, FIELD_MANAGER);
+  }
+
+  /** Lets the copy go once the cluster it served is deleted (or left alone). */
+  private async releaseCredentialsCopy(namespace: string, name: string): Promise<void> {
+    this.options.onWrite?.('apply', 'Secret');
+    await this.options.clients.objects.apply(
+      { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, finalizers: [] } },
+      FIELD_MANAGER,
+    );
+    this.options.onWrite?.('delete', 'Secret');
+    await this.options.clients.core.deleteNamespacedSecret({ name, namespace }).catch((error: unknown) => {
+      if (!isNotFound(error)) throw error;
+    });
+  }
+
   /** A deleted gke/eks target: delete its cloud cluster step by step, then release the finalizer. */
   private async deleteProvisionedCluster(key: ObjectKey, live: LiveBurstTarget): Promise<void> {
     const finalizers = live.metadata.finalizers ?? [];
@@ -257,8 +292,16 @@ export class BurstTargetController {
       ...live,
       metadata: { ...live.metadata, deletionTimestamp: undefined },
     });
+    const copyName = credentialsCopyName(live.metadata.name);
+    const copy =
+      credentialsSecretOf(live) === undefined
+        ? undefined
+        : await this.readSecret(namespaceOf(live), copyName);
     if (deleteProvisioned && validated.ok) {
-      const outcome = await deleteProvisioned(validated.value);
+      // The copy: the user's Secret may be gone with a terminating namespace (credentials-copy.ts).
+      const outcome = await deleteProvisioned(
+        copy ? withCredentialsSecret(validated.value, copyName) : validated.value,
+      );
       if (!outcome.ok || !outcome.done) {
         const failures = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, failures);
@@ -276,6 +319,7 @@ export class BurstTargetController {
       );
     }
     // Deleted, or nothing this operator can delete (the escape hatch: it never blocks deletion for good).
+    if (copy) await this.releaseCredentialsCopy(namespaceOf(live), copyName);
     await this.setFinalizers(
       live,
       finalizers.filter((finalizer) => finalizer !== PROVISIONED_CLUSTER_FINALIZER),
@@ -299,6 +343,7 @@ export class BurstTargetController {
       // the watch does not bring this target back (onTarget), and returning here left it unchecked.
       await this.setFinalizers(live, [...(live.metadata.finalizers ?? []), PROVISIONED_CLUSTER_FINALIZER]);
     }
+    if (this.provisions(live)) await this.keepCredentialsCopy(live);
     const log = reconcileLogger(this.options.log, {
       namespace,
       name,
