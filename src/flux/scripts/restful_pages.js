@@ -64,7 +64,7 @@
 
   async function refreshJob(article) {
     const job = await getJson(`job.json?id=${encodeURIComponent(article.dataset.job)}`);
-    if (job === undefined) return false;
+    if (job === undefined) return undefined;
     for (const cell of article.querySelectorAll('[data-field]')) {
       cell.textContent = String(job[cell.dataset.field] ?? '');
     }
@@ -94,12 +94,25 @@
     pre.textContent += decoder.decode();
   }
 
+  function pause(ms) {
+    return new Promise((resolve) => window.setTimeout(resolve, ms));
+  }
+
+  // The output streamed until the job ends; a stream that ends while the job is still active (it
+  // had not started, or the connection dropped) is opened again, and starts from the first line.
+  async function followOutput(article, pre) {
+    for (;;) {
+      await streamOutput(article, pre).catch(() => undefined);
+      const active = await refreshJob(article).catch(() => true);
+      if (active === false) return;
+      await pause(REFRESH_MS);
+    }
+  }
+
   function followJob(article) {
     const pre = document.getElementById('output');
     if (article.dataset.active !== 'true') return;
-    streamOutput(article, pre)
-      .catch(() => undefined)
-      .finally(() => refreshJob(article).catch(() => undefined));
+    void followOutput(article, pre);
     const tick = () => {
       refreshJob(article)
         .then((active) => {

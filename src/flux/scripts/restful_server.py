@@ -21,6 +21,7 @@ import asyncio
 import base64
 import collections
 import concurrent.futures
+import errno
 import json
 import os
 import shlex
@@ -413,38 +414,72 @@ def job_output(h, params, caller, jobid):
     return 200, {"Message": "The output does not exist yet, or the jobid is incorrect."}
 
 
+def follow_output(h, target, stopped, emit):
+    """Emits the job's output as it comes, until it ends or stopped.is_set(); whether it emitted any.
+    Raises OSError (ENOENT) for a job that has not started: its output does not exist yet."""
+    emitted = False
+    # The watch is polled so that a client gone away stops it.
+    watcher = flux.job.event_watch_async(h, target, "guest.output")
+    try:
+        while not stopped.is_set():
+            try:
+                watcher.wait_for(1.0)
+            except TimeoutError:
+                continue
+            except OSError as error:
+                if error.errno == errno.ETIMEDOUT:
+                    continue
+                raise
+            event = watcher.get_event()
+            if event is None:
+                return emitted
+            if "data" in event.context:
+                emit(decode_output(event.context))
+                emitted = True
+        return emitted
+    except OSError as error:
+        if emitted:
+            log(f"output stream of job {target.f58} ended: {error}")
+            return emitted
+        raise
+    finally:
+        if stopped.is_set():
+            try:
+                watcher.cancel()
+            except OSError:
+                pass
+
+
+def job_inactive(h, target):
+    try:
+        state = flux.job.job_list_id(h, target, attrs=["state"]).get_job()["state"]
+        return flux.job.info.statetostr(state) == "INACTIVE"
+    except (OSError, KeyError):
+        return True
+
+
 def stream_output(h, params, caller, jobid):
-    """The job's output as it comes, until the job ends."""
+    """The job's output as it comes, until the job ends; for a job not started yet, from its start."""
     target = job_id(jobid)
     require_visible(h, caller, target)
     job_record(h, target)
 
     def produce(stopped, emit):
-        # A handle of this thread's own; the watch is polled so a client gone away stops it.
-        watcher = flux.job.event_watch_async(flux.Flux(), target, "guest.output")
-        try:
-            while not stopped.is_set():
-                try:
-                    watcher.wait_for(1.0)
-                except TimeoutError:
-                    continue
-                except OSError as error:
-                    if error.errno == 110:  # ETIMEDOUT
-                        continue
-                    raise
-                event = watcher.get_event()
-                if event is None:
+        own = flux.Flux()  # a handle of this thread's own
+        last_try = False
+        while not stopped.is_set():
+            try:
+                follow_output(own, target, stopped, emit)
+                return
+            except OSError as error:
+                if error.errno != errno.ENOENT or last_try:
+                    if error.errno != errno.ENOENT:
+                        log(f"output stream of job {target.f58} ended: {error}")
                     return
-                if "data" in event.context:
-                    emit(decode_output(event.context))
-        except OSError as error:
-            log(f"output stream of job {target.f58} ended: {error}")
-        finally:
-            if stopped.is_set():
-                try:
-                    watcher.cancel()
-                except OSError:
-                    pass
+            # Not started: once the job has ended, one more look (it may have run in between).
+            last_try = job_inactive(own, target)
+            if not last_try:
+                stopped.wait(0.5)
 
     return Stream(produce)
 

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { it } from 'node:test';
 import type { Page } from 'playwright-core';
 import { cluster, waitFor } from '../../harness/cluster.ts';
@@ -78,15 +79,17 @@ async function submit(page: Page, fields: Record<string, string>): Promise<strin
   return id;
 }
 
-function outputHas(page: Page, texts: string[], timeout = STEP_MS): Promise<unknown> {
-  const test = texts.map((text) => `text.includes(${JSON.stringify(text)})`).join(' && ');
-  return page.waitForFunction(
-    `(() => { const text = document.getElementById('output')?.textContent ?? ''; return ${test}; })()`,
-    undefined,
-    {
-      timeout,
-    },
-  );
+/** Waits until the job page's output has every one of these texts (polled: the pages' CSP forbids eval). */
+async function outputHas(page: Page, texts: string[], timeout = STEP_MS): Promise<void> {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const text = (await page.locator('#output').textContent({ timeout })) ?? '';
+    if (texts.every((wanted) => text.includes(wanted))) return;
+    if (Date.now() > deadline) {
+      assert.fail(`the output has not ${JSON.stringify(texts)} after ${timeout} ms: ${JSON.stringify(text)}`);
+    }
+    await sleep(100);
+  }
 }
 
 async function field(page: Page, name: string): Promise<string> {
@@ -197,10 +200,12 @@ export function restfulPagesScenarios(): void {
     await page.fill('[name=num_nodes]', '3');
     await page.fill('[name=workdir]', 'relative');
     await Promise.all([page.waitForNavigation(), page.click('form[action=submit] button')]);
-    assert.deepEqual(
-      await page.locator('[data-error]').evaluateAll('(all) => all.map((e) => e.dataset.error)'),
-      ['command', 'num_nodes', 'workdir'],
-    );
+    const errors = page.locator('[data-error]');
+    const fields: (string | null)[] = [];
+    for (let index = 0; index < (await errors.count()); index++) {
+      fields.push(await errors.nth(index).getAttribute('data-error'));
+    }
+    assert.deepEqual(fields, ['command', 'num_nodes', 'workdir']);
     assert.match((await page.locator('[data-error=num_nodes]').textContent()) ?? '', /has 2 nodes/);
     await browser.shoot(page, '09-submit-errors');
 
