@@ -16,7 +16,8 @@ export const SCRIPT_FOLDERS = ['src/flux/scripts', 'src/burst/scripts'];
 /** The generated module of a folder. */
 export const EMBEDDED_MODULE = 'embedded.ts';
 
-const SCRIPT_FILE = /\.(sh|py)$/;
+// The browser script and style sheet of the RESTful server's pages ship the same way.
+const SCRIPT_FILE = /\.(sh|py|js|css)$/;
 
 export interface EmbeddedScripts {
   /** Relative to the repository root. */

@@ -1,5 +1,5 @@
 /**
- * `flux-operator jobs submit|list|info|logs|cancel`: a client of a RESTful MiniCluster's API
+ * `flux-operator jobs submit|list|info|logs|cancel|ui`: a client of a RESTful MiniCluster's API
  * (docs/restful-api.md), reached through the Kubernetes API server's service proxy by MiniCluster
  * name and namespace, or at `--url`.
  */
@@ -52,6 +52,14 @@ function positiveInteger(flag: string) {
     }
     return number;
   };
+}
+
+function portNumber(value: string): number {
+  const number = Number(value);
+  if (!Number.isSafeInteger(number) || number < 0 || number > 65535) {
+    throw new InputError([`--port must be a port number from 0 to 65535, got ${JSON.stringify(value)}`]);
+  }
+  return number;
 }
 
 /** `KEY=VALUE` flags as a map; the flag is named in the error. */
@@ -249,6 +257,44 @@ export function addJobsCommand(program: Command, io: JobsOutput = STANDARD_OUTPU
       }
       const job = await followJob(api, id, io.out);
       process.exitCode = jobExitCode(job);
+    });
+
+  jobs
+    .command('ui')
+    .description(
+      "the MiniCluster's web pages on a local port (a port-forward to its lead pod); prints the URL and forwards until Ctrl-C",
+    )
+    .argument('<minicluster>', 'name of the MiniCluster')
+    .option('-n, --namespace <namespace>', 'namespace of the MiniCluster', 'default')
+    .option('--kubeconfig <file>', 'kubeconfig to use (default: $KUBECONFIG or ~/.kube/config)')
+    .option('--port <port>', 'local port (0: any free one)', portNumber, 0)
+    .action(async (name: string, flags: { namespace: string; kubeconfig?: string; port: number }) => {
+      const { loadKubeConfig } = await import('../kube/clients.ts');
+      const { forwardPages } = await import('./pages-forward.ts');
+      const forward = await forwardPages({
+        config: loadKubeConfig(flags.kubeconfig),
+        name,
+        namespace: flags.namespace,
+        port: flags.port,
+        problem: io.err,
+      });
+      // The URL alone on the first line (scripts read it); no credential is ever printed.
+      io.out(`${forward.url}\n`);
+      io.err(
+        `the pages of MiniCluster ${flags.namespace}/${name}, forwarded to its Service ${forward.service}; log in with a user ` +
+          `and token of Secret ${flags.namespace}/${forward.service} (kubectl get secret -n ${flags.namespace} ${forward.service} ` +
+          `-o jsonpath='{.data.token}' | base64 -d); Ctrl-C stops\n`,
+      );
+      await new Promise<void>((resolve) => {
+        const stop = () => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          resolve();
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+      await forward.close();
     });
 
   targetOptions(

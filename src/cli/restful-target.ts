@@ -70,36 +70,47 @@ async function readCredentials(options: TargetOptions): Promise<ApiCredentials> 
   }
 }
 
+/**
+ * Checks that the MiniCluster exists and serves the API; the name of its Service `<name>-restful`.
+ * Each refusal names what to do.
+ */
+export async function restfulServiceOf(
+  options: Pick<TargetOptions, 'config' | 'name' | 'namespace'>,
+): Promise<string> {
+  let miniCluster: unknown;
+  try {
+    miniCluster = await kubeClients(options.config()).custom.getNamespacedCustomObject({
+      group: GROUP,
+      version: MINICLUSTER_VERSION,
+      namespace: options.namespace,
+      plural: PLURAL,
+      name: options.name,
+    });
+  } catch (error) {
+    if (isNotFound(error)) {
+      throw new InputError([
+        `there is no MiniCluster ${options.namespace}/${options.name}; check the name and --namespace (kubectl get miniclusters -A)`,
+      ]);
+    }
+    throw error;
+  }
+  // In the current API's words, whichever version it was written in: v1alpha1's implied API is spelled out.
+  const { spec } = toV1alpha2(miniCluster) as MiniClusterV1alpha2;
+  if (spec.fluxRestful === undefined || joinsAnother(spec)) {
+    throw new InputError([
+      `MiniCluster ${options.namespace}/${options.name} does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful`,
+    ]);
+  }
+  return restfulObjectName(options.name);
+}
+
 /** The API's client for a MiniCluster, after checking that it exists and serves the API. */
 export async function restfulClientFor(options: TargetOptions): Promise<RestfulClient> {
   let location: ApiLocation;
   if (options.url !== undefined) {
     location = { kind: 'url', url: options.url };
   } else {
-    let miniCluster: unknown;
-    try {
-      miniCluster = await kubeClients(options.config()).custom.getNamespacedCustomObject({
-        group: GROUP,
-        version: MINICLUSTER_VERSION,
-        namespace: options.namespace,
-        plural: PLURAL,
-        name: options.name,
-      });
-    } catch (error) {
-      if (isNotFound(error)) {
-        throw new InputError([
-          `there is no MiniCluster ${options.namespace}/${options.name}; check the name and --namespace (kubectl get miniclusters -A)`,
-        ]);
-      }
-      throw error;
-    }
-    // In the current API's words, whichever version it was written in: v1alpha1's implied API is spelled out.
-    const { spec } = toV1alpha2(miniCluster) as MiniClusterV1alpha2;
-    if (spec.fluxRestful === undefined || joinsAnother(spec)) {
-      throw new InputError([
-        `MiniCluster ${options.namespace}/${options.name} does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful`,
-      ]);
-    }
+    await restfulServiceOf(options);
     location = {
       kind: 'proxy',
       config: options.config(),

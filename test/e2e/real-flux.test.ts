@@ -19,6 +19,7 @@ import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
 import { restfulScenarios } from './scenarios/restful.ts';
+import { restfulPagesScenarios } from './scenarios/restful-pages.ts';
 import { restfulSecurityScenarios } from './scenarios/restful-security.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 import { v1alpha1FieldScenarios } from './scenarios/v1alpha1-fields.ts';
@@ -40,6 +41,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   v1alpha1FieldScenarios();
   servicesScenarios();
   restfulScenarios();
+  restfulPagesScenarios();
   restfulSecurityScenarios();
   fluxViewScenarios();
   fluxViewErrorScenarios();

@@ -958,10 +958,22 @@ class Body:
 
 class Stream:
     """An answer that comes in pieces (chunked text/plain): produce(stopped, emit) runs in a thread
-    of its own, calls emit(text) for each piece, and returns when it is done or once stopped.is_set()."""
+    of its own, calls emit(text) for each piece, and returns when it is done or once stopped.is_set().
+    headers: more headers of the answer."""
 
-    def __init__(self, produce):
+    def __init__(self, produce, headers=None):
         self.produce = produce
+        self.headers = headers or {}
+
+
+class Answer:
+    """An answer other than JSON (a page, a script, a redirect): its status, bytes, type and headers."""
+
+    def __init__(self, status, data=b"", content_type="text/plain; charset=utf-8", headers=None):
+        self.status = status
+        self.data = data
+        self.content_type = content_type
+        self.headers = headers or {}
 
 
 def status_line(status):
@@ -1063,6 +1075,11 @@ class HttpServer:
             answer = await self.app(request, Body(request, incoming, writer))
             if isinstance(answer, Stream):
                 return await self.stream(request, incoming, writer, answer)
+            if isinstance(answer, Answer):
+                close = request.wants_close() or not request.body_read
+                log(f"{request.method} {request.path} -> {answer.status}")
+                await self.send(writer, answer.status, answer.data, answer.content_type, answer.headers, close)
+                return not close
             status, body = answer
             headers = {}
         except HTTPError as error:
@@ -1079,10 +1096,13 @@ class HttpServer:
         return not close
 
     async def answer(self, writer, status, body, headers=None, close=True):
+        data = json.dumps(body, default=str).encode("utf-8")
+        await self.send(writer, status, data, "application/json", headers, close)
+
+    async def send(self, writer, status, data, content_type, headers=None, close=True):
         if writer.transport.is_closing():
             return
-        data = json.dumps(body, default=str).encode("utf-8")
-        lines = [status_line(status), "Content-Type: application/json\\r\\n", f"Content-Length: {len(data)}\\r\\n"]
+        lines = [status_line(status), f"Content-Type: {content_type}\\r\\n", f"Content-Length: {len(data)}\\r\\n"]
         lines.append("Connection: close\\r\\n" if close else f"Keep-Alive: timeout={KEEP_ALIVE_SECONDS}\\r\\n")
         for name, value in (headers or {}).items():
             lines.append(f"{name}: {value}\\r\\n")
@@ -1124,6 +1144,7 @@ class HttpServer:
         try:
             log(f"{request.method} {request.path} -> 200 (stream)")
             head = status_line(200) + "Content-Type: text/plain; charset=utf-8\\r\\nTransfer-Encoding: chunked\\r\\n"
+            head += "".join(f"{name}: {value}\\r\\n" for name, value in answer.headers.items())
             writer.write((head + "Connection: close\\r\\n\\r\\n").encode("latin-1"))
             await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
             thread.start()
@@ -1146,6 +1167,743 @@ class HttpServer:
             stopped.set()
             gone.cancel()
             self.streams -= 1
+`;
+
+/** src/flux/scripts/restful_pages.css */
+export const RESTFUL_PAGES_CSS = `/* The pages' style sheet (restful_pages.py serves it as ui/pages.css). */
+body {
+  margin: 0;
+  font-family: system-ui, sans-serif;
+  color: #1d2329;
+  background: #f6f7f9;
+}
+header {
+  display: flex;
+  align-items: center;
+  gap: 2rem;
+  padding: 0.5rem 1.5rem;
+  color: #fff;
+  background: #24425e;
+}
+header h1 {
+  margin: 0;
+  font-size: 1.3rem;
+}
+header a {
+  margin-right: 1rem;
+  color: #fff;
+}
+nav {
+  display: flex;
+  align-items: center;
+  flex: 1;
+}
+.who {
+  margin-left: auto;
+  margin-right: 1rem;
+}
+main {
+  padding: 1rem 1.5rem;
+}
+table {
+  width: 100%;
+  border-collapse: collapse;
+  background: #fff;
+}
+th,
+td {
+  padding: 0.3rem 0.6rem;
+  border-bottom: 1px solid #dde1e6;
+  text-align: left;
+}
+tr[data-result='COMPLETED'] td:nth-child(5) {
+  color: #1c7a3b;
+}
+tr[data-result='FAILED'] td:nth-child(5),
+tr[data-result='CANCELED'] td:nth-child(5),
+tr[data-result='TIMEOUT'] td:nth-child(5) {
+  color: #b3261e;
+}
+.nodes {
+  display: flex;
+  gap: 2rem;
+  flex-wrap: wrap;
+}
+.nodes h2 {
+  width: 100%;
+  margin-bottom: 0;
+}
+.nodes ul {
+  margin: 0;
+  padding-left: 1.2rem;
+}
+.fields {
+  display: grid;
+  grid-template-columns: max-content 1fr;
+  gap: 0.2rem 1rem;
+}
+.fields dt {
+  font-weight: 600;
+}
+.fields dd {
+  margin: 0;
+}
+pre {
+  min-height: 3rem;
+  padding: 0.6rem;
+  overflow: auto;
+  color: #e8eaed;
+  background: #1d2329;
+  white-space: pre-wrap;
+}
+form.stacked {
+  display: grid;
+  max-width: 32rem;
+  gap: 0.4rem;
+}
+form.stacked label {
+  display: grid;
+  gap: 0.2rem;
+}
+form.inline {
+  display: inline;
+}
+.error {
+  color: #b3261e;
+}
+.hint {
+  color: #5f6b76;
+  font-size: 0.9rem;
+}
+button.danger {
+  color: #fff;
+  background: #b3261e;
+  border: none;
+  padding: 0.3rem 0.8rem;
+}
+`;
+
+/** src/flux/scripts/restful_pages.js */
+export const RESTFUL_PAGES_JS = `// The pages' own script (restful_pages.py serves it as ui/pages.js): the jobs table and the nodes
+// refresh themselves, and a job's page follows its state and streams its output while it runs.
+// Every value is set as text (textContent), never as HTML; every URL is relative.
+'use strict';
+
+(() => {
+  const REFRESH_MS = 2000;
+
+  async function getJson(url) {
+    const answer = await fetch(url, { cache: 'no-store', credentials: 'same-origin' });
+    if (answer.status === 401) {
+      window.location.assign('login');
+      return undefined;
+    }
+    return answer.ok ? answer.json() : undefined;
+  }
+
+  const COLUMNS = ['name', 'user', 'state', 'result', 'nnodes', 'submitted', 'started', 'ended', 'runtime'];
+
+  async function refreshJobs(table) {
+    const data = await getJson('jobs.json');
+    if (data === undefined) return;
+    const body = document.createElement('tbody');
+    for (const job of data.jobs) {
+      const row = body.insertRow();
+      row.dataset.state = job.state ?? '';
+      row.dataset.result = job.result ?? '';
+      const link = document.createElement('a');
+      link.href = \`job?id=\${encodeURIComponent(job.id)}\`;
+      link.textContent = job.jobid;
+      row.insertCell().appendChild(link);
+      for (const key of COLUMNS) row.insertCell().textContent = String(job[key] ?? '');
+    }
+    table.tBodies[0].replaceWith(body);
+  }
+
+  async function refreshNodes(section) {
+    const data = await getJson('nodes.json');
+    if (data === undefined) return;
+    for (const key of ['up', 'down', 'drained']) {
+      const names = data[key] ?? [];
+      const list = section.querySelector(\`[data-nodes="\${key}"]\`);
+      const count = section.querySelector(\`[data-count="\${key}"]\`);
+      if (count) count.textContent = String(names.length);
+      if (!list) continue;
+      list.replaceChildren(
+        ...names.map((name) => {
+          const item = document.createElement('li');
+          item.textContent = name;
+          return item;
+        }),
+      );
+    }
+  }
+
+  function every(action) {
+    const tick = () => {
+      action()
+        .catch(() => undefined)
+        .finally(() => window.setTimeout(tick, REFRESH_MS));
+    };
+    window.setTimeout(tick, REFRESH_MS);
+  }
+
+  async function refreshJob(article) {
+    const job = await getJson(\`job.json?id=\${encodeURIComponent(article.dataset.job)}\`);
+    if (job === undefined) return undefined;
+    for (const cell of article.querySelectorAll('[data-field]')) {
+      cell.textContent = String(job[cell.dataset.field] ?? '');
+    }
+    const active = job.state !== 'INACTIVE';
+    article.dataset.active = String(active);
+    if (!active) document.getElementById('cancel')?.remove();
+    return active;
+  }
+
+  async function streamOutput(article, pre) {
+    const answer = await fetch(\`output?id=\${encodeURIComponent(article.dataset.job)}\`, {
+      cache: 'no-store',
+      credentials: 'same-origin',
+    });
+    if (!answer.ok || answer.body === null) return;
+    const reader = answer.body.getReader();
+    const decoder = new TextDecoder();
+    let first = true;
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      // The stream starts from the job's first line: it replaces what the page came with.
+      if (first) pre.textContent = '';
+      first = false;
+      pre.textContent += decoder.decode(value, { stream: true });
+    }
+    pre.textContent += decoder.decode();
+  }
+
+  function pause(ms) {
+    return new Promise((resolve) => window.setTimeout(resolve, ms));
+  }
+
+  // The output streamed until the job ends; a stream that ends while the job is still active (it
+  // had not started, or the connection dropped) is opened again, and starts from the first line.
+  async function followOutput(article, pre) {
+    for (;;) {
+      await streamOutput(article, pre).catch(() => undefined);
+      const active = await refreshJob(article).catch(() => true);
+      if (active === false) return;
+      await pause(REFRESH_MS);
+    }
+  }
+
+  function followJob(article) {
+    const pre = document.getElementById('output');
+    if (article.dataset.active !== 'true') return;
+    void followOutput(article, pre);
+    const tick = () => {
+      refreshJob(article)
+        .then((active) => {
+          if (active !== false) window.setTimeout(tick, REFRESH_MS);
+        })
+        .catch(() => window.setTimeout(tick, REFRESH_MS));
+    };
+    window.setTimeout(tick, REFRESH_MS);
+  }
+
+  const table = document.getElementById('jobs');
+  if (table) every(() => refreshJobs(table));
+  const nodes = document.getElementById('nodes');
+  if (nodes) every(() => refreshNodes(nodes));
+  const article = document.getElementById('job');
+  if (article) followJob(article);
+})();
+`;
+
+/** src/flux/scripts/restful_pages.py */
+export const RESTFUL_PAGES_PY = `# The web pages of the RESTful server (restful-server.py), under /ui/ beside the API on the same
+# port: log in, the jobs table (it refreshes itself), a job's page with its jobspec and its output
+# (streamed while it runs), the submit form, cancel, the instance's nodes, log out.
+#
+# Written for the Flux Operator. Plain HTML made here, with restful_pages.js and restful_pages.css
+# (files beside this one) served by the same server: no build step, nothing from the internet. Every
+# link is relative and every page sits directly under ui/, so the pages work the same through
+# \`kubectl port-forward\` and through the API server's service proxy (.../services/NAME:PORT/proxy/).
+#
+# Safety (docs/security.md): a login with an API user's token opens a session, held only in this
+# process; its id travels only in a cookie (HttpOnly, SameSite=Strict); every form carries a CSRF
+# token bound to the session (the login form one bound to a cookie of its own); every value a page
+# shows is escaped; no token appears in a page, a script, a URL or the log. A user sees their own
+# jobs, an administrator every job, as through the API.
+#
+# Flux is reached through a backend (restful-server.py's FluxBackend; the tests give their own), whose
+# calls run in the server's Flux threads through run(function) -> awaitable of function(handle).
+# Standard library only. Its tests are test/python/test_restful_pages.py.
+import asyncio
+import hmac
+import html
+import json
+import os
+import re
+import secrets
+import shlex
+import time
+from urllib.parse import quote
+
+from restful_http import Answer, HTTPError, log, query_params
+
+PREFIX = "/ui"
+SESSION_COOKIE = "flux_restful_session"
+LOGIN_COOKIE = "flux_restful_login"
+# A session lasts this long from its login, and at most this many are held (the oldest goes first).
+SESSION_SECONDS = 8 * 3600
+MAX_SESSIONS = 1000
+# A refused login answers after this pause, so guessing is slow.
+LOGIN_FAILURE_SECONDS = 0.5
+ASSETS = {"pages.js": ("restful_pages.js", "text/javascript; charset=utf-8"),
+          "pages.css": ("restful_pages.css", "text/css; charset=utf-8")}
+# On every page: nothing but this server's own files, no inline script, no framing, no referrer.
+PAGE_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "img-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+ENVIRONMENT_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+SUBMIT_FIELDS = ("command", "num_nodes", "num_tasks", "cores_per_task", "workdir", "envars")
+
+
+def esc(value):
+    return html.escape("" if value is None else str(value), quote=True)
+
+
+def load_assets(folder=None):
+    """The pages' script and style sheet, read once from this module's folder."""
+    folder = folder or os.path.dirname(os.path.abspath(__file__))
+    loaded = {}
+    for name, (file, kind) in ASSETS.items():
+        with open(os.path.join(folder, file), "rb") as handle:
+            loaded[name] = (handle.read(), kind)
+    return loaded
+
+
+class Session:
+    def __init__(self, caller, csrf, expires):
+        self.caller = caller
+        self.csrf = csrf
+        self.expires = expires
+
+
+class Sessions:
+    """Logged-in browsers: session id -> Session, in this process only."""
+
+    def __init__(self, seconds=SESSION_SECONDS, limit=MAX_SESSIONS, clock=time.monotonic):
+        self.seconds = seconds
+        self.limit = limit
+        self.clock = clock
+        self.open_sessions = {}
+
+    def open(self, caller):
+        """A new session's id and Session."""
+        while len(self.open_sessions) >= self.limit:
+            oldest = min(self.open_sessions, key=lambda key: self.open_sessions[key].expires)
+            del self.open_sessions[oldest]
+        sid = secrets.token_urlsafe(32)
+        session = Session(caller, secrets.token_urlsafe(32), self.clock() + self.seconds)
+        self.open_sessions[sid] = session
+        return sid, session
+
+    def get(self, sid):
+        session = self.open_sessions.get(sid) if sid else None
+        if session is not None and session.expires <= self.clock():
+            del self.open_sessions[sid]
+            return None
+        return session
+
+    def close(self, sid):
+        self.open_sessions.pop(sid, None)
+
+
+def cookies_of(request):
+    found = {}
+    for header in request.headers.get("cookie", ()):
+        for pair in header.split(";"):
+            name, equals, value = pair.strip().partition("=")
+            if equals:
+                found.setdefault(name, value)
+    return found
+
+
+def cookie(name, value, max_age):
+    # No Path: it defaults to the folder of the page that set it (ui/), wherever that is mounted.
+    return f"{name}={value}; HttpOnly; SameSite=Strict; Max-Age={max_age}"
+
+
+def same(given, expected):
+    return isinstance(given, str) and bool(expected) and hmac.compare_digest(given.encode(), expected.encode())
+
+
+def redirect(location, headers=None):
+    return Answer(303, b"", headers={"Location": location, **PAGE_HEADERS, **(headers or {})})
+
+
+def html_answer(status, text, headers=None):
+    return Answer(status, text.encode("utf-8"), "text/html; charset=utf-8", {**PAGE_HEADERS, **(headers or {})})
+
+
+def json_answer(status, data):
+    return Answer(status, json.dumps(data, default=str).encode("utf-8"), "application/json", dict(PAGE_HEADERS))
+
+
+def when(seconds):
+    """An epoch time as UTC text, or "" for none."""
+    try:
+        seconds = float(seconds)
+    except (TypeError, ValueError):
+        return ""
+    return time.strftime("%Y-%m-%d %H:%M:%S", time.gmtime(seconds)) if seconds > 0 else ""
+
+
+# --- HTML -------------------------------------------------------------------------------------
+
+
+def document(title, main, session=None, script=True):
+    nav = ""
+    if session is not None:
+        nav = (
+            '<nav><a href="./">Jobs</a> <a href="submit">Submit</a>'
+            f'<span class="who">{esc(session.caller.name)}{" (administrator)" if session.caller.admin else ""}</span>'
+            '<form method="post" action="logout" class="inline">'
+            f'<input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+            '<button type="submit">Log out</button></form></nav>'
+        )
+    scripts = '<script src="pages.js" defer></script>' if script else ""
+    return (
+        "<!DOCTYPE html>\\n"
+        '<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f'<title>{esc(title)} - Flux</title><link rel="stylesheet" href="pages.css">{scripts}</head>'
+        f"<body><header><h1>Flux</h1>{nav}</header><main>{main}</main></body></html>\\n"
+    )
+
+
+def login_page(csrf, user="", error=""):
+    problem = f'<p class="error" role="alert">{esc(error)}</p>' if error else ""
+    return document(
+        "Log in",
+        "<h2>Log in</h2>"
+        f"{problem}"
+        '<form method="post" action="login" class="stacked">'
+        f'<input type="hidden" name="csrf" value="{esc(csrf)}">'
+        f'<label>User <input name="user" autocomplete="username" required value="{esc(user)}"></label>'
+        '<label>Token <input name="token" type="password" autocomplete="current-password" required></label>'
+        '<button type="submit">Log in</button></form>'
+        '<p class="hint">The users and tokens are in the Secret &lt;minicluster&gt;-restful.</p>',
+        script=False,
+    )
+
+
+JOB_COLUMNS = (("jobid", "Id"), ("name", "Name"), ("user", "User"), ("state", "State"), ("result", "Result"),
+               ("nnodes", "Nodes"), ("submitted", "Submitted"), ("started", "Started"), ("ended", "Ended"),
+               ("runtime", "Runtime"))
+
+
+def job_rows(jobs):
+    rows = []
+    for job in jobs:
+        cells = [f'<td><a href="job?id={quote(str(job["id"]))}">{esc(job["jobid"])}</a></td>']
+        cells += [f"<td>{esc(job.get(key, ''))}</td>" for key, _ in JOB_COLUMNS[1:]]
+        rows.append(f'<tr data-state="{esc(job.get("state"))}" data-result="{esc(job.get("result"))}">'
+                    + "".join(cells) + "</tr>")
+    return "".join(rows)
+
+
+def node_lists(nodes):
+    parts = []
+    for key in ("up", "down", "drained"):
+        names = nodes.get(key, [])
+        items = "".join(f"<li>{esc(name)}</li>" for name in names)
+        parts.append(f'<div class="nodes-{key}"><h3>{key} <span data-count="{key}">{len(names)}</span></h3>'
+                     f'<ul data-nodes="{key}">{items}</ul></div>')
+    return "".join(parts)
+
+
+def jobs_page(session, jobs, nodes):
+    head = "".join(f"<th>{esc(title)}</th>" for _, title in JOB_COLUMNS)
+    return document(
+        "Jobs",
+        f'<section id="nodes" class="nodes"><h2>Nodes</h2>{node_lists(nodes)}</section>'
+        '<section><h2>Jobs</h2>'
+        f'<table id="jobs"><thead><tr>{head}</tr></thead><tbody>{job_rows(jobs)}</tbody></table>'
+        f'<p class="hint">{"Every job" if session.caller.admin else "Your jobs"}; the table refreshes by itself.</p>'
+        "</section>",
+        session,
+    )
+
+
+JOB_FIELDS = (("jobid", "Id"), ("id", "Number"), ("name", "Name"), ("user", "User"), ("state", "State"),
+              ("result", "Result"), ("returncode", "Exit code"), ("nnodes", "Nodes"), ("nodelist", "Node list"),
+              ("ntasks", "Tasks"), ("submitted", "Submitted"), ("started", "Started"), ("ended", "Ended"),
+              ("runtime", "Runtime"))
+JOBSPEC_FIELDS = (("command", "Command"), ("tasks", "Tasks"), ("nodes", "Nodes"), ("cores_per_task", "Cores per task"),
+                  ("gpus_per_task", "GPUs per task"), ("cwd", "Working directory"), ("duration", "Time limit"))
+
+
+def definitions(data, fields, attribute):
+    return "".join(f'<dt>{esc(title)}</dt><dd {attribute}="{esc(key)}">{esc(data.get(key, ""))}</dd>'
+                   for key, title in fields)
+
+
+def job_page(session, job, jobspec, output):
+    active = job.get("state") != "INACTIVE"
+    cancel = (
+        '<form method="post" action="cancel" id="cancel" class="inline">'
+        f'<input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+        f'<input type="hidden" name="id" value="{esc(job["id"])}">'
+        '<button type="submit" class="danger">Cancel</button></form>'
+    ) if active else ""
+    return document(
+        f"Job {job['jobid']}",
+        f'<article id="job" data-job="{esc(job["id"])}" data-active="{"true" if active else "false"}">'
+        f'<h2>Job {esc(job["jobid"])} {cancel}</h2>'
+        f'<dl class="fields">{definitions(job, JOB_FIELDS, "data-field")}</dl>'
+        f'<h3>Jobspec</h3><dl class="fields">{definitions(jobspec, JOBSPEC_FIELDS, "data-spec")}</dl>'
+        f'<h3>Output</h3><pre id="output">{esc("".join(output))}</pre></article>',
+        session,
+    )
+
+
+def field(name, label, values, errors, kind="text", hint=""):
+    error = errors.get(name)
+    described = f' aria-describedby="{name}-error" aria-invalid="true"' if error else ""
+    message = f'<span class="error" id="{name}-error" data-error="{name}">{esc(error)}</span>' if error else ""
+    note = f'<span class="hint">{esc(hint)}</span>' if hint else ""
+    if kind == "textarea":
+        control = f'<textarea name="{name}" rows="3"{described}>{esc(values.get(name, ""))}</textarea>'
+    else:
+        control = f'<input name="{name}" type="{kind}" value="{esc(values.get(name, ""))}"{described}>'
+    return f'<label>{esc(label)} {control}</label>{note}{message}'
+
+
+def submit_page(session, values=None, errors=None, problem=""):
+    values, errors = values or {}, errors or {}
+    general = f'<p class="error" role="alert">{esc(problem)}</p>' if problem else ""
+    return document(
+        "Submit",
+        "<h2>Submit a job</h2>"
+        f"{general}"
+        '<form method="post" action="submit" class="stacked" novalidate>'
+        f'<input type="hidden" name="csrf" value="{esc(session.csrf)}">'
+        + field("command", "Command", values, errors, hint="as on a command line, e.g. hostname")
+        + field("num_nodes", "Nodes", values, errors, "number")
+        + field("num_tasks", "Tasks", values, errors, "number", "default: the nodes, else 1")
+        + field("cores_per_task", "Cores per task", values, errors, "number")
+        + field("workdir", "Working directory", values, errors)
+        + field("envars", "Environment", values, errors, "textarea", "one KEY=VALUE a line")
+        + '<button type="submit">Submit</button></form>',
+        session,
+    )
+
+
+def message_page(session, title, message, status):
+    return html_answer(status, document(title, f"<h2>{esc(title)}</h2><p>{esc(message)}</p>", session))
+
+
+# --- the form ---------------------------------------------------------------------------------
+
+
+def submit_params(form, total_nodes):
+    """The API parameters of a submit form, or {field: error} for the fields that are wrong."""
+    errors, params = {}, {}
+    command = (form.get("command") or "").strip()
+    if not command:
+        errors["command"] = "Give the command to run."
+    else:
+        try:
+            if not shlex.split(command):
+                errors["command"] = "Give the command to run."
+        except ValueError as error:
+            errors["command"] = f"The command cannot be read: {error}."
+    for name, what in (("num_nodes", "nodes"), ("num_tasks", "tasks"), ("cores_per_task", "cores per task")):
+        text = (form.get(name) or "").strip()
+        if not text:
+            continue
+        if not (text.isascii() and text.isdigit()) or int(text) < 1:
+            errors[name] = f"The {what} must be a whole number of at least 1."
+        else:
+            params[name] = int(text)
+    nodes = params.get("num_nodes")
+    if nodes is not None and total_nodes is not None and nodes > total_nodes:
+        plural = "s" if total_nodes != 1 else ""
+        errors["num_nodes"] = f"The instance has {total_nodes} node{plural}: ask for at most that."
+    if nodes is not None and "num_tasks" not in errors:
+        params.setdefault("num_tasks", nodes)
+        if params["num_tasks"] < nodes and "num_nodes" not in errors:
+            errors["num_tasks"] = f"Flux needs at least one task a node: give at least {nodes} tasks."
+    workdir = (form.get("workdir") or "").strip()
+    if workdir:
+        if not workdir.startswith("/"):
+            errors["workdir"] = "The working directory must be an absolute path (starting with /)."
+        else:
+            params["workdir"] = workdir
+    envars = {}
+    for number, line in enumerate((form.get("envars") or "").splitlines(), 1):
+        if not line.strip():
+            continue
+        key, equals, value = line.strip().partition("=")
+        if not equals or not ENVIRONMENT_NAME.match(key):
+            errors["envars"] = f"Line {number} is not KEY=VALUE with a name of letters, digits and _."
+            break
+        envars[key] = value
+    if envars:
+        params["envars"] = envars
+    if errors:
+        return None, errors
+    params["command"] = command
+    return params, {}
+
+
+# --- the pages --------------------------------------------------------------------------------
+
+
+class Pages:
+    """The application of /ui/... (called by restful-server.py's Api with the request and its body)."""
+
+    def __init__(self, credentials, backend, run, sessions=None, assets=None):
+        self.credentials = credentials
+        self.backend = backend
+        self.run = run
+        self.sessions = sessions or Sessions()
+        self.assets = assets if assets is not None else load_assets()
+
+    async def __call__(self, request, body):
+        name = request.path[len(PREFIX) + 1:] if request.path.startswith(PREFIX + "/") else None
+        if name is None:
+            await body.read()
+            return redirect("ui/")
+        if name in self.assets and request.method == "GET":
+            await body.read()
+            data, kind = self.assets[name]
+            return Answer(200, data, kind, {"X-Content-Type-Options": "nosniff", "Cache-Control": "no-cache"})
+        if name == "login":
+            return await self.login(request, body)
+        sid = cookies_of(request).get(SESSION_COOKIE)
+        session = self.sessions.get(sid)
+        route = (request.method, name)
+        if session is None:
+            # Before anything else: without a session, a body is never read.
+            if name.endswith(".json") or name == "output":
+                raise HTTPError(401, "Log in first (ui/login).")
+            return redirect("login")
+        if request.method == "POST":
+            form = await body.params()
+            if not same(form.get("csrf"), session.csrf):
+                log(f"user {session.caller.name}: POST {request.path} refused (no valid CSRF token)")
+                return message_page(session, "Refused",
+                                    "This form is out of date or came from another page: open it again.", 403)
+        else:
+            await body.read()
+            form = query_params(request.query)
+        handler = {
+            ("GET", ""): self.jobs,
+            ("GET", "jobs.json"): self.jobs_json,
+            ("GET", "nodes.json"): self.nodes_json,
+            ("GET", "job"): self.job,
+            ("GET", "job.json"): self.job_json,
+            ("GET", "output"): self.output,
+            ("GET", "submit"): self.submit_form,
+            ("POST", "submit"): self.submit,
+            ("POST", "cancel"): self.cancel,
+            ("POST", "logout"): self.logout,
+        }.get(route)
+        if handler is None:
+            return message_page(session, "Not found", f"There is no page {name or '/'}.", 404)
+        return await handler(session, form, sid)
+
+    async def login(self, request, body):
+        cookies = cookies_of(request)
+        if request.method == "GET":
+            await body.read()
+            if self.sessions.get(cookies.get(SESSION_COOKIE)) is not None:
+                return redirect("./")
+            csrf = secrets.token_urlsafe(32)
+            return html_answer(200, login_page(csrf), {"Set-Cookie": cookie(LOGIN_COOKIE, csrf, 3600)})
+        if request.method != "POST":
+            raise HTTPError(405, "Use GET or POST.")
+        form = await body.params()
+        user = str(form.get("user") or "")
+        csrf = secrets.token_urlsafe(32)
+        fresh = {"Set-Cookie": cookie(LOGIN_COOKIE, csrf, 3600)}
+        if not same(form.get("csrf"), cookies.get(LOGIN_COOKIE)):
+            return html_answer(403, login_page(csrf, user, "This form is out of date: log in again."), fresh)
+        if not self.credentials.check(user, str(form.get("token") or "")):
+            log("a login to the pages was refused")
+            await asyncio.sleep(LOGIN_FAILURE_SECONDS)
+            return html_answer(401, login_page(csrf, user, "Wrong user or token."), fresh)
+        sid, _ = self.sessions.open(self.credentials.caller(user))
+        log(f"user {user} logged in to the pages")
+        return redirect("./", {"Set-Cookie": cookie(SESSION_COOKIE, sid, self.sessions.seconds)})
+
+    async def logout(self, session, form, sid):
+        self.sessions.close(sid)
+        log(f"user {session.caller.name} logged out of the pages")
+        return redirect("login", {"Set-Cookie": cookie(SESSION_COOKIE, "", 0)})
+
+    async def jobs(self, session, form, sid):
+        jobs = await self.run(lambda h: self.backend.jobs(h, session.caller))
+        nodes = await self.run(lambda h: self.backend.nodes(h))
+        return html_answer(200, jobs_page(session, jobs, nodes))
+
+    async def jobs_json(self, session, form, sid):
+        return json_answer(200, {"jobs": await self.run(lambda h: self.backend.jobs(h, session.caller))})
+
+    async def nodes_json(self, session, form, sid):
+        return json_answer(200, await self.run(lambda h: self.backend.nodes(h)))
+
+    async def job(self, session, form, sid):
+        jobid = str(form.get("id") or "")
+        try:
+            job, jobspec = await self.run(lambda h: self.backend.job(h, session.caller, jobid))
+            output = await self.run(lambda h: self.backend.output(h, session.caller, jobid))
+        except HTTPError as error:
+            return message_page(session, "No such job", error.body["Message"], error.status)
+        return html_answer(200, job_page(session, job, jobspec, output))
+
+    async def job_json(self, session, form, sid):
+        jobid = str(form.get("id") or "")
+        job, _ = await self.run(lambda h: self.backend.job(h, session.caller, jobid))
+        return json_answer(200, job)
+
+    async def output(self, session, form, sid):
+        jobid = str(form.get("id") or "")
+        stream = await self.run(lambda h: self.backend.stream(h, session.caller, jobid))
+        stream.headers.update({"X-Content-Type-Options": "nosniff", "Cache-Control": "no-store"})
+        return stream
+
+    async def submit_form(self, session, form, sid):
+        return html_answer(200, submit_page(session))
+
+    async def submit(self, session, form, sid):
+        values = {name: str(form.get(name) or "") for name in SUBMIT_FIELDS}
+        total = await self.run(lambda h: self.backend.node_count(h))
+        params, errors = submit_params(values, total)
+        if errors:
+            return html_answer(400, submit_page(session, values, errors))
+        try:
+            jobid = await self.run(lambda h: self.backend.submit(h, session.caller, params))
+        except HTTPError as error:
+            details = error.body.get("Errors") or [error.body.get("Error")]
+            problem = " ".join([error.body["Message"] + ":"] + [str(item) for item in details if item])
+            return html_answer(400, submit_page(session, values, {}, problem))
+        return redirect(f"job?id={quote(str(jobid))}")
+
+    async def cancel(self, session, form, sid):
+        jobid = str(form.get("id") or "")
+        try:
+            await self.run(lambda h: self.backend.cancel(h, session.caller, jobid))
+        except HTTPError as error:
+            return message_page(session, "Not canceled", error.body["Message"], error.status)
+        return redirect(f"job?id={quote(jobid)}")
 `;
 
 /** src/flux/scripts/restful_server.py */
@@ -1172,6 +1930,7 @@ import asyncio
 import base64
 import collections
 import concurrent.futures
+import errno
 import json
 import os
 import shlex
@@ -1180,6 +1939,8 @@ import threading
 
 from restful_auth import Credentials, stay_private
 from restful_http import HTTPError, HttpServer, Stream, log, query_params
+from restful_pages import PREFIX as PAGES_PREFIX
+from restful_pages import Pages, when
 
 # Flux's Python bindings, imported by main() (import_flux): the module itself imports without Flux,
 # so its tests (test/python) run anywhere.
@@ -1252,7 +2013,7 @@ def mapping(params, name, pair_separator=","):
 def import_flux():
     global flux
     import flux.job
-    import flux.resource  # noqa: F401 (flux.resource.list is used)
+    import flux.resource  # noqa: F401 (flux.resource.list and .status are used)
 
 
 _thread_handles = threading.local()
@@ -1501,7 +2262,10 @@ def submit_job(h, params, caller):
     runtime = integer(params, "runtime", 0) or 0
     envars = mapping(params, "envars")
     option_flags = mapping(params, "option_flags")
-    errors = [f"option_flags: give {key} without -o" for key in option_flags if key.startswith("-o")]
+    # In flux-restful-api's words, which its clients match on.
+    errors = [
+        f"option_flags: {key!r} starts with -o: give keys without -o" for key in option_flags if key.startswith("-o")
+    ]
     if errors:
         raise HTTPError(400, "Invalid submit request", extra={"Errors": errors})
     try:
@@ -1559,38 +2323,72 @@ def job_output(h, params, caller, jobid):
     return 200, {"Message": "The output does not exist yet, or the jobid is incorrect."}
 
 
+def follow_output(h, target, stopped, emit):
+    """Emits the job's output as it comes, until it ends or stopped.is_set(); whether it emitted any.
+    Raises OSError (ENOENT) for a job that has not started: its output does not exist yet."""
+    emitted = False
+    # The watch is polled so that a client gone away stops it.
+    watcher = flux.job.event_watch_async(h, target, "guest.output")
+    try:
+        while not stopped.is_set():
+            try:
+                watcher.wait_for(1.0)
+            except TimeoutError:
+                continue
+            except OSError as error:
+                if error.errno == errno.ETIMEDOUT:
+                    continue
+                raise
+            event = watcher.get_event()
+            if event is None:
+                return emitted
+            if "data" in event.context:
+                emit(decode_output(event.context))
+                emitted = True
+        return emitted
+    except OSError as error:
+        if emitted:
+            log(f"output stream of job {target.f58} ended: {error}")
+            return emitted
+        raise
+    finally:
+        if stopped.is_set():
+            try:
+                watcher.cancel()
+            except OSError:
+                pass
+
+
+def job_inactive(h, target):
+    try:
+        state = flux.job.job_list_id(h, target, attrs=["state"]).get_job()["state"]
+        return flux.job.info.statetostr(state) == "INACTIVE"
+    except (OSError, KeyError):
+        return True
+
+
 def stream_output(h, params, caller, jobid):
-    """The job's output as it comes, until the job ends."""
+    """The job's output as it comes, until the job ends; for a job not started yet, from its start."""
     target = job_id(jobid)
     require_visible(h, caller, target)
     job_record(h, target)
 
     def produce(stopped, emit):
-        # A handle of this thread's own; the watch is polled so a client gone away stops it.
-        watcher = flux.job.event_watch_async(flux.Flux(), target, "guest.output")
-        try:
-            while not stopped.is_set():
-                try:
-                    watcher.wait_for(1.0)
-                except TimeoutError:
-                    continue
-                except OSError as error:
-                    if error.errno == 110:  # ETIMEDOUT
-                        continue
-                    raise
-                event = watcher.get_event()
-                if event is None:
+        own = flux.Flux()  # a handle of this thread's own
+        last_try = False
+        while not stopped.is_set():
+            try:
+                follow_output(own, target, stopped, emit)
+                return
+            except OSError as error:
+                if error.errno != errno.ENOENT or last_try:
+                    if error.errno != errno.ENOENT:
+                        log(f"output stream of job {target.f58} ended: {error}")
                     return
-                if "data" in event.context:
-                    emit(decode_output(event.context))
-        except OSError as error:
-            log(f"output stream of job {target.f58} ended: {error}")
-        finally:
-            if stopped.is_set():
-                try:
-                    watcher.cancel()
-                except OSError:
-                    pass
+            # Not started: once the job has ended, one more look (it may have run in between).
+            last_try = job_inactive(own, target)
+            if not last_try:
+                stopped.wait(0.5)
 
     return Stream(produce)
 
@@ -1605,6 +2403,127 @@ def stop_service(h, params, caller):
         403,
         "This server belongs to a MiniCluster: delete the MiniCluster to stop it (kubectl delete minicluster).",
     )
+
+
+# --- what the pages (restful_pages.py) ask of Flux --------------------------------------------
+
+
+def duration_text(seconds):
+    try:
+        seconds = float(seconds)
+    except (TypeError, ValueError):
+        return ""
+    return f"{seconds:.1f}s" if seconds > 0 else ""
+
+
+def job_summary(raw, owner):
+    """A job-list record as the pages show it."""
+    started, ended = raw.get("t_run", 0), raw.get("t_inactive", 0)
+    runtime = (ended or 0) - (started or 0) if started and ended else ""
+    return {
+        "id": int(raw["id"]),
+        "jobid": flux.job.JobID(raw["id"]).f58,
+        "name": raw.get("name", ""),
+        "user": owner or "",
+        "state": flux.job.info.statetostr(raw["state"]),
+        "result": flux.job.info.resulttostr(raw["result"]) if "result" in raw else "",
+        "nnodes": raw.get("nnodes", ""),
+        "ntasks": raw.get("ntasks", ""),
+        "nodelist": raw.get("nodelist", ""),
+        "returncode": (raw.get("waitstatus", 0) >> 8) if "waitstatus" in raw and "result" in raw else "",
+        "submitted": when(raw.get("t_submit")),
+        "started": when(started),
+        "ended": when(ended),
+        "runtime": duration_text(runtime),
+    }
+
+
+def jobspec_summary(jobspec):
+    """What a job asked for, from its jobspec (v1)."""
+    summary = {}
+    slots = 1
+    try:
+        resource = jobspec["resources"][0]
+        if resource.get("type") == "node":
+            summary["nodes"] = resource.get("count", "")
+            slots = int(resource.get("count", 1))
+            resource = resource["with"][0]
+        slots *= int(resource.get("count", 1))
+        for item in resource.get("with", []):
+            if item.get("type") == "core":
+                summary["cores_per_task"] = item.get("count", "")
+            if item.get("type") == "gpu":
+                summary["gpus_per_task"] = item.get("count", "")
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        pass
+    try:
+        task = jobspec["tasks"][0]
+        summary["command"] = shlex.join(task["command"])
+        count = task.get("count", {})
+        summary["tasks"] = count["total"] if "total" in count else int(count.get("per_slot", 1)) * slots
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        pass
+    system = jobspec.get("attributes", {}).get("system", {}) if isinstance(jobspec, dict) else {}
+    summary["cwd"] = system.get("cwd", "")
+    summary["duration"] = duration_text(system.get("duration", 0)) or "none"
+    return summary
+
+
+class FluxBackend:
+    """The pages' calls (restful_pages.Backend), each in a Flux thread with its handle h."""
+
+    def jobs(self, h, caller):
+        listing = jobs_of(h, caller, 1000)
+        owners = OWNERS.of(h, [job["id"] for job in listing])
+        return [job_summary(job, owners.get(int(job["id"]))) for job in listing]
+
+    def job(self, h, caller, text):
+        target = job_id(text)
+        require_visible(h, caller, target)
+        try:
+            raw = flux.job.job_list_id(h, target, attrs=["all"]).get_job()
+        except OSError:
+            raise no_such_job(target)
+        try:
+            jobspec = flux.job.job_info_lookup(h, int(target), keys=["jobspec"]).get_decode().get("jobspec")
+        except OSError:
+            jobspec = {}
+        return job_summary(dict(raw), job_owner(jobspec)), jobspec_summary(jobspec or {})
+
+    def output(self, h, caller, text):
+        target = job_id(text)
+        require_visible(h, caller, target)
+        return output_lines(h, target) or []
+
+    def stream(self, h, caller, text):
+        return stream_output(h, {}, caller, text)
+
+    def submit(self, h, caller, params):
+        return submit_job(h, params, caller)[1]["id"]
+
+    def cancel(self, h, caller, text):
+        status, answer = cancel_job(h, {}, caller, text)
+        if status != 200:
+            raise HTTPError(status, answer["Message"])
+
+    def node_count(self, h):
+        return flux.resource.list.resource_list(h).get().all.nnodes
+
+    def nodes(self, h):
+        listing = flux.resource.list.resource_list(h).get()
+        drained = []
+        try:
+            status = flux.resource.status.resource_status(h).get()
+            ranks = ",".join(str(ids) for ids in (status.drained, status.draining) if str(ids))
+            if ranks:
+                drained = [str(node) for node in listing.all.copy_ranks(ranks).nodelist]
+        except (OSError, AttributeError, ValueError, TypeError) as error:
+            log(f"the drained nodes cannot be read: {error}")
+        return {
+            "up": sorted(str(node) for node in listing.up.nodelist),
+            "down": sorted(str(node) for node in listing.down.nodelist),
+            "drained": sorted(drained),
+        }
 
 
 ROUTES = {
@@ -1633,12 +2552,26 @@ def route(method, parts):
 class Api:
     """The application under HttpServer: routes, who may call them, and the Flux threads."""
 
-    def __init__(self, credentials):
+    def __init__(self, credentials, backend=None):
         self.credentials = credentials
         self.pool = concurrent.futures.ThreadPoolExecutor(FLUX_THREADS, thread_name_prefix="flux-restful-flux")
+        self.pages = Pages(credentials, backend or FluxBackend(), self.run)
+
+    async def run(self, work):
+        """work(handle) in a Flux thread, within FLUX_SECONDS (else 504)."""
+        call = asyncio.get_running_loop().run_in_executor(self.pool, lambda: work(handle()))
+        try:
+            return await asyncio.wait_for(call, FLUX_SECONDS)
+        except asyncio.TimeoutError:
+            raise HTTPError(504, f"Flux did not answer within {FLUX_SECONDS:g} s.")
 
     async def __call__(self, request, body):
         path = request.path.rstrip("/")
+        # The pages: under /ui/, and where a browser (it asks for HTML) opens the server's root.
+        if request.path == PAGES_PREFIX or request.path.startswith(PAGES_PREFIX + "/"):
+            return await self.pages(request, body)
+        if path == "" and request.method == "GET" and "text/html" in (request.header("Accept") or ""):
+            return await self.pages(request, body)
         if path in ("", PREFIX) and request.method == "GET":
             await body.read()
             return 200, {"Message": "Flux RESTful API", "api": PREFIX.strip("/")}
@@ -1664,11 +2597,7 @@ class Api:
             )
         params = query_params(request.query)
         params.update(await body.params())
-        call = asyncio.get_running_loop().run_in_executor(self.pool, lambda: handler(handle(), params, caller, *args))
-        try:
-            return await asyncio.wait_for(call, FLUX_SECONDS)
-        except asyncio.TimeoutError:
-            raise HTTPError(504, f"Flux did not answer within {FLUX_SECONDS:g} s.")
+        return await self.run(lambda h: handler(h, params, caller, *args))
 
 
 async def serve(credentials, port, host=None):

@@ -253,10 +253,22 @@ class Body:
 
 class Stream:
     """An answer that comes in pieces (chunked text/plain): produce(stopped, emit) runs in a thread
-    of its own, calls emit(text) for each piece, and returns when it is done or once stopped.is_set()."""
+    of its own, calls emit(text) for each piece, and returns when it is done or once stopped.is_set().
+    headers: more headers of the answer."""
 
-    def __init__(self, produce):
+    def __init__(self, produce, headers=None):
         self.produce = produce
+        self.headers = headers or {}
+
+
+class Answer:
+    """An answer other than JSON (a page, a script, a redirect): its status, bytes, type and headers."""
+
+    def __init__(self, status, data=b"", content_type="text/plain; charset=utf-8", headers=None):
+        self.status = status
+        self.data = data
+        self.content_type = content_type
+        self.headers = headers or {}
 
 
 def status_line(status):
@@ -358,6 +370,11 @@ class HttpServer:
             answer = await self.app(request, Body(request, incoming, writer))
             if isinstance(answer, Stream):
                 return await self.stream(request, incoming, writer, answer)
+            if isinstance(answer, Answer):
+                close = request.wants_close() or not request.body_read
+                log(f"{request.method} {request.path} -> {answer.status}")
+                await self.send(writer, answer.status, answer.data, answer.content_type, answer.headers, close)
+                return not close
             status, body = answer
             headers = {}
         except HTTPError as error:
@@ -374,10 +391,13 @@ class HttpServer:
         return not close
 
     async def answer(self, writer, status, body, headers=None, close=True):
+        data = json.dumps(body, default=str).encode("utf-8")
+        await self.send(writer, status, data, "application/json", headers, close)
+
+    async def send(self, writer, status, data, content_type, headers=None, close=True):
         if writer.transport.is_closing():
             return
-        data = json.dumps(body, default=str).encode("utf-8")
-        lines = [status_line(status), "Content-Type: application/json\r\n", f"Content-Length: {len(data)}\r\n"]
+        lines = [status_line(status), f"Content-Type: {content_type}\r\n", f"Content-Length: {len(data)}\r\n"]
         lines.append("Connection: close\r\n" if close else f"Keep-Alive: timeout={KEEP_ALIVE_SECONDS}\r\n")
         for name, value in (headers or {}).items():
             lines.append(f"{name}: {value}\r\n")
@@ -419,6 +439,7 @@ class HttpServer:
         try:
             log(f"{request.method} {request.path} -> 200 (stream)")
             head = status_line(200) + "Content-Type: text/plain; charset=utf-8\r\nTransfer-Encoding: chunked\r\n"
+            head += "".join(f"{name}: {value}\r\n" for name, value in answer.headers.items())
             writer.write((head + "Connection: close\r\n\r\n").encode("latin-1"))
             await asyncio.wait_for(writer.drain(), WRITE_SECONDS)
             thread.start()

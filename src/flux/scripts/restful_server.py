@@ -21,6 +21,7 @@ import asyncio
 import base64
 import collections
 import concurrent.futures
+import errno
 import json
 import os
 import shlex
@@ -29,6 +30,8 @@ import threading
 
 from restful_auth import Credentials, stay_private
 from restful_http import HTTPError, HttpServer, Stream, log, query_params
+from restful_pages import PREFIX as PAGES_PREFIX
+from restful_pages import Pages, when
 
 # Flux's Python bindings, imported by main() (import_flux): the module itself imports without Flux,
 # so its tests (test/python) run anywhere.
@@ -101,7 +104,7 @@ def mapping(params, name, pair_separator=","):
 def import_flux():
     global flux
     import flux.job
-    import flux.resource  # noqa: F401 (flux.resource.list is used)
+    import flux.resource  # noqa: F401 (flux.resource.list and .status are used)
 
 
 _thread_handles = threading.local()
@@ -350,7 +353,10 @@ def submit_job(h, params, caller):
     runtime = integer(params, "runtime", 0) or 0
     envars = mapping(params, "envars")
     option_flags = mapping(params, "option_flags")
-    errors = [f"option_flags: give {key} without -o" for key in option_flags if key.startswith("-o")]
+    # In flux-restful-api's words, which its clients match on.
+    errors = [
+        f"option_flags: {key!r} starts with -o: give keys without -o" for key in option_flags if key.startswith("-o")
+    ]
     if errors:
         raise HTTPError(400, "Invalid submit request", extra={"Errors": errors})
     try:
@@ -408,38 +414,72 @@ def job_output(h, params, caller, jobid):
     return 200, {"Message": "The output does not exist yet, or the jobid is incorrect."}
 
 
+def follow_output(h, target, stopped, emit):
+    """Emits the job's output as it comes, until it ends or stopped.is_set(); whether it emitted any.
+    Raises OSError (ENOENT) for a job that has not started: its output does not exist yet."""
+    emitted = False
+    # The watch is polled so that a client gone away stops it.
+    watcher = flux.job.event_watch_async(h, target, "guest.output")
+    try:
+        while not stopped.is_set():
+            try:
+                watcher.wait_for(1.0)
+            except TimeoutError:
+                continue
+            except OSError as error:
+                if error.errno == errno.ETIMEDOUT:
+                    continue
+                raise
+            event = watcher.get_event()
+            if event is None:
+                return emitted
+            if "data" in event.context:
+                emit(decode_output(event.context))
+                emitted = True
+        return emitted
+    except OSError as error:
+        if emitted:
+            log(f"output stream of job {target.f58} ended: {error}")
+            return emitted
+        raise
+    finally:
+        if stopped.is_set():
+            try:
+                watcher.cancel()
+            except OSError:
+                pass
+
+
+def job_inactive(h, target):
+    try:
+        state = flux.job.job_list_id(h, target, attrs=["state"]).get_job()["state"]
+        return flux.job.info.statetostr(state) == "INACTIVE"
+    except (OSError, KeyError):
+        return True
+
+
 def stream_output(h, params, caller, jobid):
-    """The job's output as it comes, until the job ends."""
+    """The job's output as it comes, until the job ends; for a job not started yet, from its start."""
     target = job_id(jobid)
     require_visible(h, caller, target)
     job_record(h, target)
 
     def produce(stopped, emit):
-        # A handle of this thread's own; the watch is polled so a client gone away stops it.
-        watcher = flux.job.event_watch_async(flux.Flux(), target, "guest.output")
-        try:
-            while not stopped.is_set():
-                try:
-                    watcher.wait_for(1.0)
-                except TimeoutError:
-                    continue
-                except OSError as error:
-                    if error.errno == 110:  # ETIMEDOUT
-                        continue
-                    raise
-                event = watcher.get_event()
-                if event is None:
+        own = flux.Flux()  # a handle of this thread's own
+        last_try = False
+        while not stopped.is_set():
+            try:
+                follow_output(own, target, stopped, emit)
+                return
+            except OSError as error:
+                if error.errno != errno.ENOENT or last_try:
+                    if error.errno != errno.ENOENT:
+                        log(f"output stream of job {target.f58} ended: {error}")
                     return
-                if "data" in event.context:
-                    emit(decode_output(event.context))
-        except OSError as error:
-            log(f"output stream of job {target.f58} ended: {error}")
-        finally:
-            if stopped.is_set():
-                try:
-                    watcher.cancel()
-                except OSError:
-                    pass
+            # Not started: once the job has ended, one more look (it may have run in between).
+            last_try = job_inactive(own, target)
+            if not last_try:
+                stopped.wait(0.5)
 
     return Stream(produce)
 
@@ -454,6 +494,127 @@ def stop_service(h, params, caller):
         403,
         "This server belongs to a MiniCluster: delete the MiniCluster to stop it (kubectl delete minicluster).",
     )
+
+
+# --- what the pages (restful_pages.py) ask of Flux --------------------------------------------
+
+
+def duration_text(seconds):
+    try:
+        seconds = float(seconds)
+    except (TypeError, ValueError):
+        return ""
+    return f"{seconds:.1f}s" if seconds > 0 else ""
+
+
+def job_summary(raw, owner):
+    """A job-list record as the pages show it."""
+    started, ended = raw.get("t_run", 0), raw.get("t_inactive", 0)
+    runtime = (ended or 0) - (started or 0) if started and ended else ""
+    return {
+        "id": int(raw["id"]),
+        "jobid": flux.job.JobID(raw["id"]).f58,
+        "name": raw.get("name", ""),
+        "user": owner or "",
+        "state": flux.job.info.statetostr(raw["state"]),
+        "result": flux.job.info.resulttostr(raw["result"]) if "result" in raw else "",
+        "nnodes": raw.get("nnodes", ""),
+        "ntasks": raw.get("ntasks", ""),
+        "nodelist": raw.get("nodelist", ""),
+        "returncode": (raw.get("waitstatus", 0) >> 8) if "waitstatus" in raw and "result" in raw else "",
+        "submitted": when(raw.get("t_submit")),
+        "started": when(started),
+        "ended": when(ended),
+        "runtime": duration_text(runtime),
+    }
+
+
+def jobspec_summary(jobspec):
+    """What a job asked for, from its jobspec (v1)."""
+    summary = {}
+    slots = 1
+    try:
+        resource = jobspec["resources"][0]
+        if resource.get("type") == "node":
+            summary["nodes"] = resource.get("count", "")
+            slots = int(resource.get("count", 1))
+            resource = resource["with"][0]
+        slots *= int(resource.get("count", 1))
+        for item in resource.get("with", []):
+            if item.get("type") == "core":
+                summary["cores_per_task"] = item.get("count", "")
+            if item.get("type") == "gpu":
+                summary["gpus_per_task"] = item.get("count", "")
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        pass
+    try:
+        task = jobspec["tasks"][0]
+        summary["command"] = shlex.join(task["command"])
+        count = task.get("count", {})
+        summary["tasks"] = count["total"] if "total" in count else int(count.get("per_slot", 1)) * slots
+    except (KeyError, IndexError, TypeError, ValueError, AttributeError):
+        pass
+    system = jobspec.get("attributes", {}).get("system", {}) if isinstance(jobspec, dict) else {}
+    summary["cwd"] = system.get("cwd", "")
+    summary["duration"] = duration_text(system.get("duration", 0)) or "none"
+    return summary
+
+
+class FluxBackend:
+    """The pages' calls (restful_pages.Backend), each in a Flux thread with its handle h."""
+
+    def jobs(self, h, caller):
+        listing = jobs_of(h, caller, 1000)
+        owners = OWNERS.of(h, [job["id"] for job in listing])
+        return [job_summary(job, owners.get(int(job["id"]))) for job in listing]
+
+    def job(self, h, caller, text):
+        target = job_id(text)
+        require_visible(h, caller, target)
+        try:
+            raw = flux.job.job_list_id(h, target, attrs=["all"]).get_job()
+        except OSError:
+            raise no_such_job(target)
+        try:
+            jobspec = flux.job.job_info_lookup(h, int(target), keys=["jobspec"]).get_decode().get("jobspec")
+        except OSError:
+            jobspec = {}
+        return job_summary(dict(raw), job_owner(jobspec)), jobspec_summary(jobspec or {})
+
+    def output(self, h, caller, text):
+        target = job_id(text)
+        require_visible(h, caller, target)
+        return output_lines(h, target) or []
+
+    def stream(self, h, caller, text):
+        return stream_output(h, {}, caller, text)
+
+    def submit(self, h, caller, params):
+        return submit_job(h, params, caller)[1]["id"]
+
+    def cancel(self, h, caller, text):
+        status, answer = cancel_job(h, {}, caller, text)
+        if status != 200:
+            raise HTTPError(status, answer["Message"])
+
+    def node_count(self, h):
+        return flux.resource.list.resource_list(h).get().all.nnodes
+
+    def nodes(self, h):
+        listing = flux.resource.list.resource_list(h).get()
+        drained = []
+        try:
+            status = flux.resource.status.resource_status(h).get()
+            ranks = ",".join(str(ids) for ids in (status.drained, status.draining) if str(ids))
+            if ranks:
+                drained = [str(node) for node in listing.all.copy_ranks(ranks).nodelist]
+        except (OSError, AttributeError, ValueError, TypeError) as error:
+            log(f"the drained nodes cannot be read: {error}")
+        return {
+            "up": sorted(str(node) for node in listing.up.nodelist),
+            "down": sorted(str(node) for node in listing.down.nodelist),
+            "drained": sorted(drained),
+        }
 
 
 ROUTES = {
@@ -482,12 +643,26 @@ def route(method, parts):
 class Api:
     """The application under HttpServer: routes, who may call them, and the Flux threads."""
 
-    def __init__(self, credentials):
+    def __init__(self, credentials, backend=None):
         self.credentials = credentials
         self.pool = concurrent.futures.ThreadPoolExecutor(FLUX_THREADS, thread_name_prefix="flux-restful-flux")
+        self.pages = Pages(credentials, backend or FluxBackend(), self.run)
+
+    async def run(self, work):
+        """work(handle) in a Flux thread, within FLUX_SECONDS (else 504)."""
+        call = asyncio.get_running_loop().run_in_executor(self.pool, lambda: work(handle()))
+        try:
+            return await asyncio.wait_for(call, FLUX_SECONDS)
+        except asyncio.TimeoutError:
+            raise HTTPError(504, f"Flux did not answer within {FLUX_SECONDS:g} s.")
 
     async def __call__(self, request, body):
         path = request.path.rstrip("/")
+        # The pages: under /ui/, and where a browser (it asks for HTML) opens the server's root.
+        if request.path == PAGES_PREFIX or request.path.startswith(PAGES_PREFIX + "/"):
+            return await self.pages(request, body)
+        if path == "" and request.method == "GET" and "text/html" in (request.header("Accept") or ""):
+            return await self.pages(request, body)
         if path in ("", PREFIX) and request.method == "GET":
             await body.read()
             return 200, {"Message": "Flux RESTful API", "api": PREFIX.strip("/")}
@@ -513,11 +688,7 @@ class Api:
             )
         params = query_params(request.query)
         params.update(await body.params())
-        call = asyncio.get_running_loop().run_in_executor(self.pool, lambda: handler(handle(), params, caller, *args))
-        try:
-            return await asyncio.wait_for(call, FLUX_SECONDS)
-        except asyncio.TimeoutError:
-            raise HTTPError(504, f"Flux did not answer within {FLUX_SECONDS:g} s.")
+        return await self.run(lambda h: handler(h, params, caller, *args))
 
 
 async def serve(credentials, port, host=None):

@@ -103,6 +103,17 @@ describe('flux-operator jobs', () => {
     );
   });
 
+  it('refuses a `jobs ui --port` that is not a port, naming the flag', () => {
+    for (const port of ['70000', '1.5', 'http']) {
+      const refused = cli('jobs', 'ui', 'x', '--port', port);
+      assert.equal(refused.code, 2, refused.stderr);
+      assert.equal(
+        refused.stderr,
+        `error: --port must be a port number from 0 to 65535, got ${JSON.stringify(port)}\n`,
+      );
+    }
+  });
+
   it('says what is wrong: no command, an API that cannot be reached', async () => {
     const noCommand = cli('jobs', 'submit', 'x', '--url', 'http://127.0.0.1:1', '--token', 't');
     assert.equal(noCommand.code, 2);

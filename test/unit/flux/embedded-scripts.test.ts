@@ -11,10 +11,10 @@ import {
 } from '../../../hack/embedded-scripts.ts';
 import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
 
-/** The .sh and .py files under `dir`, relative to the repository root. */
+/** The .sh, .py, .js and .css files under `dir`, relative to the repository root. */
 function scriptsUnder(dir: string): string[] {
   return readdirSync(join(REPOSITORY_ROOT, dir), { recursive: true, encoding: 'utf8' })
-    .filter((file) => /\.(sh|py)$/.test(file))
+    .filter((file) => /\.(sh|py|js|css)$/.test(file))
     .map((file) => relative(REPOSITORY_ROOT, join(REPOSITORY_ROOT, dir, file)));
 }
 
@@ -41,5 +41,6 @@ describe('the scripts of src/', () => {
     assert.equal(constantName('entrypoint.sh'), 'ENTRYPOINT_SH');
     assert.equal(constantName('flux-queue.sh'), 'FLUX_QUEUE_SH');
     assert.equal(constantName('restful_server.py'), 'RESTFUL_SERVER_PY');
+    assert.equal(constantName('restful_pages.js'), 'RESTFUL_PAGES_JS');
   });
 });

@@ -149,6 +149,10 @@ describe('RESTful mode', () => {
       // The modules the server imports, beside it under their module names.
       { key: 'restful_auth.py', path: 'restful_auth.py', mode: 0o444 },
       { key: 'restful_http.py', path: 'restful_http.py', mode: 0o444 },
+      // The web pages, with their script and style sheet.
+      { key: 'restful_pages.py', path: 'restful_pages.py', mode: 0o444 },
+      { key: 'restful_pages.js', path: 'restful_pages.js', mode: 0o444 },
+      { key: 'restful_pages.css', path: 'restful_pages.css', mode: 0o444 },
     ]);
     const container = present(pod.containers[0]);
     assert.deepEqual(container.ports, [
