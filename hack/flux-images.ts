@@ -1,7 +1,8 @@
 // npm run images:flux [-- --check] [-- --json]: builds (once per recipe) the images of the real node into
-// the cache and prints where they are: the plain and awkward Flux images, the Flux view image and the
-// plain application images (bookworm, trixie). --check also runs each Flux image's chroot check and the
-// view's, in each plain image (root).
+// the cache and prints where they are: the plain and awkward Flux images, the Flux view image, the
+// plain application images (bookworm, trixie) and the view's stand-in of the Go operator's view images
+// (localhost/flux-view-spack-layout). --check also runs each Flux image's chroot check and the view's,
+// in each plain image (root).
 import { parseArgs } from 'node:util';
 import {
   FLUX_IMAGE_NAMES,
@@ -11,6 +12,7 @@ import {
   ensureFluxImages,
   ensureFluxViewBuild,
   ensurePlainImageBuild,
+  ensureSpackViewBuild,
   fluxImageRecipe,
   fluxImagesDir,
   readFluxCoreVersion,
@@ -37,10 +39,11 @@ async function main(): Promise<number> {
   const view = await ensureFluxViewBuild();
   const plain = [];
   for (const suite of PLAIN_SUITES) plain.push(await ensurePlainImageBuild(suite));
+  const spackView = await ensureSpackViewBuild();
   const seconds = (Date.now() - t0) / 1000;
   const build = readFluxImagesBuild(fluxImagesDir(fluxImageRecipe(readFluxCoreVersion())));
   if (values.json) {
-    console.log(JSON.stringify({ images, build, view, plain, seconds }, null, 2));
+    console.log(JSON.stringify({ images, build, view, plain, spackView, seconds }, null, 2));
   } else {
     for (const name of FLUX_IMAGE_NAMES) {
       const image = build?.images[name] ?? { ...images[name], bytes: 0 };
@@ -50,6 +53,9 @@ async function main(): Promise<number> {
       `${view.reference} ${view.archive} (${mib(view.bytes)}; the view ${mib(view.viewBytes)} in ${view.viewFiles} files, ${view.imageId})`,
     );
     for (const p of plain) console.log(`${p.reference} ${p.archive} (${mib(p.bytes)}, ${p.imageId})`);
+    console.log(
+      `${spackView.reference} ${spackView.archive} (${mib(spackView.bytes)}; the view at ${spackView.view}, ${spackView.imageId})`,
+    );
     console.error(`[flux-images] ready in ${seconds.toFixed(1)} s`);
   }
   if (values.check) {

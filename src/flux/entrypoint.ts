@@ -86,6 +86,16 @@ export interface FluxViewInput {
   environmentFile: string;
   /** Variables the container has already (its env), listed in the file too: shell names only. */
   environment?: Readonly<Record<string, string>>;
+  /**
+   * The Go Flux Operator's layout (a Spack view, docs/flux-view.md): when the init container copied a
+   * view's software to `from` (`<mountPath>/software`), the entrypoint copies it to `to`
+   * (/opt/software, where the view's programs load their libraries from) before it starts Flux, puts
+   * the view's Python site-packages on PYTHONPATH (unless `pythonPath` is given) and its `lib` on the
+   * environment file's LD_LIBRARY_PATH. Which layout the view has is known only in the pod.
+   */
+  spackSoftware?: { from: string; to: string };
+  /** The MiniCluster wants Fluxion: a Spack view's `etc/flux/rc1.d` (Fluxion's) goes on FLUX_RC_EXTRA. */
+  fluxion?: boolean;
 }
 
 export interface EntrypointPaths {
@@ -287,6 +297,10 @@ function validate(input: EntrypointInput): void {
     assertAbsolutePath('view.path', input.view.path);
     assertAbsolutePath('view.commandDir', input.view.commandDir);
     assertAbsolutePath('view.environmentFile', input.view.environmentFile);
+    if (input.view.spackSoftware !== undefined) {
+      assertAbsolutePath('view.spackSoftware.from', input.view.spackSoftware.from);
+      assertAbsolutePath('view.spackSoftware.to', input.view.spackSoftware.to);
+    }
     for (const name of Object.keys(input.view.environment ?? {})) {
       if (!SHELL_NAME.test(name))
         throw new Error(`view.environment: ${JSON.stringify(name)} is not a shell name`);
@@ -532,6 +546,13 @@ function viewParameters(view: FluxViewInput): string[] {
     assignment('flux_command_dir', view.commandDir),
     assignment('flux_environment_file', view.environmentFile),
   ];
+  if (view.spackSoftware !== undefined) {
+    lines.push(
+      assignment('flux_view_software', view.spackSoftware.from),
+      assignment('flux_view_software_dir', view.spackSoftware.to),
+      assignment('flux_view_fluxion', flag(view.fluxion)),
+    );
+  }
   if (view.pythonPath !== undefined) lines.push(assignment('flux_python_path', view.pythonPath));
   const environment = Object.entries(view.environment ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   if (environment.length > 0) {

@@ -1,4 +1,7 @@
-/** Pure Flux artifacts: hostlists, broker.toml, R, CURVE certificate, munge key, entrypoint script. */
+/**
+ * Pure Flux artifacts: hostlists, broker.toml, R, CURVE certificate, munge key, entrypoint script, the
+ * Flux view's init command.
+ */
 export {
   HostlistError,
   MAX_DECODED_HOSTS,
@@ -56,6 +59,13 @@ export type {
   WhenDone,
 } from './entrypoint.ts';
 export { sidecarScript } from './sidecar.ts';
+export {
+  SPACK_SOFTWARE_COPY,
+  SPACK_SOFTWARE_DIR,
+  VIEW_INIT_NAME,
+  VIEW_INIT_SHELL,
+  viewInitCommand,
+} from './view-init.ts';
 export type { SidecarInput } from './sidecar.ts';
 export {
   FORGET_CERTIFICATE_FILE,

@@ -12,7 +12,15 @@ export interface SidecarInput {
   /** The container's name, for the log. */
   containerName: string;
   /** Flux: from a view (see FluxViewInput of the entrypoint), or installed in the image under `installRoot`. */
-  flux: { from: 'view'; path: string; commandDir: string } | { from: 'image'; installRoot: string };
+  flux:
+    | {
+        from: 'view';
+        path: string;
+        commandDir: string;
+        /** A Spack view's software (the Go operator's layout), copied to `to` when the init container left it at `from`. */
+        spackSoftware?: { from: string; to: string };
+      }
+    | { from: 'image'; installRoot: string };
   /** Added to PYTHONPATH. */
   pythonPath?: string;
   /** The pod's Flux instance's socket to wait for (its rundir's `local`). Unset: no waiting. */
@@ -36,6 +44,10 @@ function validate(input: SidecarInput): void {
   if (input.flux.from === 'view') {
     assertAbsolutePath('flux.path', input.flux.path);
     assertAbsolutePath('flux.commandDir', input.flux.commandDir);
+    if (input.flux.spackSoftware !== undefined) {
+      assertAbsolutePath('flux.spackSoftware.from', input.flux.spackSoftware.from);
+      assertAbsolutePath('flux.spackSoftware.to', input.flux.spackSoftware.to);
+    }
   } else assertAbsolutePath('flux.installRoot', input.flux.installRoot);
   if (input.fluxSocket !== undefined) assertAbsolutePath('fluxSocket', input.fluxSocket);
   if (input.scriptPath !== undefined) assertAbsolutePath('scriptPath', input.scriptPath);
@@ -67,6 +79,12 @@ export function sidecarScript(input: SidecarInput): string {
       assignment('flux_view', input.flux.path),
       assignment('flux_command_dir', input.flux.commandDir),
     );
+    if (input.flux.spackSoftware !== undefined) {
+      parameters.push(
+        assignment('flux_view_software', input.flux.spackSoftware.from),
+        assignment('flux_view_software_dir', input.flux.spackSoftware.to),
+      );
+    }
   } else parameters.push(assignment('flux_install_root', input.flux.installRoot));
   if (input.pythonPath !== undefined) parameters.push(assignment('flux_python_path', input.pythonPath));
   if (input.fluxSocket !== undefined) parameters.push(assignment('flux_socket', input.fluxSocket));

@@ -149,5 +149,27 @@ export type {
   PlainImageBuild,
   PlainImages,
 } from './plain-image-build.ts';
+export {
+  MOVED_LIBRARIES,
+  SPACK_SOFTWARE_ROOT,
+  SPACK_VIEWS_DIR,
+  SPACK_VIEW_LINK,
+  SPACK_VIEW_REPOSITORY,
+  SPACK_VIEW_REVISION,
+  spackViewHash,
+  spackViewKey,
+  spackViewLayout,
+  spackViewRecipe,
+  spackViewReference,
+} from './spack-view.ts';
+export type { MovedLibrary, SpackViewLayout, SpackViewRecipe } from './spack-view.ts';
+export {
+  ensureSpackViewBuild,
+  ensureSpackViewImage,
+  readSpackViewBuild,
+  spackViewDir,
+  spackViewProgress,
+} from './spack-view-build.ts';
+export type { EnsureSpackViewOptions, SpackViewBuild, SpackViewImage } from './spack-view-build.ts';
 export { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
 export type { CachedBuildOptions } from './cached-build.ts';

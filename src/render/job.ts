@@ -11,7 +11,12 @@ import type {
   V1VolumeMount,
 } from '@kubernetes/client-node';
 import { COMPONENT_BROKER, SECRET_DATA_KEYS, commonLabels, selectorLabels } from '../api/index.ts';
-import { DEFAULT_BROKER_PORT, FORGET_CERTIFICATE_FILE, FORGET_CERTIFICATE_RC_PATH } from '../flux/index.ts';
+import {
+  DEFAULT_BROKER_PORT,
+  FORGET_CERTIFICATE_FILE,
+  FORGET_CERTIFICATE_RC_PATH,
+  viewInitCommand,
+} from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import {
   renderModel,
@@ -33,7 +38,6 @@ import {
   RESOURCE_SPEC_FILE,
   RESTFUL_CREDENTIALS_FILE,
   RESTFUL_MOUNT_DIR,
-  FLUX_VIEW_COPY_COMMAND,
   wrapperFile,
   type PodLayout,
 } from './paths.ts';
@@ -145,9 +149,12 @@ function fluxMounts(layout: PodLayout, restful: boolean): V1VolumeMount[] {
 }
 
 /**
- * The init container of a MiniCluster whose Flux comes from the view: the view image's copy command
- * puts the view into the state volume at the mount path (docs/flux-view.md); the application
- * containers then run Flux from there.
+ * The init container of a MiniCluster whose Flux comes from the view: run with the view image's own
+ * /bin/sh, the view init script puts the view into the state volume at the mount path, by the image's
+ * copy command (this project's view images) or as the Go operator copies its Spack views (the view and
+ * /opt/software), and fails naming the image and both layouts otherwise (docs/flux-view.md); the
+ * application containers then run Flux from there. Its log's end is its termination message when it
+ * fails, so the MiniCluster's status says why.
  */
 function viewInitContainer(miniCluster: MiniClusterModel, layout: PodLayout): V1Container {
   const view = miniCluster.spec.flux.container;
@@ -155,7 +162,8 @@ function viewInitContainer(miniCluster: MiniClusterModel, layout: PodLayout): V1
     name: view.name,
     image: view.image,
     imagePullPolicy: pullPolicy({ pullAlways: view.pullAlways }),
-    command: [FLUX_VIEW_COPY_COMMAND, layout.stateRoot],
+    command: viewInitCommand(layout.stateRoot, view.image),
+    terminationMessagePolicy: 'FallbackToLogsOnError',
   };
   if (view.workingDir !== undefined) rendered.workingDir = view.workingDir;
   if (view.resources !== undefined) rendered.resources = renderResources(view.resources);

@@ -1,4 +1,5 @@
 import { SECRET_DATA_KEYS } from '../api/index.ts';
+import { SPACK_SOFTWARE_COPY } from '../flux/index.ts';
 
 /**
  * Where things live inside a MiniCluster pod. One place, because broker.toml, the entrypoint and
@@ -44,10 +45,8 @@ export const RESTFUL_CREDENTIALS_PATH = `${STATE_DIR}/restful-credentials.json`;
 /** The rundir gives the instance's local URI, `local:///run/flux/local`, which users pass to `flux proxy`. */
 export const RUN_DIR = '/run/flux';
 
-/** The Flux view in the shared volume: where its copy (`flux-view-copy`) puts it. */
+/** The Flux view in the shared volume: where the init container puts it (flux/view-init.ts). */
 export const VIEW_DIR = 'view';
-/** The copy command of the Flux view image (docs/flux-view.md). */
-export const FLUX_VIEW_COPY_COMMAND = '/usr/local/bin/flux-view-copy';
 
 /**
  * Where the writable files of a pod are: the state volume's mount (an emptyDir) and what the
@@ -67,6 +66,8 @@ export interface PodLayout {
     readonly path: string;
     readonly commandDir: string;
     readonly environmentFile: string;
+    /** Where the init container copies a Spack view's /opt/software (the Go operator's layout). */
+    readonly spackSoftware: string;
     readonly munge: {
       readonly daemon: string;
       readonly keyPath: string;
@@ -100,6 +101,7 @@ export function podLayout(viewMountPath: string | undefined, sharedRunDir: boole
       path: view,
       commandDir: `${root}/bin`,
       environmentFile: `${root}/flux-view.sh`,
+      spackSoftware: `${root}/${SPACK_SOFTWARE_COPY}`,
       munge: {
         daemon: `${view}/sbin/munged`,
         keyPath: `${root}/munge/key/${MUNGE_KEY_FILE}`,

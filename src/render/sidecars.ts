@@ -3,7 +3,7 @@
  * their wrapper script (src/flux/sidecar.ts), and the files of the operator's ConfigMap that the
  * containers of a broker pod run (wrappers and commands.script).
  */
-import { sidecarScript, type SidecarInput } from '../flux/index.ts';
+import { SPACK_SOFTWARE_DIR, sidecarScript, type SidecarInput } from '../flux/index.ts';
 import { isWrapped, layoutOf } from './layout.ts';
 import type { ContainerModel, MiniClusterModel } from './model.ts';
 import { OPERATOR_DIR, scriptFile, wrapperFile } from './paths.ts';
@@ -19,7 +19,12 @@ export function sidecarInput(miniCluster: MiniClusterModel, container: Container
   const input: SidecarInput = {
     containerName: container.name,
     flux: layout.view
-      ? { from: 'view', path: layout.view.path, commandDir: layout.view.commandDir }
+      ? {
+          from: 'view',
+          path: layout.view.path,
+          commandDir: layout.view.commandDir,
+          spackSoftware: { from: layout.view.spackSoftware, to: SPACK_SOFTWARE_DIR },
+        }
       : { from: 'image', installRoot: spec.flux.installRoot },
     hooks,
     logging: { quiet: spec.logging.quiet, strict: spec.logging.strict, debug: spec.logging.debug },

@@ -14,7 +14,7 @@ import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { fluxViewErrorScenarios } from './scenarios/flux-view-errors.ts';
 import { fluxViewScenarios } from './scenarios/flux-view.ts';
-import { goV1alpha2ExampleScenarios } from './scenarios/go-v1alpha2-examples.ts';
+import { goSpackViewScenarios, goV1alpha2ExampleScenarios } from './scenarios/go-v1alpha2-examples.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
@@ -46,6 +46,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   fluxViewScenarios();
   fluxViewErrorScenarios();
   goV1alpha2ExampleScenarios();
+  goSpackViewScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

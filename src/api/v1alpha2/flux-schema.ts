@@ -58,7 +58,7 @@ export const FluxContainerSchema = Type.Object(
     imagePullSecret: IMAGE_PULL_PROPERTIES.imagePullSecret,
     image: derivedDefault(
       imageReference(
-        `Image of the Flux view: a self-contained Flux under one prefix, copied into the volume shared with the application container. Default: the operator's setting (flux-operator run --flux-view-image), itself ${DEFAULT_FLUX_VIEW_IMAGE} unless set.`,
+        `Image of the Flux view, copied into the volume shared with the application container by the image's /bin/sh: this operator's layout (/usr/local/bin/flux-view-copy) or the Go operator's (a Spack view under /opt/views/._view with /opt/software). Default: the operator's setting (flux-operator run --flux-view-image), itself ${DEFAULT_FLUX_VIEW_IMAGE} unless set.`,
       ),
     ),
     pullAlways: IMAGE_PULL_PROPERTIES.pullAlways,

@@ -26,6 +26,9 @@ export const ENTRYPOINT_SH = `# shellcheck shell=bash
 #   flux_view, flux_command_dir: Flux from a view (flux_view/bin/flux), not the image: its bin goes
 #   last on PATH, after the image's own programs, and \`flux\` alone first, as a link in
 #   flux_command_dir, so every \`flux\` is the view's
+#   flux_view_software, flux_view_software_dir, flux_view_fluxion (\`yes\` or empty): where the init
+#   container copies a Spack view's software (the Go operator's layout) and where its programs load
+#   it from; Fluxion wanted (its rc1.d of the view goes on FLUX_RC_EXTRA)
 #   flux_python_path: added to PYTHONPATH
 #   flux_environment_file: where to write the environment (PATH, PYTHONPATH, fluxsocket and
 #   flux_environment, an array of NAME=value words, which the container has already) as \`export\`
@@ -280,6 +283,35 @@ pause() {
   pause_job=""
 }
 
+# use_spack_view: the view is the Go Flux Operator's layout (a Spack view: the init container copied
+# /opt/software of its image to flux_view_software beside it). Its programs load their libraries from
+# /opt/software (and a Spack view's files may be links into it), so the software goes back there
+# first; then, as the Go operator does, the view's Python site-packages on PYTHONPATH (unless
+# flux.container.pythonPath names the place), Fluxion's rc1.d of the view on FLUX_RC_EXTRA, and the
+# view's lib on LD_LIBRARY_PATH in the environment file only: exported here, it would come before
+# the image's own libraries for every program of the jobs.
+# shellcheck disable=SC2154 # its parameters are set with flux_view_software, which the caller tests
+use_spack_view() {
+  local copy_error
+  log "the Flux view is a Spack view (the Go Flux Operator's layout): copying its software to $flux_view_software_dir"
+  if ! copy_error="$(mkdir -p "$flux_view_software_dir" 2>&1 && cp -R "$flux_view_software/." "$flux_view_software_dir/" 2>&1)"; then
+    fail "the Flux view is a Spack view (the Go Flux Operator's layout), whose programs load their libraries from $flux_view_software_dir, and this container (uid $(id -u)) cannot write there (\${copy_error//$'\\n'/; }): run the container as root (securityContext runAsUser: 0), or mount a writable volume at $flux_view_software_dir (an emptyDir in the container's volumes)"
+  fi
+  if [ -z "\${flux_python_path+set}" ]; then
+    local site
+    for site in "$flux_view"/lib/python3*/site-packages; do
+      if [ -d "$site" ]; then
+        flux_python_path="$site"
+        break
+      fi
+    done
+  fi
+  if [ -n "$flux_view_fluxion" ] && [ -d "$flux_view/etc/flux/rc1.d" ]; then
+    export FLUX_RC_EXTRA="\${FLUX_RC_EXTRA:+$FLUX_RC_EXTRA:}$flux_view/etc/flux/rc1.d"
+  fi
+  flux_view_library_path="\${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$flux_view/lib"
+}
+
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
 if [ -n "\${hook_init+set}" ]; then
   setup_hook init "$hook_init"
@@ -291,6 +323,10 @@ if [ -n "\${flux_view+set}" ]; then
   # is run by its name, through a link first on PATH: then it keeps PATH as it is for the jobs (run
   # by a path, it would put the view's bin first), where the image's own programs (its python3, say)
   # come before the view's.
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "\${flux_view_software+set}" ] && [ -d "$flux_view_software" ]; then
+    use_spack_view
+  fi
   if [ ! -x "$flux_view/bin/flux" ]; then
     fail "there is no Flux view at $flux_view (no bin/flux): the init container copies it there into the volume shared with this container; see its log"
   fi
@@ -318,6 +354,9 @@ if [ -n "\${flux_environment_file+set}" ]; then
     printf 'export PATH=%q\\n' "$PATH"
     if [ -n "\${PYTHONPATH+set}" ]; then
       printf 'export PYTHONPATH=%q\\n' "$PYTHONPATH"
+    fi
+    if [ -n "\${flux_view_library_path+set}" ]; then
+      printf 'export LD_LIBRARY_PATH=%q\\n' "$flux_view_library_path"
     fi
     printf 'export fluxsocket=%q\\n' "local://$run_dir/local"
     for variable in \${flux_environment[@]+"\${flux_environment[@]}"}; do
@@ -2640,6 +2679,8 @@ export const SIDECAR_SH = `# shellcheck shell=bash
 # Set only when the container has them:
 #   flux_view, flux_command_dir: Flux from a view (its bin last on PATH, \`flux\` first through a link
 #   in flux_command_dir, as in the Flux container); flux_install_root: Flux in the image (first on PATH)
+#   flux_view_software, flux_view_software_dir: a Spack view's software (the Go operator's layout),
+#   copied from the first to the second (/opt/software) when the init container left it there
 #   flux_python_path: added to PYTHONPATH
 #   flux_socket: the local instance's socket, waited for before the script and the command
 #   script_path: a script run with bash before the command; container_command: shell run with bash
@@ -2698,6 +2739,20 @@ if [ -n "\${flux_view+set}" ]; then
   ln -sfn "$flux_view/bin/flux" "$flux_command_dir/.flux.$$"
   mv -Tf "$flux_command_dir/.flux.$$" "$flux_command_dir/flux"
   export PATH="$flux_command_dir:$PATH:$flux_view/bin"
+  # A Spack view (the Go operator's layout): its programs load their libraries from /opt/software, as
+  # in the Flux container. A container that cannot write there may still not need Flux: it is told.
+  # shellcheck disable=SC2154 # set only when the container has it, as tested here
+  if [ -n "\${flux_view_software+set}" ] && [ -d "$flux_view_software" ]; then
+    if mkdir -p "$flux_view_software_dir" && cp -R "$flux_view_software/." "$flux_view_software_dir/"; then
+      for site in "$flux_view"/lib/python3*/site-packages; do
+        if [ -z "\${flux_python_path+set}" ] && [ -d "$site" ]; then
+          flux_python_path="$site"
+        fi
+      done
+    else
+      printf 'flux-operator: warning: the Flux view is a Spack view, whose programs load their libraries from %s, which this container (uid %s) cannot write: Flux from the view will not run here (run the container as root, or mount a writable volume there)\\n' "$flux_view_software_dir" "$(id -u)" >&2
+    fi
+  fi
 elif [ -n "\${flux_install_root+set}" ]; then
   export PATH="$flux_install_root/bin:$PATH"
 fi
@@ -2758,4 +2813,72 @@ if [ "\${2:-}" != quiet ]; then
   printf 'flux-operator: %s\\n' "the program exited with status $status; the instance stays up (interactive)"
 fi
 exec sleep inf
+`;
+
+/** src/flux/scripts/view-init.sh */
+export const VIEW_INIT_SH = `#!/bin/sh
+# view-init.sh MOUNT_PATH IMAGE: the command of a MiniCluster's flux-view init container, run with the
+# view image's own /bin/sh (busybox, dash or bash: POSIX sh only, and cp, mv, rm, id). It puts the
+# Flux view of IMAGE into the volume shared with the application containers, mounted at MOUNT_PATH,
+# whichever of the two layouts the image has (docs/flux-view.md):
+#   - this project's view image: its own copy command, /usr/local/bin/flux-view-copy MOUNT_PATH;
+#   - the Go Flux Operator's view images: a Spack environment view under /opt/views/._view/<hash>
+#     (/opt/view links to it) whose programs load their libraries from /opt/software. The view's
+#     content goes to MOUNT_PATH/view and /opt/software to MOUNT_PATH/software, as the Go operator
+#     copies them; the entrypoint copies the software back to /opt/software in the application
+#     container before it starts Flux.
+# Otherwise it fails, naming the image and both layouts. On failure it prints one line only: the pod's
+# status shows the first line of this container's log (terminationMessagePolicy FallbackToLogsOnError).
+set -eu
+
+if [ "$#" -ne 2 ]; then
+  echo "flux-view-init: usage: view-init.sh MOUNT_PATH IMAGE" >&2
+  exit 2
+fi
+mount_path=$1
+image=$2
+while [ "\${mount_path%/}" != "$mount_path" ] && [ "$mount_path" != / ]; do
+  mount_path=\${mount_path%/}
+done
+
+copy_command=/usr/local/bin/flux-view-copy
+spack_views=/opt/views/._view
+spack_software=/opt/software
+
+if [ -x "$copy_command" ]; then
+  exec "$copy_command" "$mount_path"
+fi
+
+if [ ! -d "$spack_views" ]; then
+  echo "flux-view-init: the image $image is not a Flux view of either layout: no $copy_command (this operator's views) and no Spack view in $spack_views with $spack_software (the Go operator's views); set flux.container.image to a view image, or flux.container.disable: true if the application image has Flux" >&2
+  exit 2
+fi
+
+# One view, as the Go operator's images have (their /opt/view links to it).
+set -- "$spack_views"/*
+if [ "$#" -ne 1 ] || [ ! -d "$1" ]; then
+  echo "flux-view-init: the image $image has a Spack view folder $spack_views (the Go Flux Operator's layout) but not one view in it (found: $*): its /opt/view should link to the only one" >&2
+  exit 2
+fi
+view=$1
+if [ ! -d "$spack_software" ]; then
+  echo "flux-view-init: the image $image has a Spack view ($view, the Go Flux Operator's layout) but no $spack_software, where its programs load their libraries from: it is not a complete view image" >&2
+  exit 2
+fi
+if [ ! -d "$mount_path" ] || [ ! -w "$mount_path" ]; then
+  echo "flux-view-init: $mount_path is not a folder this user (uid $(id -u)) may write: mount the shared volume there (an emptyDir is writable by every uid)" >&2
+  exit 1
+fi
+
+# Copies under temporary names, then renamed: a restarted init container replaces a half copy. cp -R
+# keeps the view's symbolic links (a Spack view's files may link into /opt/software) as links.
+target=$mount_path/view
+software=$mount_path/software
+rm -rf "$target" "$target.partial" "$software" "$software.partial" "$mount_path/view.complete"
+cp -R "$view" "$target.partial"
+cp -R "$spack_software" "$software.partial"
+mv "$target.partial" "$target"
+mv "$software.partial" "$software"
+printf 'layout spack\\nimage %s\\nview %s\\nsoftware %s\\n' "$image" "$view" "$spack_software" >"$mount_path/view.complete"
+echo "flux-view-init: copied the Spack view $view of $image to $target and $spack_software to $software"
 `;

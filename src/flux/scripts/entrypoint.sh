@@ -22,6 +22,9 @@
 #   flux_view, flux_command_dir: Flux from a view (flux_view/bin/flux), not the image: its bin goes
 #   last on PATH, after the image's own programs, and `flux` alone first, as a link in
 #   flux_command_dir, so every `flux` is the view's
+#   flux_view_software, flux_view_software_dir, flux_view_fluxion (`yes` or empty): where the init
+#   container copies a Spack view's software (the Go operator's layout) and where its programs load
+#   it from; Fluxion wanted (its rc1.d of the view goes on FLUX_RC_EXTRA)
 #   flux_python_path: added to PYTHONPATH
 #   flux_environment_file: where to write the environment (PATH, PYTHONPATH, fluxsocket and
 #   flux_environment, an array of NAME=value words, which the container has already) as `export`
@@ -276,6 +279,35 @@ pause() {
   pause_job=""
 }
 
+# use_spack_view: the view is the Go Flux Operator's layout (a Spack view: the init container copied
+# /opt/software of its image to flux_view_software beside it). Its programs load their libraries from
+# /opt/software (and a Spack view's files may be links into it), so the software goes back there
+# first; then, as the Go operator does, the view's Python site-packages on PYTHONPATH (unless
+# flux.container.pythonPath names the place), Fluxion's rc1.d of the view on FLUX_RC_EXTRA, and the
+# view's lib on LD_LIBRARY_PATH in the environment file only: exported here, it would come before
+# the image's own libraries for every program of the jobs.
+# shellcheck disable=SC2154 # its parameters are set with flux_view_software, which the caller tests
+use_spack_view() {
+  local copy_error
+  log "the Flux view is a Spack view (the Go Flux Operator's layout): copying its software to $flux_view_software_dir"
+  if ! copy_error="$(mkdir -p "$flux_view_software_dir" 2>&1 && cp -R "$flux_view_software/." "$flux_view_software_dir/" 2>&1)"; then
+    fail "the Flux view is a Spack view (the Go Flux Operator's layout), whose programs load their libraries from $flux_view_software_dir, and this container (uid $(id -u)) cannot write there (${copy_error//$'\n'/; }): run the container as root (securityContext runAsUser: 0), or mount a writable volume at $flux_view_software_dir (an emptyDir in the container's volumes)"
+  fi
+  if [ -z "${flux_python_path+set}" ]; then
+    local site
+    for site in "$flux_view"/lib/python3*/site-packages; do
+      if [ -d "$site" ]; then
+        flux_python_path="$site"
+        break
+      fi
+    done
+  fi
+  if [ -n "$flux_view_fluxion" ] && [ -d "$flux_view/etc/flux/rc1.d" ]; then
+    export FLUX_RC_EXTRA="${FLUX_RC_EXTRA:+$FLUX_RC_EXTRA:}$flux_view/etc/flux/rc1.d"
+  fi
+  flux_view_library_path="${LD_LIBRARY_PATH:+$LD_LIBRARY_PATH:}$flux_view/lib"
+}
+
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
 if [ -n "${hook_init+set}" ]; then
   setup_hook init "$hook_init"
@@ -287,6 +319,10 @@ if [ -n "${flux_view+set}" ]; then
   # is run by its name, through a link first on PATH: then it keeps PATH as it is for the jobs (run
   # by a path, it would put the view's bin first), where the image's own programs (its python3, say)
   # come before the view's.
+  # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+  if [ -n "${flux_view_software+set}" ] && [ -d "$flux_view_software" ]; then
+    use_spack_view
+  fi
   if [ ! -x "$flux_view/bin/flux" ]; then
     fail "there is no Flux view at $flux_view (no bin/flux): the init container copies it there into the volume shared with this container; see its log"
   fi
@@ -314,6 +350,9 @@ if [ -n "${flux_environment_file+set}" ]; then
     printf 'export PATH=%q\n' "$PATH"
     if [ -n "${PYTHONPATH+set}" ]; then
       printf 'export PYTHONPATH=%q\n' "$PYTHONPATH"
+    fi
+    if [ -n "${flux_view_library_path+set}" ]; then
+      printf 'export LD_LIBRARY_PATH=%q\n' "$flux_view_library_path"
     fi
     printf 'export fluxsocket=%q\n' "local://$run_dir/local"
     for variable in ${flux_environment[@]+"${flux_environment[@]}"}; do

@@ -12,6 +12,8 @@
 # Set only when the container has them:
 #   flux_view, flux_command_dir: Flux from a view (its bin last on PATH, `flux` first through a link
 #   in flux_command_dir, as in the Flux container); flux_install_root: Flux in the image (first on PATH)
+#   flux_view_software, flux_view_software_dir: a Spack view's software (the Go operator's layout),
+#   copied from the first to the second (/opt/software) when the init container left it there
 #   flux_python_path: added to PYTHONPATH
 #   flux_socket: the local instance's socket, waited for before the script and the command
 #   script_path: a script run with bash before the command; container_command: shell run with bash
@@ -70,6 +72,20 @@ if [ -n "${flux_view+set}" ]; then
   ln -sfn "$flux_view/bin/flux" "$flux_command_dir/.flux.$$"
   mv -Tf "$flux_command_dir/.flux.$$" "$flux_command_dir/flux"
   export PATH="$flux_command_dir:$PATH:$flux_view/bin"
+  # A Spack view (the Go operator's layout): its programs load their libraries from /opt/software, as
+  # in the Flux container. A container that cannot write there may still not need Flux: it is told.
+  # shellcheck disable=SC2154 # set only when the container has it, as tested here
+  if [ -n "${flux_view_software+set}" ] && [ -d "$flux_view_software" ]; then
+    if mkdir -p "$flux_view_software_dir" && cp -R "$flux_view_software/." "$flux_view_software_dir/"; then
+      for site in "$flux_view"/lib/python3*/site-packages; do
+        if [ -z "${flux_python_path+set}" ] && [ -d "$site" ]; then
+          flux_python_path="$site"
+        fi
+      done
+    else
+      printf 'flux-operator: warning: the Flux view is a Spack view, whose programs load their libraries from %s, which this container (uid %s) cannot write: Flux from the view will not run here (run the container as root, or mount a writable volume there)\n' "$flux_view_software_dir" "$(id -u)" >&2
+    fi
+  fi
 elif [ -n "${flux_install_root+set}" ]; then
   export PATH="$flux_install_root/bin:$PATH"
 fi

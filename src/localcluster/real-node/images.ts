@@ -1,6 +1,12 @@
-// The images the real node holds (loaded, never pulled): the Flux images, the Flux view image and the
-// plain application images, built on first use into the cache (src/images), plus the sandbox's pause.
-import { ensureFluxImages, ensureFluxViewImage, ensurePlainImages } from '../../images/index.ts';
+// The images the real node holds (loaded, never pulled): the Flux images, the Flux view image, its
+// stand-in of the Go operator's layout (a Spack view) and the plain application images, built on first
+// use into the cache (src/images), plus the sandbox's pause.
+import {
+  ensureFluxImages,
+  ensureFluxViewImage,
+  ensurePlainImages,
+  ensureSpackViewImage,
+} from '../../images/index.ts';
 import type { Progress } from '../../tooling/hack-script.ts';
 
 export interface RealNodeImage {
@@ -13,5 +19,6 @@ export async function realNodeImages(progress: Progress, env: NodeJS.ProcessEnv)
   const flux = await ensureFluxImages({ progress, env });
   const view = await ensureFluxViewImage({ progress, env });
   const plain = await ensurePlainImages({ progress, env });
-  return [flux.plain, flux.awkward, view, plain.bookworm, plain.trixie];
+  const spackView = await ensureSpackViewImage({ progress, env });
+  return [flux.plain, flux.awkward, view, plain.bookworm, plain.trixie, spackView];
 }

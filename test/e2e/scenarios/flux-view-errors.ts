@@ -1,14 +1,17 @@
 // What a user sees when the Flux view cannot come in: the MiniCluster's status names the view's init
 // container and what Kubernetes said of it, on the real node with a real kubelet and containerd. An
-// image that is not a Flux view (no copy command) fails the MiniCluster saying so; a view image that
-// cannot be pulled keeps its brokers waiting, the Ready condition saying why.
+// image that is not a Flux view of either layout (this project's copy command, the Go operator's Spack
+// view) fails the MiniCluster saying so, in the init container's own words; one without even a
+// /bin/sh, in the runtime's; a view image that cannot be pulled keeps its brokers waiting, the Ready
+// condition saying why.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
+import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { goTestMiniCluster } from '../../harness/go-v1alpha2-cases.ts';
 import { applyMiniCluster, conditionOf, readStatus } from '../../harness/operator.ts';
-import { scenario } from '../../harness/real-node.ts';
+import { FLUX_IMAGE, scenario } from '../../harness/real-node.ts';
 
 const NAME = 'flux-sample';
 const PLAIN = 'localhost/plain:bookworm';
@@ -21,29 +24,52 @@ async function helloWorldWithView(namespace: string, viewImage: string): Promise
   return miniCluster;
 }
 
+/** The MiniCluster's status once it failed. */
+async function failed(clients: KubeClients, namespace: string): Promise<MiniClusterStatus> {
+  return waitFor(
+    async () => {
+      const current = await readStatus(clients, namespace, NAME);
+      return conditionOf(current, 'Failed')?.status === 'True' ? current : false;
+    },
+    { what: `${namespace}/${NAME} to fail`, timeoutMs: 120_000, intervalMs: 1_000 },
+  );
+}
+
 export function fluxViewErrorScenarios(): void {
-  it('Flux view errors: an image that is not a view fails the MiniCluster, naming the init container and why', async (t) => {
+  it('Flux view errors: an image of neither layout fails the MiniCluster, naming the image and both layouts', async (t) => {
     const { namespace, clients } = await scenario(t, 'view-not-a-view');
-    await applyMiniCluster(clients, await helloWorldWithView(namespace, PLAIN));
-    const status: MiniClusterStatus = await waitFor(
-      async () => {
-        const current = await readStatus(clients, namespace, NAME);
-        return conditionOf(current, 'Failed')?.status === 'True' ? current : false;
-      },
-      { what: `${namespace}/${NAME} to fail`, timeoutMs: 120_000, intervalMs: 1_000 },
-    );
-    const failed = conditionOf(status, 'Failed');
-    assert.equal(failed?.reason, 'InitContainerFailed', JSON.stringify(status.conditions));
+    // A Flux image: /bin/sh and coreutils, Flux in /usr, but no view of either layout.
+    await applyMiniCluster(clients, await helloWorldWithView(namespace, FLUX_IMAGE));
+    const status = await failed(clients, namespace);
+    const condition = conditionOf(status, 'Failed');
+    assert.equal(condition?.reason, 'InitContainerFailed', JSON.stringify(status.conditions));
     assert.match(
-      failed?.message ?? '',
-      /^init container flux-view of pod flux-sample-\d-\w+ exited with status \d+ \(/,
+      condition?.message ?? '',
+      /^init container flux-view of pod flux-sample-\d-\w+ exited with status 2 \(Error: flux-view-init: the image localhost\/flux:[\w.]+ is not a Flux view of either layout: /,
     );
     assert.match(
-      failed?.message ?? '',
-      /flux-view-copy/,
-      'what the runtime said names the missing copy command',
+      condition?.message ?? '',
+      /\/usr\/local\/bin\/flux-view-copy/,
+      'names this project`s layout',
+    );
+    assert.match(
+      condition?.message ?? '',
+      /Spack view in \/opt\/views\/\._view/,
+      'names the Go operator`s layout',
     );
     assert.equal(status.summary, 'Failed');
+  });
+
+  it('Flux view errors: an image without /bin/sh fails the MiniCluster, in the runtime`s words', async (t) => {
+    const { namespace, clients } = await scenario(t, 'view-no-shell');
+    await applyMiniCluster(clients, await helloWorldWithView(namespace, PLAIN));
+    const status = await failed(clients, namespace);
+    const condition = conditionOf(status, 'Failed');
+    assert.equal(condition?.reason, 'InitContainerFailed', JSON.stringify(status.conditions));
+    assert.match(
+      condition?.message ?? '',
+      /^init container flux-view of pod flux-sample-\d-\w+ exited with status \d+ \(StartError: .*\/bin\/sh/,
+    );
   });
 
   it('Flux view errors: a view image that cannot be pulled keeps the brokers waiting, and Ready says why', async (t) => {

@@ -71,10 +71,15 @@ async function runCase(
   options: {
     prepare?: (clients: KubeClients, namespace: string) => Promise<void>;
     adjust?: (miniCluster: Record<string, unknown>) => void;
+    /** Names the scenario's namespace when the case runs more than once on one image. */
+    variant?: string;
+    /** More checks, once the MiniCluster has finished. */
+    inspect?: (clients: KubeClients, namespace: string) => Promise<void>;
   } = {},
 ): Promise<CaseRun> {
   const suite = image.split(':').at(-1) ?? '';
-  const { namespace, clients } = await scenario(t, `v1a2-${suite}-${name}`);
+  const variant = options.variant === undefined ? '' : `-${options.variant}`;
+  const { namespace, clients } = await scenario(t, `v1a2-${suite}-${name}${variant}`);
   await options.prepare?.(clients, namespace);
   const miniCluster = await goTestMiniCluster(name, namespace, image);
   options.adjust?.(miniCluster);
@@ -86,6 +91,7 @@ async function runCase(
   assert.deepEqual(await failedContainers(clients, namespace), []);
   const expected = await expectedGoLog(name);
   if (expected !== undefined) assert.equal(log, expected);
+  await options.inspect?.(clients, namespace);
   return { log };
 }
 
@@ -166,4 +172,34 @@ export function goV1alpha2ExampleScenarios(): void {
       });
     });
   }
+}
+
+/** The stand-in of the Go operator's view images: this project's view laid out as a Spack view. */
+const SPACK_VIEW_IMAGE = 'localhost/flux-view-spack-layout:0.88.0';
+
+/**
+ * A case with the view of the Go operator's layout as its flux.container.image (what users' manifests
+ * name, ghcr.io/converged-computing/flux-view-*, cannot be pulled here; the stand-in has their layout:
+ * docs/flux-view.md). Its Flux loads libzmq from /opt/software only, so it succeeds only when the init
+ * container copied /opt/software and the entrypoint put it back.
+ */
+export function goSpackViewScenarios(): void {
+  const image = 'localhost/plain:bookworm';
+  it(`Go v1alpha2 examples/tests/hello-world with the Spack-layout view ${SPACK_VIEW_IMAGE} on ${image}: succeeds; the lead log is test.out.correct`, async (t) => {
+    await runCase(t, 'hello-world', image, {
+      variant: 'spack',
+      adjust: (miniCluster) => {
+        const spec = miniCluster.spec as { flux?: Record<string, unknown> };
+        spec.flux = { ...spec.flux, container: { image: SPACK_VIEW_IMAGE } };
+      },
+      inspect: async (clients, namespace) => {
+        const copy = await leadLog(clients, namespace, NAME, 'flux-view');
+        assert.match(
+          copy,
+          /^flux-view-init: copied the Spack view \/opt\/views\/\._view\/[a-z2-7]{32} of localhost\/flux-view-spack-layout:0\.88\.0 to \/mnt\/flux\/view and \/opt\/software to \/mnt\/flux\/software$/m,
+          copy,
+        );
+      },
+    });
+  });
 }

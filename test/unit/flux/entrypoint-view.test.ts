@@ -394,3 +394,123 @@ describe('entrypoint with Flux from a view, with bash and coreutils only', () =>
     assert.match(failing.stderr, /munged from the view did not start/);
   });
 });
+
+/**
+ * A Spack view (the Go operator's layout) as the init container leaves it: the view's libzmq is a link
+ * into /opt/software (here `<root>/opt/software`), whose copy is `<shared>/software`; its `flux` fails as
+ * the loader would while the link dangles, and records what it ran with.
+ */
+function makeSpackSandbox(): ViewSandbox & { softwareDir: string; library: string } {
+  const sandbox = makeSandbox();
+  const softwareDir = join(sandbox.root, 'opt', 'software');
+  const packageLib = 'linux-debian12-x86_64/gcc-12.2.0/zeromq-4.3.4-abc/lib';
+  mkdirSync(join(sandbox.shared, 'software', packageLib), { recursive: true });
+  writeFileSync(join(sandbox.shared, 'software', packageLib, 'libzmq.so.5'), 'ZMQ');
+  mkdirSync(join(sandbox.view, 'lib', 'python3.11', 'site-packages'), { recursive: true });
+  mkdirSync(join(sandbox.view, 'etc', 'flux', 'rc1.d'), { recursive: true });
+  const library = join(sandbox.view, 'lib', 'libzmq.so.5');
+  symlinkSync(join(softwareDir, packageLib, 'libzmq.so.5'), library);
+  const needsLibrary = `#!/bin/bash
+if [ ! -e '${library}' ]; then
+  echo 'flux: error while loading shared libraries: libzmq.so.5: cannot open shared object file' >&2
+  exit 127
+fi
+{
+  printf 'PYTHONPATH=%s\\n' "\${PYTHONPATH-}"
+  printf 'FLUX_RC_EXTRA=%s\\n' "\${FLUX_RC_EXTRA-}"
+  printf 'LD_LIBRARY_PATH=%s\\n' "\${LD_LIBRARY_PATH-unset}"
+} >"$STUB_DIR/flux-env.$1"
+`;
+  writeFileSync(join(sandbox.view, 'bin', 'flux'), needsLibrary + FLUX_STUB.replace(/^#!.*\n/, ''), {
+    mode: 0o755,
+  });
+  return { ...sandbox, softwareDir, library };
+}
+
+function spackInput(
+  sandbox: ReturnType<typeof makeSpackSandbox>,
+  view: Partial<NonNullable<EntrypointInput['view']>> = {},
+): EntrypointInput {
+  const base = viewInput(sandbox);
+  const rest: NonNullable<EntrypointInput['view']> = { ...present(base.view) };
+  delete rest.pythonPath;
+  return {
+    ...base,
+    view: {
+      ...rest,
+      spackSoftware: { from: join(sandbox.shared, 'software'), to: sandbox.softwareDir },
+      fluxion: true,
+      ...view,
+    },
+  };
+}
+
+function present<T>(value: T | undefined): T {
+  assert.ok(value !== undefined);
+  return value;
+}
+
+describe('entrypoint with a Spack view (the Go operator`s layout), with bash and coreutils only', () => {
+  it('passes shellcheck with the Spack view`s parameters', () => {
+    const script = entrypointScript(spackInput(makeSpackSandbox()));
+    assert.match(script, /^flux_view_software=.*\/mnt\/flux\/software$/m);
+    const shellcheck = spawnSync('shellcheck', ['-s', 'bash', '-'], { input: script, encoding: 'utf8' });
+    assert.equal(shellcheck.status, 0, shellcheck.stdout);
+  });
+
+  it('copies the software back to /opt/software before Flux starts, with the view`s Python and Fluxion', () => {
+    const sandbox = makeSpackSandbox();
+    const { view, shared } = sandbox;
+    const result = run(sandbox, spackInput(sandbox), 'flux-sample-0');
+    assert.equal(result.status, 0, result.stderr);
+    assert.match(result.stdout, /^hello world$/m);
+    assert.match(result.stdout, /the Flux view is a Spack view \(the Go Flux Operator's layout\)/);
+    assert.equal(readFileSync(sandbox.library, 'utf8'), 'ZMQ');
+    const site = `${view}/lib/python3.11/site-packages`;
+    assert.equal(
+      readFileSync(join(sandbox.root, 'flux-env.start'), 'utf8'),
+      `PYTHONPATH=${site}\nFLUX_RC_EXTRA=${view}/etc/flux/rc1.d\nLD_LIBRARY_PATH=unset\n`,
+    );
+    // The view's lib for users of `kubectl exec`, not for the brokers and their jobs.
+    const environment = readFileSync(join(shared, 'flux-view.sh'), 'utf8');
+    assert.match(environment, new RegExp(`^export PYTHONPATH=${site}$`, 'm'));
+    assert.match(environment, new RegExp(`^export LD_LIBRARY_PATH=${view}/lib$`, 'm'));
+  });
+
+  it('keeps flux.container.pythonPath, and leaves Fluxion`s rc1.d out with scheduler.simple', () => {
+    const sandbox = makeSpackSandbox();
+    const input = spackInput(sandbox, { pythonPath: '/opt/app/python', fluxion: false });
+    const result = run(sandbox, input, 'flux-sample-0', { env: { PYTHONPATH: '/image/python' } });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(
+      readFileSync(join(sandbox.root, 'flux-env.start'), 'utf8'),
+      'PYTHONPATH=/image/python:/opt/app/python\nFLUX_RC_EXTRA=\nLD_LIBRARY_PATH=unset\n',
+    );
+  });
+
+  it('without the software copy, Flux does not start (what the copy is for)', () => {
+    const sandbox = makeSpackSandbox();
+    rmSync(join(sandbox.shared, 'software'), { recursive: true });
+    // No software folder: this project's layout, nothing copied, and the view's flux cannot load.
+    const result = run(sandbox, spackInput(sandbox), 'flux-sample-0');
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, /libzmq\.so\.5: cannot open shared object file/);
+    assert.doesNotMatch(result.stdout, /Spack view/);
+    assert.doesNotMatch(readFileSync(join(sandbox.shared, 'flux-view.sh'), 'utf8'), /LD_LIBRARY_PATH/);
+  });
+
+  it('fails naming the fix when this user cannot write /opt/software', () => {
+    const sandbox = makeSpackSandbox();
+    // /opt of the image: root's, not writable by the container's uid.
+    mkdirSync(join(sandbox.root, 'opt'), { mode: 0o755 });
+    const result = run(sandbox, spackInput(sandbox), 'flux-sample-0', { uid: UNKNOWN_UID });
+    assert.equal(result.status, 1);
+    assert.match(
+      result.stderr,
+      new RegExp(
+        `error: the Flux view is a Spack view \\(the Go Flux Operator's layout\\), whose programs load their libraries from ${sandbox.softwareDir}, and this container \\(uid ${UNKNOWN_UID}\\) cannot write there \\(mkdir: .*Permission denied\\): run the container as root \\(securityContext runAsUser: 0\\), or mount a writable volume at ${sandbox.softwareDir}`,
+      ),
+    );
+    assert.deepEqual(result.fluxCalls, []);
+  });
+});

@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sidecarScript, type SidecarInput } from '../../../src/flux/sidecar.ts';
 
-const COREUTILS = ['cat', 'dirname', 'id', 'ln', 'mkdir', 'mv', 'readlink', 'rm', 'sleep', 'uname'];
+const COREUTILS = ['cat', 'cp', 'dirname', 'id', 'ln', 'mkdir', 'mv', 'readlink', 'rm', 'sleep', 'uname'];
 
 const sandboxes: string[] = [];
 after(() => {
@@ -76,6 +76,14 @@ describe('sidecarScript', () => {
     const variants: SidecarInput[] = [
       input(sandbox),
       input(sandbox, { flux: { from: 'image', installRoot: '/usr' }, fluxSocket: undefined }),
+      input(sandbox, {
+        flux: {
+          from: 'view',
+          path: sandbox.view,
+          commandDir: '/mnt/flux/bin',
+          spackSoftware: { from: '/mnt/flux/software', to: '/opt/software' },
+        },
+      }),
       input(sandbox, {
         scriptPath: '/flux_operator/script-sidecar.sh',
         pythonPath: '/opt/py',
@@ -154,6 +162,33 @@ describe('sidecarScript', () => {
     });
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout, 'out\nview flux --version\n');
+  });
+
+  it('a Spack view (the Go operator`s layout): copies its software to /opt/software, with the view`s Python', () => {
+    const sandbox = makeSandbox();
+    const shared = join(sandbox.root, 'mnt', 'flux');
+    mkdirSync(join(shared, 'software', 'zeromq', 'lib'), { recursive: true });
+    writeFileSync(join(shared, 'software', 'zeromq', 'lib', 'libzmq.so.5'), 'ZMQ');
+    mkdirSync(join(sandbox.view, 'lib', 'python3.11', 'site-packages'), { recursive: true });
+    const softwareDir = join(sandbox.root, 'opt', 'software');
+    const variant = input(sandbox, {
+      flux: {
+        from: 'view',
+        path: sandbox.view,
+        commandDir: join(shared, 'bin'),
+        spackSoftware: { from: join(shared, 'software'), to: softwareDir },
+      },
+      command: `cat ${softwareDir}/zeromq/lib/libzmq.so.5; echo; echo "$PYTHONPATH"`,
+      logging: { quiet: true },
+    });
+    delete variant.fluxSocket;
+    const result = spawnSync(join(sandbox.bin, 'bash'), [scriptFile(sandbox, variant)], {
+      env: env(sandbox),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, `ZMQ\n${sandbox.view}/lib/python3.11/site-packages\n`);
   });
 
   it('a failing script stops the container with its status, before the command', () => {

@@ -3,6 +3,7 @@
 // and Flux from the image (flux.container.disable), which renders as a v1alpha1 MiniCluster does.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { readFileSync } from 'node:fs';
 import { parse } from 'smol-toml';
 import type { V1Container } from '@kubernetes/client-node';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -34,6 +35,9 @@ function brokerConfigOf(objects: ReturnType<typeof renderMiniCluster>) {
   };
 }
 
+/** The init script as the source file has it: the command runs it with the view image's /bin/sh. */
+const VIEW_INIT = readFileSync(new URL('../../../src/flux/scripts/view-init.sh', import.meta.url), 'utf8');
+
 const OPERATOR_MOUNTS = [
   { name: 'flux-operator-broker-config', mountPath: '/etc/flux/config', readOnly: true },
   { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
@@ -48,7 +52,8 @@ describe('Flux from the view', () => {
       name: 'flux-view',
       image: VIEW_IMAGE,
       imagePullPolicy: 'IfNotPresent',
-      command: ['/usr/local/bin/flux-view-copy', '/mnt/flux'],
+      command: ['/bin/sh', '-c', VIEW_INIT, 'flux-view-init', '/mnt/flux', VIEW_IMAGE],
+      terminationMessagePolicy: 'FallbackToLogsOnError',
       volumeMounts: [{ name: 'flux-operator-state', mountPath: '/mnt/flux' }],
     };
     assert.deepEqual(pod.initContainers, [expectedInit]);
@@ -63,6 +68,11 @@ describe('Flux from the view', () => {
       pod.volumes?.find((volume) => volume.name === 'flux-operator-state'),
       { name: 'flux-operator-state', emptyDir: {} },
     );
+  });
+
+  it('asks for Fluxion`s rc1.d of a Spack view unless flux.scheduler.simple', () => {
+    const { objects } = podOf({ flux: { scheduler: { simple: true } } });
+    assert.match(scriptOf(objects), /^flux_view_fluxion=''$/m);
   });
 
   it('mounts the Secrets readable by the container`s user, whatever uid it is', () => {
@@ -84,6 +94,10 @@ describe('Flux from the view', () => {
     assert.match(script, /^munge_user=''$/m);
     assert.match(script, /^munge_key=\/mnt\/flux\/munge\/key\/munge\.key$/m);
     assert.match(script, /^munge_socket_dir=\/mnt\/flux\/munge\/run$/m);
+    // A Spack view's software (the Go operator's layout), when the init container copied one.
+    assert.match(script, /^flux_view_software=\/mnt\/flux\/software$/m);
+    assert.match(script, /^flux_view_software_dir=\/opt\/software$/m);
+    assert.match(script, /^flux_view_fluxion=yes$/m);
     // The rundir is in the shared volume, so containers beside Flux reach its socket.
     assert.match(
       script,
@@ -115,7 +129,8 @@ describe('Flux from the view', () => {
         name: 'copy-flux',
         image: 'registry.example/flux-view:1',
         imagePullPolicy: 'Always',
-        command: ['/usr/local/bin/flux-view-copy', '/opt/flux'],
+        command: ['/bin/sh', '-c', VIEW_INIT, 'flux-view-init', '/opt/flux', 'registry.example/flux-view:1'],
+        terminationMessagePolicy: 'FallbackToLogsOnError',
         workingDir: '/work',
         resources: { limits: { cpu: '1', memory: '256Mi' } },
         volumeMounts: [{ name: 'flux-operator-state', mountPath: '/opt/flux' }],
@@ -130,6 +145,7 @@ describe('Flux from the view', () => {
     const script = scriptOf(objects);
     assert.match(script, /^flux_view=\/opt\/flux\/view$/m);
     assert.match(script, /^flux_python_path=\/opt\/app\/site-packages$/m);
+    assert.match(script, /^flux_view_software=\/opt\/flux\/software$/m);
     assert.match(script, /-Srundir=\/opt\/flux\/run\/flux /);
     assert.equal(brokerConfigOf(objects).bootstrap.curve_cert, '/opt/flux/curve.cert');
   });
