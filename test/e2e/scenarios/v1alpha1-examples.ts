@@ -57,8 +57,10 @@ async function runExample(
   example: string,
   prepare?: (clients: KubeClients, namespace: string) => Promise<void>,
   adjust?: (miniCluster: Record<string, unknown>) => void,
+  /** The example mounts a directory of the node: its namespace is allowed host storage. */
+  hostStorage = false,
 ): Promise<string> {
-  const { namespace, clients } = await scenario(t, `v1a-${example}`);
+  const { namespace, clients } = await scenario(t, `v1a-${example}`, { hostStorage });
   await prepare?.(clients, namespace);
   const miniCluster = await exampleMiniCluster(example, namespace);
   adjust?.(miniCluster);
@@ -91,7 +93,7 @@ export function v1alpha1ExampleScenarios(): void {
       // minikube's /tmp/data there; the folder the test made here.
       const spec = miniCluster.spec as { volumes: { data: { path: string } } };
       spec.volumes.data.path = folder;
-    });
+    }, true);
     assert.equal(log, await expectedLog('volumes'));
   });
 
