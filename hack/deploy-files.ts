@@ -8,7 +8,11 @@ import { stringify } from 'yaml';
 import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
 import { miniClusterCrd } from '../src/api/minicluster-crd.ts';
 import { LABEL_APP_COMPONENT } from '../src/api/labels.ts';
-import { HOST_STORAGE_ALLOWED, HOST_STORAGE_HELM_VALUE, HOST_STORAGE_LABEL } from '../src/api/host-storage.ts';
+import {
+  HOST_STORAGE_ALLOWED,
+  HOST_STORAGE_HELM_VALUE,
+  HOST_STORAGE_LABEL,
+} from '../src/api/host-storage.ts';
 import {
   DEFAULT_FLUX_VIEW_IMAGE,
   DEFAULT_OPERATOR_IMAGE,
@@ -55,7 +59,11 @@ export function chartIncludes(): Record<string, string> {
     'flux-operator.namespacedRules': rulesYaml(NAMESPACED_RULES),
     'flux-operator.webhookSecretRules': rulesYaml(WEBHOOK_SECRET_RULES),
     'flux-operator.hostStoragePolicySpec': yaml(hostStoragePolicy().spec),
-    'flux-operator.hostStorageLabel': yaml({ key: HOST_STORAGE_LABEL, operator: 'NotIn', values: [HOST_STORAGE_ALLOWED] }),
+    'flux-operator.hostStorageLabel': yaml({
+      key: HOST_STORAGE_LABEL,
+      operator: 'NotIn',
+      values: [HOST_STORAGE_ALLOWED],
+    }),
     'flux-operator.componentLabels': yaml({ [LABEL_APP_COMPONENT]: OPERATOR_COMPONENT }),
     'flux-operator.command': yaml([OPERATOR_COMMAND]),
     'flux-operator.serveArgs': yaml(SERVE_ARGS),

@@ -64,7 +64,9 @@ export function hostStorageFields(spec: unknown): string[] {
     const storageClass = volume.storageClass ?? HOSTPATH_STORAGE_CLASS;
     if (volume.driver !== undefined) found.push(`spec.volumes.${name} (CSI driver ${String(volume.driver)})`);
     else if (storageClass === HOSTPATH_STORAGE_CLASS) {
-      found.push(`spec.volumes.${name} (storageClass ${HOSTPATH_STORAGE_CLASS}, path ${String(volume.path)})`);
+      found.push(
+        `spec.volumes.${name} (storageClass ${HOSTPATH_STORAGE_CLASS}, path ${String(volume.path)})`,
+      );
     }
   }
   for (const [field, list] of [

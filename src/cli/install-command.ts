@@ -313,11 +313,13 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
       });
   const watched = options.watchNamespaces ?? [];
   for (const name of watched) {
-    const found = await readIfExists(client, { apiVersion: 'v1', kind: 'Namespace', metadata: { name } }).catch(
-      (error: unknown) => {
-        throw failure(error, `reading namespace ${name}`, where);
-      },
-    );
+    const found = await readIfExists(client, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    }).catch((error: unknown) => {
+      throw failure(error, `reading namespace ${name}`, where);
+    });
     if (found === undefined) {
       throw new InputError([
         `--watch-namespace ${name}: no such namespace on ${where}; create it first (the operator's Role for it lives there)`,

@@ -150,7 +150,10 @@ export async function withNamespace(
     body: {
       metadata: {
         name,
-        labels: { 'flux-operator.test/owned': 'true', ...(options.hostStorage ? HOST_STORAGE_ALLOWED_LABELS : {}) },
+        labels: {
+          'flux-operator.test/owned': 'true',
+          ...(options.hostStorage ? HOST_STORAGE_ALLOWED_LABELS : {}),
+        },
       },
     },
   });

@@ -151,7 +151,11 @@ export function explainOnFailure(t: TestContext): {
 }
 
 /** A namespace of its own, the operator watching it, and the cluster's story printed if the test fails. */
-export async function scenario(t: TestContext, prefix: string, options: { readonly hostStorage?: boolean } = {}) {
+export async function scenario(
+  t: TestContext,
+  prefix: string,
+  options: { readonly hostStorage?: boolean } = {},
+) {
   // Registered first so that it runs first, before the namespace is deleted.
   const story = explainOnFailure(t);
   const namespace = await withNamespace(t, prefix, options);

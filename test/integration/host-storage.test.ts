@@ -79,11 +79,17 @@ describe('host storage needs the namespace allowed (local API server)', () => {
     assert.match(first, /ValidatingAdmissionPolicy 'flux-operator-host-storage'/);
     assert.match(first, /spec\.volumes \(root\): storage on the node/);
     assert.match(first, new RegExp(`namespace ${tenant} does not allow`));
-    assert.match(first, new RegExp(`kubectl label namespace ${tenant} flux-framework\\.org/host-storage=allowed`));
+    assert.match(
+      first,
+      new RegExp(`kubectl label namespace ${tenant} flux-framework\\.org/host-storage=allowed`),
+    );
     assert.match(first, new RegExp(`flux-operator install --allow-host-storage ${tenant}`));
 
     const hostPath = await refusal(t, ROOT_V1ALPHA2(tenant, { path: '/host', hostPath: '/' }));
-    assert.match(hostPath ?? 'accepted', /spec\.containers\[\]\.volumes \(\(unnamed\)\): hostPath or csiDriver/);
+    assert.match(
+      hostPath ?? 'accepted',
+      /spec\.containers\[\]\.volumes \(\(unnamed\)\): hostPath or csiDriver/,
+    );
     const csi = await refusal(t, ROOT_V1ALPHA2(tenant, { path: '/v', csiDriver: 'someone.csi.io' }));
     assert.match(csi ?? 'accepted', /spec\.containers\[\]\.volumes/);
     const csiVolume = await refusal(
@@ -117,11 +123,19 @@ describe('host storage needs the namespace allowed (local API server)', () => {
     const ready = status.conditions?.find((c) => c.type === 'Ready');
     assert.equal(ready?.reason, 'HostStorageNotAllowed', JSON.stringify(status.conditions));
     assert.match(ready?.message ?? '', /^spec\.volumes\.root \(storageClass hostpath, path \/\)/);
-    assert.match(ready?.message ?? '', new RegExp(`kubectl label namespace ${namespace} flux-framework\\.org/host-storage=allowed`));
-    const volume = await core.readPersistentVolume({ name: `${namespace}.root.root` }).catch((error: unknown) => error);
+    assert.match(
+      ready?.message ?? '',
+      new RegExp(`kubectl label namespace ${namespace} flux-framework\\.org/host-storage=allowed`),
+    );
+    const volume = await core
+      .readPersistentVolume({ name: `${namespace}.root.root` })
+      .catch((error: unknown) => error);
     assert.equal(httpStatus(volume), 404, 'no PersistentVolume at the node`s /');
     const jobs = await batch.listNamespacedJob({ namespace });
-    assert.deepEqual(jobs.items.map((job) => job.metadata?.name), []);
+    assert.deepEqual(
+      jobs.items.map((job) => job.metadata?.name),
+      [],
+    );
     // Its status and event only: no Secret, ConfigMap, Service, claim or volume either.
     assert.ok(
       operator.writes.every((write) => /:(MiniCluster|Event)$/.test(write)),

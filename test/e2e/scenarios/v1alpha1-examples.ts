@@ -89,11 +89,17 @@ export function v1alpha1ExampleScenarios(): void {
 
   it('v1alpha1 examples/tests/volumes: succeeds; its hostpath spec.volumes entry shows the host folder, as test.out.correct', async (t) => {
     const folder = await provideHostData(t);
-    const log = await runExample(t, 'volumes', undefined, (miniCluster) => {
-      // minikube's /tmp/data there; the folder the test made here.
-      const spec = miniCluster.spec as { volumes: { data: { path: string } } };
-      spec.volumes.data.path = folder;
-    }, true);
+    const log = await runExample(
+      t,
+      'volumes',
+      undefined,
+      (miniCluster) => {
+        // minikube's /tmp/data there; the folder the test made here.
+        const spec = miniCluster.spec as { volumes: { data: { path: string } } };
+        spec.volumes.data.path = folder;
+      },
+      true,
+    );
     assert.equal(log, await expectedLog('volumes'));
   });
 

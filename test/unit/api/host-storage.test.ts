@@ -17,7 +17,9 @@ describe('hostStorageFields', () => {
     ],
     [
       'a CSI spec.volumes entry (its handle may name any volume of the driver)',
-      { volumes: { other: { storageClass: 'gcs', driver: 'gcs.csi.ofek.dev', volumeHandle: 'their-bucket' } } },
+      {
+        volumes: { other: { storageClass: 'gcs', driver: 'gcs.csi.ofek.dev', volumeHandle: 'their-bucket' } },
+      },
       ['spec.volumes.other (CSI driver gcs.csi.ofek.dev)'],
     ],
     ['a claim a provisioner fills', { volumes: { data: { storageClass: 'standard' } } }, []],

@@ -249,7 +249,7 @@ describe('Reconciler', () => {
       metadata: { name: NAMESPACE, labels },
     });
 
-    it("refuses a hostpath volume at / in a namespace without the label: nothing is written but status, and the condition names the field and the fix", async () => {
+    it('refuses a hostpath volume at / in a namespace without the label: nothing is written but status, and the condition names the field and the fix', async () => {
       const { api, steps, writes, reconcile } = harness(rootVolume);
       api.put(namespace({ team: 'a' }));
       const result = await reconcile();
@@ -261,7 +261,10 @@ describe('Reconciler', () => {
       assert.equal(ready?.status, 'False');
       assert.equal(ready?.reason, 'HostStorageNotAllowed');
       assert.match(ready?.message ?? '', /^spec\.volumes\.root \(storageClass hostpath, path \/\)/);
-      assert.match(ready?.message ?? '', /kubectl label namespace ns flux-framework\.org\/host-storage=allowed/);
+      assert.match(
+        ready?.message ?? '',
+        /kubectl label namespace ns flux-framework\.org\/host-storage=allowed/,
+      );
       assert.match(ready?.message ?? '', /flux-operator install --allow-host-storage ns/);
     });
 
@@ -277,7 +280,10 @@ describe('Reconciler', () => {
             {
               image: IMAGE,
               command: 'hostname',
-              volumes: { etc: { path: '/etc-host', hostPath: '/etc' }, vol: { path: '/v', csiDriver: 'x.csi.io' } },
+              volumes: {
+                etc: { path: '/etc-host', hostPath: '/etc' },
+                vol: { path: '/v', csiDriver: 'x.csi.io' },
+              },
             },
           ],
         },
@@ -296,7 +302,10 @@ describe('Reconciler', () => {
       api.put(namespace({ 'flux-framework.org/host-storage': 'allowed' }));
       const result = await reconcile();
       assert.deepEqual(steps, ALL_STEPS);
-      assert.ok(result.applied.includes(`PersistentVolume/${NAMESPACE}.${NAME}.root`), JSON.stringify(result.applied));
+      assert.ok(
+        result.applied.includes(`PersistentVolume/${NAMESPACE}.${NAME}.root`),
+        JSON.stringify(result.applied),
+      );
       assert.notEqual(readyCondition(api.lastStatus)?.reason, 'HostStorageNotAllowed');
     });
 
