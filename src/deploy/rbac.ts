@@ -164,7 +164,7 @@ export const NAMESPACED_RULES: readonly DocumentedRule[] = [
 export const OPERATOR_RULES: readonly DocumentedRule[] = [...CLUSTER_RULES, ...NAMESPACED_RULES];
 
 /**
- * The conversion webhook's certificate Secret, in the operator's own namespace: created once, read
+ * The conversion webhook's certificate Secret and Service, in the operator's own namespace: the Secret created once, read
  * and replaced (a PUT with the resourceVersion read, so two replicas never both write). `create`
  * cannot be narrowed to a name (the API server authorizes it before the name is known).
  */
@@ -181,6 +181,12 @@ export const WEBHOOK_SECRET_RULES: readonly DocumentedRule[] = [
     resources: ['secrets'],
     verbs: ['create'],
     why: "Create the conversion webhook's certificate Secret the first time (in the operator's namespace only).",
+  },
+  {
+    apiGroups: [''],
+    resources: ['services'],
+    verbs: ['get'],
+    why: "Read the conversion webhook's Service (its name depends on the install), to say why the webhook does not answer when it does not.",
   },
 ];
 

@@ -197,6 +197,8 @@ test('install watching ns-a: Secrets, pods, pods/exec, Jobs... in ns-a only (Sub
     // Its own namespace: the webhook's certificate Secret only, and creating it.
     [{ resource: 'secrets', verb: 'update', namespace, name: 'flux-operator-webhook-cert' }, true],
     [{ resource: 'secrets', verb: 'get', namespace, name: 'someone-else' }, false],
+    // The webhook's Service (its readiness, in the logs), not another namespace's.
+    [{ resource: 'services', verb: 'get', namespace, name: 'flux-operator-webhook' }, true],
     [{ resource: 'pods', subresource: 'exec', verb: 'create', namespace: watched }, true],
     [{ resource: 'pods', subresource: 'exec', verb: 'get', namespace: watched }, true],
     [{ resource: 'pods', subresource: 'exec', verb: 'create', namespace: unwatched }, false],

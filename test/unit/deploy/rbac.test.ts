@@ -77,12 +77,13 @@ describe('ClusterRole', () => {
     assert.deepEqual(bindingA.subjects, [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: 'ops' }]);
   });
 
-  it("the webhook's certificate Secret: get and update by name, create, in the operator's namespace only", () => {
+  it("the webhook's certificate Secret (get and update by name, create) and its Service, in the operator's namespace only", () => {
     const role = webhookSecretRole('ops');
     assert.equal(role.metadata.namespace, 'ops');
     assert.deepEqual(role.rules, [
       { apiGroups: [''], resources: ['secrets'], resourceNames: ['flux-operator-webhook-cert'], verbs: ['get', 'update'] },
       { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['get'] },
     ]);
     assert.equal(webhookSecretRoleBinding('ops').roleRef.name, role.metadata.name);
   });

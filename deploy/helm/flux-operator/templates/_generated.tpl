@@ -369,6 +369,13 @@ Named templates the chart's hand-written templates include.
     - secrets
   verbs:
     - create
+# Read the conversion webhook's Service (its name depends on the install), to say why the webhook does not answer when it does not.
+- apiGroups:
+    - ""
+  resources:
+    - services
+  verbs:
+    - get
 {{- end }}
 
 {{- define "flux-operator.hostStoragePolicySpec" -}}
