@@ -9,9 +9,18 @@ import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
 import { miniClusterCrd } from '../src/api/minicluster-crd.ts';
 import { LABEL_APP_COMPONENT } from '../src/api/labels.ts';
 import {
+  HOST_STORAGE_ALLOWED,
+  HOST_STORAGE_HELM_VALUE,
+  HOST_STORAGE_LABEL,
+} from '../src/api/host-storage.ts';
+import {
   DEFAULT_FLUX_VIEW_IMAGE,
   DEFAULT_OPERATOR_IMAGE,
+  CLUSTER_RULES,
   LEADER_ELECTION_RULES,
+  NAMESPACED_RULES,
+  WEBHOOK_SECRET_RULES,
+  hostStoragePolicy,
   OPERATOR_IMAGE_REPOSITORY,
   OPERATOR_NAME,
   OPERATOR_RESOURCES,
@@ -46,6 +55,15 @@ export function chartIncludes(): Record<string, string> {
   return {
     'flux-operator.clusterRoleRules': rulesYaml(OPERATOR_RULES),
     'flux-operator.leaderElectionRules': rulesYaml(LEADER_ELECTION_RULES),
+    'flux-operator.clusterOnlyRules': rulesYaml(CLUSTER_RULES),
+    'flux-operator.namespacedRules': rulesYaml(NAMESPACED_RULES),
+    'flux-operator.webhookSecretRules': rulesYaml(WEBHOOK_SECRET_RULES),
+    'flux-operator.hostStoragePolicySpec': yaml(hostStoragePolicy().spec),
+    'flux-operator.hostStorageLabel': yaml({
+      key: HOST_STORAGE_LABEL,
+      operator: 'NotIn',
+      values: [HOST_STORAGE_ALLOWED],
+    }),
     'flux-operator.componentLabels': yaml({ [LABEL_APP_COMPONENT]: OPERATOR_COMPONENT }),
     'flux-operator.command': yaml([OPERATOR_COMMAND]),
     'flux-operator.serveArgs': yaml(SERVE_ARGS),
@@ -104,8 +122,14 @@ leaderElect: true
 logLevel: ""
 # The operator's --concurrency, MiniClusters reconciled in parallel (empty: the operator's default).
 concurrency: ""
-# Namespaces to watch (one --namespace flag each); empty: every namespace.
+# Namespaces to watch (one --namespace flag each); empty: every namespace. With some, the operator's
+# rights to Secrets, pods, Jobs, Services... are a Role in each of them (they must exist), and its
+# ClusterRole keeps only what must be cluster-wide (docs/security.md).
 watchNamespaces: []
+# Namespaces whose MiniClusters may use storage that reaches the node (hostpath and CSI spec.volumes,
+# hostPath and csiDriver volumes): the admission policy lets them through and the operator runs them
+# (its --allow-host-storage). Elsewhere only namespaces labelled ${HOST_STORAGE_LABEL}=${HOST_STORAGE_ALLOWED}.
+${HOST_STORAGE_HELM_VALUE}: []
 # The Flux view image MiniClusters copy Flux from when they name none (the operator's --flux-view-image).
 fluxViewImage: ${DEFAULT_FLUX_VIEW_IMAGE}
 # Serve conversions but leave the CRD's conversion webhook where it points (the operator's

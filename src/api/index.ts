@@ -61,3 +61,4 @@ export {
   UsersSchema,
   servesRestfulApi,
 } from './restful-schema.ts';
+export * from './host-storage.ts';

@@ -14,7 +14,14 @@ import type {
   V1Toleration,
 } from '@kubernetes/client-node';
 import { CRD_NAME } from '../api/index.ts';
-import { FIELD_MANAGER, OPERATOR_NAMESPACE, crdAndRbacObjects, installObjects } from '../deploy/index.ts';
+import {
+  FIELD_MANAGER,
+  OPERATOR_NAMESPACE,
+  clusterRoleBindingName,
+  clusterRoleName,
+  crdAndRbacObjects,
+  installObjects,
+} from '../deploy/index.ts';
 import type { InstallObject } from '../deploy/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
 import { poolConnections } from '../kube/connection-pool.ts';
@@ -40,6 +47,8 @@ export interface InstallCommandOptions {
   readonly watchNamespaces?: readonly string[];
   readonly nodeSelector?: Readonly<Record<string, string>>;
   readonly tolerations?: readonly V1Toleration[];
+  /** Namespaces allowed host storage (hostpath and CSI volumes): labelled, created when absent. */
+  readonly allowHostStorage?: readonly string[];
   /** How long to wait for the CRD to become Established; 60 s by default. */
   readonly establishTimeoutMs?: number;
   /** Receives one progress line per object; stdout by default. */
@@ -190,6 +199,33 @@ async function apply(client: ObjectApi, object: InstallObject, where: string): P
   }
 }
 
+/**
+ * An install that switches between watching every namespace and watching some leaves no binding of
+ * the other mode behind (a roleRef cannot change, so the two modes' ClusterRoleBindings have
+ * different names): the broad one must not outlive a switch to namespaces.
+ */
+async function removeOtherModeBinding(
+  client: ObjectApi,
+  namespace: string,
+  watched: readonly string[],
+  where: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const other = watched.length > 0 ? clusterRoleBindingName(namespace) : clusterRoleName(['*'], namespace);
+  const header = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: other },
+  };
+  try {
+    await client.delete(header);
+    log(`clusterrolebinding.rbac.authorization.k8s.io/${other} deleted (the other watch mode's)`);
+  } catch (error) {
+    if (error instanceof ApiException && error.code === 404) return;
+    throw failure(error, `deleting ClusterRoleBinding ${other}`, where);
+  }
+}
+
 function describeConditions(conditions: readonly V1CustomResourceDefinitionCondition[]): string {
   if (conditions.length === 0) return 'no conditions yet';
   return conditions
@@ -255,6 +291,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     ]);
   }
   for (const watched of options.watchNamespaces ?? []) checkNamespaceName('--watch-namespace', watched);
+  for (const allowed of options.allowHostStorage ?? []) checkNamespaceName('--allow-host-storage', allowed);
   if (options.replicas !== undefined && !(Number.isInteger(options.replicas) && options.replicas >= 1)) {
     throw new InputError([`--replicas ${String(options.replicas)}: expected a whole number, 1 or more`]);
   }
@@ -268,8 +305,27 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
         ...(options.tolerations === undefined ? {} : { tolerations: options.tolerations }),
         ...(options.fluxViewImage === undefined ? {} : { fluxViewImage: options.fluxViewImage }),
         ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
+        ...(options.allowHostStorage === undefined ? {} : { allowHostStorage: options.allowHostStorage }),
       })
-    : crdAndRbacObjects({ namespace });
+    : crdAndRbacObjects({
+        namespace,
+        ...(options.allowHostStorage === undefined ? {} : { allowHostStorage: options.allowHostStorage }),
+      });
+  const watched = options.watchNamespaces ?? [];
+  for (const name of watched) {
+    const found = await readIfExists(client, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name },
+    }).catch((error: unknown) => {
+      throw failure(error, `reading namespace ${name}`, where);
+    });
+    if (found === undefined) {
+      throw new InputError([
+        `--watch-namespace ${name}: no such namespace on ${where}; create it first (the operator's Role for it lives there)`,
+      ]);
+    }
+  }
 
   const applied: { object: string; outcome: ApplyOutcome }[] = [];
   for (const object of objects) {
@@ -277,6 +333,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     applied.push({ object: objectRef(object), outcome });
     log(`${objectRef(object)} ${outcome}`);
   }
+  await removeOtherModeBinding(client, namespace, watched, where, log);
   await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
   log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
   return { applied };

@@ -65,6 +65,12 @@ export function buildProgram(): Command {
     )
     .option('--leader-elect', 'elect one active replica through a Lease', false)
     .option(
+      '--allow-host-storage <namespace>',
+      'allow hostpath and CSI storage in this namespace besides those labelled flux-framework.org/host-storage=allowed (repeatable)',
+      collect,
+      [],
+    )
+    .option(
       '--leader-election-namespace <namespace>',
       'namespace of the Lease (default: $POD_NAMESPACE or default)',
     )
@@ -110,6 +116,7 @@ export function buildProgram(): Command {
         webhookService?: string;
         leaveCrdConversion: boolean;
         fluxViewImage?: string;
+        allowHostStorage: string[];
       }) => {
         const { runOperator } = await import('./run-command.ts');
         process.exitCode = await runOperator({
@@ -119,6 +126,7 @@ export function buildProgram(): Command {
           ...(options.webhookAddr !== undefined ? { webhookAddr: options.webhookAddr } : {}),
           ...(options.webhookService !== undefined ? { webhookService: options.webhookService } : {}),
           ...(options.fluxViewImage !== undefined ? { fluxViewImage: options.fluxViewImage } : {}),
+          ...(options.allowHostStorage.length > 0 ? { hostStorageNamespaces: options.allowHostStorage } : {}),
           ...(options.leaderElectionNamespace !== undefined
             ? { leaderElectionNamespace: options.leaderElectionNamespace }
             : {}),
@@ -152,6 +160,12 @@ export function buildProgram(): Command {
     .option('--node-selector <key=value>', "a label the operator's node must have (repeat)", collect, [])
     .option('--toleration <key[=value]:Effect>', 'a taint the operator tolerates (repeat)', collect, [])
     .option(
+      '--allow-host-storage <namespace>',
+      'allow MiniClusters in this namespace hostpath and CSI storage (labels it; repeat). Elsewhere they are refused',
+      collect,
+      [],
+    )
+    .option(
       '--flux-view-image <image>',
       "the Flux view image of MiniClusters that name none (the operator's --flux-view-image)",
     )
@@ -172,6 +186,7 @@ export function buildProgram(): Command {
         watchNamespace: string[];
         nodeSelector: string[];
         toleration: string[];
+        allowHostStorage: string[];
       }) => {
         const { installCommand } = await import('./install-command.ts');
         await installCommand({
@@ -184,6 +199,7 @@ export function buildProgram(): Command {
           watchNamespaces: options.watchNamespace,
           nodeSelector: parseNodeSelectors(options.nodeSelector),
           tolerations: parseTolerations(options.toleration),
+          allowHostStorage: options.allowHostStorage,
           withDeployment: options.withDeployment,
         });
       },

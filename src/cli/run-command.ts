@@ -43,6 +43,8 @@ export interface RunOptions {
   readonly fluxViewImage?: string;
   /** Serve the webhook but never point the CRD at it (another webhook holds its conversions). */
   readonly leaveCrdConversion?: boolean;
+  /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
+  readonly hostStorageNamespaces?: readonly string[];
 }
 
 export const LEASE_NAME = 'flux-operator-leader';
@@ -140,6 +142,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     namespaces: options.namespaces,
     concurrency: options.concurrency,
     fluxViewImage: viewImage,
+    ...(options.hostStorageNamespaces ? { hostStorageNamespaces: options.hostStorageNamespaces } : {}),
     ...(webhook.settings
       ? {
           conversionWebhook: {

@@ -50,6 +50,8 @@ export interface OperatorOptions {
   readonly conversionWebhook?: ConversionWebhookSettings;
   /** The Flux view image of MiniClusters that name none (flux.container.image); unset: the API's default. */
   readonly fluxViewImage?: string;
+  /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
+  readonly hostStorageNamespaces?: readonly string[];
 }
 
 export class Operator {
@@ -92,6 +94,7 @@ export class Operator {
       ...(options.onReconcileStep ? { onReconcileStep: options.onReconcileStep } : {}),
       ...(options.queueReader ? { queueReader: options.queueReader } : {}),
       ...(options.fluxViewImage ? { fluxViewImage: options.fluxViewImage } : {}),
+      ...(options.hostStorageNamespaces ? { hostStorageNamespaces: options.hostStorageNamespaces } : {}),
     });
   }
 

@@ -23,6 +23,8 @@ export const OPERATOR_NAMESPACE = 'flux-operator-system';
 export const OPERATOR_NAME = 'flux-operator';
 /** Name of the Role and RoleBinding that let the operator hold its Lease in its own namespace. */
 export const LEADER_ELECTION_ROLE_NAME = 'flux-operator-leader-election';
+/** Name of the Role and RoleBinding of the conversion webhook's certificate Secret (the operator's namespace). */
+export const WEBHOOK_ROLE_NAME = 'flux-operator-webhook-cert';
 
 /** Field manager of every server-side apply by the operator and by `flux-operator install`. */
 export const FIELD_MANAGER = 'flux-operator';

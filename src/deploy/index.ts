@@ -4,3 +4,4 @@ export * from './rbac.ts';
 export * from './deployment.ts';
 export * from './install-objects.ts';
 export * from './yaml.ts';
+export * from './host-storage-policy.ts';

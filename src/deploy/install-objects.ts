@@ -16,12 +16,17 @@ import {
   webhookService,
   type DeploymentOptions,
 } from './deployment.ts';
+import { hostStorageNamespace, hostStoragePolicy, hostStoragePolicyBinding } from './host-storage-policy.ts';
 import {
   clusterRole,
   clusterRoleBinding,
   leaderElectionRole,
   leaderElectionRoleBinding,
   serviceAccount,
+  watchedNamespaceRole,
+  watchedNamespaceRoleBinding,
+  webhookSecretRole,
+  webhookSecretRoleBinding,
 } from './rbac.ts';
 
 /** Any object of the install (the CRD's own type is not a client model, hence the loose type). */
@@ -38,6 +43,8 @@ export interface InstallObjectsOptions {
   readonly tolerations?: DeploymentOptions['tolerations'];
   readonly fluxViewImage?: DeploymentOptions['fluxViewImage'];
   readonly leaveCrdConversion?: DeploymentOptions['leaveCrdConversion'];
+  /** Namespaces labelled to allow host storage (hostpath and CSI volumes; docs/security.md). */
+  readonly allowHostStorage?: readonly string[];
 }
 
 /**
@@ -75,19 +82,34 @@ export function operatorNamespace(name: string): Rendered<V1Namespace> {
 }
 
 /**
- * Everything but the Deployment: the Namespace, the CRDs (MiniCluster, BurstTarget), the RBAC and the ServiceAccount. Enough for
- * an operator run from outside the cluster (`flux-operator run --kubeconfig ...`) by a user bound to
- * the ClusterRole, and the base of a full install.
+ * Everything but the Deployment: the Namespace, the CRDs (MiniCluster, BurstTarget), the host
+ * storage admission policy, the RBAC and the ServiceAccount, and the namespaces allowed host storage.
+ * Enough for an operator run from outside the cluster (`flux-operator run --kubeconfig ...`) by a
+ * user bound to the ClusterRole, and the base of a full install. With watched namespaces, what the
+ * operator may do in namespaces is a Role in each of them, and the ClusterRole keeps only what must
+ * be cluster-wide (docs/security.md).
  */
-export function crdAndRbacObjects(options: Pick<InstallObjectsOptions, 'namespace'> = {}): InstallObject[] {
+export function crdAndRbacObjects(
+  options: Pick<InstallObjectsOptions, 'namespace' | 'watchNamespaces' | 'allowHostStorage'> = {},
+): InstallObject[] {
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
+  const watched = [...new Set(options.watchNamespaces ?? [])];
   return [
     operatorNamespace(namespace),
     installedMiniClusterCrd(namespace) as unknown as InstallObject,
     burstTargetCrd() as unknown as InstallObject,
-    clusterRole(),
+    hostStoragePolicy(),
+    hostStoragePolicyBinding(),
+    ...[...new Set(options.allowHostStorage ?? [])].map(hostStorageNamespace),
+    clusterRole(watched, namespace),
     serviceAccount(namespace),
-    clusterRoleBinding(namespace),
+    clusterRoleBinding(namespace, watched),
+    ...watched.flatMap((name) => [
+      watchedNamespaceRole(name, namespace),
+      watchedNamespaceRoleBinding(name, namespace),
+    ]),
+    webhookSecretRole(namespace),
+    webhookSecretRoleBinding(namespace),
     leaderElectionRole(namespace),
     leaderElectionRoleBinding(namespace),
   ];
@@ -110,7 +132,11 @@ export function installObjects(options: InstallObjectsOptions = {}): InstallObje
     ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
   };
   return [
-    ...crdAndRbacObjects({ namespace }),
+    ...crdAndRbacObjects({
+      namespace,
+      ...(options.watchNamespaces === undefined ? {} : { watchNamespaces: options.watchNamespaces }),
+      ...(options.allowHostStorage === undefined ? {} : { allowHostStorage: options.allowHostStorage }),
+    }),
     webhookService(namespace),
     operatorDeployment(deploymentOptions),
     ...((options.replicas ?? 1) > 1 ? [operatorDisruptionBudget(namespace)] : []),

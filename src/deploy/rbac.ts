@@ -12,7 +12,14 @@ import type {
 } from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, CRD_NAME, GROUP, PLURAL } from '../api/index.ts';
 import type { Rendered } from '../render/kube-object.ts';
-import { LEADER_ELECTION_ROLE_NAME, OPERATOR_NAME, OPERATOR_NAMESPACE, operatorLabels } from './constants.ts';
+import {
+  LEADER_ELECTION_ROLE_NAME,
+  OPERATOR_NAME,
+  OPERATOR_NAMESPACE,
+  WEBHOOK_CERT_SECRET,
+  WEBHOOK_ROLE_NAME,
+  operatorLabels,
+} from './constants.ts';
 
 /** A policy rule and why the operator needs it (shown as a comment in the generated YAML). */
 export interface DocumentedRule {
@@ -24,30 +31,37 @@ export interface DocumentedRule {
   readonly why: string;
 }
 
-/** Verbs to fully manage an object the operator renders and applies (server-side apply = patch). */
-const MANAGE = ['get', 'list', 'watch', 'create', 'patch', 'update', 'delete'] as const;
+/**
+ * Verbs to manage an object the operator renders and server-side applies: apply is a `patch` (and a
+ * `create` when the object is new); nothing of these kinds is ever replaced with a PUT, so no `update`.
+ */
+const MANAGE = ['get', 'list', 'watch', 'create', 'patch', 'delete'] as const;
 
-/** Cluster-wide rules (a ClusterRole): MiniClusters may live in any namespace. */
-export const OPERATOR_RULES: readonly DocumentedRule[] = [
+/**
+ * Rules that are cluster-wide whatever the operator watches: its own kinds (informers and their
+ * status), the MiniCluster CRD's conversion webhook, PersistentVolumes (cluster-scoped) and
+ * kube-system's uid.
+ */
+export const CLUSTER_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: [GROUP],
     resources: [PLURAL],
-    verbs: ['get', 'list', 'watch', 'create', 'update', 'patch', 'delete'],
+    verbs: ['get', 'list', 'watch', 'create', 'patch', 'delete'],
     why:
-      'Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; update/patch the ' +
+      'Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; patch the ' +
       'bursting finalizer; delete a finished one with spec.cleanup.',
   },
   {
     apiGroups: [GROUP],
     resources: [`${PLURAL}/status`],
-    verbs: ['get', 'update', 'patch'],
+    verbs: ['patch'],
     why: 'Write MiniCluster status (conditions, size, selector) through the status subresource only.',
   },
   {
     apiGroups: [GROUP],
     resources: [`${PLURAL}/finalizers`],
     verbs: ['update'],
-    why: 'Set ownerReferences with blockOwnerDeletion on children (and the bursting finalizer).',
+    why: 'Set ownerReferences with blockOwnerDeletion on children (the OwnerReferencesPermissionEnforcement admission plugin asks for update on finalizers).',
   },
   {
     apiGroups: [GROUP],
@@ -58,9 +72,36 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: [GROUP],
     resources: [`${BURST_TARGET_PLURAL}/status`],
-    verbs: ['get', 'update', 'patch'],
+    verbs: ['patch'],
     why: 'Write BurstTarget status (the Connected condition, server, version) through the status subresource only.',
   },
+  {
+    apiGroups: ['apiextensions.k8s.io'],
+    resources: ['customresourcedefinitions'],
+    resourceNames: [CRD_NAME],
+    verbs: ['get', 'patch'],
+    why: "Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.",
+  },
+  {
+    apiGroups: [''],
+    resources: ['persistentvolumes'],
+    verbs: ['list', 'watch', 'create', 'patch', 'delete'],
+    why: 'The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.',
+  },
+  {
+    apiGroups: [''],
+    resources: ['namespaces'],
+    resourceNames: ['kube-system'],
+    verbs: ['get'],
+    why: "Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.",
+  },
+];
+
+/**
+ * Rules on what lives in the MiniClusters' namespaces: cluster-wide (in the ClusterRole) when the
+ * operator watches every namespace, a Role in each watched namespace otherwise.
+ */
+export const NAMESPACED_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: ['batch'],
     resources: ['jobs'],
@@ -71,14 +112,7 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['services', 'configmaps', 'secrets'],
     verbs: [...MANAGE],
-    why: "Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets; the conversion webhook's certificate Secret in the operator's namespace.",
-  },
-  {
-    apiGroups: ['apiextensions.k8s.io'],
-    resources: ['customresourcedefinitions'],
-    resourceNames: [CRD_NAME],
-    verbs: ['get', 'patch'],
-    why: "Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.",
+    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.',
   },
   {
     apiGroups: ['apps'],
@@ -91,12 +125,6 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     resources: ['persistentvolumeclaims'],
     verbs: ['list', 'watch', 'create', 'patch'],
     why: 'The claims of spec.volumes: applied (server-side apply creates them) and watched; the garbage collector removes those their MiniCluster owns (delete: true).',
-  },
-  {
-    apiGroups: [''],
-    resources: ['persistentvolumes'],
-    verbs: ['list', 'watch', 'create', 'patch', 'delete'],
-    why: 'The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.',
   },
   {
     apiGroups: [''],
@@ -115,9 +143,8 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
   {
     apiGroups: [''],
     resources: ['namespaces'],
-    resourceNames: ['kube-system'],
     verbs: ['get'],
-    why: "Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.",
+    why: "Read the MiniCluster's namespace's labels: host storage only where flux-framework.org/host-storage=allowed (in a Role, the namespace it is in only).",
   },
   {
     apiGroups: ['events.k8s.io'],
@@ -130,6 +157,36 @@ export const OPERATOR_RULES: readonly DocumentedRule[] = [
     resources: ['events'],
     verbs: ['create', 'patch'],
     why: 'Record events through the core/v1 API (older clients and kubectl describe).',
+  },
+];
+
+/** Every rule of the ClusterRole of an operator watching every namespace. */
+export const OPERATOR_RULES: readonly DocumentedRule[] = [...CLUSTER_RULES, ...NAMESPACED_RULES];
+
+/**
+ * The conversion webhook's certificate Secret and Service, in the operator's own namespace: the Secret created once, read
+ * and replaced (a PUT with the resourceVersion read, so two replicas never both write). `create`
+ * cannot be narrowed to a name (the API server authorizes it before the name is known).
+ */
+export const WEBHOOK_SECRET_RULES: readonly DocumentedRule[] = [
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    resourceNames: [WEBHOOK_CERT_SECRET],
+    verbs: ['get', 'update'],
+    why: "Read and renew the conversion webhook's CA and serving certificate (only that Secret).",
+  },
+  {
+    apiGroups: [''],
+    resources: ['secrets'],
+    verbs: ['create'],
+    why: "Create the conversion webhook's certificate Secret the first time (in the operator's namespace only).",
+  },
+  {
+    apiGroups: [''],
+    resources: ['services'],
+    verbs: ['get'],
+    why: "Read the conversion webhook's Service (its name depends on the install), to say why the webhook does not answer when it does not.",
   },
 ];
 
@@ -164,17 +221,74 @@ export function serviceAccount(namespace: string): Rendered<V1ServiceAccount> {
   };
 }
 
-export function clusterRole(): Rendered<V1ClusterRole> {
+/**
+ * The ClusterRole: every rule when the operator watches every namespace, only CLUSTER_RULES when it
+ * watches some (their namespaced rules are Roles there). Installs of both kinds in one cluster would
+ * share the name and take it from each other, so one that watches namespaces names its own.
+ */
+export function clusterRole(watched: readonly string[] = [], namespace = OPERATOR_NAMESPACE): Rendered<V1ClusterRole> {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRole',
-    metadata: { name: OPERATOR_NAME, labels: operatorLabels() },
-    rules: OPERATOR_RULES.map(policyRule),
+    metadata: { name: clusterRoleName(watched, namespace), labels: operatorLabels() },
+    rules: (watched.length > 0 ? CLUSTER_RULES : OPERATOR_RULES).map(policyRule),
+  };
+}
+
+/** `flux-operator`, or `flux-operator-cluster-<namespace>` for an install that watches namespaces. */
+export function clusterRoleName(watched: readonly string[] = [], namespace = OPERATOR_NAMESPACE): string {
+  return watched.length > 0 ? `${OPERATOR_NAME}-cluster-${namespace}` : OPERATOR_NAME;
+}
+
+/** The Role of an operator (installed in `operatorNamespace`) in a namespace it watches. */
+export function watchedNamespaceRole(namespace: string, operatorNamespace: string): Rendered<V1Role> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: watchedRoleName(operatorNamespace), namespace, labels: operatorLabels() },
+    rules: NAMESPACED_RULES.map(policyRule),
+  };
+}
+
+export function watchedRoleName(operatorNamespace: string): string {
+  return clusterRoleBindingName(operatorNamespace);
+}
+
+export function watchedNamespaceRoleBinding(namespace: string, operatorNamespace: string): Rendered<V1RoleBinding> {
+  const name = watchedRoleName(operatorNamespace);
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name, namespace, labels: operatorLabels() },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name },
+    subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: operatorNamespace }],
+  };
+}
+
+/** The Role (and binding) of the webhook's certificate Secret in the operator's namespace. */
+export function webhookSecretRole(namespace: string): Rendered<V1Role> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'Role',
+    metadata: { name: WEBHOOK_ROLE_NAME, namespace, labels: operatorLabels() },
+    rules: WEBHOOK_SECRET_RULES.map(policyRule),
+  };
+}
+
+export function webhookSecretRoleBinding(namespace: string): Rendered<V1RoleBinding> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'RoleBinding',
+    metadata: { name: WEBHOOK_ROLE_NAME, namespace, labels: operatorLabels() },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: WEBHOOK_ROLE_NAME },
+    subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace }],
   };
 }
 
 /**
- * One binding per namespace the operator is installed in: installs in two namespaces of one cluster
+ * The ClusterRoleBinding of an install that watches every namespace (one that watches some binds
+ * its own ClusterRole under that ClusterRole's name: a roleRef cannot change, and the install
+ * removes the other mode's binding when it switches). One binding per namespace the operator is installed in: installs in two namespaces of one cluster
  * (a test install beside the real one, say) would otherwise take the binding from each other. The
  * default namespace keeps the plain name.
  */
@@ -182,12 +296,15 @@ export function clusterRoleBindingName(namespace: string): string {
   return namespace === OPERATOR_NAMESPACE ? OPERATOR_NAME : `${OPERATOR_NAME}-${namespace}`;
 }
 
-export function clusterRoleBinding(namespace: string): Rendered<V1ClusterRoleBinding> {
+export function clusterRoleBinding(namespace: string, watched: readonly string[] = []): Rendered<V1ClusterRoleBinding> {
   return {
     apiVersion: 'rbac.authorization.k8s.io/v1',
     kind: 'ClusterRoleBinding',
-    metadata: { name: clusterRoleBindingName(namespace), labels: operatorLabels() },
-    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: OPERATOR_NAME },
+    metadata: {
+      name: watched.length > 0 ? clusterRoleName(watched, namespace) : clusterRoleBindingName(namespace),
+      labels: operatorLabels(),
+    },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: clusterRoleName(watched, namespace) },
     subjects: [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace }],
   };
 }

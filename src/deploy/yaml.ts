@@ -1,14 +1,19 @@
 /** The install objects as YAML, with each RBAC rule preceded by the reason it exists. Pure. */
 import { Document, isMap, isSeq } from 'yaml';
-import { LEADER_ELECTION_RULES, OPERATOR_RULES, policyRule } from './rbac.ts';
+import { LEADER_ELECTION_RULES, OPERATOR_RULES, WEBHOOK_SECRET_RULES, policyRule } from './rbac.ts';
 import type { DocumentedRule } from './rbac.ts';
 
 const RULE_REASONS = new Map<string, string>(
-  [...OPERATOR_RULES, ...LEADER_ELECTION_RULES].map((rule) => [ruleKey(rule), rule.why]),
+  [...OPERATOR_RULES, ...LEADER_ELECTION_RULES, ...WEBHOOK_SECRET_RULES].map((rule) => [ruleKey(rule), rule.why]),
 );
 
-function ruleKey(rule: { apiGroups?: readonly string[]; resources?: readonly string[]; verbs?: readonly string[] }) {
-  return JSON.stringify([rule.apiGroups ?? [], rule.resources ?? [], rule.verbs ?? []]);
+function ruleKey(rule: {
+  apiGroups?: readonly string[];
+  resources?: readonly string[];
+  resourceNames?: readonly string[];
+  verbs?: readonly string[];
+}) {
+  return JSON.stringify([rule.apiGroups ?? [], rule.resources ?? [], rule.resourceNames ?? [], rule.verbs ?? []]);
 }
 
 /** lineWidth 0: no folding, so a change shows as a one-line diff. */

@@ -12,7 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { EXIT_CODE_ANNOTATION, up } from '../../src/localcluster/index.ts';
 import { ObjectApi } from '../../src/kube/object-api.ts';
-import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
+import { HOST_STORAGE_ALLOWED, HOST_STORAGE_LABEL, LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
 export interface Clients {
   kubeconfig: string;
@@ -123,11 +123,22 @@ export async function deleteNamespace(name: string, timeoutMs = 60_000): Promise
   );
 }
 
+/** The label that allows a namespace host storage (hostpath, CSI), as `flux-operator install --allow-host-storage` sets it. */
+export const HOST_STORAGE_ALLOWED_LABELS: Readonly<Record<string, string>> = {
+  [HOST_STORAGE_LABEL]: HOST_STORAGE_ALLOWED,
+};
+
 /**
  * Creates a namespace unique to this test (named after it), waits until pods can be created in it
  * (its default ServiceAccount exists), and deletes it after the test, waiting until it is gone.
+ * `hostStorage`: labelled to allow hostpath and CSI storage, which tests that use it ask for
+ * explicitly (the operator and the admission policy refuse it elsewhere: docs/security.md).
  */
-export async function withNamespace(t: TestContext, prefix = 't'): Promise<string> {
+export async function withNamespace(
+  t: TestContext,
+  prefix = 't',
+  options: { readonly hostStorage?: boolean } = {},
+): Promise<string> {
   const { core } = await cluster();
   const slug = `${prefix}-${t.name}`
     .toLowerCase()
@@ -136,7 +147,15 @@ export async function withNamespace(t: TestContext, prefix = 't'): Promise<strin
     .replace(/-+$/, '');
   const name = `${slug}-${process.pid.toString(36)}${(counter++).toString(36)}`;
   await core.createNamespace({
-    body: { metadata: { name, labels: { 'flux-operator.test/owned': 'true' } } },
+    body: {
+      metadata: {
+        name,
+        labels: {
+          'flux-operator.test/owned': 'true',
+          ...(options.hostStorage ? HOST_STORAGE_ALLOWED_LABELS : {}),
+        },
+      },
+    },
   });
   t.after(async () => {
     if (process.env.FLUX_OPERATOR_KEEP_NAMESPACES === '1') return;

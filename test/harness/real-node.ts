@@ -151,10 +151,14 @@ export function explainOnFailure(t: TestContext): {
 }
 
 /** A namespace of its own, the operator watching it, and the cluster's story printed if the test fails. */
-export async function scenario(t: TestContext, prefix: string) {
+export async function scenario(
+  t: TestContext,
+  prefix: string,
+  options: { readonly hostStorage?: boolean } = {},
+) {
   // Registered first so that it runs first, before the namespace is deleted.
   const story = explainOnFailure(t);
-  const namespace = await withNamespace(t, prefix);
+  const namespace = await withNamespace(t, prefix, options);
   // PersistentVolumes of spec.volumes are cluster-wide: none of this scenario's outlives it, whatever
   // the operator had time to collect (a volume still bound goes once its claim has gone).
   t.after(async () => {

@@ -31,6 +31,7 @@ import {
   OPERATOR_NAMESPACE,
   OPERATOR_RULES,
   WEBHOOK_CERT_SECRET,
+  WEBHOOK_SECRET_RULES,
   policyRule,
 } from '../../src/deploy/index.ts';
 import { apiClients } from '../../src/kube/api-clients.ts';
@@ -555,9 +556,10 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
         apiVersion: 'rbac.authorization.k8s.io/v1',
         kind: 'ClusterRole',
         metadata: { name: role },
-        rules: OPERATOR_RULES.filter((rule) => !rule.apiGroups.includes('apiextensions.k8s.io')).map(
-          policyRule,
-        ),
+        // The webhook's certificate Secret is its Role's in an install (WEBHOOK_SECRET_RULES).
+        rules: [...OPERATOR_RULES, ...WEBHOOK_SECRET_RULES]
+          .filter((rule) => !rule.apiGroups.includes('apiextensions.k8s.io'))
+          .map(policyRule),
       },
       {
         apiVersion: 'rbac.authorization.k8s.io/v1',

@@ -33,7 +33,7 @@ describe('YAML in the README and docs', () => {
     if (blocks.length === 0) continue;
     it(`${file}: the API server accepts every object (dry run)`, async (t) => {
       await installCrd();
-      const namespace = await withNamespace(t, 'docs');
+      const namespace = await withNamespace(t, 'docs', { hostStorage: true }); // the docs show hostpath volumes too
       const dir = mkdtempSync(join(tmpdir(), 'docs-yaml-'));
       t.after(() => rmSync(dir, { recursive: true, force: true }));
       for (const [index, block] of blocks.entries()) {

@@ -59,7 +59,7 @@ async function waitBound(
 
 describe('spec.volumes on the local control plane', () => {
   it('makes bound PersistentVolumes and claims; on deletion removes what goes with the MiniCluster and keeps the rest', async (t) => {
-    const namespace = await withNamespace(t, 'vol');
+    const namespace = await withNamespace(t, 'vol', { hostStorage: true });
     const operator = await startOperator(namespace);
     t.after(() => operator.stop());
     const { clients } = operator;
@@ -199,7 +199,7 @@ describe('spec.volumes on the local control plane', () => {
   });
 
   it('makes a claim deleted by hand again, and its Released PersistentVolume takes it', async (t) => {
-    const namespace = await withNamespace(t, 'vol');
+    const namespace = await withNamespace(t, 'vol', { hostStorage: true });
     const operator = await startOperator(namespace);
     t.after(() => operator.stop());
     const { clients } = operator;

@@ -50,6 +50,7 @@ import {
   type StepResult,
 } from '../../runtime/steps.ts';
 import { resolveKeys } from './keys.ts';
+import { HOST_STORAGE_RECHECK_MS, hostStorageProblem } from './host-storage-check.ts';
 import { RenderMemo } from './render-memo.ts';
 import { readSecret } from '../../kube/secrets.ts';
 import { splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
@@ -118,6 +119,7 @@ export interface ReconcilerClients {
   readonly objects: Applier;
   readonly core: Pick<
     CoreApi,
+    | 'readNamespace'
     | 'readNamespacedSecret'
     | 'createNamespacedSecret'
     | 'deleteNamespacedSecret'
@@ -143,6 +145,8 @@ export interface ReconcilerDeps {
   readonly observeStep?: (step: string, seconds: number) => void;
   /** The Flux view image of MiniClusters that name none (`flux.container.image`). Unset: the API's default. */
   readonly fluxViewImage?: string;
+  /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
+  readonly hostStorageNamespaces?: readonly string[];
 }
 
 export interface ReconcileResult {
@@ -221,6 +225,7 @@ export class Reconciler {
   /** The steps of a pass, in order. */
   private readonly steps: readonly Step<Pass, BlockingProblem>[] = [
     { name: 'validate', run: (pass) => this.validate(pass) },
+    { name: 'host-storage', run: (pass) => this.checkHostStorage(pass) },
     { name: 'user-secrets', run: (pass) => this.requireUserSecrets(pass) },
     { name: 'keys', run: (pass) => this.keys(pass) },
     { name: 'render', run: (pass) => this.render(pass) },
@@ -289,6 +294,14 @@ export class Reconciler {
     const unrendered = notYetRenderedProblems(v1alpha2);
     if (unrendered.length > 0) return { ok: false, problems: unrendered };
     return validateMiniClusterV1alpha2(v1alpha2, fluxViewImage === undefined ? {} : { fluxViewImage });
+  }
+
+  /** Host storage only where the namespace allows it (host-storage-check.ts). */
+  private async checkHostStorage(pass: Pass): Promise<Result> {
+    const { miniCluster } = validOf(pass);
+    if (this.deps.hostStorageNamespaces?.includes(pass.namespace)) return CONTINUE;
+    const problem = await hostStorageProblem(miniCluster.spec, pass.namespace, this.deps.clients.core);
+    return problem ? stop(problem, HOST_STORAGE_RECHECK_MS) : CONTINUE;
   }
 
   /** curveCertSecret / mungeSecret must exist before pods can mount them. */

@@ -59,6 +59,8 @@ export interface MiniClusterSetupOptions {
   readonly queueReader?: BurstEnvironment['queueReader'];
   /** The Flux view image of MiniClusters that name none (flux.container.image). */
   readonly fluxViewImage?: string;
+  /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
+  readonly hostStorageNamespaces?: readonly string[];
 }
 
 export interface MiniClusterController {
@@ -213,6 +215,7 @@ export function setupMiniClusterController(
     burst,
     ...(options.onReconcileStep ? { observeStep: options.onReconcileStep } : {}),
     ...(options.fluxViewImage ? { fluxViewImage: options.fluxViewImage } : {}),
+    ...(options.hostStorageNamespaces ? { hostStorageNamespaces: options.hostStorageNamespaces } : {}),
   });
   return { controller, collectors };
 }

@@ -75,11 +75,15 @@ async function runCase(
     variant?: string;
     /** More checks, once the MiniCluster has finished. */
     inspect?: (clients: KubeClients, namespace: string) => Promise<void>;
+    /** The case mounts a directory of the node: its namespace is allowed host storage. */
+    hostStorage?: boolean;
   } = {},
 ): Promise<CaseRun> {
   const suite = image.split(':').at(-1) ?? '';
   const variant = options.variant === undefined ? '' : `-${options.variant}`;
-  const { namespace, clients } = await scenario(t, `v1a2-${suite}-${name}${variant}`);
+  const { namespace, clients } = await scenario(t, `v1a2-${suite}-${name}${variant}`, {
+    hostStorage: options.hostStorage === true,
+  });
   await options.prepare?.(clients, namespace);
   const miniCluster = await goTestMiniCluster(name, namespace, image);
   options.adjust?.(miniCluster);
@@ -157,6 +161,7 @@ export function goV1alpha2ExampleScenarios(): void {
     it(`Go v1alpha2 examples/tests/volumes ${on}: succeeds; its hostPath volume shows what pre-run put there`, async (t) => {
       const folder = await provideHostData(t);
       await runCase(t, 'volumes', image, {
+        hostStorage: true,
         adjust: (miniCluster) => {
           const data = volumesOf(miniCluster).data;
           assert.equal(data?.hostPath, '/data');

@@ -319,13 +319,16 @@ export function installedOperatorScenarios(): void {
     const namespace = uniqueName('fo-cli');
     t.after(async () => {
       await deleteNamespace(namespace, 90_000);
-      await clients.objects
-        .delete({
-          apiVersion: 'rbac.authorization.k8s.io/v1',
-          kind: 'ClusterRoleBinding',
-          metadata: { name: `flux-operator-${namespace}` },
-        })
-        .catch(() => undefined);
+      // Watching a namespace, the install's cluster-wide part is a ClusterRole and binding of its own.
+      for (const kind of ['ClusterRoleBinding', 'ClusterRole']) {
+        await clients.objects
+          .delete({
+            apiVersion: 'rbac.authorization.k8s.io/v1',
+            kind,
+            metadata: { name: `flux-operator-cluster-${namespace}` },
+          })
+          .catch(() => undefined);
+      }
     });
     const installed = await fluxOperatorCli([
       'install',

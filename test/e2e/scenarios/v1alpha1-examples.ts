@@ -57,8 +57,10 @@ async function runExample(
   example: string,
   prepare?: (clients: KubeClients, namespace: string) => Promise<void>,
   adjust?: (miniCluster: Record<string, unknown>) => void,
+  /** The example mounts a directory of the node: its namespace is allowed host storage. */
+  hostStorage = false,
 ): Promise<string> {
-  const { namespace, clients } = await scenario(t, `v1a-${example}`);
+  const { namespace, clients } = await scenario(t, `v1a-${example}`, { hostStorage });
   await prepare?.(clients, namespace);
   const miniCluster = await exampleMiniCluster(example, namespace);
   adjust?.(miniCluster);
@@ -87,11 +89,17 @@ export function v1alpha1ExampleScenarios(): void {
 
   it('v1alpha1 examples/tests/volumes: succeeds; its hostpath spec.volumes entry shows the host folder, as test.out.correct', async (t) => {
     const folder = await provideHostData(t);
-    const log = await runExample(t, 'volumes', undefined, (miniCluster) => {
-      // minikube's /tmp/data there; the folder the test made here.
-      const spec = miniCluster.spec as { volumes: { data: { path: string } } };
-      spec.volumes.data.path = folder;
-    });
+    const log = await runExample(
+      t,
+      'volumes',
+      undefined,
+      (miniCluster) => {
+        // minikube's /tmp/data there; the folder the test made here.
+        const spec = miniCluster.spec as { volumes: { data: { path: string } } };
+        spec.volumes.data.path = folder;
+      },
+      true,
+    );
     assert.equal(log, await expectedLog('volumes'));
   });
 

@@ -77,7 +77,7 @@ export function v1alpha1FieldScenarios(): void {
   });
 
   it('volumes: a hostpath entry of spec.volumes is shared by the brokers (a Flux job on broker 1 writes, the lead reads); its PersistentVolume goes with the MiniCluster, the data stays', async (t) => {
-    const { namespace, clients } = await scenario(t, 'volumes');
+    const { namespace, clients } = await scenario(t, 'volumes', { hostStorage: true });
     // The directory behind the volume, on this machine (the real node's host); the flux user writes it.
     const folder = await mkdtemp(path.join(tmpdir(), 'flux-e2e-shared-'));
     t.after(() => rm(folder, { recursive: true, force: true }));

@@ -81,7 +81,7 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
     assert.equal(labels['app.kubernetes.io/component'], 'controller');
   });
 
-  it('turns the values into operator flags, and drops the Lease Role without leader election', () => {
+  it('turns the values into operator flags, and drops the Lease Role without leader election; watching namespaces, a Role in each and a narrow ClusterRole', () => {
     const objects = render(
       'leaderElect=false',
       'logLevel=debug',
@@ -89,6 +89,7 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
       'watchNamespaces={a,b}',
       'fluxViewImage=example.com/flux-view:1',
       'leaveCrdConversion=true',
+      'hostStorageNamespaces={c}',
     );
     assert.deepEqual(containerArgs(objects), [
       'run',
@@ -102,8 +103,37 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
       '--concurrency=8',
       '--namespace=a',
       '--namespace=b',
+      '--allow-host-storage=c',
     ]);
-    assert.ok(!objects.some((object) => object.kind === 'Role' || object.kind === 'RoleBinding'));
+    assert.ok(!objects.some((object) => object.metadata.name.endsWith('leader-election')));
+    const where = (kind: string) =>
+      objects
+        .filter((object) => object.kind === kind)
+        .map((object) => `${object.metadata.namespace ?? ''}/${object.metadata.name}`)
+        .sort();
+    assert.deepEqual(where('Role'), ['a/flux-operator', 'b/flux-operator', 'flux-operator-system/flux-operator-webhook-cert']);
+    assert.deepEqual(where('RoleBinding'), where('Role'));
+    assert.deepEqual(where('ClusterRole'), ['/flux-operator-cluster']);
+    const watching = installObjects({ watchNamespaces: ['a', 'b'] });
+    const rulesOf = (list: readonly unknown[], kind: string, name: string) =>
+      JSON.parse(
+        JSON.stringify(
+          (list as Obj[]).find((o) => o.kind === kind && o.metadata.name === name) as unknown as { rules: unknown },
+        ),
+      ).rules;
+    assert.deepEqual(
+      rulesOf(objects, 'ClusterRole', 'flux-operator-cluster'),
+      rulesOf(watching, 'ClusterRole', 'flux-operator-cluster-flux-operator-system'),
+    );
+    assert.deepEqual(rulesOf(objects, 'Role', 'flux-operator'), rulesOf(watching, 'Role', 'flux-operator'));
+    // The namespaces of hostStorageNamespaces are left out of the policy's binding.
+    const binding = objects.find((object) => object.kind === 'ValidatingAdmissionPolicyBinding') as unknown as {
+      spec: { matchResources: { namespaceSelector: { matchExpressions: unknown[] } } };
+    };
+    assert.deepEqual(binding.spec.matchResources.namespaceSelector.matchExpressions, [
+      { key: 'flux-framework.org/host-storage', operator: 'NotIn', values: ['allowed'] },
+      { key: 'kubernetes.io/metadata.name', operator: 'NotIn', values: ['c'] },
+    ]);
   });
 
   it('uses the image, replicas and resources values', () => {

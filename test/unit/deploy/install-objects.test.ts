@@ -24,14 +24,55 @@ describe('installObjects', () => {
       'Namespace/ops',
       'CustomResourceDefinition/miniclusters.flux-framework.org',
       'CustomResourceDefinition/bursttargets.flux-framework.org',
+      'ValidatingAdmissionPolicy/flux-operator-host-storage',
+      'ValidatingAdmissionPolicyBinding/flux-operator-host-storage',
       'ClusterRole/flux-operator',
       'ServiceAccount/ops/flux-operator',
       'ClusterRoleBinding/flux-operator-ops',
+      'Role/ops/flux-operator-webhook-cert',
+      'RoleBinding/ops/flux-operator-webhook-cert',
       'Role/ops/flux-operator-leader-election',
       'RoleBinding/ops/flux-operator-leader-election',
       'Service/ops/flux-operator-webhook',
       'Deployment/ops/flux-operator',
     ]);
+  });
+
+  it('watching namespaces: a narrow ClusterRole of its own, a Role and binding in each watched namespace; allowed namespaces labelled', () => {
+    const objects = installObjects({
+      namespace: 'ops',
+      watchNamespaces: ['ns-a', 'ns-b'],
+      allowHostStorage: ['ns-a'],
+    });
+    assert.deepEqual(kindsAndNames(objects).slice(3, 15), [
+      'ValidatingAdmissionPolicy/flux-operator-host-storage',
+      'ValidatingAdmissionPolicyBinding/flux-operator-host-storage',
+      'Namespace/ns-a',
+      'ClusterRole/flux-operator-cluster-ops',
+      'ServiceAccount/ops/flux-operator',
+      'ClusterRoleBinding/flux-operator-cluster-ops',
+      'Role/ns-a/flux-operator-ops',
+      'RoleBinding/ns-a/flux-operator-ops',
+      'Role/ns-b/flux-operator-ops',
+      'RoleBinding/ns-b/flux-operator-ops',
+      'Role/ops/flux-operator-webhook-cert',
+      'RoleBinding/ops/flux-operator-webhook-cert',
+    ]);
+    assert.deepEqual(objects[5]?.metadata.labels, { 'flux-framework.org/host-storage': 'allowed' });
+  });
+
+  it('the host storage policy refuses hostpath and CSI MiniClusters (both versions, create and spec updates) where the label is not', () => {
+    const [policy, binding] = installObjects().slice(3, 5) as unknown as {
+      spec: Record<string, unknown> & { matchConstraints: { resourceRules: unknown[] }; matchResources: unknown };
+    }[];
+    assert.deepEqual(policy?.spec.matchConstraints.resourceRules, [
+      { apiGroups: ['flux-framework.org'], apiVersions: ['*'], operations: ['CREATE', 'UPDATE'], resources: ['miniclusters'] },
+    ]);
+    assert.deepEqual(binding?.spec.matchResources, {
+      namespaceSelector: {
+        matchExpressions: [{ key: 'flux-framework.org/host-storage', operator: 'NotIn', values: ['allowed'] }],
+      },
+    });
   });
 
   it('crdAndRbacObjects is the same without the webhook Service and the Deployment', () => {
@@ -93,9 +134,13 @@ describe('deploy/install.yaml', () => {
       'Deployment',
       'Namespace',
       'Role',
+      'Role',
+      'RoleBinding',
       'RoleBinding',
       'Service',
       'ServiceAccount',
+      'ValidatingAdmissionPolicy',
+      'ValidatingAdmissionPolicyBinding',
     ]);
     assert.deepEqual(objects, JSON.parse(JSON.stringify(installObjects())));
   });

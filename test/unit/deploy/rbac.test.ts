@@ -7,6 +7,10 @@ import {
   OPERATOR_RULES,
   clusterRole,
   clusterRoleBinding,
+  watchedNamespaceRole,
+  watchedNamespaceRoleBinding,
+  webhookSecretRole,
+  webhookSecretRoleBinding,
   leaderElectionRole,
   leaderElectionRoleBinding,
   policyRule,
@@ -22,35 +26,75 @@ function summary(rules: readonly { apiGroups?: string[]; resources?: string[]; v
   );
 }
 
+const CLUSTER_SUMMARY = [
+  'flux-framework.org miniclusters: get,list,watch,create,patch,delete',
+  'flux-framework.org miniclusters/status: patch',
+  'flux-framework.org miniclusters/finalizers: update',
+  'flux-framework.org bursttargets: get,list,watch',
+  'flux-framework.org bursttargets/status: patch',
+  'apiextensions.k8s.io customresourcedefinitions: get,patch',
+  'core persistentvolumes: list,watch,create,patch,delete',
+  'core namespaces: get',
+];
+const NAMESPACED_SUMMARY = [
+  'batch jobs: get,list,watch,create,patch,delete',
+  'core services,configmaps,secrets: get,list,watch,create,patch,delete',
+  'apps deployments: get,list,watch,create,patch,delete',
+  'core persistentvolumeclaims: list,watch,create,patch',
+  'core pods: get,list,watch',
+  'core pods/exec: get,create',
+  'core namespaces: get',
+  'events.k8s.io events: create,patch',
+  'core events: create,patch',
+];
+
 describe('ClusterRole', () => {
   it('grants exactly the verbs the controller uses', () => {
-    assert.deepEqual(summary(clusterRole().rules ?? []), [
-      'flux-framework.org miniclusters: get,list,watch,create,update,patch,delete',
-      'flux-framework.org miniclusters/status: get,update,patch',
-      'flux-framework.org miniclusters/finalizers: update',
-      'flux-framework.org bursttargets: get,list,watch',
-      'flux-framework.org bursttargets/status: get,update,patch',
-      'batch jobs: get,list,watch,create,patch,update,delete',
-      'core services,configmaps,secrets: get,list,watch,create,patch,update,delete',
-      'apiextensions.k8s.io customresourcedefinitions: get,patch',
-      'apps deployments: get,list,watch,create,patch,update,delete',
-      'core persistentvolumeclaims: list,watch,create,patch',
-      'core persistentvolumes: list,watch,create,patch,delete',
-      'core pods: get,list,watch',
-      'core pods/exec: get,create',
-      'core namespaces: get',
-      'events.k8s.io events: create,patch',
-      'core events: create,patch',
-    ]);
+    // No `update` but where a PUT is made (finalizers: the admission plugin's check): the operator
+    // server-side applies (patch) and writes status with patches; no `get` of a status it never reads.
+    assert.deepEqual(summary(clusterRole().rules ?? []), [...CLUSTER_SUMMARY, ...NAMESPACED_SUMMARY]);
   });
 
-  it('has no wildcard, no non-resource URLs, no lease access, and names only kube-system among namespaces and the MiniCluster CRD among CRDs', () => {
+  it('watching namespaces, keeps only what must be cluster-wide; the rest is a Role in each watched namespace', () => {
+    const role = clusterRole(['ns-a', 'ns-b'], 'ops');
+    assert.equal(role.metadata.name, 'flux-operator-cluster-ops');
+    assert.deepEqual(summary(role.rules ?? []), CLUSTER_SUMMARY);
+    for (const rule of role.rules ?? []) {
+      for (const kind of ['secrets', 'pods', 'pods/exec', 'jobs', 'services', 'configmaps', 'deployments', 'events']) {
+        assert.ok(!rule.resources?.includes(kind), `${kind} cluster-wide: ${JSON.stringify(rule)}`);
+      }
+      if (rule.resources?.includes('namespaces')) assert.deepEqual(rule.resourceNames, ['kube-system']);
+    }
+    const binding = clusterRoleBinding('ops', ['ns-a']);
+    assert.equal(binding.metadata.name, 'flux-operator-cluster-ops');
+    assert.equal(binding.roleRef.name, 'flux-operator-cluster-ops');
+    const inA = watchedNamespaceRole('ns-a', 'ops');
+    assert.equal(inA.metadata.namespace, 'ns-a');
+    assert.deepEqual(summary(inA.rules ?? []), NAMESPACED_SUMMARY);
+    const bindingA = watchedNamespaceRoleBinding('ns-a', 'ops');
+    assert.equal(bindingA.metadata.namespace, 'ns-a');
+    assert.deepEqual(bindingA.roleRef, { apiGroup: 'rbac.authorization.k8s.io', kind: 'Role', name: inA.metadata.name });
+    assert.deepEqual(bindingA.subjects, [{ kind: 'ServiceAccount', name: OPERATOR_NAME, namespace: 'ops' }]);
+  });
+
+  it("the webhook's certificate Secret (get and update by name, create) and its Service, in the operator's namespace only", () => {
+    const role = webhookSecretRole('ops');
+    assert.equal(role.metadata.namespace, 'ops');
+    assert.deepEqual(role.rules, [
+      { apiGroups: [''], resources: ['secrets'], resourceNames: ['flux-operator-webhook-cert'], verbs: ['get', 'update'] },
+      { apiGroups: [''], resources: ['secrets'], verbs: ['create'] },
+      { apiGroups: [''], resources: ['services'], verbs: ['get'] },
+    ]);
+    assert.equal(webhookSecretRoleBinding('ops').roleRef.name, role.metadata.name);
+  });
+
+  it('has no wildcard, no non-resource URLs, no lease access, only get on namespaces, and names only the MiniCluster CRD among CRDs', () => {
     const rules = clusterRole().rules ?? [];
     for (const rule of rules) {
-      const named = rule.resources?.includes('namespaces') || rule.resources?.includes('customresourcedefinitions');
+      const named = rule.resourceNames !== undefined;
       const keys = named ? ['apiGroups', 'resourceNames', 'resources', 'verbs'] : ['apiGroups', 'resources', 'verbs'];
       assert.deepEqual(Object.keys(rule).sort(), keys);
-      if (rule.resources?.includes('namespaces')) assert.deepEqual(rule.resourceNames, ['kube-system']);
+      if (rule.resources?.includes('namespaces')) assert.deepEqual(rule.verbs, ['get']);
       if (rule.resources?.includes('customresourcedefinitions')) {
         assert.deepEqual(rule.resourceNames, ['miniclusters.flux-framework.org']);
       }

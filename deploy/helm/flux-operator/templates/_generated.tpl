@@ -4,7 +4,7 @@ change the source and run the command again (CI fails when this file is stale).
 Named templates the chart's hand-written templates include.
 */}}
 {{- define "flux-operator.clusterRoleRules" -}}
-# Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; update/patch the bursting finalizer; delete a finished one with spec.cleanup.
+# Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; patch the bursting finalizer; delete a finished one with spec.cleanup.
 - apiGroups:
     - flux-framework.org
   resources:
@@ -14,7 +14,6 @@ Named templates the chart's hand-written templates include.
     - list
     - watch
     - create
-    - update
     - patch
     - delete
 # Write MiniCluster status (conditions, size, selector) through the status subresource only.
@@ -23,10 +22,8 @@ Named templates the chart's hand-written templates include.
   resources:
     - miniclusters/status
   verbs:
-    - get
-    - update
     - patch
-# Set ownerReferences with blockOwnerDeletion on children (and the bursting finalizer).
+# Set ownerReferences with blockOwnerDeletion on children (the OwnerReferencesPermissionEnforcement admission plugin asks for update on finalizers).
 - apiGroups:
     - flux-framework.org
   resources:
@@ -48,9 +45,37 @@ Named templates the chart's hand-written templates include.
   resources:
     - bursttargets/status
   verbs:
-    - get
-    - update
     - patch
+# Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.
+- apiGroups:
+    - apiextensions.k8s.io
+  resources:
+    - customresourcedefinitions
+  verbs:
+    - get
+    - patch
+  resourceNames:
+    - miniclusters.flux-framework.org
+# The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.
+- apiGroups:
+    - ""
+  resources:
+    - persistentvolumes
+  verbs:
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  verbs:
+    - get
+  resourceNames:
+    - kube-system
 # The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.
 - apiGroups:
     - batch
@@ -62,9 +87,8 @@ Named templates the chart's hand-written templates include.
     - watch
     - create
     - patch
-    - update
     - delete
-# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets; the conversion webhook's certificate Secret in the operator's namespace.
+# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.
 - apiGroups:
     - ""
   resources:
@@ -77,18 +101,7 @@ Named templates the chart's hand-written templates include.
     - watch
     - create
     - patch
-    - update
     - delete
-# Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.
-- apiGroups:
-    - apiextensions.k8s.io
-  resources:
-    - customresourcedefinitions
-  verbs:
-    - get
-    - patch
-  resourceNames:
-    - miniclusters.flux-framework.org
 # The services pod of a MiniCluster with spec.services (a Deployment of one replica): applied, watched, deleted when the services are removed.
 - apiGroups:
     - apps
@@ -100,7 +113,6 @@ Named templates the chart's hand-written templates include.
     - watch
     - create
     - patch
-    - update
     - delete
 # The claims of spec.volumes: applied (server-side apply creates them) and watched; the garbage collector removes those their MiniCluster owns (delete: true).
 - apiGroups:
@@ -112,17 +124,6 @@ Named templates the chart's hand-written templates include.
     - watch
     - create
     - patch
-# The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.
-- apiGroups:
-    - ""
-  resources:
-    - persistentvolumes
-  verbs:
-    - list
-    - watch
-    - create
-    - patch
-    - delete
 # Read broker pod status (ready pods, the lead pod) for MiniCluster status; never changes pods.
 - apiGroups:
     - ""
@@ -140,15 +141,13 @@ Named templates the chart's hand-written templates include.
   verbs:
     - get
     - create
-# Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
+# Read the MiniCluster's namespace's labels: host storage only where flux-framework.org/host-storage=allowed (in a Role, the namespace it is in only).
 - apiGroups:
     - ""
   resources:
     - namespaces
   verbs:
     - get
-  resourceNames:
-    - kube-system
 # Record events on MiniClusters (events.k8s.io/v1).
 - apiGroups:
     - events.k8s.io
@@ -184,6 +183,241 @@ Named templates the chart's hand-written templates include.
     - endpointslices
   verbs:
     - list
+{{- end }}
+
+{{- define "flux-operator.clusterOnlyRules" -}}
+# Watch MiniClusters; create and remove the burst MiniClusters of in-cluster bursting; patch the bursting finalizer; delete a finished one with spec.cleanup.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - miniclusters
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# Write MiniCluster status (conditions, size, selector) through the status subresource only.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - miniclusters/status
+  verbs:
+    - patch
+# Set ownerReferences with blockOwnerDeletion on children (the OwnerReferencesPermissionEnforcement admission plugin asks for update on finalizers).
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - miniclusters/finalizers
+  verbs:
+    - update
+# Watch BurstTargets (where MiniClusters may burst to); the operator never changes their spec.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - bursttargets
+  verbs:
+    - get
+    - list
+    - watch
+# Write BurstTarget status (the Connected condition, server, version) through the status subresource only.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - bursttargets/status
+  verbs:
+    - patch
+# Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.
+- apiGroups:
+    - apiextensions.k8s.io
+  resources:
+    - customresourcedefinitions
+  verbs:
+    - get
+    - patch
+  resourceNames:
+    - miniclusters.flux-framework.org
+# The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.
+- apiGroups:
+    - ""
+  resources:
+    - persistentvolumes
+  verbs:
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  verbs:
+    - get
+  resourceNames:
+    - kube-system
+{{- end }}
+
+{{- define "flux-operator.namespacedRules" -}}
+# The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.
+- apiGroups:
+    - batch
+  resources:
+    - jobs
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.
+- apiGroups:
+    - ""
+  resources:
+    - services
+    - configmaps
+    - secrets
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# The services pod of a MiniCluster with spec.services (a Deployment of one replica): applied, watched, deleted when the services are removed.
+- apiGroups:
+    - apps
+  resources:
+    - deployments
+  verbs:
+    - get
+    - list
+    - watch
+    - create
+    - patch
+    - delete
+# The claims of spec.volumes: applied (server-side apply creates them) and watched; the garbage collector removes those their MiniCluster owns (delete: true).
+- apiGroups:
+    - ""
+  resources:
+    - persistentvolumeclaims
+  verbs:
+    - list
+    - watch
+    - create
+    - patch
+# Read broker pod status (ready pods, the lead pod) for MiniCluster status; never changes pods.
+- apiGroups:
+    - ""
+  resources:
+    - pods
+  verbs:
+    - get
+    - list
+    - watch
+# The burst queue reader runs `flux jobs` in the lead broker pod (over a WebSocket).
+- apiGroups:
+    - ""
+  resources:
+    - pods/exec
+  verbs:
+    - get
+    - create
+# Read the MiniCluster's namespace's labels: host storage only where flux-framework.org/host-storage=allowed (in a Role, the namespace it is in only).
+- apiGroups:
+    - ""
+  resources:
+    - namespaces
+  verbs:
+    - get
+# Record events on MiniClusters (events.k8s.io/v1).
+- apiGroups:
+    - events.k8s.io
+  resources:
+    - events
+  verbs:
+    - create
+    - patch
+# Record events through the core/v1 API (older clients and kubectl describe).
+- apiGroups:
+    - ""
+  resources:
+    - events
+  verbs:
+    - create
+    - patch
+{{- end }}
+
+{{- define "flux-operator.webhookSecretRules" -}}
+# Read and renew the conversion webhook's CA and serving certificate (only that Secret).
+- apiGroups:
+    - ""
+  resources:
+    - secrets
+  verbs:
+    - get
+    - update
+  resourceNames:
+    - flux-operator-webhook-cert
+# Create the conversion webhook's certificate Secret the first time (in the operator's namespace only).
+- apiGroups:
+    - ""
+  resources:
+    - secrets
+  verbs:
+    - create
+# Read the conversion webhook's Service (its name depends on the install), to say why the webhook does not answer when it does not.
+- apiGroups:
+    - ""
+  resources:
+    - services
+  verbs:
+    - get
+{{- end }}
+
+{{- define "flux-operator.hostStoragePolicySpec" -}}
+failurePolicy: Fail
+matchConstraints:
+  resourceRules:
+    - apiGroups:
+        - flux-framework.org
+      apiVersions:
+        - "*"
+      operations:
+        - CREATE
+        - UPDATE
+      resources:
+        - miniclusters
+matchConditions:
+  - name: spec-written
+    expression: request.operation == 'CREATE' || object.spec != oldObject.spec
+variables:
+  - name: nodeVolumes
+    expression: "has(object.spec.volumes) ? object.spec.volumes.filter(n, (has(object.spec.volumes[n].driver) || !has(object.spec.volumes[n].storageClass) || object.spec.volumes[n].storageClass == 'hostpath')) : []"
+  - name: containers
+    expression: "has(object.spec.containers) ? object.spec.containers.filter(c, !((!has(c.volumes) || c.volumes.all(n, !has(c.volumes[n].hostPath) && !has(c.volumes[n].csiDriver))) && (!has(c.existingVolumes) || c.existingVolumes.all(n, !has(c.existingVolumes[n].hostPath) && !has(c.existingVolumes[n].csiDriver))))).map(c, has(c.name) ? c.name : '(unnamed)') : []"
+  - name: services
+    expression: "has(object.spec.services) ? object.spec.services.filter(c, !((!has(c.volumes) || c.volumes.all(n, !has(c.volumes[n].hostPath) && !has(c.volumes[n].csiDriver))) && (!has(c.existingVolumes) || c.existingVolumes.all(n, !has(c.existingVolumes[n].hostPath) && !has(c.existingVolumes[n].csiDriver))))).map(c, has(c.name) ? c.name : '(unnamed)') : []"
+validations:
+  - expression: size(variables.nodeVolumes) == 0
+    messageExpression: "'spec.volumes (' + variables.nodeVolumes.join(', ') + '): storage on the node (storageClass hostpath) or a CSI volume (driver), which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+  - expression: size(variables.containers) == 0
+    messageExpression: "'spec.containers[].volumes (' + variables.containers.join(', ') + '): hostPath or csiDriver volumes, which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+  - expression: size(variables.services) == 0
+    messageExpression: "'spec.services[].volumes (' + variables.services.join(', ') + '): hostPath or csiDriver volumes, which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+{{- end }}
+
+{{- define "flux-operator.hostStorageLabel" -}}
+key: flux-framework.org/host-storage
+operator: NotIn
+values:
+  - allowed
 {{- end }}
 
 {{- define "flux-operator.componentLabels" -}}

@@ -4,7 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { KubernetesObject, V1Job, V1Secret } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Job, V1Namespace, V1Secret } from '@kubernetes/client-node';
 import {
   GROUP,
   KIND,
@@ -65,6 +65,12 @@ class FakeApi {
       },
     },
     core: {
+      readNamespace: async ({ name }) => {
+        this.calls.push(`get Namespace/${name}`);
+        const found = this.objects.get(idOf('Namespace', undefined, name));
+        if (!found) throw apiError(404, `namespaces "${name}" not found`);
+        return structuredClone(found) as V1Namespace;
+      },
       readNamespacedSecret: async ({ name, namespace }) => {
         const found = this.objects.get(idOf('Secret', namespace, name));
         if (!found) throw apiError(404, `secrets "${name}" not found`);
@@ -216,6 +222,7 @@ function readyCondition(status: Record<string, unknown> | undefined) {
 
 const ALL_STEPS = [
   'validate',
+  'host-storage',
   'user-secrets',
   'keys',
   'render',
@@ -238,6 +245,85 @@ describe('Reconciler', () => {
     assert.match(ready?.message ?? '', /spec\.size/);
     assert.deepEqual(result.applied, []);
     assert.deepEqual(steps, ['validate', 'status', 'cleanup']);
+  });
+
+  describe('host storage (docs/security.md)', () => {
+    const rootVolume = {
+      size: 1,
+      volumes: { root: { storageClass: 'hostpath', path: '/' } },
+      containers: [{ image: IMAGE, command: 'hostname', volumes: { root: { path: '/host' } } }],
+    };
+    const namespace = (labels: Record<string, string>) => ({
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: NAMESPACE, labels },
+    });
+
+    it('refuses a hostpath volume at / in a namespace without the label: nothing is written but status, and the condition names the field and the fix', async () => {
+      const { api, steps, writes, reconcile } = harness(rootVolume);
+      api.put(namespace({ team: 'a' }));
+      const result = await reconcile();
+      assert.deepEqual(steps, ['validate', 'host-storage', 'status', 'cleanup']);
+      assert.deepEqual(writes, ['status MiniCluster']);
+      assert.deepEqual(result.applied, []);
+      assert.equal(result.requeueAfterMs, 30_000);
+      const ready = readyCondition(api.lastStatus);
+      assert.equal(ready?.status, 'False');
+      assert.equal(ready?.reason, 'HostStorageNotAllowed');
+      assert.match(ready?.message ?? '', /^spec\.volumes\.root \(storageClass hostpath, path \/\)/);
+      assert.match(
+        ready?.message ?? '',
+        /kubectl label namespace ns flux-framework\.org\/host-storage=allowed/,
+      );
+      assert.match(ready?.message ?? '', /flux-operator install --allow-host-storage ns/);
+    });
+
+    it('refuses a v1alpha2 hostPath and csiDriver container volume the same way', async () => {
+      const { api, reconcile } = harness({});
+      api.miniCluster = toV1alpha1({
+        apiVersion: `${GROUP}/v1alpha2`,
+        kind: KIND,
+        metadata: { name: NAME, namespace: NAMESPACE, uid: 'uid-1', generation: 1 },
+        spec: {
+          size: 1,
+          containers: [
+            {
+              image: IMAGE,
+              command: 'hostname',
+              volumes: {
+                etc: { path: '/etc-host', hostPath: '/etc' },
+                vol: { path: '/v', csiDriver: 'x.csi.io' },
+              },
+            },
+          ],
+        },
+      }) as unknown as LiveMiniCluster;
+      api.put(namespace({}));
+      const result = await reconcile();
+      assert.deepEqual(result.applied, []);
+      const ready = readyCondition(api.lastStatus);
+      assert.equal(ready?.reason, 'HostStorageNotAllowed');
+      assert.match(ready?.message ?? '', /spec\.containers\[0\]\.volumes\.etc\.hostPath/);
+      assert.match(ready?.message ?? '', /spec\.containers\[0\]\.volumes\.vol\.csiDriver/);
+    });
+
+    it('runs it in a namespace labelled flux-framework.org/host-storage=allowed', async () => {
+      const { api, steps, reconcile } = harness(rootVolume);
+      api.put(namespace({ 'flux-framework.org/host-storage': 'allowed' }));
+      const result = await reconcile();
+      assert.deepEqual(steps, ALL_STEPS);
+      assert.ok(
+        result.applied.includes(`PersistentVolume/${NAMESPACE}.${NAME}.root`),
+        JSON.stringify(result.applied),
+      );
+      assert.notEqual(readyCondition(api.lastStatus)?.reason, 'HostStorageNotAllowed');
+    });
+
+    it('reads no namespace for a MiniCluster without host storage', async () => {
+      const { api, reconcile } = harness({});
+      await reconcile();
+      assert.ok(!api.calls.some((call) => call.startsWith('get Namespace')), JSON.stringify(api.calls));
+    });
   });
 
   it('runs a v1alpha2 MiniCluster read as its v1alpha1 form with Flux from the view (kept in the conversion`s annotation)', async () => {
@@ -294,7 +380,7 @@ describe('Reconciler', () => {
     const ready = readyCondition(api.lastStatus);
     assert.equal(ready?.reason, 'SecretMissing');
     assert.match(ready?.message ?? '', /^spec\.flux\.mungeSecret: Secret ns\/my-munge does not exist/);
-    assert.deepEqual(steps, ['validate', 'user-secrets', 'status', 'cleanup']);
+    assert.deepEqual(steps, ['validate', 'host-storage', 'user-secrets', 'status', 'cleanup']);
   });
 
   it('goes on once the Secret is there with its key', async () => {
