@@ -112,7 +112,7 @@ export const NAMESPACED_RULES: readonly DocumentedRule[] = [
     apiGroups: [''],
     resources: ['services', 'configmaps', 'secrets'],
     verbs: [...MANAGE],
-    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.',
+    why: 'Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets (the RESTful Service and Secret deleted once a spec stops serving the API); reading the kubeconfig and cloud credentials Secrets of BurstTargets, and keeping the copy of a gke/eks one that outlives its namespace.',
   },
   {
     apiGroups: ['apps'],

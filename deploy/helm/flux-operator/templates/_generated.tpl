@@ -88,7 +88,7 @@ Named templates the chart's hand-written templates include.
     - create
     - patch
     - delete
-# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.
+# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets (the RESTful Service and Secret deleted once a spec stops serving the API); reading the kubeconfig and cloud credentials Secrets of BurstTargets, and keeping the copy of a gke/eks one that outlives its namespace.
 - apiGroups:
     - ""
   resources:
@@ -273,7 +273,7 @@ Named templates the chart's hand-written templates include.
     - create
     - patch
     - delete
-# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets; reading the kubeconfig Secrets of BurstTargets.
+# Headless and lead-broker Services, broker config, CURVE certificate and munge key Secrets (the RESTful Service and Secret deleted once a spec stops serving the API); reading the kubeconfig and cloud credentials Secrets of BurstTargets, and keeping the copy of a gke/eks one that outlives its namespace.
 - apiGroups:
     - ""
   resources:
