@@ -13,6 +13,7 @@ import {
   podsOf,
   startOperator,
   waitForCondition,
+  type ExtraOperatorOptions,
 } from './operator.ts';
 import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
@@ -151,7 +152,7 @@ export function explainOnFailure(t: TestContext): {
 }
 
 /** A namespace of its own, the operator watching it, and the cluster's story printed if the test fails. */
-export async function scenario(t: TestContext, prefix: string) {
+export async function scenario(t: TestContext, prefix: string, extra: ExtraOperatorOptions = {}) {
   // Registered first so that it runs first, before the namespace is deleted.
   const story = explainOnFailure(t);
   const namespace = await withNamespace(t, prefix);
@@ -166,7 +167,7 @@ export async function scenario(t: TestContext, prefix: string) {
       await core.deletePersistentVolume({ name: volume.metadata?.name ?? '' }).catch(() => undefined);
     }
   });
-  const operator = await startOperator(namespace);
+  const operator = await startOperator(namespace, extra);
   t.after(() => operator.stop());
   story.watch(operator.clients, namespace, operator.logLines);
   return { namespace, clients: operator.clients };

@@ -208,6 +208,7 @@ const ALL_STEPS = [
   'validate',
   'user-secrets',
   'keys',
+  'scale',
   'render',
   'prune',
   'apply',
