@@ -6,6 +6,7 @@ export * from './schema.ts';
 export * from './secret-keys.ts';
 export * from './namespaced.ts';
 export * from './status-schema.ts';
+export * from './autoscale-schema.ts';
 export { ContainerSchema, VolumeSchema } from './container-schema.ts';
 export { StorageVolumeSchema } from './storage-schema.ts';
 export { hasOwnSource } from './storage-rules.ts';

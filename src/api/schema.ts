@@ -14,6 +14,7 @@ import { ContainerSchema, VolumeSchema } from './container-schema.ts';
 import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-cel.ts';
 import { SPEC_SERVICE_RULES } from './service-cel.ts';
+import { AutoscaleSchema, SPEC_AUTOSCALE_RULES } from './autoscale-schema.ts';
 import { ServiceContainerSchema } from './service-schema.ts';
 import { FluxRestfulSchema, SPEC_RESTFUL_RULES, UsersSchema } from './restful-schema.ts';
 import {
@@ -205,6 +206,7 @@ export const SPEC_RULES: CelRule[] = [
     fieldPath: '.maxSize',
     reason: 'FieldValueForbidden',
   },
+  ...SPEC_AUTOSCALE_RULES,
   {
     rule: `self.containers.size() == 1 || self.containers.filter(container, ${CEL_IS_RUNNER}).size() == 1`,
     message: 'exactly one container must set runFlux: true when there are several containers',
@@ -249,6 +251,7 @@ export const MiniClusterSpecSchema = Type.Object(
         maximum: MAX_BROKERS,
       }),
     ),
+    autoscale: Type.Optional(AutoscaleSchema),
     tasks: withDefault(
       Type.Integer({
         description: 'Number of tasks the command is submitted with (`flux submit -n`).',

@@ -5,6 +5,7 @@
  * own module next to their CEL twins (host names, volumes, resources, pod fields, scripts); the
  * rest are here. The only rule without a CEL twin expands a burst hostlist, which CEL cannot.
  */
+import { AUTOSCALE_MIN_SIZE_MESSAGE } from './autoscale-schema.ts';
 import { CURVE_CERT_PATTERN, FLAT_TOPOLOGY } from './flux-schema.ts';
 import { bootServerHosts, burstClusters, leadBrokerHosts, metadataName, ownSlot } from './host-name-rules.ts';
 import { RESERVED_LABEL_KEYS } from './labels.ts';
@@ -37,6 +38,16 @@ const maxSizeAtLeastSize: SemanticRule = {
           },
         ]
       : [],
+};
+
+const autoscaleMinSizeAtMostSize: SemanticRule = {
+  name: 'spec.autoscale.minSize <= spec.size',
+  check: ({ given, spec }) => {
+    const minSize = given.autoscale?.minSize;
+    return minSize !== undefined && minSize > spec.size
+      ? [{ path: 'spec.autoscale.minSize', message: `${AUTOSCALE_MIN_SIZE_MESSAGE} (${spec.size})` }]
+      : [];
+  },
 };
 
 const sizeWithinRecordedMaximum: SemanticRule = {
@@ -349,6 +360,7 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   restfulFields,
   metadataName,
   maxSizeAtLeastSize,
+  autoscaleMinSizeAtMostSize,
   sizeWithinRecordedMaximum,
   totalBrokers,
   oneFluxRunner,

@@ -10,6 +10,7 @@ import {
   CONDITION_TYPE_MAX_LENGTH,
   DNS_SUBDOMAIN_MAX_LENGTH,
   MAX_BROKERS,
+  MAX_INTEGER,
   SHORT_STRING_MAX_LENGTH,
 } from './limits.ts';
 import { stringEnum } from './schema-helpers.ts';
@@ -24,6 +25,8 @@ export const CONDITION_SCALING = 'Scaling';
 export const CONDITION_BURSTING = 'Bursting';
 /** RESTful mode: where the API is, and what of v1alpha1's fluxRestful and users differs here. */
 export const CONDITION_RESTFUL_API = 'RestfulApi';
+/** A scale-in waits for jobs on the ranks that go (they are drained in Flux first). */
+export const CONDITION_DRAINING = 'Draining';
 
 /** Why a waiting burstable job is not served (status.burstJobs[].reason); the planner's verdicts. */
 export const BURST_JOB_REASONS = [
@@ -56,6 +59,76 @@ function timestamp(description: string) {
 function count(description: string, maximum: number) {
   return Type.Integer({ description, minimum: 0, maximum });
 }
+
+/** The Flux queue as the operator last read it, and the size changes it made (docs/elastic.md). */
+export const AutoscaleStatusSchema = Type.Object(
+  {
+    queue: Type.Optional(
+      Type.Object(
+        {
+          pending: count('Jobs waiting (NEW to SCHED).', MAX_INTEGER),
+          running: count('Jobs running (RUN and CLEANUP).', MAX_INTEGER),
+          nodesUp: count('Brokers online.', MAX_BROKERS),
+          nodesDown: count('Listed brokers that are not online.', MAX_BROKERS),
+          nodesAllocated: count('Online brokers with a job on them.', MAX_BROKERS),
+          nodesDraining: count('Drained brokers that still run a job.', MAX_BROKERS),
+          nodesDrained: count('Drained brokers with no job.', MAX_BROKERS),
+        },
+        {
+          description:
+            'The Flux queue as last read (written when a count changes, so a steady queue costs no write).',
+          additionalProperties: false,
+        },
+      ),
+    ),
+    readError: Type.Optional(
+      Type.String({
+        description: 'Why the last read of the queue failed (cleared by a read that works).',
+        maxLength: CONDITION_MESSAGE_MAX_LENGTH,
+      }),
+    ),
+    scaleIn: Type.Optional(
+      Type.Object(
+        {
+          fromSize: count('Brokers before the scale-in.', MAX_BROKERS),
+          toSize: count('Brokers after it.', MAX_BROKERS),
+          since: timestamp('When its ranks were drained.'),
+        },
+        {
+          description:
+            'A scale-in under way: its ranks are drained, the Job shrinks when no job runs on them.',
+          additionalProperties: false,
+        },
+      ),
+    ),
+    drainedRanks: Type.Optional(
+      Type.String({
+        description:
+          'Ranks the operator drained in Flux for a scale-in and has not undrained yet (an idset); undrained when a scale-up brings them back.',
+        maxLength: 1024,
+      }),
+    ),
+    lastChange: Type.Optional(
+      Type.Object(
+        {
+          fromSize: count('Brokers before.', MAX_BROKERS),
+          toSize: count('Brokers after.', MAX_BROKERS),
+          reason: Type.String({ description: 'CamelCase reason.', maxLength: CONDITION_REASON_MAX_LENGTH }),
+          message: Type.String({
+            description: 'Why the size changed.',
+            maxLength: CONDITION_MESSAGE_MAX_LENGTH,
+          }),
+          at: timestamp('When.'),
+        },
+        {
+          description: 'The last size change the operator made or completed, and why.',
+          additionalProperties: false,
+        },
+      ),
+    ),
+  },
+  { description: 'Autoscaling and scale-in state.', additionalProperties: false },
+);
 
 export const ConditionSchema = Type.Object(
   {
@@ -210,6 +283,7 @@ export const MiniClusterStatusSchema = Type.Object(
         },
       ),
     ),
+    autoscale: Type.Optional(AutoscaleStatusSchema),
     startTime: Type.Optional(timestamp('When the Job started.')),
     completionTime: Type.Optional(timestamp('When the Job finished (bounded runs only).')),
   },

@@ -10,9 +10,10 @@ import {
   FLUX_QUEUE_SCRIPT,
   FLUX_UNAVAILABLE_EXIT_CODE,
   FluxQueueParseError,
+  formatIdset,
   parseSnapshotOutput,
 } from './flux-queue-parse.ts';
-import type { FluxQueueReader, QueueSnapshot } from './queue.ts';
+import type { FluxQueueReader, QueueActions, QueueSnapshot } from './queue.ts';
 import { FluxQueueReadError } from './flux-queue-error.ts';
 
 export const DEFAULT_FLUX_URI = 'local:///run/flux/local';
@@ -31,6 +32,8 @@ export interface ExecFluxQueueReaderOptions {
   readonly container: string;
   /** The lead broker's local URI (`FLUX_URI`); default DEFAULT_FLUX_URI. */
   readonly fluxUri?: string;
+  /** Where `flux` is when it is not on the container's PATH (a Flux view's command folder). */
+  readonly fluxDir?: string;
   /** Run the script as this user (the instance owner) through `sudo -n -u`, when the exec user is not. */
   readonly runAs?: string;
   /** Whole round trip, connection included; default DEFAULT_TIMEOUT_MS. */
@@ -43,8 +46,17 @@ export interface ExecFluxQueueReaderOptions {
 const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}$/i;
 
 /** The command the reader runs in the lead pod (exported for tests). */
-export function snapshotCommand(fluxUri: string, runAs?: string): string[] {
+export function snapshotCommand(
+  fluxUri: string,
+  runAs?: string,
+  actions: QueueActions = {},
+  fluxDir?: string,
+): string[] {
+  const drain = formatIdset(actions.drain ?? []);
+  const undrain = formatIdset(actions.undrain ?? []);
   const command = ['sh', '-c', FLUX_QUEUE_SCRIPT, 'flux-queue', fluxUri];
+  if (fluxDir !== undefined) command.push(drain, undrain, fluxDir);
+  else if (drain !== '' || undrain !== '') command.push(drain, undrain);
   if (runAs === undefined) return command;
   if (!USER_NAME.test(runAs)) throw new RangeError(`runAs: not a user name: ${JSON.stringify(runAs)}`);
   return ['sudo', '-n', '-u', runAs, '--', ...command];
@@ -102,7 +114,11 @@ interface ExecOutcome {
 }
 
 export class ExecFluxQueueReader implements FluxQueueReader {
-  readonly options: Required<Omit<ExecFluxQueueReaderOptions, 'runAs'>> & { runAs?: string };
+  readonly options: Required<Omit<ExecFluxQueueReaderOptions, 'runAs' | 'fluxDir'>> & {
+    runAs?: string;
+    fluxDir?: string;
+  };
+  /** The command of a snapshot without actions. */
   readonly command: string[];
   readonly #exec: Exec;
 
@@ -115,7 +131,7 @@ export class ExecFluxQueueReader implements FluxQueueReader {
       ...options,
     };
     if (!(this.options.timeoutMs > 0)) throw new RangeError(`timeoutMs must be positive`);
-    this.command = snapshotCommand(this.options.fluxUri, this.options.runAs);
+    this.command = snapshotCommand(this.options.fluxUri, this.options.runAs, {}, this.options.fluxDir);
     this.#exec = new Exec(this.options.kubeConfig);
   }
 
@@ -123,9 +139,11 @@ export class ExecFluxQueueReader implements FluxQueueReader {
     return `${this.options.namespace}/${this.options.podName} container ${this.options.container}`;
   }
 
-  async snapshot(): Promise<QueueSnapshot> {
+  async snapshot(actions: QueueActions = {}): Promise<QueueSnapshot> {
+    const { fluxUri, runAs, fluxDir } = this.options;
+    const command = snapshotCommand(fluxUri, runAs, actions, fluxDir);
     const takenAt = this.options.now();
-    const outcome = await this.#run();
+    const outcome = await this.#run(command);
     const { status, stdout, stderr } = outcome;
     if (status === undefined)
       throw new FluxQueueReadError(
@@ -150,8 +168,8 @@ export class ExecFluxQueueReader implements FluxQueueReader {
         );
       // kwok (and some runtimes) quote the whole command line: leave the script out of the message.
       const said = (status.message ?? status.reason ?? 'unknown error').replace(
-        this.command.join(' '),
-        `${this.command.slice(0, this.command.indexOf(FLUX_QUEUE_SCRIPT)).join(' ')} <flux-queue script>`,
+        command.join(' '),
+        `${command.slice(0, command.indexOf(FLUX_QUEUE_SCRIPT)).join(' ')} <flux-queue script>`,
       );
       throw new FluxQueueReadError('ExecFailed', `exec in ${this.#target} failed: ${clip(said)}`);
     }
@@ -164,7 +182,7 @@ export class ExecFluxQueueReader implements FluxQueueReader {
     }
   }
 
-  #run(): Promise<ExecOutcome> {
+  #run(command: string[]): Promise<ExecOutcome> {
     const { namespace, podName, container, timeoutMs, maxOutputBytes } = this.options;
     return new Promise<ExecOutcome>((resolve, reject) => {
       let settled = false;
@@ -200,7 +218,7 @@ export class ExecFluxQueueReader implements FluxQueueReader {
         timeoutMs,
       );
       this.#exec
-        .exec(namespace, podName, container, this.command, stdout, stderr, null, false, (s) => {
+        .exec(namespace, podName, container, command, stdout, stderr, null, false, (s) => {
           status = s;
         })
         .then(

@@ -14,11 +14,15 @@
  * - `flux job info ID jobspec` prints the current jobspec as JSON (src/cmd/job/info.c);
  *   `flux submit --setattr=burstable` stores `attributes.system.burstable = 1` (VAL defaults to 1, or
  *   any JSON value: doc/man1/common/job-other-options.rst).
- * - `flux resource list -s up,allocated -no '{state} {nnodes} {ranks}'` prints one line per state
- *   (also for an empty state), ranks as an RFC 22 idset; `free` = up minus allocated at core level, so
- *   a partly used node is both `free` and `allocated` (src/bindings/python/flux/resource/list.py).
+ * - `flux resource list -s up,down,allocated -no '{state} {nnodes} {ranks}'` prints one line per
+ *   state (also for an empty state), ranks as an RFC 22 idset; `free` = up minus allocated at core
+ *   level, so a partly used node is both `free` and `allocated` (src/bindings/python/flux/resource/list.py).
+ * - `flux jobs --json` gives a running job's `ranks` as an idset (job-list's job_data.c, from R).
+ * - `flux resource status -s drain` lists `draining` (drained, a job still on it) and `drained` ranks,
+ *   one line per rank with its reason, a `*` after the state when the rank is offline, and one empty
+ *   line for a state with no rank (src/cmd/flux-resource.py, statuslines).
  */
-import type { FluxJob, FluxJobState, QueueSnapshot } from './queue.ts';
+import type { FluxJob, FluxJobState, QueueSnapshot, RankStates } from './queue.ts';
 import { FLUX_JOB_STATES } from './queue.ts';
 import { FLUX_QUEUE_SH } from './scripts/embedded.ts';
 
@@ -200,6 +204,11 @@ function jobFrom(entry: Json, at: string): FluxJobListing {
       throw new FluxQueueParseError(`${at}.name`, `expected a string, got ${kind(job.name)}`);
     listing.name = job.name;
   }
+  if (job.ranks !== undefined) {
+    if (typeof job.ranks !== 'string')
+      throw new FluxQueueParseError(`${at}.ranks`, `expected an idset, got ${kind(job.ranks)}`);
+    listing.ranks = [...parseIdset(job.ranks, `${at}.ranks`)].sort((a, b) => a - b);
+  }
   if (job.t_submit !== undefined) {
     if (typeof job.t_submit !== 'number' || !Number.isFinite(job.t_submit) || job.t_submit < 0)
       throw new FluxQueueParseError(
@@ -261,12 +270,40 @@ export function parseIdset(text: string, where = 'idset'): Set<number> {
   return ids;
 }
 
+/** Encodes ranks as an RFC 22 idset (`0-3,5`), ascending, without duplicates; empty for none. */
+export function formatIdset(ranks: Iterable<number>): string {
+  const sorted = [...new Set(ranks)].sort((a, b) => a - b);
+  for (const rank of sorted)
+    if (!Number.isSafeInteger(rank) || rank < 0) throw new RangeError(`not a rank: ${rank}`);
+  const terms: string[] = [];
+  for (let i = 0; i < sorted.length;) {
+    let j = i;
+    while (j + 1 < sorted.length && sorted[j + 1] === (sorted[j] ?? 0) + 1) j++;
+    terms.push(i === j ? `${sorted[i]}` : `${sorted[i]}-${sorted[j]}`);
+    i = j + 1;
+  }
+  return terms.join(',');
+}
+
 /**
  * Parses `flux resource list -s up,allocated -no '{state} {nnodes} {ranks}'`: exactly one `up` and one
  * `allocated` line (other states are ignored), `nnodes` equal to the number of ranks. Up is the
  * number of up ranks; free the up ranks with nothing allocated on them.
  */
 export function parseResourceCounts(text: string): ResourceCounts {
+  const sets = parseResourceSets(text);
+  const up = sets.get('up');
+  const allocated = sets.get('allocated');
+  if (up === undefined) throw new FluxQueueParseError('flux resource list', `no 'up' line in ${show(text)}`);
+  if (allocated === undefined)
+    throw new FluxQueueParseError('flux resource list', `no 'allocated' line in ${show(text)}`);
+  let free = 0;
+  for (const rank of up) if (!allocated.has(rank)) free++;
+  return { up: up.size, free };
+}
+
+/** The rank set of each state `flux resource list -no '{state} {nnodes} {ranks}'` printed. */
+export function parseResourceSets(text: string): Map<string, Set<number>> {
   if (typeof text !== 'string')
     throw new FluxQueueParseError('flux resource list', `expected text, got ${typeof text}`);
   const sets = new Map<string, Set<number>>();
@@ -297,15 +334,32 @@ export function parseResourceCounts(text: string): ResourceCounts {
     if (sets.has(state)) throw new FluxQueueParseError(where, `second line for state ${state}`);
     sets.set(state, ranks);
   });
-  const up = sets.get('up');
-  const allocated = sets.get('allocated');
-  if (up === undefined) throw new FluxQueueParseError('flux resource list', `no 'up' line in ${show(text)}`);
-  if (allocated === undefined)
-    throw new FluxQueueParseError('flux resource list', `no 'allocated' line in ${show(text)}`);
-  let free = 0;
-  for (const rank of up) if (!allocated.has(rank)) free++;
-  return { up: up.size, free };
+  return sets;
 }
+
+const DRAIN_LINE = /^(draining|drained)(\*?)(?: (\S*))?$/;
+
+/**
+ * Parses `flux resource status -s drain -no '{state} {ranks}'`: lines `draining <ranks>` and
+ * `drained <ranks>` (`*` after the state: the ranks are offline; an empty line per state when none
+ * is), one per rank or per group; the union of each state's ranks.
+ */
+export function parseDrainLines(lines: readonly string[]): { draining: Set<number>; drained: Set<number> } {
+  const result = { draining: new Set<number>(), drained: new Set<number>() };
+  lines.forEach((raw, index) => {
+    const line = raw.trim();
+    if (line === '') return;
+    const where = `flux resource status: line ${index + 1}`;
+    const match = DRAIN_LINE.exec(line);
+    if (!match)
+      throw new FluxQueueParseError(where, `expected 'draining|drained <ranks>', got ${show(line)}`);
+    const state = match[1] === 'draining' ? 'draining' : 'drained';
+    for (const rank of parseIdset(match[3] ?? '', `${where}: ranks`)) result[state].add(rank);
+  });
+  return result;
+}
+
+const ascending = (set: Iterable<number>): number[] => [...set].sort((a, b) => a - b);
 
 // ---------------------------------------------------------------------------------------------------
 // The snapshot script's document
@@ -342,5 +396,19 @@ export function parseSnapshotOutput(text: string, takenAt: Date): QueueSnapshot 
     ...listing,
     burstable: burstable.get(listing.id) ?? false,
   }));
-  return { takenAt, jobs, nodes };
+  // Older scripts printed neither `down` nor the drain lines: no rank states then.
+  const sets = parseResourceSets(resources.join('\n'));
+  const down = sets.get('down');
+  if (top.drain === undefined || down === undefined) return { takenAt, jobs, nodes };
+  if (!Array.isArray(top.drain) || !top.drain.every((line) => typeof line === 'string'))
+    throw new FluxQueueParseError('snapshot.drain', `expected an array of strings, got ${kind(top.drain)}`);
+  const drain = parseDrainLines(top.drain as string[]);
+  const ranks: RankStates = {
+    up: ascending(sets.get('up') ?? []),
+    down: ascending(down),
+    allocated: ascending(sets.get('allocated') ?? []),
+    draining: ascending(drain.draining),
+    drained: ascending(drain.drained),
+  };
+  return { takenAt, jobs, nodes, ranks };
 }

@@ -5,19 +5,19 @@
  */
 import type { ClusterAccess } from '../kube/cluster-access.ts';
 import type { ExecFluxQueueReaderOptions } from './flux-queue-exec.ts';
-import type { FluxQueueReader, QueueSnapshot } from './queue.ts';
+import type { FluxQueueReader, QueueActions, QueueSnapshot } from './queue.ts';
 
 export function lazyExecQueueReader(
   access: ClusterAccess,
   options: Omit<ExecFluxQueueReaderOptions, 'kubeConfig'>,
 ): FluxQueueReader {
   return {
-    async snapshot(): Promise<QueueSnapshot> {
+    async snapshot(actions?: QueueActions): Promise<QueueSnapshot> {
       const [{ ExecFluxQueueReader }, kubeConfig] = await Promise.all([
         import('./flux-queue-exec.ts'),
         access.clientConfig(),
       ]);
-      return new ExecFluxQueueReader({ ...options, kubeConfig }).snapshot();
+      return new ExecFluxQueueReader({ ...options, kubeConfig }).snapshot(actions);
     },
   };
 }

@@ -23,6 +23,20 @@ export interface FluxJob {
   readonly name?: string;
   /** Submission time, seconds since the epoch. */
   readonly submittedAt?: number;
+  /** The broker ranks it holds (running jobs; `ranks` of `flux jobs --json`), ascending. */
+  readonly ranks?: readonly number[];
+}
+
+/** Broker ranks by state, each ascending (`flux resource list` and `flux resource status`). */
+export interface RankStates {
+  readonly up: readonly number[];
+  readonly down: readonly number[];
+  /** Ranks with a job (or part of one) on them. */
+  readonly allocated: readonly number[];
+  /** Drained in Flux, with a job still on them. */
+  readonly draining: readonly number[];
+  /** Drained in Flux, nothing on them. */
+  readonly drained: readonly number[];
 }
 
 export interface QueueSnapshot {
@@ -30,9 +44,18 @@ export interface QueueSnapshot {
   readonly jobs: readonly FluxJob[];
   /** Brokers (nodes) of the instance: online ones, and those online with no job on them. */
   readonly nodes: { readonly up: number; readonly free: number };
+  /** Each rank's state, when the reader lists them (the exec reader does). */
+  readonly ranks?: RankStates;
+}
+
+/** What to do in the instance before the snapshot is taken, in the same round trip. */
+export interface QueueActions {
+  readonly drain?: readonly number[];
+  readonly undrain?: readonly number[];
 }
 
 /** Reads a queue snapshot; implementations: exec into the lead pod, or a scripted one in tests. */
 export interface FluxQueueReader {
-  snapshot(): Promise<QueueSnapshot>;
+  /** With actions: drain and undrain those ranks first (the exec reader does both in one exec). */
+  snapshot(actions?: QueueActions): Promise<QueueSnapshot>;
 }

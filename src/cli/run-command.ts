@@ -157,6 +157,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     onReconcile: (result, seconds) => metrics.observeReconcile(CONTROLLER_NAME, result, seconds),
     onQueueDepth: (depth) => metrics.setQueueDepth(CONTROLLER_NAME, depth),
     onReconcileStep: (step, seconds) => metrics.observeReconcileStep(CONTROLLER_NAME, step, seconds),
+    onFluxQueue: (namespace, name, queue) => metrics.setFluxQueue(namespace, name, queue),
     onLeadershipChange: (leading) => {
       metrics.setLeader(LEASE_NAME, leading);
       // A replica that lost the lease must stop writing at once; its Deployment restarts it.

@@ -3,6 +3,7 @@
  * controllers set up on it, the BurstTarget controller and the MiniCluster controller. The CLI, the
  * quickstart, tests and benchmarks make one of these; what each controller watches is in its setup.
  */
+import type { FluxQueueObserver } from './minicluster/scale-step.ts';
 import type { Logger } from 'pino';
 import type { ApiClients } from '../kube/api-clients.ts';
 import { Manager, type LeaderElectionConfig } from '../runtime/manager.ts';
@@ -33,6 +34,8 @@ export interface OperatorOptions {
   readonly onQueueDepth?: (depth: number) => void;
   /** The time of each named step of a MiniCluster pass (the reconcile step histogram). */
   readonly onReconcileStep?: (step: string, seconds: number) => void;
+  /** A MiniCluster's Flux queue as read (undefined: no longer read), for flux_operator_flux_* metrics. */
+  readonly onFluxQueue?: FluxQueueObserver;
   /** Connectors of the GKE and EKS providers for BurstTargets of those kinds. */
   readonly providers?: BurstTargetControllerOptions['providers'];
   /** Deletes the cloud cluster of a deleted gke/eks BurstTarget, one step per call. */
@@ -92,6 +95,7 @@ export class Operator {
       ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}),
       ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
       ...(options.onReconcileStep ? { onReconcileStep: options.onReconcileStep } : {}),
+      ...(options.onFluxQueue ? { onFluxQueue: options.onFluxQueue } : {}),
       ...(options.queueReader ? { queueReader: options.queueReader } : {}),
       ...(options.fluxViewImage ? { fluxViewImage: options.fluxViewImage } : {}),
       ...(options.hostStorageNamespaces ? { hostStorageNamespaces: options.hostStorageNamespaces } : {}),

@@ -108,6 +108,8 @@ export interface OperatorMetrics {
   readonly reconcileApply: Counter<'kind' | 'result'>;
   readonly reconcileStepTime: Histogram<'controller' | 'step'>;
   readonly podsRunning: Gauge;
+  readonly fluxJobs: Gauge<'namespace' | 'name' | 'state'>;
+  readonly fluxNodes: Gauge<'namespace' | 'name' | 'state'>;
 
   /**
    * Declares a controller: sets controller_runtime_max_concurrent_reconciles and starts its
@@ -152,7 +154,25 @@ export interface OperatorMetrics {
   countMiniClusterCreated(): void;
   countApply(kind: string, result: ApplyResult): void;
   setPodsRunning(pods: number): void;
+  /**
+   * The Flux queue of one MiniCluster as last read: flux_operator_flux_jobs{namespace, name, state}
+   * and flux_operator_flux_nodes{namespace, name, state}; undefined removes its series (deleted, or
+   * no longer read).
+   */
+  setFluxQueue(namespace: string, name: string, queue: FluxQueueCounts | undefined): void;
 }
+
+/** A MiniCluster's Flux queue in counts: jobs by state, brokers (nodes) by state. */
+export interface FluxQueueCounts {
+  readonly jobs: Readonly<Record<FluxJobMetricState, number>>;
+  readonly nodes: Readonly<Record<FluxNodeMetricState, number>>;
+}
+
+export const FLUX_JOB_METRIC_STATES = ['pending', 'running'] as const;
+export type FluxJobMetricState = (typeof FLUX_JOB_METRIC_STATES)[number];
+/** up and down partition the listed brokers; allocated and free partition up; draining and drained are drains. */
+export const FLUX_NODE_METRIC_STATES = ['up', 'down', 'allocated', 'free', 'draining', 'drained'] as const;
+export type FluxNodeMetricState = (typeof FLUX_NODE_METRIC_STATES)[number];
 
 function assertNonNegative(what: string, value: number): void {
   if (!Number.isFinite(value) || value < 0) {
@@ -301,6 +321,19 @@ export function createOperatorMetrics(
     registers,
   });
 
+  const fluxJobs = new Gauge({
+    name: 'flux_operator_flux_jobs',
+    help: 'Jobs in the Flux queue of a MiniCluster the operator reads (autoscaled, or scaling in), by state (pending, running), as last read',
+    labelNames: ['namespace', 'name', 'state'] as const,
+    registers,
+  });
+  const fluxNodes = new Gauge({
+    name: 'flux_operator_flux_nodes',
+    help: 'Brokers (nodes) of a MiniCluster the operator reads, by Flux state (up, down, allocated, free, draining, drained), as last read',
+    labelNames: ['namespace', 'name', 'state'] as const,
+    registers,
+  });
+
   const knownPhases = new Set<string>(SUMMARIES);
   for (const phase of knownPhases) miniClusters.set({ phase }, 0);
 
@@ -334,6 +367,8 @@ export function createOperatorMetrics(
     reconcileApply,
     reconcileStepTime,
     podsRunning,
+    fluxJobs,
+    fluxNodes,
 
     registerController(controller, maxConcurrent) {
       assertNonNegative('maxConcurrentReconciles', maxConcurrent);
@@ -414,6 +449,21 @@ export function createOperatorMetrics(
     setPodsRunning(pods) {
       assertNonNegative('running pods', pods);
       podsRunning.set(pods);
+    },
+    setFluxQueue(namespace, name, queue) {
+      if (queue === undefined) {
+        for (const state of FLUX_JOB_METRIC_STATES) fluxJobs.remove({ namespace, name, state });
+        for (const state of FLUX_NODE_METRIC_STATES) fluxNodes.remove({ namespace, name, state });
+        return;
+      }
+      for (const state of FLUX_JOB_METRIC_STATES) {
+        assertNonNegative(`flux jobs ${state}`, queue.jobs[state]);
+        fluxJobs.set({ namespace, name, state }, queue.jobs[state]);
+      }
+      for (const state of FLUX_NODE_METRIC_STATES) {
+        assertNonNegative(`flux nodes ${state}`, queue.nodes[state]);
+        fluxNodes.set({ namespace, name, state }, queue.nodes[state]);
+      }
     },
   };
 }

@@ -18,7 +18,8 @@
  * Go operator side by side (see against-go.ts); `--conversion` what the conversion webhook adds to reads
  * (see conversion.ts); `--view [--rounds N]` the start-up cost of the Flux view: the Go operator's
  * hello-world on the real node, Flux from the view against Flux in the image, alternating, with the
- * ratio of their medians (see view.ts).
+ * ratio of their medians (see view.ts); `--autoscale` the steady requests of 50 autoscaled idle
+ * MiniClusters (see autoscale.ts).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -32,6 +33,7 @@ import { up } from '../../src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { againstGoBench } from './against-go.ts';
+import { autoscaleBench } from './autoscale.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { burstBench } from './burst.ts';
 import { conversionBench } from './conversion.ts';
@@ -210,4 +212,5 @@ if (argv.includes('--burst')) await burstBench(argv);
 else if (argv.includes('--conversion')) await conversionBench(argv);
 else if (argv.includes('--against-go')) await againstGoBench(argv);
 else if (argv.includes('--view')) await viewBench(argv);
+else if (argv.includes('--autoscale')) await autoscaleBench(argv);
 else await main();

@@ -10,6 +10,7 @@ import { nodeProcesses } from '../../src/localcluster/real-node/host.ts';
 import { realNodeDown, realNodeFootprint, savedHostSettings } from '../../src/localcluster/real-node/node.ts';
 import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
+import { autoscaleScenarios } from './scenarios/autoscale.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { fluxViewErrorScenarios } from './scenarios/flux-view-errors.ts';
@@ -47,6 +48,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   fluxViewErrorScenarios();
   goV1alpha2ExampleScenarios();
   goSpackViewScenarios();
+  autoscaleScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

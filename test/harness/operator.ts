@@ -15,7 +15,7 @@ import {
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
-import { Operator } from '../../src/controllers/operator.ts';
+import { Operator, type OperatorOptions } from '../../src/controllers/operator.ts';
 import { fluxViewReference, readFluxCoreVersion } from '../../src/images/index.ts';
 import { binDir, readVersions } from '../../src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -71,7 +71,13 @@ export interface RunningOperator {
 }
 
 /** An in-process operator watching only `namespace`, so test files do not see each other's objects. */
-export async function startOperator(namespace: string): Promise<RunningOperator> {
+/** Settings of the in-process operator a test may add (what `flux-operator run` wires to its metrics). */
+export type ExtraOperatorOptions = Pick<OperatorOptions, 'onFluxQueue'>;
+
+export async function startOperator(
+  namespace: string,
+  extra: ExtraOperatorOptions = {},
+): Promise<RunningOperator> {
   await installCrd();
   const { kc } = await cluster();
   const clients = kubeClients(kc);
@@ -96,6 +102,7 @@ export async function startOperator(namespace: string): Promise<RunningOperator>
     onWrite: (verb, kind) => writes.push(`${verb}:${kind}`),
     // The Flux view the real node has (no registry): what v1alpha2 MiniClusters naming none run.
     fluxViewImage: fluxViewReference(readFluxCoreVersion()),
+    ...extra,
   });
   await manager.start();
   return { manager, clients, writes, logLines, stop: () => manager.stop() };

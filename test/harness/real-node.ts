@@ -13,6 +13,7 @@ import {
   podsOf,
   startOperator,
   waitForCondition,
+  type ExtraOperatorOptions,
 } from './operator.ts';
 import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
@@ -154,11 +155,12 @@ export function explainOnFailure(t: TestContext): {
 export async function scenario(
   t: TestContext,
   prefix: string,
-  options: { readonly hostStorage?: boolean } = {},
+  options: { readonly hostStorage?: boolean } & ExtraOperatorOptions = {},
 ) {
   // Registered first so that it runs first, before the namespace is deleted.
   const story = explainOnFailure(t);
-  const namespace = await withNamespace(t, prefix, options);
+  const { hostStorage, ...extra } = options;
+  const namespace = await withNamespace(t, prefix, hostStorage === undefined ? {} : { hostStorage });
   // PersistentVolumes of spec.volumes are cluster-wide: none of this scenario's outlives it, whatever
   // the operator had time to collect (a volume still bound goes once its claim has gone).
   t.after(async () => {
@@ -170,7 +172,7 @@ export async function scenario(
       await core.deletePersistentVolume({ name: volume.metadata?.name ?? '' }).catch(() => undefined);
     }
   });
-  const operator = await startOperator(namespace);
+  const operator = await startOperator(namespace, extra);
   t.after(() => operator.stop());
   story.watch(operator.clients, namespace, operator.logLines);
   return { namespace, clients: operator.clients };

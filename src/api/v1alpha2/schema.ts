@@ -85,6 +85,7 @@ export const MiniClusterV1alpha2SpecSchema = Type.Object(
   {
     size: V1.size,
     maxSize: V1.maxSize,
+    autoscale: V1.autoscale,
     minSize: Type.Optional(
       Type.Integer({
         description:

@@ -71,6 +71,13 @@ import {
   type BurstOutcome,
 } from './burst-step.ts';
 import { observeBursts } from './burst-observe.ts';
+import {
+  fluxQueueCounts,
+  scaleStep,
+  type FluxQueueObserver,
+  type ScaleMemory,
+  type ScaleOutcome,
+} from './scale-step.ts';
 import { planBurstActions } from './burst-plan.ts';
 import { actOnPlan } from './burst-act.ts';
 import { MINICLUSTER_API_VERSION, MINICLUSTER_VERSION, type LiveMiniCluster } from './watched-kinds.ts';
@@ -147,6 +154,8 @@ export interface ReconcilerDeps {
   readonly fluxViewImage?: string;
   /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
   readonly hostStorageNamespaces?: readonly string[];
+  /** Each Flux queue the scale step reads, in counts (the flux_operator_flux_* metrics). */
+  readonly observeFluxQueue?: FluxQueueObserver;
 }
 
 export interface ReconcileResult {
@@ -173,6 +182,8 @@ interface Pass {
   objects: readonly KubeObject[];
   /** Objects written by apply. */
   readonly applied: string[];
+  /** Set by scale: the Job's size this pass, the queue as read, status.autoscale. */
+  scale?: ScaleOutcome;
   /** Set by burst. */
   burst?: BurstOutcome;
   /** The status written this pass, if one was (cleanup follows it). */
@@ -222,12 +233,15 @@ export class Reconciler {
   private readonly memo = new RenderMemo();
   /** Per MiniCluster, Secrets a create found there already (by name), until the cache has them too. */
   private readonly appeared = new Map<string, Map<string, V1Secret>>();
+  /** Per MiniCluster, what the scale step remembers between passes (last read, ranks' last busy times). */
+  private readonly scaleMemory = new Map<string, ScaleMemory>();
   /** The steps of a pass, in order. */
   private readonly steps: readonly Step<Pass, BlockingProblem>[] = [
     { name: 'validate', run: (pass) => this.validate(pass) },
     { name: 'host-storage', run: (pass) => this.checkHostStorage(pass) },
     { name: 'user-secrets', run: (pass) => this.requireUserSecrets(pass) },
     { name: 'keys', run: (pass) => this.keys(pass) },
+    { name: 'scale', run: (pass) => this.scale(pass) },
     { name: 'render', run: (pass) => this.render(pass) },
     { name: 'prune', run: (pass) => this.pruneStale(pass) },
     { name: 'apply', run: (pass) => this.applyChanged(pass) },
@@ -246,6 +260,7 @@ export class Reconciler {
     const { namespace, name } = splitObjectKey(objectKey);
     const live = this.deps.cache.miniClusters.get(name, namespace);
     if (!live) {
+      this.forgetScale(objectKey);
       this.statusWrittenAt.delete(objectKey);
       this.starting.delete(objectKey);
       this.memo.forget(objectKey);
@@ -255,6 +270,7 @@ export class Reconciler {
     // Deleted: its children go with it through their ownerReferences; burst clusters elsewhere
     // are removed here, before the finalizer lets the deletion finish.
     if (live.metadata.deletionTimestamp) {
+      this.forgetScale(objectKey);
       this.starting.delete(objectKey);
       this.memo.forget(objectKey);
       this.appeared.delete(objectKey);
@@ -385,15 +401,80 @@ export class Reconciler {
     return CONTINUE;
   }
 
+  /**
+   * Autoscaling and scale-in (scale-step.ts): reads the Flux queue of an autoscaled MiniCluster every
+   * pollSeconds, and of any MiniCluster whose Job must shrink (to drain the ranks that go first). A
+   * new size the autoscaler decides is written to spec.size, as an HPA would through /scale; the next
+   * pass applies it like any other.
+   */
+  private async scale(pass: Pass): Promise<Result> {
+    const { miniCluster, names } = validOf(pass);
+    const { live, namespace, name, objectKey } = pass;
+    const environment = this.deps.burst;
+    if (!environment) return CONTINUE;
+    const job = this.deps.cache.jobs.get(names.job, namespace);
+    const outcome = await scaleStep(environment, {
+      miniCluster,
+      job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,
+      pods: this.deps.cache.podsOf(namespace, name),
+      previous: live.status,
+      memory: this.scaleMemory.get(objectKey) ?? { lastBusyMs: new Map() },
+      now: this.deps.now(),
+    });
+    this.scaleMemory.set(objectKey, outcome.memory);
+    pass.scale = outcome;
+    if (outcome.snapshot) this.deps.observeFluxQueue?.(namespace, name, fluxQueueCounts(outcome.snapshot));
+    if (outcome.resize) {
+      this.deps.countWrite('apply', KIND);
+      try {
+        // resourceVersion: a size someone else wrote meanwhile wins; the next poll decides again.
+        await this.deps.clients.custom.patchNamespacedCustomObject({
+          group: GROUP,
+          version: MINICLUSTER_VERSION,
+          namespace,
+          plural: PLURAL,
+          name,
+          body: {
+            metadata: { resourceVersion: live.metadata.resourceVersion },
+            spec: { size: outcome.resize.size },
+          },
+        });
+        pass.log.info(
+          { from: miniCluster.spec.size, to: outcome.resize.size, reason: outcome.resize.reason },
+          'autoscaled',
+        );
+      } catch (error) {
+        if (!isConflict(error)) throw error;
+        // The size changed meanwhile: nothing of this decision is reported; the next poll decides again.
+        const { status: _status, resize: _resize, ...rest } = outcome;
+        const { autoscale: _autoscale, draining: _draining, ...kept } = outcome.memory;
+        pass.scale = { ...rest, events: [], memory: kept };
+        this.scaleMemory.set(objectKey, kept);
+      }
+    }
+    return continueAfter(outcome.requeueAfterMs);
+  }
+
+  private forgetScale(objectKey: ObjectKey): void {
+    if (this.scaleMemory.delete(objectKey)) {
+      const { namespace, name } = splitObjectKey(objectKey);
+      this.deps.observeFluxQueue?.(namespace, name, undefined);
+    }
+  }
+
   private render(pass: Pass): Result {
     const { miniCluster } = validOf(pass);
     const { keys, live, objectKey, name } = pass;
     if (!keys) throw new Error('the render step ran before keys');
-    pass.objects = this.memo.rendered(objectKey, keys, () =>
+    const rendered = this.memo.rendered(objectKey, keys, () =>
       renderMiniCluster(miniCluster, keys, {
         owner: { apiVersion: MINICLUSTER_API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
       }),
     );
+    // A scale-in waiting for its drained ranks keeps the Job at the size it runs.
+    const jobSize = pass.scale?.jobSize ?? miniCluster.spec.size;
+    pass.objects =
+      jobSize === miniCluster.spec.size ? rendered : rendered.map((object) => withJobSize(object, jobSize));
     return CONTINUE;
   }
 
@@ -578,7 +659,12 @@ export class Reconciler {
     const service = this.deps.cache.children.get('Service')?.get(names.leadBrokerService, namespace) as
       V1Service | undefined;
     const pods = this.deps.cache.podsOf(namespace, name);
-    const observed = await observeBursts(miniCluster, live.status, pods, service, environment);
+    // The queue the scale step read this pass serves bursting too: one exec per poll.
+    const snapshot = pass.scale?.snapshot;
+    const reading = snapshot
+      ? { ...environment, queueReader: () => ({ snapshot: () => Promise.resolve(snapshot) }) }
+      : environment;
+    const observed = await observeBursts(miniCluster, live.status, pods, service, reading);
     const outcome =
       'outcome' in observed
         ? observed.outcome
@@ -601,7 +687,7 @@ export class Reconciler {
    * (progress alone at most every progressIntervalMs), then the events of its transitions.
    */
   private async updateStatus(pass: Pass, problem: BlockingProblem | undefined): Promise<Result> {
-    const { live, miniCluster, namespace, name, objectKey, burst } = pass;
+    const { live, miniCluster, namespace, name, objectKey, burst, scale } = pass;
     const job = this.deps.cache.jobs.get(pass.names ? pass.names.job : name, namespace);
     const subject: MiniClusterModel =
       miniCluster ??
@@ -619,6 +705,7 @@ export class Reconciler {
     const next = computeStatus({
       ...(leadBrokerService ? { leadBrokerService } : {}),
       ...(burst ? { burst: { bursts: burst.bursts, jobs: burst.jobs, condition: burst.condition } } : {}),
+      ...(scale?.status ? { scale: scale.status } : {}),
       miniCluster: subject,
       previous,
       job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,
@@ -647,7 +734,7 @@ export class Reconciler {
       body: { status: statusPatch(previous, next) },
     });
     pass.written = next;
-    await this.emitTransitions(live, previous, next, burst?.events ?? []);
+    await this.emitTransitions(live, previous, next, [...(scale?.events ?? []), ...(burst?.events ?? [])]);
     return CONTINUE;
   }
 
@@ -715,16 +802,37 @@ export class Reconciler {
   }
 }
 
+/** The rendered Job with `size` pods (parallelism = completions); other objects as they are. */
+function withJobSize(object: KubeObject, size: number): KubeObject {
+  if (object.kind !== 'Job') return object;
+  const job = object as KubeObject & V1Job;
+  return { ...job, spec: { ...job.spec, parallelism: size, completions: size } } as KubeObject;
+}
+
 /**
  * A JSON merge patch from one status to the next: fields the next status no longer has are set to
- * null, since a merge patch leaves absent fields as they were.
+ * null, since a merge patch leaves absent fields as they were; in nested objects too (a rank set
+ * status.autoscale no longer lists). Lists are replaced whole.
  */
 export function statusPatch(
   previous: MiniClusterStatus | undefined,
   next: MiniClusterStatus,
 ): Record<string, unknown> {
+  return mergePatch(previous ?? {}, next);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function mergePatch(previous: object, next: object): Record<string, unknown> {
+  const before = previous as Record<string, unknown>;
   const patch: Record<string, unknown> = { ...next };
-  for (const key of Object.keys(previous ?? {})) {
+  for (const [key, value] of Object.entries(patch)) {
+    const old = before[key];
+    if (isPlainObject(value) && isPlainObject(old)) patch[key] = mergePatch(old, value);
+  }
+  for (const key of Object.keys(before)) {
     if (!(key in next)) patch[key] = null;
   }
   return patch;

@@ -4,6 +4,7 @@
  * and volumes; `watches` the broker pods, indexed by MiniCluster), the Reconciler and what it is given
  * (caches, event recorder, burst environment), and the collectors it runs while leading.
  */
+import type { FluxQueueObserver } from './scale-step.ts';
 import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
 import {
@@ -20,7 +21,7 @@ import {
 import { lazyExecQueueReader } from '../../burst/lazy-queue-reader.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
 import { describeApiError } from '../../kube/api-errors.ts';
-import { fluxContainer, type KubeObject } from '../../render/index.ts';
+import { fluxContainer, layoutOf, type KubeObject } from '../../render/index.ts';
 import type { Controller, ControllerOptions } from '../../runtime/controller.ts';
 import { EventRecorder } from '../../runtime/events.ts';
 import type { ResilientInformer } from '../../runtime/informers.ts';
@@ -55,6 +56,8 @@ export interface MiniClusterSetupOptions {
   readonly onQueueDepth?: ControllerOptions['onQueueDepth'];
   /** The time of each named step of a pass (the reconcile step histogram). */
   readonly onReconcileStep?: (step: string, seconds: number) => void;
+  /** A MiniCluster's Flux queue as read (undefined: no longer read), for the metrics. */
+  readonly onFluxQueue?: FluxQueueObserver;
   /** How to read a lead broker's queue; default: exec `flux` in the lead pod. */
   readonly queueReader?: BurstEnvironment['queueReader'];
   /** The Flux view image of MiniClusters that name none (flux.container.image). */
@@ -195,12 +198,18 @@ export function setupMiniClusterController(
     },
     queueReader:
       options.queueReader ??
-      ((miniCluster, leadPod) =>
-        lazyExecQueueReader(clients.transport.access, {
+      ((miniCluster, leadPod) => {
+        // The instance's socket is in the pod's run folder (the view's volume with a Flux view), and
+        // a view's flux is in its command folder.
+        const layout = layoutOf(miniCluster);
+        return lazyExecQueueReader(clients.transport.access, {
           namespace: namespaceOf(leadPod),
           podName: leadPod.metadata?.name ?? '',
           container: fluxContainer(miniCluster).name,
-        })),
+          fluxUri: `local://${layout.runDir}/local`,
+          ...(layout.view ? { fluxDir: layout.view.commandDir } : {}),
+        });
+      }),
     readSecret: (name, namespace) => readSecret({ cache: secrets, core: clients.core }, name, namespace),
     countWrite: (verb, kind) => onWrite(verb, kind),
     now: () => new Date(),
@@ -214,6 +223,7 @@ export function setupMiniClusterController(
     now: () => new Date(),
     burst,
     ...(options.onReconcileStep ? { observeStep: options.onReconcileStep } : {}),
+    ...(options.onFluxQueue ? { observeFluxQueue: options.onFluxQueue } : {}),
     ...(options.fluxViewImage ? { fluxViewImage: options.fluxViewImage } : {}),
     ...(options.hostStorageNamespaces ? { hostStorageNamespaces: options.hostStorageNamespaces } : {}),
   });

@@ -6,6 +6,7 @@
 import type { V1ContainerStatus, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   CONDITION_BURSTING,
+  CONDITION_DRAINING,
   CONDITION_FAILED,
   CONDITION_READY,
   CONDITION_RESTFUL_API,
@@ -40,6 +41,11 @@ export interface Observation {
     readonly bursts: NonNullable<MiniClusterStatus['bursts']>;
     readonly jobs: NonNullable<MiniClusterStatus['burstJobs']>;
     readonly condition: DesiredCondition;
+  };
+  /** What the scale step found and did this pass (autoscaled MiniClusters, and any scale-in). */
+  readonly scale?: {
+    readonly autoscale: MiniClusterStatus['autoscale'];
+    readonly condition?: DesiredCondition;
   };
   readonly now: Date;
 }
@@ -317,6 +323,12 @@ export function leadBrokerAddress(
  * This pass's Bursting condition; a blocked pass never reached the bursting step, so the last one
  * stands, like status.bursts, rather than vanishing while the burst clusters keep running.
  */
+function drainingConditions(observation: Observation): DesiredCondition[] {
+  if (observation.scale) return observation.scale.condition ? [observation.scale.condition] : [];
+  const last = observation.previous?.conditions?.find((c) => c.type === CONDITION_DRAINING);
+  return last ? [last] : [];
+}
+
 function burstingConditions(observation: Observation): DesiredCondition[] {
   if (observation.burst) return [observation.burst.condition];
   if (!observation.problem) return [];
@@ -358,6 +370,7 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
     scalingCondition(observation, activePods),
     ...outcomeConditions(job, observation.pods),
     ...burstingConditions(observation),
+    ...drainingConditions(observation),
     ...restfulApiConditions(miniCluster),
   ];
   const status: MiniClusterStatus = {
@@ -375,6 +388,8 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   if (bursts && bursts.length > 0) status.bursts = bursts;
   const burstJobs = observation.burst?.jobs ?? previous?.burstJobs;
   if (burstJobs && burstJobs.length > 0) status.burstJobs = burstJobs;
+  const autoscale = observation.scale ? observation.scale.autoscale : previous?.autoscale;
+  if (autoscale && Object.keys(autoscale).length > 0) status.autoscale = autoscale;
   if (observation.leadBrokerService)
     status.leadBroker = leadBrokerAddress(observation.leadBrokerService, pods);
   const startTime = isoTime(job?.status?.startTime);

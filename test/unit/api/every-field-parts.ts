@@ -42,6 +42,27 @@ export function everyFieldStatus(): NonNullable<MiniCluster['status']> {
       },
     ],
     burstJobs: [{ id: 'f2', reason: 'NoFreeCapacity', message: 'later' }],
+    autoscale: {
+      queue: {
+        pending: 1,
+        running: 2,
+        nodesUp: 2,
+        nodesDown: 2,
+        nodesAllocated: 2,
+        nodesDraining: 0,
+        nodesDrained: 1,
+      },
+      readError: 'reading the Flux queue: timed out',
+      scaleIn: { fromSize: 4, toSize: 2, since: '2026-01-01T00:01:00Z' },
+      drainedRanks: '2-3',
+      lastChange: {
+        fromSize: 2,
+        toSize: 4,
+        reason: 'JobsWaiting',
+        message: '2 jobs wait for 2 nodes (0 free, 0 starting): 2 -> 4 brokers',
+        at: '2026-01-01T00:00:30Z',
+      },
+    },
     startTime: '2026-01-01T00:00:00Z',
     completionTime: '2026-01-01T00:02:00Z',
   };

@@ -47,6 +47,7 @@ export function everyFieldV1alpha1(): MiniCluster {
   const miniCluster = base('every-field', {
     size: 2,
     maxSize: 4,
+    autoscale: { minSize: 1, idleSeconds: 30, pollSeconds: 5, drainSeconds: 120 },
     tasks: 4,
     interactive: false,
     deadlineSeconds: 3600,

@@ -83,6 +83,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
     spec: {
       size: 2,
       maxSize: 4,
+      autoscale: { minSize: 1, idleSeconds: 30, pollSeconds: 5, drainSeconds: 120 },
       minSize: 1,
       backoffLimit: 2,
       tasks: 4,

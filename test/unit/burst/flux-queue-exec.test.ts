@@ -31,6 +31,25 @@ test('the command: sh -c with the URI as $1, through sudo for runAs', () => {
     'local:///x',
   ]);
   assert.throws(() => snapshotCommand('local:///x', '-u root'), /runAs: not a user name: "-u root"/);
+  // Drains and undrains ride on the same exec, as idsets after the URI.
+  assert.deepEqual(snapshotCommand('local:///x', undefined, { drain: [3, 2], undrain: [] }).slice(4), [
+    'local:///x',
+    '2-3',
+    '',
+  ]);
+  assert.deepEqual(snapshotCommand('local:///x', undefined, { undrain: [1] }).slice(4), [
+    'local:///x',
+    '',
+    '1',
+  ]);
+  assert.deepEqual(snapshotCommand('local:///x', undefined, {}).slice(4), ['local:///x']);
+  // A Flux view's command folder comes last.
+  assert.deepEqual(snapshotCommand('local:///x', undefined, {}, '/mnt/flux/bin').slice(4), [
+    'local:///x',
+    '',
+    '',
+    '/mnt/flux/bin',
+  ]);
 });
 
 test('exit codes: a kubelet NonZeroExitCode cause, or kwok\'s "exit status N"', () => {

@@ -1,7 +1,8 @@
 // Parsers of flux-core 0.88 queue output, and the snapshot script (shellcheck, and run with a fake flux).
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -11,6 +12,7 @@ import {
   FluxQueueParseError,
   decodeF58,
   f58plain,
+  formatIdset,
   parseFluxJobs,
   parseIdset,
   parseJobspecBurstable,
@@ -82,6 +84,7 @@ test('flux jobs --json: every job, missing counts as 0, exact ids beyond 2^53', 
       ntasks: 2,
       ncores: 2,
       name: 'sleep',
+      ranks: [2],
       submittedAt: 1767229300,
     },
     {
@@ -91,6 +94,7 @@ test('flux jobs --json: every job, missing counts as 0, exact ids beyond 2^53', 
       ntasks: 2,
       ncores: 16,
       name: 'sleep',
+      ranks: [0, 1],
       submittedAt: 1767229200,
     },
   ]);
@@ -276,6 +280,18 @@ test('the snapshot document: jobs with their burstable flags, and node counts', 
     ],
   );
   assert.deepEqual(snapshot.nodes, { up: 4, free: 1 });
+  // The running jobs' ranks (`ranks` of flux jobs), and each rank's state.
+  assert.deepEqual(
+    snapshot.jobs.filter((j) => j.state === 'RUN').map((j) => j.ranks),
+    [[2], [0, 1]],
+  );
+  assert.deepEqual(snapshot.ranks, {
+    up: [0, 1, 2, 3],
+    down: [],
+    allocated: [0, 1, 2],
+    draining: [2],
+    drained: [],
+  });
   const doc = (over: Record<string, unknown>) =>
     JSON.stringify({
       version: 1,
@@ -325,6 +341,71 @@ test('the snapshot document: jobs with their burstable flags, and node counts', 
     /no 'allocated' line/,
   );
   throwsParse(() => parseSnapshotOutput('{"version":1,"jobs":', takenAt), 'snapshot', /not JSON/);
+  // Without the drain lines (an older script): no rank states.
+  assert.equal(parseSnapshotOutput(doc({}), takenAt).ranks, undefined);
+  assert.deepEqual(
+    parseSnapshotOutput(
+      doc({ resources: ['up 1 0', 'down 1 1', 'allocated 0 '], drain: ['drained* 1', 'draining '] }),
+      takenAt,
+    ).ranks,
+    { up: [0], down: [1], allocated: [], draining: [], drained: [1] },
+  );
+  throwsParse(
+    () =>
+      parseSnapshotOutput(
+        doc({ resources: ['up 1 0', 'down 0 ', 'allocated 0 '], drain: ['offline 1'] }),
+        takenAt,
+      ),
+    'flux resource status: line 1',
+    /expected 'draining\|drained <ranks>', got "offline 1"/,
+  );
+  throwsParse(
+    () => parseSnapshotOutput(doc({ jobs: { jobs: [{ id: 58, state: 'RUN', ranks: 3 }] } }), takenAt),
+    'snapshot.jobs: jobs[0].ranks',
+    /expected an idset, got number 3/,
+  );
+});
+
+test('idsets are written the way Flux reads them', () => {
+  assert.equal(formatIdset([]), '');
+  assert.equal(formatIdset([3, 1, 2, 2, 7, 9, 8]), '1-3,7-9');
+  assert.equal(formatIdset([5]), '5');
+  assert.deepEqual([...parseIdset(formatIdset([0, 2, 3, 4, 10]))], [0, 2, 3, 4, 10]);
+  assert.throws(() => formatIdset([-1]), /not a rank: -1/);
+});
+
+test('the snapshot script drains and undrains as asked before it reads, and refuses what is no idset', (t) => {
+  const dir = mkdtempSync(join(tmpdir(), 'flux-queue-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // The fake flux keeps the drains in its scenario folder: a copy of the fixture's.
+  cpSync(QUEUE, join(dir, 'queue'), { recursive: true });
+  const log = join(dir, 'calls');
+  const env = {
+    PATH: `${join(FIXTURES, 'bin')}:/usr/bin:/bin`,
+    FAKE_FLUX_DIR: join(dir, 'queue'),
+    FAKE_FLUX_LOG: log,
+  };
+  const out = execFileSync('sh', ['-c', FLUX_QUEUE_SCRIPT, 'flux-queue', 'local:///x', '2-3', '1'], {
+    env,
+    encoding: 'utf8',
+  });
+  // The snapshot is read after the actions: ranks 2-3 show drained.
+  assert.equal(
+    out,
+    read('snapshot.out').replace('"drain":["draining 2","drained "]', '"drain":["draining ","drained 2-3"]'),
+  );
+  assert.deepEqual(parseSnapshotOutput(out, new Date()).ranks?.drained, [2, 3]);
+  const calls = readFileSync(log, 'utf8').trim().split('\n');
+  const undrain = calls.findIndex((c) => c.startsWith('local:///x resource undrain --update 1 '));
+  const drain = calls.findIndex((c) => c.startsWith('local:///x resource drain --update 2-3 '));
+  const list = calls.findIndex((c) => c.startsWith('local:///x jobs'));
+  assert.ok(undrain >= 0 && drain > undrain && list > drain, calls.join('\n'));
+  const bad = spawnSync('sh', ['-c', FLUX_QUEUE_SCRIPT, 'flux-queue', 'local:///x', '1;reboot'], {
+    env,
+    encoding: 'utf8',
+  });
+  assert.equal(bad.status, 69);
+  assert.equal(bad.stderr, 'flux-queue: not a rank idset: 1;reboot\n');
 });
 
 test('the snapshot script passes shellcheck -s sh', () => {

@@ -67,6 +67,8 @@ const EXPECTED: Record<string, [string, string[]]> = {
   flux_operator_reconcile_apply_total: ['counter', ['kind', 'result']],
   flux_operator_reconcile_step_duration_seconds: ['histogram', ['controller', 'step']],
   flux_operator_pods_running: ['gauge', []],
+  flux_operator_flux_jobs: ['gauge', ['name', 'namespace', 'state']],
+  flux_operator_flux_nodes: ['gauge', ['name', 'namespace', 'state']],
 };
 
 /** One observation on every family, so each has a series whose labels can be read back. */
@@ -87,7 +89,13 @@ function exerciseAll(m: ReturnType<typeof createOperatorMetrics>): void {
   m.countApply('Job', 'created');
   m.observeReconcileStep('minicluster', 'apply', 0.002);
   m.setPodsRunning(4);
+  m.setFluxQueue('default', 'elastic', QUEUE);
 }
+
+const QUEUE = {
+  jobs: { pending: 3, running: 1 },
+  nodes: { up: 2, down: 2, allocated: 1, free: 1, draining: 0, drained: 1 },
+};
 
 describe('createOperatorMetrics', () => {
   it('registers every family with the name, type and labels controller-runtime uses', async () => {
@@ -358,5 +366,25 @@ describe('domain metrics', () => {
       1,
     );
     assert.equal(await valueOf(m.registry, 'flux_operator_pods_running'), 7);
+  });
+
+  it('carries the Flux queue of each read MiniCluster by state, and forgets it', async () => {
+    const m = createOperatorMetrics(new Registry(), { defaultMetrics: false });
+    m.setFluxQueue('default', 'elastic', QUEUE);
+    m.setFluxQueue('other', 'small', { ...QUEUE, jobs: { pending: 0, running: 2 } });
+    const of = (metric: string, namespace: string, name: string, state: string) =>
+      valueOf(m.registry, metric, { namespace, name, state });
+    assert.equal(await of('flux_operator_flux_jobs', 'default', 'elastic', 'pending'), 3);
+    assert.equal(await of('flux_operator_flux_jobs', 'other', 'small', 'running'), 2);
+    assert.equal(await of('flux_operator_flux_nodes', 'default', 'elastic', 'drained'), 1);
+    assert.equal(await of('flux_operator_flux_nodes', 'default', 'elastic', 'down'), 2);
+    m.setFluxQueue('default', 'elastic', undefined);
+    const text = await m.registry.metrics();
+    assert.doesNotMatch(text, /name="elastic"/);
+    assert.match(text, /^flux_operator_flux_jobs\{namespace="other",name="small",state="running"\} 2$/m);
+    assert.throws(
+      () => m.setFluxQueue('a', 'b', { ...QUEUE, jobs: { pending: -1, running: 0 } }),
+      /flux jobs pending must be a finite number >= 0/,
+    );
   });
 });

@@ -225,6 +225,7 @@ const ALL_STEPS = [
   'host-storage',
   'user-secrets',
   'keys',
+  'scale',
   'render',
   'prune',
   'apply',

@@ -472,6 +472,21 @@ describe('statusPatch', () => {
     });
     assert.deepEqual(statusPatch(undefined, { size: 3 }), { size: 3 });
   });
+
+  it('nulls dropped fields of nested objects too (ranks no longer drained), and replaces lists whole', async () => {
+    const { statusPatch } = await import('../../../../src/controllers/minicluster/reconciler.ts');
+    const scaleIn = { fromSize: 4, toSize: 2, since: '2026-01-01T00:00:00Z' };
+    assert.deepEqual(
+      statusPatch(
+        {
+          autoscale: { drainedRanks: '2-3', scaleIn },
+          burstJobs: [{ id: 'f1', reason: 'NoFreeCapacity', message: 'm' }],
+        },
+        { autoscale: { readError: 'timed out' }, burstJobs: [] },
+      ),
+      { autoscale: { readError: 'timed out', drainedRanks: null, scaleIn: null }, burstJobs: [] },
+    );
+  });
 });
 
 describe('busyMarkStale', () => {
