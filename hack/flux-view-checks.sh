@@ -15,7 +15,17 @@ loader=$view/lib/ld-linux-x86-64.so.2
 [ -x "$view/bin/flux" ] || { echo "error: $view/bin/flux is missing" >&2; exit 1; }
 work=$(mktemp -d)
 cleanup() {
-  if [ -f "$work/munge/munged.pid" ]; then kill "$(cat "$work/munge/munged.pid")" 2>/dev/null || true; fi
+  if [ -f "$work/munge/munged.pid" ]; then
+    local pid tries=0
+    pid=$(cat "$work/munge/munged.pid")
+    kill "$pid" 2>/dev/null || true
+    # munged writes its seed file as it exits: removing the folder before it is gone races with that
+    # ("Directory not empty", seen under load).
+    while kill -0 "$pid" 2>/dev/null && [ "$tries" -lt 100 ]; do
+      sleep 0.1
+      tries=$((tries + 1))
+    done
+  fi
   rm -rf "$work"
 }
 trap cleanup EXIT
