@@ -140,6 +140,7 @@ const EXPECTED: QueueSnapshot = {
       burstable: false,
       name: 'sleep',
       submittedAt: 1767229300,
+      ranks: [2],
     },
     {
       id: 'fUMZ3TXYK',
@@ -150,9 +151,12 @@ const EXPECTED: QueueSnapshot = {
       burstable: false,
       name: 'sleep',
       submittedAt: 1767229200,
+      ranks: [0, 1],
     },
   ],
   nodes: { up: 4, free: 1 },
+  // The fixture's flux resource list and status: rank 2 is draining while its job runs.
+  ranks: { up: [0, 1, 2, 3], allocated: [0, 1, 2], down: [], drained: [], draining: [2] },
 };
 
 test('snapshot of a scripted queue through kubectl-exec into the lead pod', async (t) => {
@@ -177,12 +181,13 @@ test('snapshot of a scripted queue through kubectl-exec into the lead pod', asyn
     { what: 'a snapshot', timeoutMs: 20_000, intervalMs: 300 },
   );
   assert.deepEqual(snapshot, EXPECTED);
-  // One exec ran the whole script: three listings, then one jobspec per SCHED/RUN job, all with FLUX_URI.
+  // One exec ran the whole script: four listings, then one jobspec per SCHED/RUN job, all with FLUX_URI.
   const calls = readFileSync(log, 'utf8').trimEnd().split('\n');
   assert.deepEqual(calls, [
     `${FLUX_URI} jobs --user=all --filter=pending,running --json`,
     `${FLUX_URI} jobs --user=all --filter=sched,run --no-header --format={id.f58plain}`,
-    `${FLUX_URI} resource list --states=up,allocated --no-header --format={state} {nnodes} {ranks}`,
+    `${FLUX_URI} resource list --states=up,down,allocated --no-header --format={state} {nnodes} {ranks}`,
+    `${FLUX_URI} resource status --states=drain --no-header --format={state} {ranks}`,
     ...EXPECTED.jobs.map((job) => `${FLUX_URI} job info ${job.id} jobspec`),
   ]);
 });
