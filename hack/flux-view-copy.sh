@@ -28,11 +28,21 @@ if [ -f "$marker" ] && [ -d "$target" ] && cmp -s "$marker" "$info"; then
   exit 0
 fi
 start=$(date +%s)
-rm -rf "$marker" "$target" "$target.partial"
+rm -rf "$marker" "$target.partial"
 # No -p: the copy belongs to whoever runs this (a uid other than root cannot give files away), with
 # the view's modes (under the usual umask 022); times do not matter (Python's byte code does not check them).
-cp -R "$source_dir" "$target.partial"
-mv "$target.partial" "$target"
+if [ -d "$target" ] && [ "$(stat -c %d "$target")" != "$(stat -c %d "$mount_path")" ]; then
+  # A volume of its own (flux.container.medium: Memory) cannot be removed or renamed onto: emptied,
+  # then the copy goes into it; the marker, written last, says whether it is complete.
+  rm -rf "${target:?}"/* "${target:?}"/.[!.]* "${target:?}"/..?*
+  cp -R "$source_dir"/. "$target"
+  where="its own volume at $target"
+else
+  rm -rf "$target"
+  cp -R "$source_dir" "$target.partial"
+  mv "$target.partial" "$target"
+  where=$target
+fi
 cp "$info" "$marker.partial"
 mv "$marker.partial" "$marker"
-echo "flux-view-copy: copied the Flux view to $target in $(($(date +%s) - start)) s ($(du -sm "$target" | cut -f1) MiB)"
+echo "flux-view-copy: copied the Flux view to $where in $(($(date +%s) - start)) s ($(du -sm "$target" | cut -f1) MiB)"

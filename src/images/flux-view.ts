@@ -73,6 +73,7 @@ export const COPIER_APPLETS = [
   'sed',
   'sh',
   'sleep',
+  'stat',
 ];
 
 export interface FluxViewRecipe {

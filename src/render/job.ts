@@ -15,6 +15,7 @@ import {
   DEFAULT_BROKER_PORT,
   FORGET_CERTIFICATE_FILE,
   FORGET_CERTIFICATE_RC_PATH,
+  SPACK_SOFTWARE_COPY,
   viewInitCommand,
 } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
@@ -38,6 +39,7 @@ import {
   RESOURCE_SPEC_FILE,
   RESTFUL_CREDENTIALS_FILE,
   RESTFUL_MOUNT_DIR,
+  VIEW_DIR,
   wrapperFile,
   type PodLayout,
 } from './paths.ts';
@@ -54,6 +56,8 @@ const VOLUME_OPERATOR_FILES = 'flux-operator-files';
 const VOLUME_CURVE_CERT = 'flux-operator-curve-cert';
 const VOLUME_MUNGE_KEY = 'flux-operator-munge-key';
 const VOLUME_STATE = 'flux-operator-state';
+/** flux.container.medium: Memory: the view (and a Spack view's software) in memory, apart from the state. */
+const VOLUME_VIEW_MEMORY = 'flux-operator-view-memory';
 const VOLUME_RESTFUL = 'flux-operator-restful';
 
 /** Only the owner may read: Flux refuses a certificate others can read (the entrypoint copies it too). */
@@ -75,6 +79,22 @@ interface FluxMountOptions {
   secretMode: number;
   /** The containers' scripts and wrappers in the ConfigMap (file names, see sidecars.ts). */
   scripts: readonly string[];
+  /** The view's own memory-backed volume (flux.container.medium: Memory). */
+  viewInMemory: boolean;
+}
+
+/**
+ * The state volume's mounts, as every container that has it mounts them: with the view in memory,
+ * the memory volume over the view's folder and the Spack software's, each a subPath of it.
+ */
+function stateMounts(layout: PodLayout): V1VolumeMount[] {
+  const state: V1VolumeMount = { name: VOLUME_STATE, mountPath: layout.stateRoot };
+  if (!layout.view?.inMemory) return [state];
+  return [
+    state,
+    { name: VOLUME_VIEW_MEMORY, mountPath: layout.view.path, subPath: VIEW_DIR },
+    { name: VOLUME_VIEW_MEMORY, mountPath: layout.view.spackSoftware, subPath: SPACK_SOFTWARE_COPY },
+  ];
 }
 
 function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volume[] {
@@ -132,6 +152,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
       },
     },
     { name: VOLUME_STATE, emptyDir: {} },
+    ...(options.viewInMemory ? [{ name: VOLUME_VIEW_MEMORY, emptyDir: { medium: 'Memory' } }] : []),
     ...restful,
   ];
 }
@@ -143,7 +164,7 @@ function fluxMounts(layout: PodLayout, restful: boolean): V1VolumeMount[] {
     { name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true },
     { name: VOLUME_CURVE_CERT, mountPath: CURVE_CERT_MOUNT_DIR, readOnly: true },
     { name: VOLUME_MUNGE_KEY, mountPath: MUNGE_KEY_MOUNT_DIR, readOnly: true },
-    { name: VOLUME_STATE, mountPath: layout.stateRoot },
+    ...stateMounts(layout),
     ...(restful ? [{ name: VOLUME_RESTFUL, mountPath: RESTFUL_MOUNT_DIR, readOnly: true }] : []),
   ];
 }
@@ -167,7 +188,7 @@ function viewInitContainer(miniCluster: MiniClusterModel, layout: PodLayout): V1
   };
   if (view.workingDir !== undefined) rendered.workingDir = view.workingDir;
   if (view.resources !== undefined) rendered.resources = renderResources(view.resources);
-  rendered.volumeMounts = [{ name: VOLUME_STATE, mountPath: layout.stateRoot }];
+  rendered.volumeMounts = stateMounts(layout);
   if (view.securityContext !== undefined)
     rendered.securityContext = renderSecurityContext(view.securityContext);
   return rendered;
@@ -323,16 +344,16 @@ function containerAdditions(
   const viewParts = fromView
     ? { hookShell: '/bin/bash', environment: miniCluster.spec.flux.environment ?? {} }
     : {};
-  const state: V1VolumeMount = { name: VOLUME_STATE, mountPath: layout.stateRoot };
+  const state = stateMounts(layout);
   if (isWrapped(container)) {
     return {
       command: ['/bin/bash', `${OPERATOR_DIR}/${wrapperFile(container.name)}`],
-      mounts: [{ name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true }, state],
+      mounts: [{ name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true }, ...state],
       ...viewParts,
     };
   }
   // As it is (v1alpha1's way), with the view's volume at hand.
-  if (!container.runFlux) return fromView ? { mounts: [state] } : {};
+  if (!container.runFlux) return fromView ? { mounts: state } : {};
   return {
     command: ['/bin/bash', `${OPERATOR_DIR}/${ENTRYPOINT_FILE}`],
     mounts: fluxMounts(layout, restful),
@@ -362,7 +383,13 @@ function podSpec(
   const fromView = layout.view !== undefined;
   const secretMode = fromView ? VIEW_SECRET_FILE_MODE : SECRET_FILE_MODE;
   const scripts = containerScripts(miniCluster).map(([file]) => file);
-  const volumes: V1Volume[] = fluxVolumes(names, { writesResourceSpec, restful, secretMode, scripts });
+  const volumes: V1Volume[] = fluxVolumes(names, {
+    writesResourceSpec,
+    restful,
+    secretMode,
+    scripts,
+    viewInMemory: layout.view?.inMemory === true,
+  });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {
     const own = containerVolumes(container, storageOf(miniCluster));

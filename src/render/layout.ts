@@ -2,6 +2,7 @@
  * Where Flux comes from in a MiniCluster's pods, and where their writable files are: decided once
  * from the spec, for the Job, the entrypoint and broker.toml alike.
  */
+import { FLUX_VIEW_MEMORY_MEDIUM } from '../api/v1alpha2/version.ts';
 import { renderModel, type ContainerModel, type RenderInput } from './model.ts';
 import { podLayout, type PodLayout } from './paths.ts';
 
@@ -29,5 +30,6 @@ export function layoutOf(input: RenderInput): PodLayout {
   return podLayout(
     container.disable ? undefined : container.mountPath,
     miniCluster.spec.containers.some(isWrapped),
+    container.medium === FLUX_VIEW_MEMORY_MEDIUM,
   );
 }

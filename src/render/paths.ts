@@ -68,6 +68,11 @@ export interface PodLayout {
     readonly environmentFile: string;
     /** Where the init container copies a Spack view's /opt/software (the Go operator's layout). */
     readonly spackSoftware: string;
+    /**
+     * The view and the Spack software are in a memory-backed volume of their own, mounted at `path`
+     * and `spackSoftware` (flux.container.medium: Memory), not in the state volume on the node's disk.
+     */
+    readonly inMemory: boolean;
     readonly munge: {
       readonly daemon: string;
       readonly keyPath: string;
@@ -81,9 +86,13 @@ export interface PodLayout {
 /**
  * The layout of a pod: `viewMountPath` when Flux comes from the view (`flux.container.mountPath`);
  * `sharedRunDir` puts the rundir in the state volume when Flux comes from the image, for containers
- * beside Flux that wait for its socket.
+ * beside Flux that wait for its socket; `viewInMemory` puts the view in a memory-backed volume of its own.
  */
-export function podLayout(viewMountPath: string | undefined, sharedRunDir: boolean): PodLayout {
+export function podLayout(
+  viewMountPath: string | undefined,
+  sharedRunDir: boolean,
+  viewInMemory = false,
+): PodLayout {
   const root = viewMountPath?.replace(/\/+$/, '') ?? STATE_DIR;
   const layout = {
     stateRoot: root,
@@ -102,6 +111,7 @@ export function podLayout(viewMountPath: string | undefined, sharedRunDir: boole
       commandDir: `${root}/bin`,
       environmentFile: `${root}/flux-view.sh`,
       spackSoftware: `${root}/${SPACK_SOFTWARE_COPY}`,
+      inMemory: viewInMemory,
       munge: {
         daemon: `${view}/sbin/munged`,
         keyPath: `${root}/munge/key/${MUNGE_KEY_FILE}`,

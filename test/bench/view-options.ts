@@ -1,7 +1,10 @@
 // The flags of `npm run bench -- --view`.
 
 export interface ViewOptions {
-  /** Rounds; each runs the MiniCluster once from the view and once with Flux in its image. */
+  /**
+   * Rounds; each runs the MiniCluster once from the view, once from the view in memory
+   * (flux.container.medium: Memory) and once with Flux in its image.
+   */
   rounds: number;
   /** Longest wait for one MiniCluster to succeed (and for one to be gone afterwards). */
   timeoutSeconds: number;
@@ -35,17 +38,22 @@ export function parseViewOptions(argv: readonly string[]): ViewOptions {
   return options;
 }
 
-export type ViewKind = 'view' | 'baked';
+export type ViewKind = 'view' | 'memory' | 'baked';
+
+const KINDS: readonly ViewKind[] = ['view', 'memory', 'baked'];
 
 /**
- * The order the MiniClusters run in: the two kinds alternate, and each round starts with the kind the
- * previous one ended with (view, baked, baked, view, view, baked, ...), so neither always runs first
- * after a quiet machine or always right after the other.
+ * The order the MiniClusters run in: each round runs every kind once, rotated by one each round
+ * (view, memory, baked, memory, baked, view, baked, view, memory, ...), so that over every three
+ * rounds each kind runs first, second and third once: none always runs first after a quiet machine
+ * or always right after another.
  */
 export function viewRunOrder(rounds: number): ViewKind[] {
   const order: ViewKind[] = [];
   for (let round = 0; round < rounds; round++) {
-    order.push(...(round % 2 === 0 ? (['view', 'baked'] as const) : (['baked', 'view'] as const)));
+    for (let index = 0; index < KINDS.length; index++) {
+      order.push(KINDS[(round + index) % KINDS.length] as ViewKind);
+    }
   }
   return order;
 }

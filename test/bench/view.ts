@@ -1,14 +1,17 @@
 /**
  * `npm run bench -- --view [--rounds N] [--timeout-seconds N]`: the start-up cost of the Flux view
  * (issue 22). The Go operator's hello-world (examples/tests/hello-world in its archive: size 4, `echo
- * hello world`, quiet) runs on the local cluster's real node through our operator, the two kinds
- * alternating in one run (`--rounds` of each, default 3; order in view-options.ts):
- *   view:  image localhost/plain:bookworm (no Flux), Flux from the view the init container copies;
- *   baked: image localhost/flux:0.88.0 with `flux.container.disable: true` (Flux in the image).
+ * hello world`, quiet) runs on the local cluster's real node through our operator, the three kinds
+ * taking turns in one run (`--rounds` of each, default 3; order in view-options.ts):
+ *   view:   image localhost/plain:bookworm (no Flux), Flux from the view the init container copies
+ *           into the shared volume on the node's disk (the default);
+ *   memory: the same with `flux.container.medium: Memory` (the view in a memory volume of its own);
+ *   baked:  image localhost/flux:0.88.0 with `flux.container.disable: true` (Flux in the image).
  * For each: seconds from the apply to the MiniCluster Succeeded, to all its pods' containers started,
  * and each init container's duration from pod status (the view's copy). Prints one JSON line
  * (view-result.ts): per-kind medians, every sample, `ratio` = median(view) / median(baked) of the
- * seconds to Succeeded, `target_ratio` 1.3 and `within_target`. Nothing asserts the ratio.
+ * seconds to Succeeded, `memory_ratio` the same for memory, `target_ratio` 1.3, `within_target` and
+ * `memory_within_target`. Nothing asserts a ratio.
  *
  * The operator runs compiled, out of cluster, in a process of its own (view-operator-process.ts) with
  * its Flux view image set to this tree's view, loaded into the real node under a tag of the run's own
@@ -48,7 +51,11 @@ const CASE = 'hello-world';
 /** The case's MiniCluster name and size (its manifest's). */
 const NAME = 'flux-sample';
 const SIZE = 4;
-const IMAGES: Record<ViewKind, string> = { view: 'localhost/plain:bookworm', baked: FLUX_IMAGE };
+const IMAGES: Record<ViewKind, string> = {
+  view: 'localhost/plain:bookworm',
+  memory: 'localhost/plain:bookworm',
+  baked: FLUX_IMAGE,
+};
 const OPERATOR = fileURLToPath(new URL('./view-operator-process.ts', import.meta.url));
 const OPERATOR_START_MS = 60_000;
 const OPERATOR_STOP_MS = 15_000;
@@ -59,9 +66,11 @@ const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
 /** The case's MiniCluster as the kind runs it (v1alpha2, as the API server serves it). */
 async function caseMiniCluster(kind: ViewKind, namespace: string): Promise<Record<string, unknown>> {
   const miniCluster = await goTestMiniCluster(CASE, namespace, IMAGES[kind]);
+  const spec = miniCluster.spec as { flux?: { container?: Record<string, unknown> } };
   if (kind === 'baked') {
-    const spec = miniCluster.spec as { flux?: { container?: Record<string, unknown> } };
     spec.flux = { ...spec.flux, container: { ...spec.flux?.container, disable: true } };
+  } else if (kind === 'memory') {
+    spec.flux = { ...spec.flux, container: { ...spec.flux?.container, medium: 'Memory' } };
   }
   return miniCluster;
 }

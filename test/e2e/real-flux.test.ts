@@ -15,7 +15,11 @@ import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { fluxViewErrorScenarios } from './scenarios/flux-view-errors.ts';
 import { fluxViewScenarios } from './scenarios/flux-view.ts';
-import { goSpackViewScenarios, goV1alpha2ExampleScenarios } from './scenarios/go-v1alpha2-examples.ts';
+import {
+  goMemoryViewScenarios,
+  goSpackViewScenarios,
+  goV1alpha2ExampleScenarios,
+} from './scenarios/go-v1alpha2-examples.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { servicesScenarios } from './scenarios/services.ts';
@@ -48,6 +52,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   fluxViewErrorScenarios();
   goV1alpha2ExampleScenarios();
   goSpackViewScenarios();
+  goMemoryViewScenarios();
   autoscaleScenarios();
 });
 

@@ -308,9 +308,11 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     // Its own Secret: certificates made under this short policy from the start.
     const secret = { namespace: 'default', name: 'short-lived-webhook-cert' };
     running = await startOperator({
-      // Renewed halfway: a serving certificate every 6 s, a CA every 18 s. A pass may come 6 s late
-      // before one expires (passes ran 6 s late on a loaded machine with 2 s of slack).
-      policy: { caValidityMs: 36_000, servingValidityMs: 12_000, renewAt: 0.5 },
+      // Renewed at 30% of their lives (which start a tenth early, for clock skew): a serving
+      // certificate about every 5 s, a CA about every 14 s. A pass may come 15 s late before either
+      // expires (passes ran 6 s late on a loaded machine; a CI run once served an expired one with
+      // 6.6 s of slack).
+      policy: { caValidityMs: 60_000, servingValidityMs: 20_000, renewAt: 0.3 },
       syncIntervalMs: 250,
       secret,
     });
@@ -339,7 +341,13 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     process.stderr.write(
       `[conversion] ${reads} reads during ${served.size} serving certificates and ${cas.size} CAs\n`,
     );
-    assert.deepEqual(failures, [], 'no read failed while the certificates were renewed');
+    // What the webhook did, to tell a late pass from a pass that did not renew.
+    const webhookLines = running.lines.filter((line) => line.includes('conversion-webhook'));
+    assert.deepEqual(
+      failures,
+      [],
+      `no read failed while the certificates were renewed; the webhook's log:\n${webhookLines.join('\n')}`,
+    );
     assert.ok(served.size >= 3, `the serving certificate was renewed (${served.size} seen)`);
     assert.ok(cas.size >= 2, `the CA was renewed (${cas.size} seen)`);
     assert.equal(webhook.port, port, 'the same server all along');

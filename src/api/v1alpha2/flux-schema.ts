@@ -27,6 +27,7 @@ import {
   DEFAULT_FLUX_VIEW_MOUNT_PATH,
   DEFAULT_FLUX_VIEW_NAME,
   DEFAULT_QUEUE_POLICY,
+  FLUX_VIEW_MEMORY_MEDIUM,
 } from './version.ts';
 
 /** Environment values of the view's environment file: small, like a container's. */
@@ -66,6 +67,12 @@ export const FluxContainerSchema = Type.Object(
     mountPath: withDefault(
       absolutePath('Where the Flux view is mounted, in the init and the application containers.'),
       DEFAULT_FLUX_VIEW_MOUNT_PATH,
+    ),
+    medium: Type.Optional(
+      stringEnum(
+        [FLUX_VIEW_MEMORY_MEDIUM],
+        `Memory: the view (and a Spack view's /opt/software) is copied into a memory-backed emptyDir of its own, mounted at <mountPath>/view (and <mountPath>/software). Pods start sooner where the node's disk is slow or shared (no copy to write back), and the view's size (about 125 MiB for this operator's) counts toward the pod's memory, limits included. Unset: the node's disk, like the rest of the shared volume. This operator's field; the Go operator has none.`,
+      ),
     ),
   },
   {

@@ -13,6 +13,8 @@ export const DEFAULT_FLUX_VIEW_IMAGE = 'ghcr.io/converged-computing/flux-view-ub
 export const DEFAULT_FLUX_VIEW_NAME = 'flux-view';
 /** Where the view is shared with the application container (`flux.container.mountPath`). */
 export const DEFAULT_FLUX_VIEW_MOUNT_PATH = '/mnt/flux';
+/** flux.container.medium: the view in a memory-backed emptyDir of its own (Kubernetes' emptyDir medium). */
+export const FLUX_VIEW_MEMORY_MEDIUM = 'Memory';
 /** The Go operator's default application image (`containers[].image`). */
 export const DEFAULT_APPLICATION_IMAGE = 'ghcr.io/rse-ops/accounting:app-latest';
 /** Where an emptyDir volume without a path is mounted (the Go operator mounts every emptyDir there). */

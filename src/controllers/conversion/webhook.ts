@@ -49,6 +49,8 @@ export const DEFAULT_START_GRACE_MS = 60_000;
 const REACH_RECHECK_MS = 10_000;
 
 export const DEFAULT_SYNC_INTERVAL_MS = 60_000;
+/** A pass this long is logged: renewals wait for it. */
+const SLOW_PASS_MS = 5_000;
 const CA_COMMON_NAME = 'flux-operator-webhook-ca';
 
 export interface ConversionWebhookOptions {
@@ -246,8 +248,12 @@ export class ConversionWebhook implements Runnable {
   /** One pass (passes never overlap). Rejects only when the server cannot listen. */
   sync(mayWrite: boolean): Promise<void> {
     if (this.running) return this.running;
+    const started = Date.now();
     this.running = this.pass(mayWrite).finally(() => {
       this.running = undefined;
+      const tookMs = Date.now() - started;
+      // Passes are due every interval: one this slow delays renewals (a busy API server, a starved process).
+      if (tookMs >= SLOW_PASS_MS) this.log.warn({ tookMs, mayWrite }, 'a conversion webhook pass was slow');
     });
     return this.running;
   }

@@ -319,8 +319,9 @@ if [ -n "${flux_view+set}" ]; then
   # is run by its name, through a link first on PATH: then it keeps PATH as it is for the jobs (run
   # by a path, it would put the view's bin first), where the image's own programs (its python3, say)
   # come before the view's.
+  # Empty, it is only where a Spack view's software would be (its own volume, with flux.container.medium).
   # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
-  if [ -n "${flux_view_software+set}" ] && [ -d "$flux_view_software" ]; then
+  if [ -n "${flux_view_software+set}" ] && [ -n "$(ls -A "$flux_view_software" 2>/dev/null)" ]; then
     use_spack_view
   fi
   if [ ! -x "$flux_view/bin/flux" ]; then

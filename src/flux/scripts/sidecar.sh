@@ -75,7 +75,7 @@ if [ -n "${flux_view+set}" ]; then
   # A Spack view (the Go operator's layout): its programs load their libraries from /opt/software, as
   # in the Flux container. A container that cannot write there may still not need Flux: it is told.
   # shellcheck disable=SC2154 # set only when the container has it, as tested here
-  if [ -n "${flux_view_software+set}" ] && [ -d "$flux_view_software" ]; then
+  if [ -n "${flux_view_software+set}" ] && [ -n "$(ls -A "$flux_view_software" 2>/dev/null)" ]; then
     if mkdir -p "$flux_view_software_dir" && cp -R "$flux_view_software/." "$flux_view_software_dir/"; then
       for site in "$flux_view"/lib/python3*/site-packages; do
         if [ -z "${flux_python_path+set}" ] && [ -d "$site" ]; then

@@ -1,6 +1,6 @@
 #!/bin/sh
 # view-init.sh MOUNT_PATH IMAGE: the command of a MiniCluster's flux-view init container, run with the
-# view image's own /bin/sh (busybox, dash or bash: POSIX sh only, and cp, mv, rm, id). It puts the
+# view image's own /bin/sh (busybox, dash or bash: POSIX sh only, and cp, mv, rm, id, stat). It puts the
 # Flux view of IMAGE into the volume shared with the application containers, mounted at MOUNT_PATH,
 # whichever of the two layouts the image has (docs/flux-view.md):
 #   - this project's view image: its own copy command, /usr/local/bin/flux-view-copy MOUNT_PATH;
@@ -52,14 +52,28 @@ if [ ! -d "$mount_path" ] || [ ! -w "$mount_path" ]; then
   exit 1
 fi
 
-# Copies under temporary names, then renamed: a restarted init container replaces a half copy. cp -R
-# keeps the view's symbolic links (a Spack view's files may link into /opt/software) as links.
+# place SOURCE TARGET: TARGET becomes a copy of SOURCE. Into a folder of the shared volume it is copied
+# under a temporary name, then renamed: a restarted init container replaces a half copy. A volume of
+# its own (flux.container.medium: Memory) cannot be removed or renamed onto: it is emptied and the copy
+# goes into it. Either way the marker, written last, says whether the copy is complete. cp -R keeps
+# the view's symbolic links (a Spack view's files may link into /opt/software) as links.
+own_volumes=
+place() {
+  rm -rf "$2.partial"
+  if [ -d "$2" ] && [ "$(stat -c %d "$2")" != "$(stat -c %d "$mount_path")" ]; then
+    rm -rf "${2:?}"/* "${2:?}"/.[!.]* "${2:?}"/..?*
+    cp -R "$1"/. "$2"
+    own_volumes=", each into a volume of its own"
+  else
+    rm -rf "$2"
+    cp -R "$1" "$2.partial"
+    mv "$2.partial" "$2"
+  fi
+}
 target=$mount_path/view
 software=$mount_path/software
-rm -rf "$target" "$target.partial" "$software" "$software.partial" "$mount_path/view.complete"
-cp -R "$view" "$target.partial"
-cp -R "$spack_software" "$software.partial"
-mv "$target.partial" "$target"
-mv "$software.partial" "$software"
+rm -f "$mount_path/view.complete"
+place "$view" "$target"
+place "$spack_software" "$software"
 printf 'layout spack\nimage %s\nview %s\nsoftware %s\n' "$image" "$view" "$spack_software" >"$mount_path/view.complete"
-echo "flux-view-init: copied the Spack view $view of $image to $target and $spack_software to $software"
+echo "flux-view-init: copied the Spack view $view of $image to $target and $spack_software to $software$own_volumes"

@@ -208,3 +208,48 @@ export function goSpackViewScenarios(): void {
     });
   });
 }
+
+/**
+ * flux.container.medium: Memory: the view (and a Spack view's software) in a memory volume of its own,
+ * for both layouts. The init container's log says it copied into a volume of its own, which it says
+ * only when the folder is another file system than the shared volume (the kubelet's tmpfs mount).
+ */
+export function goMemoryViewScenarios(): void {
+  const image = 'localhost/plain:bookworm';
+  const inMemory = (viewImage?: string) => (miniCluster: Record<string, unknown>) => {
+    const spec = miniCluster.spec as { flux?: Record<string, unknown> };
+    spec.flux = {
+      ...spec.flux,
+      container: { ...(viewImage === undefined ? {} : { image: viewImage }), medium: 'Memory' },
+    };
+  };
+  it(`Go v1alpha2 examples/tests/hello-world with the view in memory on ${image}: succeeds; the lead log is test.out.correct`, async (t) => {
+    await runCase(t, 'hello-world', image, {
+      variant: 'memory',
+      adjust: inMemory(),
+      inspect: async (clients, namespace) => {
+        const copy = await leadLog(clients, namespace, NAME, 'flux-view');
+        assert.match(
+          copy,
+          /^flux-view-copy: copied the Flux view to its own volume at \/mnt\/flux\/view in \d+ s \(\d+ MiB\)$/m,
+          copy,
+        );
+      },
+    });
+  });
+
+  it(`Go v1alpha2 examples/tests/hello-world with the Spack-layout view in memory on ${image}: succeeds; the lead log is test.out.correct`, async (t) => {
+    await runCase(t, 'hello-world', image, {
+      variant: 'spack-memory',
+      adjust: inMemory(SPACK_VIEW_IMAGE),
+      inspect: async (clients, namespace) => {
+        const copy = await leadLog(clients, namespace, NAME, 'flux-view');
+        assert.match(
+          copy,
+          /^flux-view-init: copied the Spack view \/opt\/views\/\._view\/[a-z2-7]{32} of localhost\/flux-view-spack-layout:0\.88\.0 to \/mnt\/flux\/view and \/opt\/software to \/mnt\/flux\/software, each into a volume of its own$/m,
+          copy,
+        );
+      },
+    });
+  });
+}

@@ -179,6 +179,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
           pullAlways: false,
           securityContext,
           mountPath: '/mnt/flux',
+          medium: 'Memory',
         },
         optionFlags: '-ompi=openmpi@5',
         logLevel: 7,

@@ -33,17 +33,27 @@ describe('npm run bench -- --view flags', () => {
 });
 
 describe('the order the kinds run in', () => {
-  it('alternates, each round starting with the kind the last one ended with', () => {
-    assert.deepEqual(viewRunOrder(3), ['view', 'baked', 'baked', 'view', 'view', 'baked']);
+  it('runs every kind each round, rotated by one each round', () => {
+    assert.deepEqual(viewRunOrder(3), [
+      ...['view', 'memory', 'baked'],
+      ...['memory', 'baked', 'view'],
+      ...['baked', 'view', 'memory'],
+    ]);
   });
 
-  it('runs each kind once per round, and as often first as second over an even number of rounds', () => {
-    for (const rounds of [1, 2, 4, 7]) {
+  it('runs each kind once per round, and over every three rounds once in each place', () => {
+    for (const rounds of [1, 2, 3, 4, 6, 7]) {
       const order = viewRunOrder(rounds);
-      assert.equal(order.filter((kind) => kind === 'view').length, rounds);
-      assert.equal(order.filter((kind) => kind === 'baked').length, rounds);
-      const viewFirst = order.filter((kind, index) => index % 2 === 0 && kind === 'view').length;
-      assert.equal(viewFirst, Math.ceil(rounds / 2));
+      assert.equal(order.length, rounds * 3);
+      for (let round = 0; round < rounds; round++) {
+        assert.deepEqual(order.slice(round * 3, round * 3 + 3).sort(), ['baked', 'memory', 'view']);
+      }
+      for (const kind of ['view', 'memory', 'baked'] as const) {
+        const places = order.flatMap((each, index) => (each === kind ? [index % 3] : []));
+        assert.equal(places.length, rounds);
+        if (rounds % 3 === 0)
+          assert.deepEqual(places.filter((place) => place === 0).length, rounds / 3, kind);
+      }
     }
   });
 });

@@ -20,7 +20,20 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { sidecarScript, type SidecarInput } from '../../../src/flux/sidecar.ts';
 
-const COREUTILS = ['cat', 'cp', 'dirname', 'id', 'ln', 'mkdir', 'mv', 'readlink', 'rm', 'sleep', 'uname'];
+const COREUTILS = [
+  'cat',
+  'cp',
+  'dirname',
+  'id',
+  'ln',
+  'ls',
+  'mkdir',
+  'mv',
+  'readlink',
+  'rm',
+  'sleep',
+  'uname',
+];
 
 const sandboxes: string[] = [];
 after(() => {
@@ -189,6 +202,19 @@ describe('sidecarScript', () => {
     });
     assert.equal(result.status, 0, result.stderr);
     assert.equal(result.stdout, `ZMQ\n${sandbox.view}/lib/python3.11/site-packages\n`);
+
+    // An empty software folder is only where a Spack view's would be (flux.container.medium: Memory
+    // mounts one there for either layout): not a Spack view, nothing copied.
+    rmSync(join(shared, 'software'), { recursive: true });
+    rmSync(softwareDir, { recursive: true });
+    mkdirSync(join(shared, 'software'));
+    const empty = spawnSync(join(sandbox.bin, 'bash'), [scriptFile(sandbox, variant)], {
+      env: env(sandbox),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    assert.match(empty.stdout, /^\n\n$/, empty.stderr);
+    assert.equal(existsSync(softwareDir), false, 'no software copied');
   });
 
   it('a failing script stops the container with its status, before the command', () => {

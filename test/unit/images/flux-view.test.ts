@@ -154,7 +154,7 @@ describe('copierLayerEntries', () => {
 
   it('has an applet for every command the copy script runs', () => {
     // Words in command position: at the start of a line, after $( | ; && or `then`; sh's builtins aside.
-    const builtins = new Set(['set', 'echo', 'exit', 'if', 'then', 'fi']);
+    const builtins = new Set(['set', 'echo', 'exit', 'if', 'then', 'else', 'fi']);
     const commands = new Set<string>();
     for (const raw of copyScript.split('\n')) {
       const line = raw.trim();

@@ -70,6 +70,48 @@ describe('Flux from the view', () => {
     );
   });
 
+  it('with flux.container.medium Memory, puts the view and the Spack software in a memory volume in every container', () => {
+    const { pod } = podOf({
+      size: 2,
+      flux: { container: { medium: 'Memory', mountPath: '/opt/flux-shared' } },
+      containers: [
+        { name: 'app', image: APP_IMAGE, command: 'hostname', runFlux: true },
+        { name: 'beside', image: APP_IMAGE, command: 'sleep 1', runFlux: false },
+        { name: 'as-it-is', image: APP_IMAGE, command: 'sleep 1', runFlux: false, noWrapEntrypoint: true },
+      ],
+    });
+    const stateMounts = [
+      { name: 'flux-operator-state', mountPath: '/opt/flux-shared' },
+      { name: 'flux-operator-view-memory', mountPath: '/opt/flux-shared/view', subPath: 'view' },
+      { name: 'flux-operator-view-memory', mountPath: '/opt/flux-shared/software', subPath: 'software' },
+    ];
+    const [init] = present(pod.initContainers);
+    assert.deepEqual(init?.volumeMounts, stateMounts);
+    const [flux, beside, asItIs] = pod.containers;
+    assert.deepEqual(flux?.volumeMounts, [...OPERATOR_MOUNTS, ...stateMounts]);
+    assert.deepEqual(beside?.volumeMounts, [
+      { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
+      ...stateMounts,
+    ]);
+    assert.deepEqual(asItIs?.volumeMounts, stateMounts);
+    // The state (certificates, R, Flux's own state) stays on the node's disk; the view alone is in memory.
+    assert.deepEqual(
+      pod.volumes?.filter(
+        (volume) => volume.name.startsWith('flux-operator-state') || volume.name.includes('view'),
+      ),
+      [
+        { name: 'flux-operator-state', emptyDir: {} },
+        { name: 'flux-operator-view-memory', emptyDir: { medium: 'Memory' } },
+      ],
+    );
+    // Without it, no memory volume at all.
+    const onDisk = podOf({ size: 2 }).pod;
+    assert.equal(
+      onDisk.volumes?.some((volume) => volume.emptyDir?.medium !== undefined),
+      false,
+    );
+  });
+
   it('asks for Fluxion`s rc1.d of a Spack view unless flux.scheduler.simple', () => {
     const { objects } = podOf({ flux: { scheduler: { simple: true } } });
     assert.match(scriptOf(objects), /^flux_view_fluxion=''$/m);

@@ -78,9 +78,11 @@ function addCopyCommand(image: Image): void {
 }
 
 /** The init container of a MiniCluster with `viewImage`, its volume at the image's mount. */
-function initContainer(image: Image, viewImage: string) {
+function initContainer(image: Image, viewImage: string, medium?: 'Memory') {
   const objects = renderMiniCluster(
-    defaultedV1alpha2({ flux: { container: { image: viewImage, mountPath: image.mount } } }),
+    defaultedV1alpha2({
+      flux: { container: { image: viewImage, mountPath: image.mount, ...(medium ? { medium } : {}) } },
+    }),
     KEYS,
   );
   const [init] = present(find.job(objects).spec?.template.spec?.initContainers);
@@ -93,13 +95,25 @@ interface Run {
   stderr: string;
 }
 
-/** Runs the rendered command as the image would (its /opt and /usr/local/bin), as `uid` when given. */
+/**
+ * Runs the rendered command as the image would (its /opt and /usr/local/bin), as `uid` when given.
+ * With `ownVolumes` (flux.container.medium: Memory), a tmpfs is mounted at each of those folders of
+ * the volume first, as the kubelet mounts the view's memory volume there, and `inspect` (a sh
+ * command) runs after the copy in the same mount namespace, its output after the command's.
+ */
 function run(
   image: Image,
   viewImage: string,
-  options: { uid?: number; env?: Record<string, string> } = {},
+  options: {
+    uid?: number;
+    env?: Record<string, string>;
+    ownVolumes?: readonly string[];
+    inspect?: string;
+  } = {},
 ): Run {
-  const command = present(initContainer(image, viewImage).command);
+  const medium = options.ownVolumes === undefined ? undefined : 'Memory';
+  const init = initContainer(image, viewImage, medium);
+  const command = present(init.command);
   assert.equal(command[0], '/bin/sh');
   const asUser =
     options.uid === undefined
@@ -113,7 +127,14 @@ function run(
       'private',
       '/bin/sh',
       '-c',
-      'mount --bind "$1" /opt && mount --bind "$2" /usr/local/bin && shift 2 && exec "$@"',
+      [
+        'mount --bind "$1" /opt && mount --bind "$2" /usr/local/bin',
+        ...(options.ownVolumes ?? []).map(
+          (folder) =>
+            `mkdir -p "${image.mount}/${folder}" && mount -t tmpfs -o mode=1777 own "${image.mount}/${folder}"`,
+        ),
+        options.inspect === undefined ? 'shift 2 && exec "$@"' : `shift 2 && "$@" && ${options.inspect}`,
+      ].join(' && '),
       'bind-image',
       image.opt,
       image.localBin,
@@ -169,6 +190,43 @@ describe('the flux-view init container`s command, run against each layout', () =
     assert.equal(
       readFileSync(join(image.mount, 'view.complete'), 'utf8'),
       `layout spack\nimage ${viewImage}\nview /opt/views/._view/${SPACK_HASH}\nsoftware /opt/software\n`,
+    );
+  });
+
+  it('flux.container.medium Memory: the Spack view and /opt/software into their own volumes, run again too', () => {
+    const image = makeImage();
+    addSpackView(image);
+    const viewImage = 'ghcr.io/converged-computing/flux-view-ubuntu:tag-noble';
+    // The kubelet mounts subPaths of the memory volume at view and software, before the init container runs.
+    const mounts = present(initContainer(image, viewImage, 'Memory').volumeMounts).map((mount) => [
+      mount.mountPath,
+      mount.subPath ?? '',
+    ]);
+    assert.deepEqual(mounts, [
+      [image.mount, ''],
+      [`${image.mount}/view`, 'view'],
+      [`${image.mount}/software`, 'software'],
+    ]);
+    // Run twice in one namespace (a restarted init container finds the first copy in its volumes);
+    // then: the file systems, the files, and that nothing was left beside them.
+    const inspect = [
+      '"$@"',
+      `stat -f -c %T "${image.mount}/view" "${image.mount}/software"`,
+      `cat "${image.mount}/view/bin/flux" "${image.mount}/software/${PACKAGE_LIB}/libzmq.so.5"`,
+      `echo; readlink "${image.mount}/view/lib/libzmq.so.5"`,
+      `ls -A "${image.mount}"`,
+    ].join(' && ');
+    const result = run(image, viewImage, { ownVolumes: ['view', 'software'], inspect });
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stderr, '');
+    const copied = `flux-view-init: copied the Spack view /opt/views/._view/${SPACK_HASH} of ${viewImage} to ${image.mount}/view and /opt/software to ${image.mount}/software, each into a volume of its own\n`;
+    assert.equal(
+      result.stdout,
+      [
+        copied + copied + 'tmpfs\ntmpfs\n#!/bin/sh\necho flux\nZMQ',
+        `/opt/software/${PACKAGE_LIB}/libzmq.so.5`,
+        'software\nview\nview.complete\n',
+      ].join('\n'),
     );
   });
 
