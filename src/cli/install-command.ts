@@ -7,7 +7,13 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiException, ApiextensionsV1Api, KubeConfig, KubernetesObjectApi } from '@kubernetes/client-node';
+import {
+  ApiException,
+  ApiextensionsV1Api,
+  KubeConfig,
+  KubernetesObjectApi,
+  RbacAuthorizationV1Api,
+} from '@kubernetes/client-node';
 import type {
   KubernetesObject,
   V1CustomResourceDefinitionCondition,
@@ -21,6 +27,8 @@ import {
   clusterRoleName,
   crdAndRbacObjects,
   installObjects,
+  operatorLabels,
+  watchedRoleName,
 } from '../deploy/index.ts';
 import type { InstallObject } from '../deploy/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
@@ -226,6 +234,49 @@ async function removeOtherModeBinding(
   }
 }
 
+/**
+ * The Roles (and bindings) of namespaces this install watched before and watches no more go: the
+ * operator's rights there must not outlive the watch (a switch to watching every namespace removes
+ * them all; its ClusterRole covers those namespaces). Found by name and label across namespaces.
+ */
+async function removeUnwatchedRoles(
+  kc: KubeConfig,
+  namespace: string,
+  watched: readonly string[],
+  where: string,
+  log: (line: string) => void,
+): Promise<void> {
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  const name = watchedRoleName(namespace);
+  const selector = Object.entries(operatorLabels())
+    .map(([key, value]) => `${key}=${value}`)
+    .join(',');
+  let stale: string[];
+  try {
+    const bindings = await rbac.listRoleBindingForAllNamespaces({
+      labelSelector: selector,
+      fieldSelector: `metadata.name=${name}`,
+    });
+    stale = bindings.items
+      .map((binding) => binding.metadata?.namespace ?? '')
+      .filter((each) => each !== '' && !watched.includes(each));
+  } catch (error) {
+    throw failure(error, `listing the RoleBindings ${name} of formerly watched namespaces`, where);
+  }
+  for (const each of stale.sort()) {
+    for (const kind of ['RoleBinding', 'Role'] as const) {
+      try {
+        if (kind === 'RoleBinding') await rbac.deleteNamespacedRoleBinding({ name, namespace: each });
+        else await rbac.deleteNamespacedRole({ name, namespace: each });
+        log(`${kind.toLowerCase()}.rbac.authorization.k8s.io/${name} deleted in ${each} (no longer watched)`);
+      } catch (error) {
+        if (error instanceof ApiException && error.code === 404) continue;
+        throw failure(error, `deleting ${kind} ${name} in ${each}`, where);
+      }
+    }
+  }
+}
+
 function describeConditions(conditions: readonly V1CustomResourceDefinitionCondition[]): string {
   if (conditions.length === 0) return 'no conditions yet';
   return conditions
@@ -334,6 +385,8 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     log(`${objectRef(object)} ${outcome}`);
   }
   await removeOtherModeBinding(client, namespace, watched, where, log);
+  // Only with the operator's own objects: installing the CRD and RBAC alone says nothing of a watch.
+  if (options.withDeployment) await removeUnwatchedRoles(kc, namespace, watched, where, log);
   await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
   log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
   return { applied };

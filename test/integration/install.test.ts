@@ -18,6 +18,7 @@ import {
   OPERATOR_NAME,
   clusterRole,
   clusterRoleBindingName,
+  watchedRoleName,
   crdAndRbacObjects,
   leaderElectionRole,
   operatorSelectorLabels,
@@ -141,7 +142,7 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
   }
 });
 
-test('install watching ns-a: Secrets, pods, pods/exec, Jobs... in ns-a only (SubjectAccessReviews); --allow-host-storage labels its namespace', async (t) => {
+test('install watching ns-a: Secrets, pods, pods/exec, Jobs... in ns-a only (SubjectAccessReviews), and gone from ns-a once it watches ns-b instead; --allow-host-storage labels its namespace', async (t) => {
   const { kubeconfig, kc, core, objects } = await cluster();
   const namespace = await withNamespace(t, 'install-watch');
   const watched = await withNamespace(t, 'ns-a');
@@ -241,6 +242,36 @@ test('install watching ns-a: Secrets, pods, pods/exec, Jobs... in ns-a only (Sub
       wrong.push(`${expected ? 'denied' : 'allowed'}: ${JSON.stringify(attributes)}`);
   }
   assert.deepEqual(wrong, []);
+
+  // Watching ns-b instead: the rights in ns-a go with the watch.
+  const said: string[] = [];
+  await installCommand({
+    kubeconfig,
+    namespace,
+    withDeployment: true,
+    image: 'example.com/flux-operator:test',
+    watchNamespaces: [unwatched],
+    log: (line) => said.push(line),
+  });
+  const moved: [V1ResourceAttributes, boolean][] = [
+    [{ resource: 'secrets', verb: 'get', namespace: watched }, false],
+    [{ resource: 'pods', subresource: 'exec', verb: 'create', namespace: watched }, false],
+    [{ resource: 'secrets', verb: 'get', namespace: unwatched }, true],
+  ];
+  const wrongAfter: string[] = [];
+  for (const [attributes, expected] of moved) {
+    if ((await allowed(attributes)) !== expected)
+      wrongAfter.push(`${expected ? 'denied' : 'allowed'}: ${JSON.stringify(attributes)}`);
+  }
+  assert.deepEqual(wrongAfter, [], said.join('\n'));
+  const role = watchedRoleName(namespace);
+  assert.deepEqual(
+    said.filter((line) => line.includes('no longer watched')),
+    [
+      `rolebinding.rbac.authorization.k8s.io/${role} deleted in ${watched} (no longer watched)`,
+      `role.rbac.authorization.k8s.io/${role} deleted in ${watched} (no longer watched)`,
+    ],
+  );
 });
 
 test('install --with-deployment runs a pod the restricted Pod Security profile admits', async (t) => {
