@@ -62,7 +62,8 @@ export { sidecarScript } from './sidecar.ts';
 export {
   SPACK_SOFTWARE_COPY,
   SPACK_SOFTWARE_DIR,
-  VIEW_INIT_NAME,
+  VIEW_INIT_FILE,
+  VIEW_INIT_SCRIPT,
   VIEW_INIT_SHELL,
   viewInitCommand,
 } from './view-init.ts';

@@ -3,6 +3,8 @@ import { COMPONENT_CONFIG, commonLabels } from '../api/index.ts';
 import {
   FORGET_CERTIFICATE_FILE,
   FORGET_CERTIFICATE_SCRIPT,
+  VIEW_INIT_FILE,
+  VIEW_INIT_SCRIPT,
   brokerConfigToml,
   entrypointScript,
   resourceSpecJson,
@@ -21,6 +23,7 @@ import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths
 import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';
 import { containerScripts } from './sidecars.ts';
+import { usesFluxView } from './layout.ts';
 
 /** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
 export function brokerConfigText(input: RenderInput, names: MiniClusterNames): string {
@@ -29,8 +32,8 @@ export function brokerConfigText(input: RenderInput, names: MiniClusterNames): s
 }
 
 /**
- * The ConfigMap with broker.toml, the entrypoint, (when cores are known) R and (RESTful mode) the API
- * server's program. No secret material.
+ * The ConfigMap with broker.toml, the entrypoint, (when cores are known) R, (Flux from the view) the
+ * init container's script and (RESTful mode) the API server's program. No secret material.
  */
 export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Rendered<V1ConfigMap> {
   const miniCluster = renderModel(input);
@@ -45,6 +48,8 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
   if (servesRestful(miniCluster)) Object.assign(data, RESTFUL_SERVER_FILES);
+  // The flux-view init container's command.
+  if (usesFluxView(miniCluster)) data[VIEW_INIT_FILE] = VIEW_INIT_SCRIPT;
   // commands.script of the containers and the wrappers of those beside Flux: user text, no secret.
   for (const [file, text] of containerScripts(miniCluster)) data[file] = text;
   return {

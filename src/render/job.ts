@@ -16,6 +16,7 @@ import {
   FORGET_CERTIFICATE_FILE,
   FORGET_CERTIFICATE_RC_PATH,
   SPACK_SOFTWARE_COPY,
+  VIEW_INIT_FILE,
   viewInitCommand,
 } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
@@ -81,6 +82,8 @@ interface FluxMountOptions {
   scripts: readonly string[];
   /** The view's own memory-backed volume (flux.container.medium: Memory). */
   viewInMemory: boolean;
+  /** The flux-view init container's script (Flux from the view). */
+  viewInitScript: boolean;
 }
 
 /**
@@ -105,6 +108,8 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
   ];
   if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
+  if (options.viewInitScript)
+    operatorFiles.push({ key: VIEW_INIT_FILE, path: VIEW_INIT_FILE, mode: SCRIPT_FILE_MODE });
   if (options.restful) {
     for (const file of Object.keys(RESTFUL_SERVER_FILES))
       operatorFiles.push({ key: file, path: file, mode: CONFIG_FILE_MODE });
@@ -171,7 +176,8 @@ function fluxMounts(layout: PodLayout, restful: boolean): V1VolumeMount[] {
 
 /**
  * The init container of a MiniCluster whose Flux comes from the view: run with the view image's own
- * /bin/sh, the view init script puts the view into the state volume at the mount path, by the image's
+ * /bin/sh, the view init script (a file of the ConfigMap, so that a new operator build's script does
+ * not change a running Job's template) puts the view into the state volume at the mount path, by the image's
  * copy command (this project's view images) or as the Go operator copies its Spack views (the view and
  * /opt/software), and fails naming the image and both layouts otherwise (docs/flux-view.md); the
  * application containers then run Flux from there. Its log's end is its termination message when it
@@ -183,12 +189,15 @@ function viewInitContainer(miniCluster: MiniClusterModel, layout: PodLayout): V1
     name: view.name,
     image: view.image,
     imagePullPolicy: pullPolicy({ pullAlways: view.pullAlways }),
-    command: viewInitCommand(layout.stateRoot, view.image),
+    command: viewInitCommand(`${OPERATOR_DIR}/${VIEW_INIT_FILE}`, layout.stateRoot, view.image),
     terminationMessagePolicy: 'FallbackToLogsOnError',
   };
   if (view.workingDir !== undefined) rendered.workingDir = view.workingDir;
   if (view.resources !== undefined) rendered.resources = renderResources(view.resources);
-  rendered.volumeMounts = stateMounts(layout);
+  rendered.volumeMounts = [
+    { name: VOLUME_OPERATOR_FILES, mountPath: OPERATOR_DIR, readOnly: true },
+    ...stateMounts(layout),
+  ];
   if (view.securityContext !== undefined)
     rendered.securityContext = renderSecurityContext(view.securityContext);
   return rendered;
@@ -389,6 +398,7 @@ function podSpec(
     secretMode,
     scripts,
     viewInMemory: layout.view?.inMemory === true,
+    viewInitScript: fromView,
   });
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
   const containers = spec.containers.map((container) => {

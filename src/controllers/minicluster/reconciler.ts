@@ -81,6 +81,12 @@ import {
 import { planBurstActions } from './burst-plan.ts';
 import { actOnPlan } from './burst-act.ts';
 import { MINICLUSTER_API_VERSION, MINICLUSTER_VERSION, type LiveMiniCluster } from './watched-kinds.ts';
+import {
+  SPEC_CHANGE_NEEDS_RECREATE,
+  keepingLiveTemplate,
+  templateSpecKey,
+  withTemplateSpecKey,
+} from './job-template.ts';
 import type { ReconcileLog } from '../../observability/logger.ts';
 import { deleteCustomObject, patchFinalizers } from '../../kube/custom-objects.ts';
 
@@ -466,11 +472,12 @@ export class Reconciler {
     const { miniCluster } = validOf(pass);
     const { keys, live, objectKey, name } = pass;
     if (!keys) throw new Error('the render step ran before keys');
-    const rendered = this.memo.rendered(objectKey, keys, () =>
-      renderMiniCluster(miniCluster, keys, {
+    const rendered = this.memo.rendered(objectKey, keys, () => {
+      const specKey = templateSpecKey(live.spec);
+      return renderMiniCluster(miniCluster, keys, {
         owner: { apiVersion: MINICLUSTER_API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
-      }),
-    );
+      }).map((object) => withTemplateSpecKey(object, specKey));
+    });
     // A scale-in waiting for its drained ranks keeps the Job at the size it runs.
     const jobSize = pass.scale?.jobSize ?? miniCluster.spec.size;
     pass.objects =
@@ -526,14 +533,22 @@ export class Reconciler {
    */
   private async applyChanged(pass: Pass): Promise<Result> {
     const { objectKey, objects, fresh } = pass;
-    const changed = objects.filter((object) => {
-      const informer = this.deps.cache.children.get(object.kind);
+    const liveOf = (object: KubeObject) =>
       // Cluster-wide objects (PersistentVolumes) are cached without a namespace.
-      const live = informer?.get(object.metadata.name, object.metadata.namespace ?? '');
-      return !this.memo.contains(objectKey, object, live, containsDesired);
-    });
+      this.deps.cache.children.get(object.kind)?.get(object.metadata.name, object.metadata.namespace ?? '');
+    const changed = objects.filter(
+      (object) => !this.memo.contains(objectKey, object, liveOf(object), containsDesired),
+    );
     const before = changed.filter((object) => object.kind !== 'Job');
-    const jobs = changed.filter((object) => object.kind === 'Job');
+    // A running Job made from this spec keeps its pod template (job-template.ts): only what may
+    // change in it (its size, its annotations) is applied.
+    const jobs = changed.flatMap((object) => {
+      if (object.kind !== 'Job') return [];
+      const live = liveOf(object);
+      const kept = keepingLiveTemplate(object, live as V1Job | undefined, specSeen(pass.live));
+      if (!kept) return [object];
+      return live && containsDesired(kept, live) ? [] : [kept];
+    });
     if (before.length > 0) {
       for (const job of jobs) {
         const refused = await this.applyOne(job, { dryRun: true });
@@ -556,7 +571,7 @@ export class Reconciler {
       const refused = await this.applyOne(job);
       if (refused) return refused;
     }
-    pass.applied.push(...changed.map((object) => `${object.kind}/${object.metadata.name}`));
+    pass.applied.push(...[...before, ...jobs].map((object) => `${object.kind}/${object.metadata.name}`));
     if (pass.applied.length > 0) pass.log.info({ applied: pass.applied }, 'applied');
     return CONTINUE;
   }
@@ -610,9 +625,11 @@ export class Reconciler {
     const message = describeApiError(error);
     // The Job's pod template is immutable: a change there needs a new Flux instance anyway.
     const reason =
-      object.kind === 'Job' && /field is immutable/.test(message) ? 'SpecChangeNeedsRecreate' : 'ApplyFailed';
+      object.kind === 'Job' && /field is immutable/.test(message)
+        ? SPEC_CHANGE_NEEDS_RECREATE
+        : 'ApplyFailed';
     const fix =
-      reason === 'SpecChangeNeedsRecreate'
+      reason === SPEC_CHANGE_NEEDS_RECREATE
         ? '; the pod template of a running MiniCluster cannot change: delete and recreate the MiniCluster'
         : '';
     // A Job refused as immutable waits for the user to recreate the MiniCluster (a spec change
@@ -800,6 +817,18 @@ export class Reconciler {
     log.info({}, 'removed burst clusters; deletion can finish');
     return { applied: [] };
   }
+}
+
+/**
+ * Whether the operator had seen the MiniCluster's spec through: its status observes the spec's
+ * generation and names no refused pod template. A Job an older build made from it has that spec.
+ */
+function specSeen(live: LiveMiniCluster): boolean {
+  const status = live.status as
+    { observedGeneration?: number; conditions?: { type?: string; reason?: string }[] } | undefined;
+  if (status?.observedGeneration === undefined || status.observedGeneration !== live.metadata.generation)
+    return false;
+  return !(status.conditions ?? []).some((condition) => condition.reason === SPEC_CHANGE_NEEDS_RECREATE);
 }
 
 /** The rendered Job with `size` pods (parallelism = completions); other objects as they are. */

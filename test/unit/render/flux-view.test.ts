@@ -47,16 +47,26 @@ const OPERATOR_MOUNTS = [
 
 describe('Flux from the view', () => {
   it('copies the view in an init container into the state volume the Flux container mounts', () => {
-    const { pod } = podOf({ size: 2 });
+    const { pod, objects } = podOf({ size: 2 });
     const expectedInit: V1Container = {
       name: 'flux-view',
       image: VIEW_IMAGE,
       imagePullPolicy: 'IfNotPresent',
-      command: ['/bin/sh', '-c', VIEW_INIT, 'flux-view-init', '/mnt/flux', VIEW_IMAGE],
+      command: ['/bin/sh', '/flux_operator/view-init.sh', '/mnt/flux', VIEW_IMAGE],
       terminationMessagePolicy: 'FallbackToLogsOnError',
-      volumeMounts: [{ name: 'flux-operator-state', mountPath: '/mnt/flux' }],
+      volumeMounts: [
+        { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
+        { name: 'flux-operator-state', mountPath: '/mnt/flux' },
+      ],
     };
     assert.deepEqual(pod.initContainers, [expectedInit]);
+    // The script is the ConfigMap's file (mounted with the operator's files), as the source has it.
+    assert.equal(find.configMap(objects).data?.['view-init.sh'], VIEW_INIT);
+    const files = pod.volumes?.find((volume) => volume.name === 'flux-operator-files');
+    assert.deepEqual(
+      files?.configMap?.items?.find((item) => item.key === 'view-init.sh'),
+      { key: 'view-init.sh', path: 'view-init.sh', mode: 0o555 },
+    );
     const [flux] = pod.containers;
     assert.equal(flux?.image, APP_IMAGE);
     assert.deepEqual(flux?.command, ['/bin/bash', '/flux_operator/entrypoint.sh']);
@@ -86,7 +96,10 @@ describe('Flux from the view', () => {
       { name: 'flux-operator-view-memory', mountPath: '/opt/flux-shared/software', subPath: 'software' },
     ];
     const [init] = present(pod.initContainers);
-    assert.deepEqual(init?.volumeMounts, stateMounts);
+    assert.deepEqual(init?.volumeMounts, [
+      { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
+      ...stateMounts,
+    ]);
     const [flux, beside, asItIs] = pod.containers;
     assert.deepEqual(flux?.volumeMounts, [...OPERATOR_MOUNTS, ...stateMounts]);
     assert.deepEqual(beside?.volumeMounts, [
@@ -171,11 +184,14 @@ describe('Flux from the view', () => {
         name: 'copy-flux',
         image: 'registry.example/flux-view:1',
         imagePullPolicy: 'Always',
-        command: ['/bin/sh', '-c', VIEW_INIT, 'flux-view-init', '/opt/flux', 'registry.example/flux-view:1'],
+        command: ['/bin/sh', '/flux_operator/view-init.sh', '/opt/flux', 'registry.example/flux-view:1'],
         terminationMessagePolicy: 'FallbackToLogsOnError',
         workingDir: '/work',
         resources: { limits: { cpu: '1', memory: '256Mi' } },
-        volumeMounts: [{ name: 'flux-operator-state', mountPath: '/opt/flux' }],
+        volumeMounts: [
+          { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
+          { name: 'flux-operator-state', mountPath: '/opt/flux' },
+        ],
         securityContext: { runAsUser: 1000, runAsNonRoot: true },
       },
     ]);

@@ -77,16 +77,34 @@ function addCopyCommand(image: Image): void {
   );
 }
 
-/** The init container of a MiniCluster with `viewImage`, its volume at the image's mount. */
-function initContainer(image: Image, viewImage: string, medium?: 'Memory') {
-  const objects = renderMiniCluster(
+function rendered(image: Image, viewImage: string, medium?: 'Memory') {
+  return renderMiniCluster(
     defaultedV1alpha2({
       flux: { container: { image: viewImage, mountPath: image.mount, ...(medium ? { medium } : {}) } },
     }),
     KEYS,
   );
-  const [init] = present(find.job(objects).spec?.template.spec?.initContainers);
+}
+
+/** The init container of a MiniCluster with `viewImage`, its volume at the image's mount. */
+function initContainer(image: Image, viewImage: string, medium?: 'Memory') {
+  const [init] = present(find.job(rendered(image, viewImage, medium)).spec?.template.spec?.initContainers);
   return present(init);
+}
+
+/**
+ * The init container's command as the pod runs it, its script (the ConfigMap's file, mounted at
+ * /flux_operator in the pod) written into the image's folder and named there instead.
+ */
+function commandWithScript(image: Image, viewImage: string, medium?: 'Memory'): string[] {
+  const objects = rendered(image, viewImage, medium);
+  const [init] = present(find.job(objects).spec?.template.spec?.initContainers);
+  const command = present(present(init).command);
+  const [shell, scriptPath, ...args] = command;
+  const file = present(scriptPath).split('/').at(-1) ?? '';
+  const script = join(image.root, file);
+  writeFileSync(script, present(find.configMap(objects).data?.[file]), { mode: 0o555 });
+  return [present(shell), script, ...args];
 }
 
 interface Run {
@@ -112,8 +130,7 @@ function run(
   } = {},
 ): Run {
   const medium = options.ownVolumes === undefined ? undefined : 'Memory';
-  const init = initContainer(image, viewImage, medium);
-  const command = present(init.command);
+  const command = commandWithScript(image, viewImage, medium);
   assert.equal(command[0], '/bin/sh');
   const asUser =
     options.uid === undefined
@@ -147,9 +164,20 @@ function run(
 }
 
 describe('the flux-view init container`s command, run against each layout', () => {
-  it('runs with the image`s /bin/sh, and its log ends up in the status when it fails', () => {
-    const init = initContainer(makeImage(), 'localhost/flux-view:0.88.0');
-    assert.deepEqual(present(init.command).slice(0, 2), ['/bin/sh', '-c']);
+  it('runs with the image`s /bin/sh the ConfigMap`s script, and its log ends up in the status when it fails', () => {
+    const image = makeImage();
+    const init = initContainer(image, 'localhost/flux-view:0.88.0');
+    assert.deepEqual(init.command, [
+      '/bin/sh',
+      '/flux_operator/view-init.sh',
+      image.mount,
+      'localhost/flux-view:0.88.0',
+    ]);
+    assert.deepEqual(present(init.volumeMounts)[0], {
+      name: 'flux-operator-files',
+      mountPath: '/flux_operator',
+      readOnly: true,
+    });
     assert.equal(init.terminationMessagePolicy, 'FallbackToLogsOnError');
   });
 
@@ -203,6 +231,7 @@ describe('the flux-view init container`s command, run against each layout', () =
       mount.subPath ?? '',
     ]);
     assert.deepEqual(mounts, [
+      ['/flux_operator', ''],
       [image.mount, ''],
       [`${image.mount}/view`, 'view'],
       [`${image.mount}/software`, 'software'],

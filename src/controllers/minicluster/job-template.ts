@@ -1,0 +1,65 @@
+/**
+ * A running Job keeps the pod template it was made with, unless the MiniCluster's spec changed.
+ *
+ * A Job's pod template cannot change, and a new operator build may render another one from the same
+ * spec (a script, a mount): applied as rendered, every running MiniCluster would stop on "recreate"
+ * after an upgrade although nobody changed it. So the Job carries the key of the spec its template
+ * came from (every field but `size`, which a running Job takes), and while the spec has that key the
+ * live template is applied back as it is. A spec change still gets the rendered template, which the
+ * API server refuses: the status then says to recreate the MiniCluster, as it should.
+ */
+import { createHash } from 'node:crypto';
+import type { V1Job } from '@kubernetes/client-node';
+import type { KubeObject } from '../../render/index.ts';
+
+/** The reason a condition gives when the API server refused a Job's new pod template. */
+export const SPEC_CHANGE_NEEDS_RECREATE = 'SpecChangeNeedsRecreate';
+
+/** On the Job: the key of the MiniCluster spec its pod template was rendered from. */
+export const TEMPLATE_SPEC_ANNOTATION = 'flux-framework.org/pod-template-spec';
+
+/** JSON with every object's keys in order, so that equal specs give equal text. */
+function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>)
+      .filter(([, each]) => each !== undefined)
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([key, each]) => `${JSON.stringify(key)}:${canonicalJson(each)}`).join(',')}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
+}
+
+/** The key of a MiniCluster spec as far as the pod template goes: all of it but `size`. */
+export function templateSpecKey(spec: unknown): string {
+  const { size: _size, ...rest } = (spec ?? {}) as Record<string, unknown>;
+  return createHash('sha256').update(canonicalJson(rest)).digest('hex').slice(0, 40);
+}
+
+/** The rendered Job with the key of the spec it came from; other objects as they are. */
+export function withTemplateSpecKey(object: KubeObject, specKey: string): KubeObject {
+  if (object.kind !== 'Job') return object;
+  const annotations = { ...object.metadata.annotations, [TEMPLATE_SPEC_ANNOTATION]: specKey };
+  return { ...object, metadata: { ...object.metadata, annotations } };
+}
+
+/**
+ * The rendered Job (stamped by withTemplateSpecKey) with the running Job's pod template, when that Job
+ * was made from the same spec; undefined when it was not (a spec change: the rendered template goes
+ * to the API server, which refuses it). A Job an older build made has no key: it was made from this
+ * spec when the operator had seen the spec through (`specSeen`: its status observes the spec's
+ * generation, and no template was refused).
+ */
+export function keepingLiveTemplate(
+  rendered: KubeObject,
+  live: V1Job | undefined,
+  specSeen: boolean,
+): KubeObject | undefined {
+  const job = rendered as KubeObject & V1Job;
+  const template = live?.spec?.template;
+  if (job.kind !== 'Job' || !job.spec || !template) return undefined;
+  const liveKey = live.metadata?.annotations?.[TEMPLATE_SPEC_ANNOTATION];
+  const specKey = job.metadata.annotations?.[TEMPLATE_SPEC_ANNOTATION];
+  const sameSpec = liveKey === undefined ? specSeen : liveKey === specKey;
+  return sameSpec ? ({ ...job, spec: { ...job.spec, template } } as KubeObject) : undefined;
+}
