@@ -45,6 +45,9 @@ export interface ExecFluxQueueReaderOptions {
 
 const USER_NAME = /^[a-z_][a-z0-9_.-]{0,31}$/i;
 
+/** The shell of the Flux container when Flux comes from a view: the one its entrypoint runs with. */
+export const VIEW_SHELL = '/bin/bash';
+
 /** The command the reader runs in the lead pod (exported for tests). */
 export function snapshotCommand(
   fluxUri: string,
@@ -54,7 +57,10 @@ export function snapshotCommand(
 ): string[] {
   const drain = formatIdset(actions.drain ?? []);
   const undrain = formatIdset(actions.undrain ?? []);
-  const command = ['sh', '-c', FLUX_QUEUE_SCRIPT, 'flux-queue', fluxUri];
+  // With a Flux view the image may have no sh at all (the entrypoint needs bash and coreutils only,
+  // docs/flux-view.md), and bash runs the POSIX script as well; images with Flux have sh.
+  const shell = fluxDir !== undefined ? VIEW_SHELL : 'sh';
+  const command = [shell, '-c', FLUX_QUEUE_SCRIPT, 'flux-queue', fluxUri];
   if (fluxDir !== undefined) command.push(drain, undrain, fluxDir);
   else if (drain !== '' || undrain !== '') command.push(drain, undrain);
   if (runAs === undefined) return command;

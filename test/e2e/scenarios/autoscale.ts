@@ -13,7 +13,15 @@ import {
   scaleV1alpha2 as scaleMiniCluster,
 } from '../../harness/minicluster-v1alpha2.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
-import { fluxInLead, podAt, realMiniCluster, resourceStates, scenario } from '../../harness/real-node.ts';
+import {
+  execIn,
+  fluxInLead,
+  podAt,
+  realMiniCluster,
+  resourceStates,
+  scenario,
+} from '../../harness/real-node.ts';
+import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
 
 /** Broker pods of the MiniCluster that run and are not going away. */
 async function brokersRunning(clients: KubeClients, namespace: string, name: string): Promise<number> {
@@ -55,7 +63,81 @@ function gauge(text: string, metric: string, labels: Record<string, string>): nu
   return undefined;
 }
 
+/**
+ * `flux <args>` in a pod whose Flux comes from the view, as a user does it there: the view's
+ * environment file, then the instance's socket (the brokers run as the container's own user).
+ */
+async function fluxFromView(namespace: string, pod: string, args: string[]) {
+  return execIn(namespace, pod, [
+    'bash',
+    '-c',
+    '. /mnt/flux/flux-view.sh && FLUX_URI="$fluxsocket" exec flux "$@"',
+    'flux',
+    ...args,
+  ]);
+}
+
 export function autoscaleScenarios(): void {
+  it('autoscale with Flux from the view on localhost/plain:bookworm (the v1alpha2 default): two one-node jobs grow 1 -> 2 brokers; idle, back to 1', async (t) => {
+    const { namespace, clients } = await scenario(t, 'autoscale-view');
+    const object = realMiniCluster(
+      namespace,
+      'autoview',
+      { size: 1, maxSize: 2, interactive: true, autoscale: { idleSeconds: 10, pollSeconds: 2 } },
+      { image: 'localhost/plain:bookworm' },
+    );
+    // v1alpha2 as the Go operator's users write it: no flux.container, so Flux from the view.
+    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+    await waitForCondition(clients, namespace, 'autoview', 'Ready', 'True', 180_000);
+    const lead = (await podAt(clients, namespace, 'autoview')).metadata?.name ?? '';
+    const jobStates = async () => {
+      const { stdout } = await fluxFromView(namespace, lead, [
+        'jobs',
+        '-a',
+        '--no-header',
+        '-o',
+        '{status_abbrev}',
+      ]);
+      return stdout
+        .trim()
+        .split('\n')
+        .filter((line) => line !== '');
+    };
+
+    await fluxFromView(namespace, lead, ['submit', '--cc=1-2', '-N1', 'sleep', '20']);
+    await waitFor(async () => (await jobStates()).filter((state) => state === 'R').length === 2, {
+      what: 'both jobs running, on 2 brokers',
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    }).catch(async (error: unknown) => {
+      // What the operator read of the queue says why it did not grow.
+      const status = await readStatus(clients, namespace, 'autoview');
+      throw new Error(`${(error as Error).message}; status: ${JSON.stringify(status)}`, { cause: error });
+    });
+    assert.equal(await brokersRunning(clients, namespace, 'autoview'), 2);
+    const grown = await readStatus(clients, namespace, 'autoview');
+    assert.equal(grown.autoscale?.lastChange?.reason, 'JobsWaiting', JSON.stringify(grown.autoscale));
+
+    await waitFor(async () => (await jobStates()).filter((state) => state === 'CD').length === 2, {
+      what: 'both jobs completed',
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
+    await waitFor(async () => (await brokersRunning(clients, namespace, 'autoview')) === 1, {
+      what: 'back to 1 broker',
+      timeoutMs: 60_000,
+      intervalMs: 1_000,
+    });
+    const { stdout } = await fluxFromView(namespace, lead, [
+      'resource',
+      'list',
+      '--no-header',
+      '-o',
+      '{state}:{nnodes}',
+    ]);
+    assert.match(stdout, /^down:1$/m, stdout);
+  });
+
   it('autoscale: four one-node jobs grow 1 -> 4 brokers and all run within 30 s; idle, back to 1', async (t) => {
     const metrics = createOperatorMetrics(new Registry(), { defaultMetrics: false });
     const { namespace, clients } = await scenario(t, 'autoscale', {

@@ -43,13 +43,12 @@ test('the command: sh -c with the URI as $1, through sudo for runAs', () => {
     '1',
   ]);
   assert.deepEqual(snapshotCommand('local:///x', undefined, {}).slice(4), ['local:///x']);
-  // A Flux view's command folder comes last.
-  assert.deepEqual(snapshotCommand('local:///x', undefined, {}, '/mnt/flux/bin').slice(4), [
-    'local:///x',
-    '',
-    '',
-    '/mnt/flux/bin',
-  ]);
+  // A Flux view's command folder comes last, and the script runs with bash: an image with the view
+  // may have no sh.
+  const fromView = snapshotCommand('local:///x', undefined, {}, '/mnt/flux/bin');
+  assert.deepEqual(fromView.slice(0, 2), ['/bin/bash', '-c']);
+  assert.deepEqual(fromView.slice(4), ['local:///x', '', '', '/mnt/flux/bin']);
+  assert.equal(snapshotCommand('local:///x')[0], 'sh');
 });
 
 test('exit codes: a kubelet NonZeroExitCode cause, or kwok\'s "exit status N"', () => {
