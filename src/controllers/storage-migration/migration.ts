@@ -253,7 +253,7 @@ export class StorageVersionMigration implements Runnable {
       error = thrown;
       code = apiErrorCode(thrown);
     }
-    const outcome = rewriteOutcome(code);
+    const outcome = rewriteOutcome(code, error === undefined ? '' : describeApiError(error));
     const object = `${namespace}/${name}`;
     switch (outcome) {
       case 'rewritten':

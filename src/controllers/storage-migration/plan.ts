@@ -69,13 +69,17 @@ export type RewriteOutcome =
   /** Unreachable, throttled, a failed conversion or a timeout: stop the attempt, try again later. */
   | 'retry';
 
-/** The outcome of an update answered with `code` (undefined: no answer, 2xx: success). */
-export function rewriteOutcome(code: number | undefined): RewriteOutcome {
+/**
+ * The outcome of an update answered with `code` (undefined: no answer, 2xx: success) and the Status
+ * message: a 403 is the RBAC's only when it says `cannot update resource` (an admission policy's
+ * denial is a 403 too, about that object alone).
+ */
+export function rewriteOutcome(code: number | undefined, message = ''): RewriteOutcome {
   if (code === undefined) return 'retry';
   if (code >= 200 && code < 300) return 'rewritten';
   if (code === 409) return 'conflict';
   if (code === 404) return 'gone';
-  if (code === 403) return 'forbidden';
+  if (code === 403) return /cannot update resource/.test(message) ? 'forbidden' : 'refused';
   if (code === 429 || code >= 500) return 'retry';
   return 'refused';
 }

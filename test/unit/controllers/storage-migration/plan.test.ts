@@ -67,18 +67,33 @@ describe('planStorageMigration', () => {
 });
 
 describe('rewriteOutcome', () => {
-  it('takes a conflict and a deletion as done, stops on RBAC and on what heals by itself', () => {
+  it("tells the RBAC's 403 (every object refused) from an admission policy's (this object only)", () => {
+    assert.equal(
+      rewriteOutcome(
+        403,
+        'miniclusters.flux-framework.org "a" is forbidden: User "system:serviceaccount:ops:flux-operator" ' +
+          'cannot update resource "miniclusters" in API group "flux-framework.org" in the namespace "x" (HTTP 403)',
+      ),
+      'forbidden',
+    );
+    assert.equal(
+      rewriteOutcome(
+        403,
+        "miniclusters.flux-framework.org \"a\" is forbidden: ValidatingAdmissionPolicy 'p' with binding 'b' " +
+          'denied request: no (HTTP 403)',
+      ),
+      'refused',
+    );
+  });
+
+  it('takes a conflict and a deletion as done, stops on what heals by itself, refuses one object for the rest', () => {
     assert.deepEqual(
-      [200, 201, 409, 404, 403, 422, 400, 429, 500, 503, undefined].map((code) => [
-        code,
-        rewriteOutcome(code),
-      ]),
+      [200, 201, 409, 404, 422, 400, 429, 500, 503, undefined].map((code) => [code, rewriteOutcome(code)]),
       [
         [200, 'rewritten'],
         [201, 'rewritten'],
         [409, 'conflict'],
         [404, 'gone'],
-        [403, 'forbidden'],
         [422, 'refused'],
         [400, 'refused'],
         [429, 'retry'],
