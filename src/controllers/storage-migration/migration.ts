@@ -96,8 +96,13 @@ export class StorageVersionMigration implements Runnable {
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.attempt().then(
-        (finished) => {
-          if (finished) return;
+        (result) => {
+          if (result === 'done') return;
+          // Waiting for the CRD's upgrade: checked at the base interval, a GET each time.
+          if (result === 'waiting') {
+            this.schedule(this.options.retryMs ?? DEFAULT_RETRY_MS);
+            return;
+          }
           this.failures += 1;
           this.schedule(retryDelayMs(this.failures, this.options.retryMs ?? DEFAULT_RETRY_MS, MAX_RETRY_MS));
         },
@@ -117,15 +122,18 @@ export class StorageVersionMigration implements Runnable {
     this.timer.unref();
   }
 
-  /** One attempt; true when there is nothing more to do while this replica leads. */
-  private async attempt(): Promise<boolean> {
+  /**
+   * One attempt: `done` when there is nothing more to do while this replica leads, `waiting` for the
+   * CRD's upgrade, `failed` (logged) to try again later.
+   */
+  private async attempt(): Promise<'done' | 'waiting' | 'failed'> {
     const crd = await this.readCrd();
-    if (!crd) return false;
+    if (!crd) return 'failed';
     const watchesAll = this.options.namespaces.length === 0;
     const plan = planStorageMigration(crd.versions, VERSION_V1ALPHA2, watchesAll);
     if (plan.kind === 'current') {
       this.log.debug({}, `${CRD_NAME} stores every MiniCluster as ${VERSION_V1ALPHA2}: no migration`);
-      return true;
+      return 'done';
     }
     if (plan.kind === 'crd-not-upgraded') {
       if (!this.waitingLogged) {
@@ -136,7 +144,7 @@ export class StorageVersionMigration implements Runnable {
             'the storage-version migration waits for the current CRD (flux-operator install)',
         );
       }
-      return false;
+      return 'waiting';
     }
     const started = performance.now();
     const tally = await this.rewriteAll();
@@ -148,7 +156,7 @@ export class StorageVersionMigration implements Runnable {
         `storage-version migration: ${tally.refused} MiniCluster(s) refused (each logged above); ` +
           `status.storedVersions keeps ${plan.stale.join(', ')} until they are fixed or deleted; trying again later`,
       );
-      return false;
+      return 'failed';
     }
     const after = plan.storedVersionsAfter;
     if (after === undefined) {
@@ -159,14 +167,14 @@ export class StorageVersionMigration implements Runnable {
           `[${crd.storedVersions.join(', ')}]: this operator watches only these namespaces, and MiniClusters ` +
           `elsewhere may still be stored as ${plan.stale.join(', ')} (an operator watching every namespace completes it)`,
       );
-      return true;
+      return 'done';
     }
     // Read again just before: the patch holds only if the CRD has not changed since (its storage
     // version above all), and the rewrites may have taken minutes.
     const fresh = await this.readCrd();
-    if (!fresh) return false;
+    if (!fresh) return 'failed';
     const again = planStorageMigration(fresh.versions, VERSION_V1ALPHA2, watchesAll);
-    if (again.kind !== 'migrate') return again.kind === 'current';
+    if (again.kind !== 'migrate') return again.kind === 'current' ? 'done' : 'waiting';
     await this.setStoredVersions(after, fresh.resourceVersion);
     this.log.info(
       { ...figures, storedVersions: after },
@@ -175,7 +183,7 @@ export class StorageVersionMigration implements Runnable {
         `${tally.gone} gone); status.storedVersions is now [${after.join(', ')}] (was ` +
         `[${crd.storedVersions.join(', ')}]): ${plan.stale.join(', ')} may be removed from the CRD`,
     );
-    return true;
+    return 'done';
   }
 
   /** The CRD's versions; undefined (and a line saying why) when it cannot be read. */
