@@ -292,8 +292,11 @@ export class StorageVersionMigration implements Runnable {
       case 'retry':
         this.log.warn(
           { namespace, name, error: describeApiError(error) },
-          `storage-version migration: rewriting MiniCluster ${object} failed: ${describeApiError(error)} ` +
-            '(a failed conversion means the conversion webhook does not answer yet); trying again later',
+          `storage-version migration: rewriting MiniCluster ${object} failed: ${describeApiError(error)}` +
+            (describeApiError(error).includes('conversion webhook')
+              ? ' (the API server cannot reach the conversion webhook yet: the operator points the CRD at itself once it answers)'
+              : '') +
+            '; trying again later',
         );
         throw new AttemptStopped('retry');
     }
