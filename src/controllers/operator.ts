@@ -15,6 +15,7 @@ import type { WriteCounter } from '../runtime/write-counter.ts';
 import { setupMiniClusterController, type MiniClusterController } from './minicluster/setup.ts';
 import { setupConversionWebhook, type ConversionWebhookSettings } from './conversion/setup.ts';
 import type { ConversionWebhook } from './conversion/webhook.ts';
+import { setupStorageVersionMigration, type StorageMigrationSettings } from './storage-migration/setup.ts';
 
 export { CONTROLLER_NAME } from './minicluster/setup.ts';
 
@@ -51,6 +52,11 @@ export interface OperatorOptions {
    * another process serves the conversions (tests share one; see test/harness/conversion-webhook.ts).
    */
   readonly conversionWebhook?: ConversionWebhookSettings;
+  /**
+   * The pacing and retry of the storage-version migration (rewrites MiniClusters stored as v1alpha1,
+   * then drops v1alpha1 from the CRD's status.storedVersions); it runs whenever this operator leads.
+   */
+  readonly storageMigration?: StorageMigrationSettings;
   /** The Flux view image of MiniClusters that name none (flux.container.image); unset: the API's default. */
   readonly fluxViewImage?: string;
   /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
@@ -76,6 +82,8 @@ export class Operator {
     this.conversionWebhook = options.conversionWebhook
       ? setupConversionWebhook(this.manager, clients.transport, options.log, options.conversionWebhook)
       : undefined;
+    // Leader-only, so it starts after the webhook above serves the conversions its rewrites need.
+    setupStorageVersionMigration(this.manager, clients.transport, options.log, options.storageMigration);
     const onWrite = options.onWrite ?? (() => undefined);
     const targets = setupBurstTargetController(this.manager, {
       clients,

@@ -53,6 +53,14 @@ export const CLUSTER_RULES: readonly DocumentedRule[] = [
   },
   {
     apiGroups: [GROUP],
+    resources: [PLURAL],
+    verbs: ['update'],
+    why:
+      'The storage-version migration: rewrite each MiniCluster once, unchanged (a PUT of the object as ' +
+      'read), so that the API server stores those written as v1alpha1 as v1alpha2; nothing else replaces one.',
+  },
+  {
+    apiGroups: [GROUP],
     resources: [`${PLURAL}/status`],
     verbs: ['patch'],
     why: 'Write MiniCluster status (conditions, size, selector) through the status subresource only.',
@@ -81,6 +89,13 @@ export const CLUSTER_RULES: readonly DocumentedRule[] = [
     resourceNames: [CRD_NAME],
     verbs: ['get', 'patch'],
     why: "Keep the MiniCluster CRD's conversion webhook (its Service or URL, and the caBundle of the CA the operator makes and renews) pointing at the operator; no other CRD.",
+  },
+  {
+    apiGroups: ['apiextensions.k8s.io'],
+    resources: ['customresourcedefinitions/status'],
+    resourceNames: [CRD_NAME],
+    verbs: ['patch'],
+    why: "Set the MiniCluster CRD's status.storedVersions to v1alpha2 alone once the storage-version migration has rewritten every MiniCluster (so that v1alpha1 can later leave the CRD); no other CRD.",
   },
   {
     apiGroups: [''],

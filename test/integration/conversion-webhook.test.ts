@@ -25,7 +25,8 @@ import {
 import { installCommand } from '../../src/cli/install-command.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
-import { convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
+import { StorageVersionMigration } from '../../src/controllers/storage-migration/migration.ts';
+import { V1ALPHA2_RESIDUE_ANNOTATION, convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
 import {
   OPERATOR_NAME,
   OPERATOR_NAMESPACE,
@@ -47,12 +48,16 @@ import { applyMiniCluster, miniClusterObject, waitForCondition } from '../harnes
 const run = promisify(execFile);
 const CLUSTER = 'conversion';
 const NAMESPACE = 'conversion-test';
+/** A namespace the operators of the first tests do not watch. */
+const ELSEWHERE = 'conversion-elsewhere';
 const V1ALPHA2 = 'v1alpha2';
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const progress = (line: string) => process.stderr.write(`[${CLUSTER}] ${line}\n`);
 
 let kubeconfig = '';
 let clients: KubeClients;
+/** This cluster's etcd (plain HTTP on loopback): what the API server stored, as it stored it. */
+let etcdPort = 0;
 
 interface Running {
   readonly operator: Operator;
@@ -74,16 +79,21 @@ function lineSink(lines: string[]): Writable {
   });
 }
 
-/** An in-process operator watching NAMESPACE that serves the webhook on a free loopback port. */
+/**
+ * An in-process operator watching NAMESPACE (or `namespaces`; empty: all) that serves the webhook on a
+ * free loopback port; its storage-version migration retries within a second.
+ */
 async function startOperator(
   webhook: Partial<ConstructorParameters<typeof ConversionWebhook>[0]> = {},
+  namespaces: readonly string[] = [NAMESPACE],
 ): Promise<Running> {
   const lines: string[] = [];
   const operator = new Operator({
     clients: operatorClients(loadKubeConfig(kubeconfig)),
     log: createLogger({ level: 'debug', destination: lineSink(lines) }),
-    namespaces: [NAMESPACE],
+    namespaces,
     concurrency: 2,
+    storageMigration: { retryMs: 500, rewritesPerSecond: 50 },
     conversionWebhook: {
       address: { host: '127.0.0.1', port: 0 },
       secret: { namespace: 'default', name: WEBHOOK_CERT_SECRET },
@@ -104,6 +114,57 @@ async function getAs(version: string, name: string): Promise<Record<string, unkn
     string,
     unknown
   >;
+}
+
+/** The apiVersion a MiniCluster is stored as in etcd (read with etcd's JSON gateway). */
+async function storedApiVersion(namespace: string, name: string): Promise<string> {
+  const key = Buffer.from(`/registry/${GROUP}/${PLURAL}/${namespace}/${name}`).toString('base64');
+  const response = await fetch(`http://127.0.0.1:${etcdPort}/v3/kv/range`, {
+    method: 'POST',
+    body: JSON.stringify({ key }),
+    signal: AbortSignal.timeout(5_000),
+  });
+  const { kvs } = (await response.json()) as { kvs?: { value: string }[] };
+  const value = kvs?.[0]?.value;
+  assert.ok(value, `${namespace}/${name} is in etcd`);
+  return (JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as { apiVersion: string }).apiVersion;
+}
+
+/**
+ * The leaf paths `after` has that `before` has not; fails on any leaf `before` has that `after` changed
+ * or dropped.
+ */
+function addedPaths(before: unknown, after: unknown, at = ''): string[] {
+  const isObject = (value: unknown): value is Record<string, unknown> =>
+    typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(before) || !isObject(after)) {
+    assert.deepEqual(after, before, `${at || 'the object'} unchanged`);
+    return [];
+  }
+  const added: string[] = [];
+  for (const key of Object.keys(after)) {
+    const path = at === '' ? key : `${at}.${key}`;
+    if (key in before) added.push(...addedPaths(before[key], after[key], path));
+    else added.push(path);
+  }
+  for (const key of Object.keys(before)) assert.ok(key in after, `${at}.${key} kept`);
+  return added;
+}
+
+async function readCrdStatus(): Promise<{ storedVersions?: string[] }> {
+  const crd = (await clients.objects.read({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: CRD_NAME },
+  })) as { status?: { storedVersions?: string[] } };
+  return crd.status ?? {};
+}
+
+/** The log lines of a running operator whose message starts with `prefix`, parsed. */
+function logged(lines: readonly string[], prefix: string): Record<string, unknown>[] {
+  return lines
+    .map((line) => JSON.parse(line) as Record<string, unknown>)
+    .filter((line) => typeof line['msg'] === 'string' && line['msg'].startsWith(prefix));
 }
 
 async function liveClientConfig(): Promise<ConversionClientConfig | undefined> {
@@ -177,14 +238,19 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
   let running: Running | undefined;
 
   before(async () => {
-    kubeconfig = (await up({ name: CLUSTER, progress })).kubeconfig;
+    const cluster = await up({ name: CLUSTER, progress });
+    kubeconfig = cluster.kubeconfig;
+    etcdPort = cluster.status.ports['etcdPort'] ?? 0;
+    assert.ok(etcdPort > 0, "the cluster's etcd port");
     clients = kubeClients(loadKubeConfig(kubeconfig));
     // The CRD as it was before v1alpha2: one version, stored, no conversion.
     await serverSideApply(clients.objects, miniClusterV1alpha1Crd() as never, 'flux-operator-tests');
     await waitFor(() => clients.custom.listNamespacedCustomObject(custom(VERSION)).catch(() => undefined), {
       what: 'the single-version CRD served',
     });
-    await clients.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }).catch(() => undefined);
+    for (const name of [NAMESPACE, ELSEWHERE]) {
+      await clients.core.createNamespace({ body: { metadata: { name } } }).catch(() => undefined);
+    }
     await waitFor(
       () => clients.core.readNamespacedServiceAccount({ name: 'default', namespace: NAMESPACE }),
       {
@@ -204,6 +270,12 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
       clients,
       miniClusterObject(NAMESPACE, 'old', { size: 2, maxSize: 4, interactive: true }),
     );
+    // And one where the operators of these first tests do not look.
+    await applyMiniCluster(
+      clients,
+      miniClusterObject(ELSEWHERE, 'elsewhere', { size: 2, interactive: true }),
+    );
+    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${VERSION}`);
     // This operator watches v1alpha2, which the old CRD does not serve yet: it waits for it.
     running = await startOperator();
     await waitFor(() => running?.lines.find((line) => line.includes('does not convert through a webhook')), {
@@ -239,12 +311,133 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     );
     await applyMiniCluster(clients, miniClusterObject(NAMESPACE, 'new', { size: 2, interactive: true }));
     await waitForCondition(clients, NAMESPACE, 'new', 'Ready', 'True', 60_000);
-    const crd = (await clients.objects.read({
-      apiVersion: 'apiextensions.k8s.io/v1',
-      kind: 'CustomResourceDefinition',
-      metadata: { name: CRD_NAME },
-    })) as { status?: { storedVersions?: string[] } };
-    assert.deepEqual(crd.status?.storedVersions?.sort(), [VERSION, V1ALPHA2]);
+    // Its storage-version migration rewrote what it watches, and says why storedVersions stays: the
+    // MiniCluster elsewhere is still stored as v1alpha1.
+    const [migrated] = await waitFor(
+      () => {
+        const found = logged(running?.lines ?? [], 'storage-version migration: rewrote');
+        return found.length > 0 ? found : undefined;
+      },
+      { what: "the migration's line on the watched namespace", timeoutMs: 30_000 },
+    );
+    assert.match(
+      String(migrated?.['msg']),
+      /in the watched namespaces \(conversion-test\) in [\d.]+ s; status\.storedVersions stays \[v1alpha1, v1alpha2\]: this operator watches only these namespaces/,
+    );
+    assert.equal(await storedApiVersion(NAMESPACE, 'old'), `${GROUP}/${V1ALPHA2}`);
+    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${VERSION}`);
+    assert.deepEqual((await readCrdStatus()).storedVersions?.sort(), [VERSION, V1ALPHA2]);
+  });
+
+  it('watching every namespace, the migration rewrites what is stored as v1alpha1, then storedVersions is v1alpha2 alone', async () => {
+    const read = async (namespace: string, name: string, version: string) => {
+      const object = (await clients.custom.getNamespacedCustomObject({
+        group: GROUP,
+        version,
+        plural: PLURAL,
+        namespace,
+        name,
+      })) as { apiVersion: string; spec: unknown; metadata: Record<string, unknown> };
+      const { uid, labels, annotations, generation } = object.metadata;
+      return { apiVersion: object.apiVersion, spec: object.spec, uid, labels, annotations, generation };
+    };
+    const both = async (namespace: string, name: string) => ({
+      v1: await read(namespace, name, VERSION),
+      v2: await read(namespace, name, V1ALPHA2),
+    });
+    const old = await both(NAMESPACE, 'old');
+    const elsewhere = await both(ELSEWHERE, 'elsewhere');
+
+    // The migration as a leader watching every namespace runs it, beside the operator that serves the
+    // webhook (it watches NAMESPACE only): nothing but the migration writes `elsewhere`.
+    const lines: string[] = [];
+    const migration = new StorageVersionMigration({
+      transport: operatorClients(loadKubeConfig(kubeconfig)).transport,
+      log: createLogger({ level: 'debug', destination: lineSink(lines) }),
+      namespaces: [],
+      rewritesPerSecond: 50,
+      retryMs: 500,
+    });
+    const rewrittenBefore = await clients.custom.getNamespacedCustomObject({
+      ...custom(V1ALPHA2),
+      namespace: ELSEWHERE,
+      name: 'elsewhere',
+    });
+    migration.start();
+    try {
+      await waitFor(async () => isDeepStrictEqual((await readCrdStatus()).storedVersions, [V1ALPHA2]), {
+        what: 'status.storedVersions to be [v1alpha2]',
+        timeoutMs: 30_000,
+      });
+    } finally {
+      migration.stop();
+    }
+    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${V1ALPHA2}`);
+    const resourceVersion = (object: object) =>
+      (object as { metadata: { resourceVersion: string } }).metadata.resourceVersion;
+    assert.notEqual(
+      resourceVersion(
+        await clients.custom.getNamespacedCustomObject({
+          ...custom(V1ALPHA2),
+          namespace: ELSEWHERE,
+          name: 'elsewhere',
+        }),
+      ),
+      resourceVersion(rewrittenBefore),
+      'elsewhere was written',
+    );
+
+    // Stored as v1alpha2 already (written since the upgrade): reads back exactly as before.
+    assert.deepEqual(await both(NAMESPACE, 'old'), old);
+    // Stored as v1alpha1 until now: as v1alpha1 the same object, the conversion's annotation aside
+    // (it keeps what v1alpha1 cannot say); as v1alpha2 the same fields, and the defaults of the
+    // disabled Flux view filled in, as the API server does on any write in v1alpha2. The stored spec
+    // thus changed once, which counts as a generation (the operator reconciles it once more).
+    const now = await both(ELSEWHERE, 'elsewhere');
+    const { [V1ALPHA2_RESIDUE_ANNOTATION]: residue, ...annotations } = (now.v1.annotations ?? {}) as Record<
+      string,
+      string
+    >;
+    const generation = elsewhere.v1.generation as number;
+    assert.ok(
+      [generation, generation + 1].includes(now.v1.generation as number),
+      `generation ${String(now.v1.generation)}`,
+    );
+    assert.deepEqual(
+      { ...now.v1, annotations, generation: 0 },
+      { ...elsewhere.v1, annotations: elsewhere.v1.annotations ?? {}, generation: 0 },
+    );
+    const added = addedPaths(elsewhere.v2.spec, now.v2.spec);
+    assert.ok(
+      added.every((path) => path.startsWith('flux.container.')),
+      `only the Flux view's defaults added: ${added.join(', ')}`,
+    );
+    assert.equal((now.v2.spec as { flux: { container: { disable: boolean } } }).flux.container.disable, true);
+    assert.deepEqual(
+      { ...now.v2, spec: undefined, generation: 0 },
+      { ...elsewhere.v2, spec: undefined, generation: 0 },
+    );
+    if (added.length > 0)
+      assert.ok(residue, 'the annotation keeps the v1alpha2 defaults v1alpha1 cannot say');
+
+    const [line] = logged(lines, 'storage-version migration: rewrote');
+    assert.ok(line, lines.join('\n'));
+    process.stderr.write(`[conversion] ${String(line['msg'])}\n`);
+    assert.match(
+      String(line['msg']),
+      /^storage-version migration: rewrote 1 of 3 MiniClusters in [\d.]+ s \(.*\); status\.storedVersions is now \[v1alpha2\] \(was \[v1alpha1, v1alpha2\]\): v1alpha1 may be removed from the CRD$/,
+    );
+    const figure = (key: string) => line[key] as number;
+    assert.equal(figure('listed'), 3);
+    // elsewhere; old and new are stored as v1alpha2 (or written meanwhile by the operator).
+    assert.equal(figure('rewritten'), 1);
+    assert.equal(figure('unchanged') + figure('conflicts'), 2);
+    assert.equal(typeof figure('seconds'), 'number');
+    assert.deepEqual(
+      lines.filter((line) => /"level":"(warn|error)"/.test(line)),
+      [],
+      'no warning',
+    );
   });
 
   it('reads a v1alpha1 object back through v1alpha2 and back again unchanged', async () => {

@@ -94,6 +94,28 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'create', namespace: elsewhere }, true],
     [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'delete', namespace: elsewhere }, true],
     [{ group: 'flux-framework.org', resource: 'miniclusters', subresource: 'scale', verb: 'update' }, false],
+    // The storage-version migration: a no-op PUT of each MiniCluster, then the CRD's storedVersions.
+    [{ group: 'flux-framework.org', resource: 'miniclusters', verb: 'update', namespace: elsewhere }, true],
+    [
+      {
+        group: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions',
+        subresource: 'status',
+        verb: 'patch',
+        name: CRD_NAME,
+      },
+      true,
+    ],
+    [
+      {
+        group: 'apiextensions.k8s.io',
+        resource: 'customresourcedefinitions',
+        subresource: 'status',
+        verb: 'patch',
+        name: 'jobsets.jobset.x-k8s.io',
+      },
+      false,
+    ],
     [{ group: 'batch', resource: 'jobs', verb: 'delete', namespace: elsewhere }, true],
     // The services pod of spec.services: applied, watched and pruned.
     [{ group: 'apps', resource: 'deployments', verb: 'watch', namespace: elsewhere }, true],

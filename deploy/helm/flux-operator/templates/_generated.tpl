@@ -16,6 +16,13 @@ Named templates the chart's hand-written templates include.
     - create
     - patch
     - delete
+# The storage-version migration: rewrite each MiniCluster once, unchanged (a PUT of the object as read), so that the API server stores those written as v1alpha1 as v1alpha2; nothing else replaces one.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - miniclusters
+  verbs:
+    - update
 # Write MiniCluster status (conditions, size, selector) through the status subresource only.
 - apiGroups:
     - flux-framework.org
@@ -53,6 +60,15 @@ Named templates the chart's hand-written templates include.
     - customresourcedefinitions
   verbs:
     - get
+    - patch
+  resourceNames:
+    - miniclusters.flux-framework.org
+# Set the MiniCluster CRD's status.storedVersions to v1alpha2 alone once the storage-version migration has rewritten every MiniCluster (so that v1alpha1 can later leave the CRD); no other CRD.
+- apiGroups:
+    - apiextensions.k8s.io
+  resources:
+    - customresourcedefinitions/status
+  verbs:
     - patch
   resourceNames:
     - miniclusters.flux-framework.org
@@ -198,6 +214,13 @@ Named templates the chart's hand-written templates include.
     - create
     - patch
     - delete
+# The storage-version migration: rewrite each MiniCluster once, unchanged (a PUT of the object as read), so that the API server stores those written as v1alpha1 as v1alpha2; nothing else replaces one.
+- apiGroups:
+    - flux-framework.org
+  resources:
+    - miniclusters
+  verbs:
+    - update
 # Write MiniCluster status (conditions, size, selector) through the status subresource only.
 - apiGroups:
     - flux-framework.org
@@ -235,6 +258,15 @@ Named templates the chart's hand-written templates include.
     - customresourcedefinitions
   verbs:
     - get
+    - patch
+  resourceNames:
+    - miniclusters.flux-framework.org
+# Set the MiniCluster CRD's status.storedVersions to v1alpha2 alone once the storage-version migration has rewritten every MiniCluster (so that v1alpha1 can later leave the CRD); no other CRD.
+- apiGroups:
+    - apiextensions.k8s.io
+  resources:
+    - customresourcedefinitions/status
+  verbs:
     - patch
   resourceNames:
     - miniclusters.flux-framework.org
