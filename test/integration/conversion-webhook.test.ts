@@ -186,6 +186,16 @@ async function waitPointedAt(webhook: ConversionWebhook): Promise<void> {
     },
     { what: 'the CRD to send conversions to the operator', timeoutMs: 20_000 },
   );
+  // The API server rebuilds its conversion for the CRD a moment after the change: until then a read
+  // may still go to the webhook the CRD named before (a 500 when that one is gone). A list in the
+  // version not stored converts whatever MiniClusters there are through the webhook now named.
+  await waitFor(
+    async () => {
+      await clients.custom.listNamespacedCustomObject(custom(VERSION));
+      return true;
+    },
+    { what: 'the API server converting through the webhook the CRD names', timeoutMs: 20_000 },
+  );
 }
 
 async function kubectl(...args: string[]): Promise<string> {
