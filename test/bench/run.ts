@@ -19,7 +19,8 @@
  * (see conversion.ts); `--view [--rounds N]` the start-up cost of the Flux view: the Go operator's
  * hello-world on the real node, Flux from the view against Flux in the image, alternating, with the
  * ratio of their medians (see view.ts); `--autoscale` the steady requests of 50 autoscaled idle
- * MiniClusters (see autoscale.ts).
+ * MiniClusters (see autoscale.ts); `--outage [--rounds N]` how soon the operator reconciles after a 40 s
+ * API server outage, against the same work on the healthy cluster (see outage.ts).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -37,6 +38,7 @@ import { autoscaleBench } from './autoscale.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { burstBench } from './burst.ts';
 import { conversionBench } from './conversion.ts';
+import { outageBench } from './outage.ts';
 import { viewBench } from './view.ts';
 import {
   createNamespace,
@@ -213,4 +215,5 @@ else if (argv.includes('--conversion')) await conversionBench(argv);
 else if (argv.includes('--against-go')) await againstGoBench(argv);
 else if (argv.includes('--view')) await viewBench(argv);
 else if (argv.includes('--autoscale')) await autoscaleBench(argv);
+else if (argv.includes('--outage')) await outageBench(argv);
 else await main();

@@ -1,42 +1,41 @@
 // An API server outage under a running operator, on a cluster of its own (the other tests keep theirs):
 // the API server is killed for longer than the watches' backoff cap and the components' leader leases,
 // started again the way a user would (`cluster:up` repairs the cluster), and then MiniClusters are
-// created, scaled and deleted. Everything is reconciled within 5 s of the server's readiness, with no
-// error-level log line, nothing left behind, the keys unchanged, and every control-plane component
-// running (none of them exited).
+// created, scaled and deleted. Everything is reconciled soon after the server's readiness (bounded at
+// 15 s here; the 5 s target is `npm run bench -- --outage`'s), with no error-level log line, nothing
+// left behind, the keys unchanged, and every control-plane component running (none of them exited).
+// The outage and the work are test/harness/outage.ts, which the bench shares.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { KubeConfig, type V1Job } from '@kubernetes/client-node';
-import { miniClusterCrd } from '../../src/api/index.ts';
-import { readyzProbe, type ReadinessProbe } from '../../src/runtime/api-server-recovery.ts';
-import { serverSideApply } from '../../src/kube/apply.ts';
-import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { kubeClients, type KubeClients, operatorClients } from '../../src/kube/clients.ts';
-import { down, status, up } from '../../src/localcluster/index.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
+import { status } from '../../src/localcluster/index.ts';
 import { kwokClusterDir } from '../../src/localcluster/paths.ts';
 import { waitFor } from '../harness/cluster.ts';
-import { installBurstTargetCrd } from '../harness/burst-target.ts';
+import { waitForCondition } from '../harness/operator.ts';
 import {
-  applyMiniCluster,
-  miniClusterObject,
-  scaleMiniCluster,
-  waitForCondition,
-} from '../harness/operator.ts';
-import { spawnOperator, type OperatorProcess } from '../harness/operator-process.ts';
+  OUTAGE_MS,
+  OWNED,
+  apiServerAway,
+  pidOf,
+  prepareMiniClusters,
+  restartApiServer,
+  startOutageCluster,
+  stopOutageCluster,
+  survivors,
+  timeWork,
+  workNames,
+  type OutageCluster,
+} from '../harness/outage.ts';
 
 const CLUSTER = 'outage';
 const NAMESPACE = 'outage';
-/** Longer than the watches' former 30 s backoff cap and kube-controller-manager's 15 s lease. */
-const OUTAGE_MS = 40_000;
 /**
- * The operator's part, timed from readiness. Its target is 5 s (issue 15), met on a quiet machine
- * (the figure is printed); under a full CI run on 2 cores it measured 5.0 and 5.4 s, the API server
+ * The operator's part, timed from readiness. Its target is 5 s (issue 15), which `npm run bench --
+ * --outage` reports (docs/performance.md) and this test only prints; under a full CI run on 2 cores it measured 5.0 and 5.4 s, the API server
  * itself slow after its restart. What this bound guards is the old failure: a watch left to its 30 s
  * backoff timer.
  */
@@ -48,7 +47,6 @@ const RECONCILED_WITHIN_MS = 15_000;
  * after 200 s. The operator's part is what RECONCILED_WITHIN_MS bounds.
  */
 const CLUSTER_RECOVERED_WITHIN_MS = 300_000;
-const OWNED = 'app.kubernetes.io/managed-by=flux-operator';
 const started = Date.now();
 const progress = (line: string) =>
   process.stderr.write(`[outage +${((Date.now() - started) / 1000).toFixed(1)} s] ${line}\n`);
@@ -67,24 +65,9 @@ function statusCommand(): Promise<{ code: number | null; stderr: string }> {
   });
 }
 
-function pidOf(component: string): number {
-  const st = status({ name: CLUSTER });
-  const found = st.processes.find((p) => p.command.split(' ')[0]?.endsWith(`/${component}`));
-  if (!found) throw new Error(`${component} is not running: ${JSON.stringify(st.components)}`);
-  return found.pid;
-}
-
 async function secretsData(api: KubeClients): Promise<Map<string, string>> {
   const list = await api.core.listNamespacedSecret({ namespace: NAMESPACE, labelSelector: OWNED });
   return new Map(list.items.map((s) => [s.metadata?.name ?? '', JSON.stringify(s.data)]));
-}
-
-async function job(api: KubeClients, name: string): Promise<V1Job | undefined> {
-  try {
-    return await api.batch.readNamespacedJob({ name, namespace: NAMESPACE });
-  } catch {
-    return undefined;
-  }
 }
 
 /** The last lines of a log file, or why there are none. */
@@ -97,114 +80,54 @@ function tailOf(file: string, lines: number): string {
 }
 
 describe('an API server outage', () => {
+  let outage: OutageCluster | undefined;
   let api: KubeClients;
-  let server: string;
-  /** The same /readyz check the operator's recovery makes. */
-  let ready: ReadinessProbe;
-  let operator: OperatorProcess | undefined;
 
   before(async () => {
-    const { kubeconfig, status: st } = await up({ name: CLUSTER, progress });
-    server = st.apiserver ?? '';
-    const config = new KubeConfig();
-    config.loadFromFile(kubeconfig);
-    api = kubeClients(config);
-    ready = readyzProbe(operatorClients(config).transport, 1_000);
-    await serverSideApply(api.objects, miniClusterCrd() as never, 'flux-operator-tests');
-    await installBurstTargetCrd(api);
-    await api.core.createNamespace({ body: { metadata: { name: NAMESPACE } } });
-    await waitFor(() => api.core.readNamespacedServiceAccount({ name: 'default', namespace: NAMESPACE }), {
-      what: 'the default ServiceAccount',
-    });
-    // Its own conversion webhook too: this cluster has no shared one (test/harness/conversion-webhook.ts).
-    operator = await spawnOperator(NAMESPACE, ['--webhook-addr', '127.0.0.1:0'], { kubeconfig });
+    outage = await startOutageCluster(CLUSTER, NAMESPACE, progress);
+    api = outage.api;
   });
 
   after(async () => {
-    await operator?.kill('SIGTERM');
-    await down({ name: CLUSTER, progress });
+    await stopOutageCluster(outage, CLUSTER, progress);
   });
 
-  it('leaves the operator and the local cluster in step soon after its readiness (target 5 s; no watch left to its backoff timer)', async () => {
-    const existing = ['steady-a', 'steady-b', 'scaled', 'doomed', 'jobless'];
-    for (const name of existing) {
-      await applyMiniCluster(
-        api,
-        miniClusterObject(NAMESPACE, name, { size: 3, maxSize: 5, interactive: true }),
-      );
-    }
-    for (const name of existing) await waitForCondition(api, NAMESPACE, name, 'Ready', 'True', 60_000);
+  it('leaves the operator and the local cluster in step soon after its readiness (bounded at 15 s, target 5 s in the bench; no watch left to its backoff timer)', async () => {
+    const cluster = outage as OutageCluster;
+    const operator = cluster.operator;
+    const names = workNames();
+    await prepareMiniClusters(api, NAMESPACE, names, 60_000);
     progress('every MiniCluster Ready');
     const keysBefore = await secretsData(api);
-    assert.equal(keysBefore.size, existing.length * 2, 'a curve cert and a munge key per MiniCluster');
-    const controllerManager = pidOf('kube-controller-manager');
-    const scheduler = pidOf('kube-scheduler');
+    assert.equal(keysBefore.size, names.existing.length * 2, 'a curve cert and a munge key per MiniCluster');
+    const controllerManager = pidOf(CLUSTER, 'kube-controller-manager');
+    const scheduler = pidOf(CLUSTER, 'kube-scheduler');
 
     // A healthy start, the CRD just created (its storage answers 429 for a moment): not a warning.
-    const startLines = (operator?.lines ?? []).filter((line) => /"level":"(warn|error|fatal)"/.test(line));
+    const startLines = operator.lines.filter((line) => /"level":"(warn|error|fatal)"/.test(line));
     assert.deepEqual(startLines, [], 'a quiet start');
 
     progress(`killing kube-apiserver for ${OUTAGE_MS / 1000} s`);
-    process.kill(pidOf('kube-apiserver'), 'SIGKILL');
-    const killedAt = Date.now();
-    // The port stays ours (a cluster another test creates meanwhile could take it): every connection
-    // is reset, as a server that is away.
-    const port = Number(new URL(server).port);
-    const blocker = createServer((socket) => socket.destroy());
-    await waitFor(
-      () =>
-        new Promise<boolean>((resolve) => {
-          blocker.once('error', () => resolve(false));
-          blocker.listen(port, '127.0.0.1', () => resolve(true));
-        }),
-      { what: `port ${port} to be free`, timeoutMs: 10_000, intervalMs: 100 },
-    );
-    // What a user asking meanwhile is told: a non-zero exit and the component that is down.
-    const asked = await statusCommand();
-    assert.equal(asked.code, 3);
-    assert.match(asked.stderr, /cluster outage: not running: kube-apiserver \(`npm run cluster:up` starts/);
-    await sleep(OUTAGE_MS - (Date.now() - killedAt));
-    await new Promise((resolve) => blocker.close(resolve));
-    // Outliving their lease, they would have exited under leader election (nothing restarted them).
-    assert.equal(pidOf('kube-controller-manager'), controllerManager, 'kube-controller-manager kept running');
-    assert.equal(pidOf('kube-scheduler'), scheduler, 'kube-scheduler kept running');
-    const repairing = up({ name: CLUSTER, progress });
-    await waitFor(() => ready(), {
-      what: 'the API server to be ready',
-      timeoutMs: 60_000,
-      intervalMs: 50,
+    await apiServerAway(cluster, OUTAGE_MS, async () => {
+      // What a user asking meanwhile is told: a non-zero exit and the component that is down.
+      const asked = await statusCommand();
+      assert.equal(asked.code, 3);
+      assert.match(asked.stderr, /cluster outage: not running: kube-apiserver \(`npm run cluster:up` starts/);
     });
-    const readyAt = Date.now();
-    progress('the API server is ready: creating, scaling and deleting');
-    await Promise.all([
-      applyMiniCluster(api, miniClusterObject(NAMESPACE, 'new-a', { size: 2, interactive: true })),
-      applyMiniCluster(api, miniClusterObject(NAMESPACE, 'new-b', { size: 2, interactive: true })),
-      scaleMiniCluster(api, NAMESPACE, 'scaled', 5),
-      deleteCustomObject(api.custom, 'miniclusters', NAMESPACE, 'doomed'),
-      api.batch.deleteNamespacedJob({
-        name: 'jobless',
-        namespace: NAMESPACE,
-        propagationPolicy: 'Background',
-      }),
-    ]);
+    // Outliving their lease, they would have exited under leader election (nothing restarted them).
+    assert.equal(
+      pidOf(CLUSTER, 'kube-controller-manager'),
+      controllerManager,
+      'kube-controller-manager kept running',
+    );
+    assert.equal(pidOf(CLUSTER, 'kube-scheduler'), scheduler, 'kube-scheduler kept running');
+    const { repairing, readyAt, apiServerReadyMs } = await restartApiServer(cluster, progress);
+    progress(
+      `the API server is ready (${apiServerReadyMs} ms after cluster:up): creating, scaling and deleting`,
+    );
 
     // The operator's part, timed from readiness: new Jobs, the scaled Job, the deleted Job made again.
-    await waitFor(
-      async () => {
-        const [a, b, scaled, jobless] = await Promise.all(
-          ['new-a', 'new-b', 'scaled', 'jobless'].map((name) => job(api, name)),
-        );
-        return (
-          a !== undefined &&
-          b !== undefined &&
-          scaled?.spec?.parallelism === 5 &&
-          jobless !== undefined &&
-          jobless.metadata?.deletionTimestamp === undefined
-        );
-      },
-      { what: 'the operator to reconcile every change', timeoutMs: 30_000, intervalMs: 50 },
-    );
-    const reconciledMs = Date.now() - readyAt;
+    const reconciledMs = await timeWork(api, NAMESPACE, names, readyAt);
     progress(`reconciled ${reconciledMs} ms after the API server was ready`);
     assert.ok(
       reconciledMs <= RECONCILED_WITHIN_MS,
@@ -221,13 +144,13 @@ describe('an API server outage', () => {
     await waitFor(
       async () => {
         const jobs = await api.batch.listNamespacedJob({ namespace: NAMESPACE, labelSelector: OWNED });
-        return !jobs.items.some((j) => j.metadata?.name === 'doomed');
+        return !jobs.items.some((j) => j.metadata?.name === names.doomed);
       },
       { what: "the deleted MiniCluster's Job to be collected", timeoutMs: 60_000 },
     );
     progress("the deleted MiniCluster's Job collected");
     const recoveredBy = Date.now() + CLUSTER_RECOVERED_WITHIN_MS;
-    for (const name of ['steady-a', 'steady-b', 'scaled', 'jobless', 'new-a', 'new-b']) {
+    for (const name of survivors(names)) {
       try {
         await waitForCondition(
           api,
@@ -248,9 +171,7 @@ describe('an API server outage', () => {
             return `${pod.metadata?.name} ${pod.status?.phase} (${where})`;
           })
           .join(', ');
-        const said = (operator?.lines ?? [])
-          .filter((line) => !/"level":"(debug|trace)"/.test(line))
-          .slice(-40);
+        const said = operator.lines.filter((line) => !/"level":"(debug|trace)"/.test(line)).slice(-40);
         // Pods bound to a node but Pending, and deleted pods still Running, mean kwok is not acting.
         const components = status({ name: CLUSTER })
           .components.map((c) => `${c.name} ${c.alive ? 'alive' : 'dead'}`)
@@ -269,7 +190,7 @@ describe('an API server outage', () => {
     );
     const keysAfter = await secretsData(api);
     for (const [name, data] of keysBefore) {
-      if (name.startsWith('doomed-')) {
+      if (name.startsWith(`${names.doomed}-`)) {
         await waitFor(async () => !(await secretsData(api)).has(name), { what: `${name} collected` });
         continue;
       }
@@ -279,10 +200,10 @@ describe('an API server outage', () => {
     const st = status({ name: CLUSTER });
     assert.ok(st.running, `every component running: ${JSON.stringify(st.components)}`);
 
-    const errors = (operator?.lines ?? []).filter((line) => line.includes('"level":"error"'));
+    const errors = operator.lines.filter((line) => line.includes('"level":"error"'));
     assert.deepEqual(errors, [], 'no error-level log line');
     assert.ok(
-      operator?.logged('the API server is ready again; restarting watches and resyncing'),
+      operator.logged('the API server is ready again; restarting watches and resyncing'),
       'the operator saw the outage end',
     );
   });
