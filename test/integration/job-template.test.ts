@@ -120,7 +120,9 @@ describe('a running Job across an operator upgrade', { concurrency: 2 }, () => {
         size: 3,
         maxSize: 4,
         interactive: true,
-        containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest', command: 'uname -a' }],
+        containers: [
+          { image: 'ghcr.io/flux-framework/flux-restful-api:latest', environment: { CHANGED: 'yes' } },
+        ],
       }),
     );
     const refused = await waitFor(

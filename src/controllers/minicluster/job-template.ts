@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import type { KubeObject } from '../../render/index.ts';
+import { containsDesired } from './desired-state.ts';
 
 /** The reason a condition gives when the API server refused a Job's new pod template. */
 export const SPEC_CHANGE_NEEDS_RECREATE = 'SpecChangeNeedsRecreate';
@@ -58,8 +59,26 @@ export function keepingLiveTemplate(
   const job = rendered as KubeObject & V1Job;
   const template = live?.spec?.template;
   if (job.kind !== 'Job' || !job.spec || !template) return undefined;
+  // The rendered template is the running one already (with the API server's defaults): nothing to keep.
+  if (containsDesired(job.spec.template, template)) return undefined;
   const liveKey = live.metadata?.annotations?.[TEMPLATE_SPEC_ANNOTATION];
   const specKey = job.metadata.annotations?.[TEMPLATE_SPEC_ANNOTATION];
   const sameSpec = liveKey === undefined ? specSeen : liveKey === specKey;
-  return sameSpec ? ({ ...job, spec: { ...job.spec, template } } as KubeObject) : undefined;
+  if (!sameSpec) return undefined;
+  // Without the labels the Job controller put there: applied by the operator, they would become its
+  // own, and the next template it applies (after a spec change) would take them away, which the API
+  // server refuses with another error than the one that says to recreate.
+  const labels = Object.fromEntries(
+    Object.entries(template.metadata?.labels ?? {}).filter(([key]) => !JOB_CONTROLLER_LABELS.includes(key)),
+  );
+  const kept = { ...template, metadata: { ...template.metadata, labels } };
+  return { ...job, spec: { ...job.spec, template: kept } } as KubeObject;
 }
+
+/** The labels the Job controller adds to a Job's pod template (its selector's). */
+const JOB_CONTROLLER_LABELS = [
+  'controller-uid',
+  'job-name',
+  'batch.kubernetes.io/controller-uid',
+  'batch.kubernetes.io/job-name',
+];

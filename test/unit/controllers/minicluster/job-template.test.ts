@@ -88,9 +88,15 @@ describe('a running Job`s pod template', () => {
     const live = liveJob('uname', templateSpecKey(spec));
     const kept = keepingLiveTemplate(renderedJob('hostname'), live, false) as KubeObject & V1Job;
     assert.ok(kept);
-    assert.deepEqual(kept.spec?.template, live.spec?.template);
+    // The running template, but for the labels the Job controller added (the operator must not own them).
+    assert.deepEqual(kept.spec?.template, { ...live.spec?.template, metadata: { labels: {} } });
     assert.equal(kept.spec?.parallelism, 3);
     assert.equal(kept.metadata.annotations?.[TEMPLATE_SPEC_ANNOTATION], templateSpecKey(spec));
+  });
+
+  it('is not kept when the rendered one is the running one already (the API server`s defaults aside)', () => {
+    const live = liveJob('hostname', templateSpecKey(spec));
+    assert.equal(keepingLiveTemplate(renderedJob('hostname'), live, true), undefined);
   });
 
   it('is not kept when the spec changed since: the rendered template goes to the API server', () => {
