@@ -15,7 +15,7 @@ import type { KubeClients } from '../../src/kube/clients.ts';
 import { status } from '../../src/localcluster/index.ts';
 import { kwokClusterDir } from '../../src/localcluster/paths.ts';
 import { waitFor } from '../harness/cluster.ts';
-import { waitForCondition } from '../harness/operator.ts';
+import { readStatus, waitForCondition } from '../harness/operator.ts';
 import {
   OUTAGE_MS,
   OWNED,
@@ -168,9 +168,18 @@ describe('an API server outage', () => {
             const scheduled = pod.status?.conditions?.find((c) => c.type === 'PodScheduled');
             const where =
               pod.spec?.nodeName ?? `unscheduled: ${scheduled?.reason ?? ''} ${scheduled?.message ?? ''}`;
-            return `${pod.metadata?.name} ${pod.status?.phase} (${where})`;
+            const ready = pod.status?.conditions?.find((c) => c.type === 'Ready')?.status ?? '?';
+            const owner = pod.metadata?.ownerReferences?.[0]?.uid?.slice(0, 8) ?? 'none';
+            const going = pod.metadata?.deletionTimestamp ? ' deleting' : '';
+            return `${pod.metadata?.name} ${pod.status?.phase} ready=${ready} job=${owner}${going} (${where})`;
           })
           .join(', ');
+        // The MiniCluster's own account (its conditions) and the Job its pods should belong to.
+        const conditions = JSON.stringify(
+          (await readStatus(api, NAMESPACE, name).catch(() => undefined))?.conditions ?? [],
+        );
+        const job = await api.batch.readNamespacedJob({ name, namespace: NAMESPACE }).catch(() => undefined);
+        const jobState = `${job?.metadata?.uid?.slice(0, 8) ?? 'none'} ${JSON.stringify(job?.status ?? {})}`;
         const said = operator.lines.filter((line) => !/"level":"(debug|trace)"/.test(line)).slice(-40);
         // Pods bound to a node but Pending, and deleted pods still Running, mean kwok is not acting.
         const components = status({ name: CLUSTER })
@@ -178,7 +187,7 @@ describe('an API server outage', () => {
           .join(', ');
         const kwokLog = tailOf(join(kwokClusterDir(CLUSTER), 'logs', 'kwok-controller.log'), 30);
         throw new Error(
-          `${String(error)}\ncomponents: ${components}\npods: ${state}\noperator's last lines:\n${said.join('\n')}\nkwok-controller's last lines:\n${kwokLog}`,
+          `${String(error)}\ncomponents: ${components}\n${name}: conditions ${conditions}; Job ${jobState}\npods: ${state}\noperator's last lines:\n${said.join('\n')}\nkwok-controller's last lines:\n${kwokLog}`,
           {
             cause: error,
           },

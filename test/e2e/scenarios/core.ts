@@ -150,7 +150,17 @@ export function coreScenarios(): void {
     assert.deepEqual(await hostnamesFromJob(namespace, lead, 2), ['elastic-0', 'elastic-1']);
     // The brokers of the removed pods got the pod's TERM and left the instance (a goodbye to their
     // parent): Flux shows them offline by administrative shutdown, not lost as a killed broker is.
-    const overlay = await overlayStatus(namespace, lead);
+    // The drain before the scale-in already took them out of `up`, so they may still be leaving here:
+    // their overlay state is waited for (a few seconds under load), then asserted.
+    const overlay = await waitFor(
+      async () => {
+        const now = await overlayStatus(namespace, lead);
+        return now['elastic-2']?.startsWith('offline') && now['elastic-3']?.startsWith('offline')
+          ? now
+          : undefined;
+      },
+      { what: 'the removed brokers offline in the overlay', timeoutMs: 60_000, intervalMs: 1_000 },
+    );
     assert.equal(overlay['elastic-2'], 'offline administrative shutdown', JSON.stringify(overlay));
     assert.equal(overlay['elastic-3'], 'offline administrative shutdown', JSON.stringify(overlay));
     assert.equal((await readStatus(clients, namespace, 'elastic')).summary, 'Ready');
