@@ -11,6 +11,7 @@
 import { createHash } from 'node:crypto';
 import type { V1Job } from '@kubernetes/client-node';
 import type { KubeObject } from '../../render/index.ts';
+import { canonical } from './canonical.ts';
 import { containsDesired } from './desired-state.ts';
 
 /** The reason a condition gives when the API server refused a Job's new pod template. */
@@ -19,22 +20,13 @@ export const SPEC_CHANGE_NEEDS_RECREATE = 'SpecChangeNeedsRecreate';
 /** On the Job: the key of the MiniCluster spec its pod template was rendered from. */
 export const TEMPLATE_SPEC_ANNOTATION = 'flux-framework.org/pod-template-spec';
 
-/** JSON with every object's keys in order, so that equal specs give equal text. */
-function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, each]) => each !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, each]) => `${JSON.stringify(key)}:${canonicalJson(each)}`).join(',')}}`;
-  }
-  return JSON.stringify(value) ?? 'null';
-}
-
 /** The key of a MiniCluster spec as far as the pod template goes: all of it but `size`. */
 export function templateSpecKey(spec: unknown): string {
   const { size: _size, ...rest } = (spec ?? {}) as Record<string, unknown>;
-  return createHash('sha256').update(canonicalJson(rest)).digest('hex').slice(0, 40);
+  return createHash('sha256')
+    .update(JSON.stringify(canonical(rest)))
+    .digest('hex')
+    .slice(0, 40);
 }
 
 /** The rendered Job with the key of the spec it came from; other objects as they are. */

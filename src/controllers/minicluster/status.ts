@@ -19,6 +19,8 @@ import {
   type Summary,
 } from '../../api/index.ts';
 import { miniClusterNames, restfulPort, servesRestful, type MiniClusterModel } from '../../render/index.ts';
+import { canonical } from './canonical.ts';
+import { SPEC_CHANGE_NEEDS_RECREATE } from './job-template.ts';
 
 /** Something that stopped the reconcile pass before the Job could be brought to its desired state. */
 export interface BlockingProblem {
@@ -451,19 +453,6 @@ export function progressOnly(previous: MiniClusterStatus | undefined, next: Mini
   return JSON.stringify(canonical(shape(previous))) === JSON.stringify(canonical(shape(next)));
 }
 
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value !== null && typeof value === 'object') {
-    return Object.fromEntries(
-      Object.entries(value as Record<string, unknown>)
-        .filter(([, v]) => v !== undefined)
-        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-        .map(([k, v]) => [k, canonical(v)]),
-    );
-  }
-  return value;
-}
-
 /** An event worth telling users about, derived from a status change. */
 export interface TransitionEvent {
   readonly type: 'Normal' | 'Warning';
@@ -493,7 +482,7 @@ export function transitionEvents(
     events.push({ type: 'Normal', reason: 'Succeeded', note: succeeded.message });
   }
   // A new blocking reason (a missing Secret, an invalid spec) is worth a warning once.
-  const blocking = new Set(['InvalidSpec', 'SecretMissing', 'ApplyFailed', 'SpecChangeNeedsRecreate']);
+  const blocking = new Set(['InvalidSpec', 'SecretMissing', 'ApplyFailed', SPEC_CHANGE_NEEDS_RECREATE]);
   if (
     ready &&
     blocking.has(ready.reason) &&
