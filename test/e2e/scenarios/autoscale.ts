@@ -104,10 +104,12 @@ export function autoscaleScenarios(): void {
         .filter((line) => line !== '');
     };
 
-    await fluxFromView(namespace, lead, ['submit', '--cc=1-2', '-N1', 'sleep', '20']);
+    // Long enough that the first job still runs when the second broker is up (its pod copies the
+    // view and starts Flux: over 20 s under a full CI run), so both run at once, one per broker.
+    await fluxFromView(namespace, lead, ['submit', '--cc=1-2', '-N1', 'sleep', '60']);
     await waitFor(async () => (await jobStates()).filter((state) => state === 'R').length === 2, {
       what: 'both jobs running, on 2 brokers',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       intervalMs: 1_000,
     }).catch(async (error: unknown) => {
       // What the operator read of the queue says why it did not grow.
@@ -120,7 +122,7 @@ export function autoscaleScenarios(): void {
 
     await waitFor(async () => (await jobStates()).filter((state) => state === 'CD').length === 2, {
       what: 'both jobs completed',
-      timeoutMs: 60_000,
+      timeoutMs: 90_000,
       intervalMs: 1_000,
     });
     await waitFor(async () => (await brokersRunning(clients, namespace, 'autoview')) === 1, {
