@@ -2,7 +2,7 @@
 // for nodes make the MiniCluster grow, idle brokers go after idleSeconds, and a scale-in first drains
 // the ranks that go and never kills a job on them.
 import assert from 'node:assert/strict';
-import { it } from 'node:test';
+import { describe, it } from 'node:test';
 import { Registry } from 'prom-client';
 import { createOperatorMetrics } from '../../../src/observability/metrics.ts';
 import { waitFor } from '../../harness/cluster.ts';
@@ -78,6 +78,14 @@ async function fluxFromView(namespace: string, pod: string, args: string[]) {
 }
 
 export function autoscaleScenarios(): void {
+  // One at a time: each times how soon brokers come and go on the one real node, and two of them at
+  // once (each starting pods, the view's copying its view) made the other miss its bound in CI.
+  describe('autoscale', { concurrency: 1 }, () => {
+    autoscaleCases();
+  });
+}
+
+function autoscaleCases(): void {
   it('autoscale with Flux from the view on localhost/plain:bookworm (the v1alpha2 default): two one-node jobs grow 1 -> 2 brokers; idle, back to 1', async (t) => {
     const { namespace, clients } = await scenario(t, 'autoscale-view');
     const object = realMiniCluster(
