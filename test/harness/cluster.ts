@@ -12,6 +12,7 @@ import {
 } from '@kubernetes/client-node';
 import { EXIT_CODE_ANNOTATION, up } from '../../src/localcluster/index.ts';
 import { ObjectApi } from '../../src/kube/object-api.ts';
+import { stopNamespaceUsers } from './namespace-users.ts';
 import { HOST_STORAGE_ALLOWED, HOST_STORAGE_LABEL, LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
 export interface Clients {
@@ -101,7 +102,7 @@ export function httpStatus(err: unknown): number | undefined {
 let counter = 0;
 
 /** Deletes a namespace (gone already is fine) and waits until it is gone, with what it held. */
-export async function deleteNamespace(name: string, timeoutMs = 60_000): Promise<void> {
+export async function deleteNamespace(name: string, timeoutMs = 120_000): Promise<void> {
   const { core } = await cluster();
   try {
     await core.deleteNamespace({ name });
@@ -121,6 +122,16 @@ export async function deleteNamespace(name: string, timeoutMs = 60_000): Promise
     },
     { what: `namespace ${name} to be deleted`, timeoutMs },
   );
+}
+
+/** Why a namespace is not gone yet, as its status conditions say (what remains, which finalizers). */
+async function namespaceConditions(name: string): Promise<string> {
+  const { core } = await cluster();
+  const namespace = await core.readNamespace({ name });
+  const said = (namespace.status?.conditions ?? [])
+    .filter((condition) => condition.status === 'True')
+    .map((condition) => `${condition.type}: ${condition.message ?? ''}`);
+  return said.length > 0 ? said.join('; ') : `phase ${namespace.status?.phase ?? 'unknown'}, no condition`;
 }
 
 /** The label that allows a namespace host storage (hostpath, CSI), as `flux-operator install --allow-host-storage` sets it. */
@@ -159,7 +170,19 @@ export async function withNamespace(
   });
   t.after(async () => {
     if (process.env.FLUX_OPERATOR_KEEP_NAMESPACES === '1') return;
-    await deleteNamespace(name);
+    const started = Date.now();
+    try {
+      await deleteNamespace(name);
+      const tookS = (Date.now() - started) / 1000;
+      // Slow deletions are what fail tests under load: said in the log, to be seen before they do.
+      if (tookS >= 30) process.stderr.write(`[namespace] ${name} took ${tookS.toFixed(0)} s to be deleted\n`);
+    } catch (error) {
+      // The hooks after this one (an operator's stop) would not run: stop them here, then fail.
+      const remains = await namespaceConditions(name).catch((err: unknown) => describe(err));
+      const late = await stopNamespaceUsers(name);
+      const lateNote = late > 0 ? `; ${late} of its operators did not stop within 30 s` : '';
+      throw new Error(`${describe(error)}; the namespace says: ${remains}${lateNote}`, { cause: error });
+    }
   });
   await waitFor(() => core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
     what: `the default ServiceAccount in ${name}`,

@@ -4,6 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { cluster, waitFor } from './cluster.ts';
+import { usesNamespace } from './namespace-users.ts';
 
 const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 
@@ -72,6 +73,10 @@ export async function spawnOperator(
       return exited;
     },
   };
+  // Killed at the latest when its namespace's deletion fails (a test's later hooks are then skipped).
+  usesNamespace(namespace, async () => {
+    await process_.kill('SIGKILL');
+  });
   try {
     await waitFor(() => process_.logged('caches started') || child.exitCode !== null, {
       what: 'the operator process to start',

@@ -23,6 +23,7 @@ import { installBurstTargetCrd } from './burst-target.ts';
 import { ensureConversionWebhook } from './conversion-webhook.ts';
 import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
 import { cluster, waitFor } from './cluster.ts';
+import { usesNamespace } from './namespace-users.ts';
 
 const run = promisify(execFile);
 let crdInstalled: Promise<void> | undefined;
@@ -105,7 +106,8 @@ export async function startOperator(
     ...extra,
   });
   await manager.start();
-  return { manager, clients, writes, logLines, stop: () => manager.stop() };
+  const stop = usesNamespace(namespace, () => manager.stop());
+  return { manager, clients, writes, logLines, stop };
 }
 
 export async function applyMiniCluster(clients: KubeClients, object: Record<string, unknown>): Promise<void> {

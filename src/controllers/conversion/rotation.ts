@@ -4,9 +4,11 @@
  * its lifetime has passed (two thirds by default: a 90-day serving certificate 30 days before it
  * expires), long before any client would refuse it.
  *
- * A renewed CA is added to the bundle before anything it signs is served: the old CA stays in the
- * bundle (the CRD's caBundle) until it expires, so the API server trusts the serving certificate of
- * either while the replicas move to the new one.
+ * A renewed CA is trusted before anything it signs is served: it joins the bundle (the CRD's
+ * caBundle) beside the old CA, which stays until it expires, and the serving certificate of the old
+ * CA keeps being served for `trustDelayMs` more. The API server takes up a new caBundle a moment after
+ * the CRD changes (longer when it is loaded): a certificate of the new CA served at once was refused
+ * in that moment ("certificate signed by unknown authority").
  */
 import {
   certificateFacts,
@@ -30,6 +32,8 @@ export interface RotationPolicy {
   readonly servingValidityMs: number;
   /** The fraction of a certificate's lifetime after which it is renewed (0 < renewAt < 1). */
   readonly renewAt: number;
+  /** How long a new CA is in the bundle before the certificate served is one it signed. */
+  readonly trustDelayMs: number;
 }
 
 const DAY_MS = 24 * 3600 * 1000;
@@ -38,12 +42,15 @@ export const DEFAULT_ROTATION_POLICY: RotationPolicy = {
   caValidityMs: 5 * 365 * DAY_MS,
   servingValidityMs: 90 * DAY_MS,
   renewAt: 2 / 3,
+  // Against a rotation every 3.3 years and a serving certificate renewed 30 days before it expires,
+  // ten minutes is nothing; against an API server slow to take up a new caBundle, plenty.
+  trustDelayMs: 10 * 60 * 1000,
 };
 
 export interface RotationPlan {
   /** keep the CA; create a new one alone (none usable); rotate: a new one, the old kept in the bundle. */
   readonly ca: 'keep' | 'create' | 'rotate';
-  /** Issue a new serving certificate (after the CA step). */
+  /** Issue a new serving certificate (never in the pass that rotates the CA: it is not trusted yet). */
   readonly issueServing: boolean;
   /** Why, for the log line (no key material). */
   readonly reasons: readonly string[];
@@ -99,9 +106,20 @@ function caDecision(
   return { ca: 'keep', bundle: unexpired };
 }
 
+/**
+ * When a CA has been in the bundle `trustDelayMs`: it was made `caValidityMs` before it expires
+ * (validityFrom), and it joined the bundle then.
+ */
+export function trustedFrom(caPem: string, policy: RotationPolicy): Date {
+  const facts = certificateFacts(caPem);
+  const madeAt = Math.max(facts.notBefore.getTime(), facts.notAfter.getTime() - policy.caValidityMs);
+  return new Date(madeAt + policy.trustDelayMs);
+}
+
 function servingDecision(
   stored: StoredCertificates,
   ca: string,
+  olderCas: readonly string[],
   wanted: CertificateHosts,
   now: Date,
   policy: RotationPolicy,
@@ -109,10 +127,14 @@ function servingDecision(
   const facts = factsOrUndefined(stored.certificate);
   if (!facts) return 'the serving certificate is unreadable';
   if (!keyMatches(stored.certificate, stored.key)) return "the serving certificate's key does not match it";
-  if (!issuedBy(stored.certificate, ca)) return 'the serving certificate is not signed by the current CA';
   const missing = missingHosts(facts, wanted);
   if (missing.length > 0) return `the serving certificate does not name ${missing.join(', ')}`;
   if (now >= facts.notAfter) return 'the serving certificate expired';
+  if (!issuedBy(stored.certificate, ca)) {
+    const signedByTrusted = olderCas.some((older) => issuedBy(stored.certificate, older));
+    if (signedByTrusted && now < trustedFrom(ca, policy)) return undefined;
+    return 'the serving certificate is not signed by the current CA';
+  }
   if (now >= renewalTime(facts, policy.renewAt)) {
     return `the serving certificate is due for renewal (expires ${facts.notAfter.toISOString()})`;
   }
@@ -127,6 +149,17 @@ export function planRotation(
   policy: RotationPolicy = DEFAULT_ROTATION_POLICY,
 ): RotationPlan {
   const { ca, reason: caReason, bundle } = caDecision(stored, now, policy);
+  if (ca === 'rotate' && stored) {
+    // The old pair serves on while the new CA becomes trusted, unless it cannot.
+    const [oldCa = '', ...olderCas] = bundle;
+    const servingReason = servingDecision(stored, oldCa, olderCas, wanted, now, policy);
+    return {
+      ca,
+      issueServing: servingReason !== undefined,
+      reasons: [caReason ?? '', servingReason ?? 'the new CA signs the serving certificate once trusted'],
+      keptBundle: bundle,
+    };
+  }
   if (ca !== 'keep' || !stored) {
     return {
       ca,
@@ -135,8 +168,8 @@ export function planRotation(
       keptBundle: bundle,
     };
   }
-  const current = bundle[0] ?? '';
-  const servingReason = servingDecision(stored, current, wanted, now, policy);
+  const [current = '', ...olderCas] = bundle;
+  const servingReason = servingDecision(stored, current, olderCas, wanted, now, policy);
   return {
     ca,
     issueServing: servingReason !== undefined,

@@ -31,9 +31,11 @@ import type { MiniClusterConverter } from './review.ts';
 import {
   DEFAULT_ROTATION_POLICY,
   planRotation,
+  trustedFrom,
   validityFrom,
   type RotationPlan,
   type RotationPolicy,
+  type StoredCertificates,
 } from './rotation.ts';
 import { ConversionWebhookServer, type WebhookServerOptions } from './server.ts';
 import { webhookReach, type Reachability } from './service-probe.ts';
@@ -365,7 +367,7 @@ export class ConversionWebhook implements Runnable {
     this.log.info({ port: this.server.port, hosts: this.hosts }, 'serving the conversion webhook');
   }
 
-  /** Makes what the plan says, the new CA in the CRD's bundle before anything it signs is served. */
+  /** Makes what the plan says (a new CA is trusted before anything it signs is served: rotateCa). */
   private async renewIfDue(state: SecretState): Promise<SecretState> {
     const now = this.options.now?.() ?? new Date();
     const plan = planRotation(state.stored, this.hosts, now, this.policy);
@@ -380,7 +382,7 @@ export class ConversionWebhook implements Runnable {
   }
 
   private async renew(state: SecretState, plan: RotationPlan, now: Date): Promise<SecretState> {
-    let resourceVersion = state.resourceVersion;
+    if (plan.ca === 'rotate' && state.stored) return this.rotateCa(state, state.stored, plan, now);
     let ca: CertificateAndKey;
     let bundle: string[];
     if (plan.ca === 'keep' && state.stored) {
@@ -388,42 +390,59 @@ export class ConversionWebhook implements Runnable {
       bundle = [...plan.keptBundle];
     } else {
       ca = await createCertificateAuthority(CA_COMMON_NAME, validityFrom(now, this.policy.caValidityMs));
-      bundle = plan.ca === 'rotate' ? [ca.certificate, ...plan.keptBundle] : [ca.certificate];
+      bundle = [ca.certificate];
     }
-    if (plan.ca === 'rotate' && state.stored) {
-      // Trusted first, used second: the bundle with both CAs reaches the CRD while the old pair serves.
-      const stored = { ...state.stored, caBundle: bundleOf(bundle), caKey: ca.key };
-      resourceVersion = await this.secret.write(stored, resourceVersion);
-      this.log.info(
-        { reasons: plan.reasons },
-        'made a new webhook CA; the old one stays trusted until it expires',
-      );
-      this.caBundle = stored.caBundle;
-      // Left to another webhook, the CRD trusts nothing of ours: nothing to wait for.
-      if (!this.options.leaveCrd && !(await this.pointCrd())) return { stored, resourceVersion };
-    }
-    const serving = await issueServingCertificate(
-      ca,
-      this.hosts,
-      validityFrom(now, this.policy.servingValidityMs),
+    const serving = await this.issueServing(ca, now, plan);
+    const stored = { caBundle: bundleOf(bundle), caKey: ca.key, ...serving };
+    return { stored, resourceVersion: await this.secret.write(stored, state.resourceVersion) };
+  }
+
+  /**
+   * A new CA joins the bundle (the CRD's too) beside the old one, and signs nothing served yet: the
+   * pair served stays (or is renewed by the old CA, whose key is at hand this once) until the new CA
+   * has been trusted `trustDelayMs` (planRotation).
+   */
+  private async rotateCa(
+    state: SecretState,
+    current: StoredCertificates,
+    plan: RotationPlan,
+    now: Date,
+  ): Promise<SecretState> {
+    const oldCa = { certificate: plan.keptBundle[0] ?? '', key: current.caKey };
+    const serving = plan.issueServing
+      ? await this.issueServing(oldCa, now, plan)
+      : { certificate: current.certificate, key: current.key };
+    const ca = await createCertificateAuthority(CA_COMMON_NAME, validityFrom(now, this.policy.caValidityMs));
+    const stored = { caBundle: bundleOf([ca.certificate, ...plan.keptBundle]), caKey: ca.key, ...serving };
+    const resourceVersion = await this.secret.write(stored, state.resourceVersion);
+    this.log.info(
+      { reasons: plan.reasons, signsFrom: trustedFrom(ca.certificate, this.policy).toISOString() },
+      'made a new webhook CA; the old one stays trusted until it expires, and the new one signs the ' +
+        'serving certificate once the API server has trusted it a while',
     );
-    const stored = {
-      caBundle: bundleOf(bundle),
-      caKey: ca.key,
-      certificate: serving.certificate,
-      key: serving.key,
-    };
-    resourceVersion = await this.secret.write(stored, resourceVersion);
+    this.caBundle = stored.caBundle;
+    // Left to another webhook, the CRD trusts nothing of ours; else the new bundle goes there now.
+    if (!this.options.leaveCrd) await this.pointCrd();
+    return { stored, resourceVersion };
+  }
+
+  private async issueServing(
+    ca: CertificateAndKey,
+    now: Date,
+    plan: RotationPlan,
+  ): Promise<CertificateAndKey> {
+    const validity = validityFrom(now, this.policy.servingValidityMs);
+    const serving = await issueServingCertificate(ca, this.hosts, validity);
     this.log.info(
       {
         reasons: plan.reasons,
         hosts: this.hosts,
-        notAfter: validityFrom(now, this.policy.servingValidityMs).notAfter.toISOString(),
+        notAfter: validity.notAfter.toISOString(),
         secret: `${this.secret.namespace}/${this.secret.name}`,
       },
       'issued the webhook serving certificate',
     );
-    return { stored, resourceVersion };
+    return serving;
   }
 
   /**

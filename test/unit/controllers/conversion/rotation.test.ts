@@ -13,6 +13,7 @@ import {
 import {
   planRotation,
   renewalTime,
+  trustedFrom,
   validityFrom,
   type RotationPolicy,
   type StoredCertificates,
@@ -21,8 +22,13 @@ import {
 const HOUR = 3600_000;
 const T0 = new Date('2030-01-01T00:00:00Z');
 const at = (hours: number) => new Date(T0.getTime() + hours * HOUR);
-/** A 100-hour CA and a 10-hour serving certificate, both renewed after two thirds. */
-const POLICY: RotationPolicy = { caValidityMs: 100 * HOUR, servingValidityMs: 10 * HOUR, renewAt: 2 / 3 };
+/** A 100-hour CA and a 10-hour serving certificate, both renewed after two thirds; a new CA signs after an hour. */
+const POLICY: RotationPolicy = {
+  caValidityMs: 100 * HOUR,
+  servingValidityMs: 10 * HOUR,
+  renewAt: 2 / 3,
+  trustDelayMs: HOUR,
+};
 const HOSTS = { dnsNames: ['flux-operator-webhook.ns.svc'], ipAddresses: ['127.0.0.1'] };
 
 let ca: CertificateAndKey;
@@ -121,11 +127,63 @@ describe('planRotation', () => {
   it('rotates the CA after two thirds of its lifetime, keeping the old one in the bundle', () => {
     const plan = planRotation(stored, HOSTS, at(67), POLICY);
     assert.equal(plan.ca, 'rotate');
+    // Long expired, the old serving certificate is renewed (by the old CA: the new one is not trusted yet).
     assert.ok(plan.issueServing);
+    assert.match(plan.reasons.join('; '), /the serving certificate expired/);
     assert.deepEqual(
       plan.keptBundle.map((pem) => pem.trim()),
       [ca.certificate.trim()],
     );
+  });
+
+  it('keeps serving what the old CA signed while the new CA becomes trusted, then moves to the new CA', async () => {
+    // A serving certificate of the old CA, fresh when the CA is due (at 67 hours).
+    const fresh = await issueServingCertificate(ca, HOSTS, { notBefore: at(66), notAfter: at(76) });
+    const beforeRotation = { ...stored, certificate: fresh.certificate, key: fresh.key };
+    const rotation = planRotation(beforeRotation, HOSTS, at(67), POLICY);
+    assert.equal(rotation.ca, 'rotate');
+    assert.equal(rotation.issueServing, false, 'nothing of the new CA is served in the pass that makes it');
+
+    // What the rotation stores: the new CA first in the bundle, its key, the old pair.
+    const made = validityFrom(at(67), POLICY.caValidityMs);
+    const next = await createCertificateAuthority('next-ca', made);
+    assert.equal(trustedFrom(next.certificate, POLICY).getTime(), at(68).getTime());
+    const rotated = {
+      caBundle: `${next.certificate}${ca.certificate}`,
+      caKey: next.key,
+      certificate: fresh.certificate,
+      key: fresh.key,
+    };
+    // Within the trust delay the old pair stays, even once it is due for renewal.
+    const waiting = planRotation(rotated, HOSTS, at(67.9), POLICY);
+    assert.deepEqual([waiting.ca, waiting.issueServing], ['keep', false]);
+    const dueMeanwhile = await issueServingCertificate(ca, HOSTS, { notBefore: at(60), notAfter: at(70) });
+    const dueButWaiting = planRotation(
+      { ...rotated, certificate: dueMeanwhile.certificate, key: dueMeanwhile.key },
+      HOSTS,
+      at(67.9),
+      POLICY,
+    );
+    assert.equal(dueButWaiting.issueServing, false);
+    // Then the new CA signs.
+    const moved = planRotation(rotated, HOSTS, at(68), POLICY);
+    assert.deepEqual([moved.ca, moved.issueServing], ['keep', true]);
+    assert.match(moved.reasons[0] ?? '', /not signed by the current CA/);
+  });
+
+  it('does not wait for trust when the served certificate expired, or its CA is not in the bundle', async () => {
+    const next = await createCertificateAuthority('next-ca', validityFrom(at(67), POLICY.caValidityMs));
+    const expiring = await issueServingCertificate(ca, HOSTS, { notBefore: at(57), notAfter: at(67.5) });
+    const rotated = {
+      caBundle: `${next.certificate}${ca.certificate}`,
+      caKey: next.key,
+      certificate: expiring.certificate,
+      key: expiring.key,
+    };
+    assert.match(planRotation(rotated, HOSTS, at(67.6), POLICY).reasons[0] ?? '', /expired/);
+    const untrusted = planRotation({ ...rotated, caBundle: next.certificate }, HOSTS, at(67.1), POLICY);
+    assert.ok(untrusted.issueServing);
+    assert.match(untrusted.reasons[0] ?? '', /not signed by the current CA/);
   });
 
   it('starts over when the CA expired, its key does not match, or the Secret holds garbage', () => {
