@@ -12,6 +12,7 @@ import {
   LABEL_MANAGED_BY,
   MANAGED_BY,
   SECRET_DATA_KEYS,
+  defaultMiniCluster,
   type DefaultedContainer,
   type DefaultedMiniCluster,
   type MiniCluster,
@@ -20,6 +21,15 @@ import { brokerConfigText } from '../render/config-map.ts';
 import { dnsLabel, miniClusterNames } from '../render/names.ts';
 import { validateMiniCluster } from '../api/index.ts';
 import { namespaceOf, namespacedName } from '../api/index.ts';
+import {
+  V1ALPHA1_RESIDUE_ANNOTATION,
+  toV1alpha1,
+  toV1alpha2,
+  validateMiniClusterV1alpha2,
+  type DefaultedFluxV1alpha2,
+  type DefaultedMiniClusterV1alpha2,
+  type MiniClusterV1alpha2,
+} from '../api/v1alpha2/index.ts';
 
 /** The MiniCluster (by uid) a remote object was made for; the orphan collector reads it. */
 export const LABEL_BURST_ORIGIN_UID = 'flux-framework.org/burst-origin-uid';
@@ -54,12 +64,17 @@ export interface ExternalMiniClusterRequest {
    * means the same nodes there. On another cluster both would be wrong, so neither is carried.
    */
   readonly sameCluster?: boolean;
+  /**
+   * The local MiniCluster's Flux view (v1alpha2's `flux.container`), when its Flux comes from one:
+   * the burst brokers run the same Flux the same way, so the burst MiniCluster is a v1alpha2 one.
+   */
+  readonly fluxView?: DefaultedFluxV1alpha2['container'];
 }
 
 export interface ExternalMiniCluster {
   readonly name: string;
   readonly configHash: string;
-  readonly miniCluster: MiniCluster;
+  readonly miniCluster: MiniCluster | MiniClusterV1alpha2;
   /** Names of the Secrets the burst MiniCluster mounts; `secretsFor` fills them. */
   readonly secretNames: { readonly curveCert: string; readonly mungeKey: string };
 }
@@ -81,6 +96,18 @@ function burstContainer(container: DefaultedContainer): MiniCluster['spec']['con
   if (container.securityContext !== undefined)
     copy.securityContext = structuredClone(container.securityContext);
   return copy;
+}
+
+/**
+ * The local MiniCluster as the burst builder takes it: in v1alpha1's words, and what v1alpha1 cannot
+ * say, Flux from a view, beside it.
+ */
+export function burstLocal(
+  model: DefaultedMiniClusterV1alpha2,
+): Pick<ExternalMiniClusterRequest, 'local' | 'fluxView'> {
+  const local = defaultMiniCluster(toV1alpha1(model) as unknown as MiniCluster);
+  const view = model.spec.flux.container;
+  return view.disable ? { local } : { local, fluxView: view };
 }
 
 function hashOf(text: string): string {
@@ -152,28 +179,54 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
   }
   const configHash = hashOf(brokerConfigText(validated.value, miniClusterNames(validated.value)));
   const name = dnsLabel([local.metadata.name, slot, configHash], POD_INDEX_RESERVE);
+  const miniCluster: MiniCluster = {
+    ...draft,
+    metadata: {
+      name,
+      namespace: request.namespace,
+      labels: {
+        [LABEL_MANAGED_BY]: MANAGED_BY,
+        [LABEL_BURST_ORIGIN_UID]: local.metadata.uid ?? '',
+        ...(request.originCluster ? { [LABEL_BURST_ORIGIN_CLUSTER]: request.originCluster } : {}),
+        [LABEL_BURST_SLOT]: slot,
+        [LABEL_BURST_CONFIG_HASH]: configHash,
+      },
+      annotations: {
+        [ANNOTATION_BURST_ORIGIN]: namespacedName(local),
+      },
+    },
+  };
   return {
     name,
     configHash,
     secretNames,
-    miniCluster: {
-      ...draft,
-      metadata: {
-        name,
-        namespace: request.namespace,
-        labels: {
-          [LABEL_MANAGED_BY]: MANAGED_BY,
-          [LABEL_BURST_ORIGIN_UID]: local.metadata.uid ?? '',
-          ...(request.originCluster ? { [LABEL_BURST_ORIGIN_CLUSTER]: request.originCluster } : {}),
-          [LABEL_BURST_SLOT]: slot,
-          [LABEL_BURST_CONFIG_HASH]: configHash,
-        },
-        annotations: {
-          [ANNOTATION_BURST_ORIGIN]: namespacedName(local),
-        },
-      },
-    },
+    miniCluster: request.fluxView === undefined ? miniCluster : withFluxView(miniCluster, request.fluxView),
   };
+}
+
+/**
+ * The burst MiniCluster as v1alpha2 with the local Flux view: what v1alpha1 says of it, converted,
+ * and Flux from the same view (the conversion says "Flux in the image", v1alpha1's only way).
+ */
+function withFluxView(
+  miniCluster: MiniCluster,
+  fluxView: DefaultedFluxV1alpha2['container'],
+): MiniClusterV1alpha2 {
+  const converted = toV1alpha2(miniCluster) as unknown as MiniClusterV1alpha2;
+  // Written as v1alpha2 and never read back as v1alpha1: no residue of a v1alpha1 form to keep.
+  const { [V1ALPHA1_RESIDUE_ANNOTATION]: _residue, ...annotations } = converted.metadata?.annotations ?? {};
+  const result = {
+    ...converted,
+    metadata: { ...converted.metadata, annotations },
+    spec: { ...converted.spec, flux: { ...converted.spec.flux, container: structuredClone(fluxView) } },
+  } as MiniClusterV1alpha2;
+  const validated = validateMiniClusterV1alpha2(result);
+  if (!validated.ok) {
+    throw new Error(
+      `the burst MiniCluster ${miniCluster.metadata.name} with the local Flux view is invalid: ${validated.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
+    );
+  }
+  return result;
 }
 
 /** Copies of the local key Secrets' data for the burst target, labelled with their origin. */

@@ -16,6 +16,8 @@ import {
   type ExtraOperatorOptions,
 } from './operator.ts';
 import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
+import { API_VERSION_V1ALPHA2 } from '../../src/api/v1alpha2/index.ts';
+import { PLAIN_IMAGE_REPOSITORY } from '../../src/images/plain-image.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
 export const FLUX_IMAGE = 'localhost/flux:0.88.0';
@@ -103,6 +105,23 @@ export async function fluxInLead(namespace: string, pod: string, args: string[])
   ]);
 }
 
+/** How a test runs `flux <args>` in a lead pod: `fluxInLead` (Flux in the image) or `fluxFromView`. */
+export type FluxIn = typeof fluxInLead;
+
+/**
+ * `flux <args>` in a pod whose Flux comes from the view, as a user does it there: the view's
+ * environment file, then the instance's socket (the brokers run as the container's own user).
+ */
+export async function fluxFromView(namespace: string, pod: string, args: string[]) {
+  return execIn(namespace, pod, [
+    'bash',
+    '-c',
+    '. /mnt/flux/flux-view.sh && FLUX_URI="$fluxsocket" exec flux "$@"',
+    'flux',
+    ...args,
+  ]);
+}
+
 /**
  * When the test fails, prints what explains it: every pod of the watched namespace with its phase and
  * log tail, and the namespace's events. Call it before anything that registers cleanup (hooks run in
@@ -179,8 +198,12 @@ export async function scenario(
 }
 
 /** `flux resource list` rows as state -> nodes. */
-export async function resourceStates(namespace: string, pod: string): Promise<Record<string, number>> {
-  const { stdout } = await fluxInLead(namespace, pod, [
+export async function resourceStates(
+  namespace: string,
+  pod: string,
+  flux: FluxIn = fluxInLead,
+): Promise<Record<string, number>> {
+  const { stdout } = await flux(namespace, pod, [
     'resource',
     'list',
     '--no-header',
@@ -196,10 +219,16 @@ export async function resourceStates(namespace: string, pod: string): Promise<Re
 }
 
 /** Waits until `up` brokers are up (free or allocated) in the instance of the lead pod. */
-export async function waitForNodesUp(namespace: string, pod: string, up: number, timeoutMs = 120_000) {
+export async function waitForNodesUp(
+  namespace: string,
+  pod: string,
+  up: number,
+  timeoutMs = 120_000,
+  flux: FluxIn = fluxInLead,
+) {
   return waitFor(
     async () => {
-      const states = await resourceStates(namespace, pod);
+      const states = await resourceStates(namespace, pod, flux);
       return (states.free ?? 0) + (states.allocated ?? 0) === up ? states : false;
     },
     { what: `${up} Flux nodes up in ${namespace}/${pod}`, timeoutMs, intervalMs: 1_000 },
@@ -235,37 +264,56 @@ export async function leadLog(
  * up and with both brokers in its instance; resolves with its lead pod's name. `policy` adds to the
  * bursting policy.
  */
+/** An application image without Flux, no sh, no hostname (src/images/plain-image.ts). */
+const PLAIN_IMAGE = `${PLAIN_IMAGE_REPOSITORY}:bookworm`;
+
 export async function burstableMiniCluster(
   clients: KubeClients,
   namespace: string,
   name: string,
   policy: Record<string, unknown> = {},
+  options: { readonly fromView?: boolean } = {},
 ): Promise<string> {
-  await applyMiniCluster(
-    clients,
-    realMiniCluster(namespace, name, {
+  const object = realMiniCluster(
+    namespace,
+    name,
+    {
       size: 2,
       interactive: true,
       flux: { bursting: { clusters: [{ name: 'burst-0', size: 2 }], policy: { pollSeconds: 2, ...policy } } },
-    }),
+    },
+    // v1alpha2 with no flux.container: Flux from the view, in an image without Flux.
+    options.fromView ? { image: PLAIN_IMAGE } : {},
+  );
+  await applyMiniCluster(
+    clients,
+    options.fromView ? { ...object, apiVersion: API_VERSION_V1ALPHA2 } : object,
   );
   await waitForCondition(clients, namespace, name, 'Ready', 'True', 180_000);
   const lead = (await podAt(clients, namespace, name)).metadata?.name ?? '';
-  await waitForNodesUp(namespace, lead, 2);
+  await waitForNodesUp(namespace, lead, 2, 120_000, options.fromView ? fluxFromView : fluxInLead);
   return lead;
 }
 
-/** Submits a burstable job of 4 tasks on 4 nodes running `hostname`; resolves with its output lines, sorted. */
-export async function runBurstableHostnames(namespace: string, lead: string): Promise<string[]> {
-  const { stdout } = await fluxInLead(namespace, lead, [
+/**
+ * Submits a burstable job of 4 tasks on 4 nodes printing the host's name (`uname -n`: the plain
+ * images have no `hostname`); resolves with its output lines, sorted.
+ */
+export async function runBurstableHostnames(
+  namespace: string,
+  lead: string,
+  flux: FluxIn = fluxInLead,
+): Promise<string[]> {
+  const { stdout } = await flux(namespace, lead, [
     'submit',
     '--setattr=burstable',
     '-N',
     '4',
     '-n',
     '4',
-    'hostname',
+    'uname',
+    '-n',
   ]);
-  const { stdout: output } = await fluxInLead(namespace, lead, ['job', 'attach', stdout.trim()]);
+  const { stdout: output } = await flux(namespace, lead, ['job', 'attach', stdout.trim()]);
   return output.trim().split('\n').sort();
 }

@@ -1,31 +1,15 @@
 /**
- * The local MiniCluster in v1alpha1's words, as src/burst builds burst MiniClusters from it (v1alpha1
- * ones: Flux in the image, which bursting needs, as the queue is read with the image's flux).
- */
-function v1alpha1Form(miniCluster: MiniClusterModel): DefaultedMiniCluster {
-  return defaultMiniCluster(toV1alpha1(miniCluster) as unknown as MiniCluster);
-}
-
-/**
  * Bursting, act: carries out a plan (burst-plan.ts) on the burst targets, creating, growing and
  * deleting burst MiniClusters (and copying the key Secrets a create on another cluster needs), and
  * records each in the bursts status will show. The first action that cannot be done ends the step,
  * with the Bursting condition saying why; what was done before it is recorded.
  */
-import {
-  MAX_BURST_RECORD_JOBS,
-  SECRET_DATA_KEYS,
-  defaultMiniCluster,
-  namespaceOf,
-  type DefaultedMiniCluster,
-  type MiniCluster,
-} from '../../api/index.ts';
-import { burstSecrets, externalMiniCluster } from '../../burst/external-minicluster.ts';
+import { MAX_BURST_RECORD_JOBS, SECRET_DATA_KEYS, namespaceOf } from '../../api/index.ts';
+import { burstLocal, burstSecrets, externalMiniCluster } from '../../burst/external-minicluster.ts';
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError } from '../../kube/api-errors.ts';
 import { serverSideApply } from '../../kube/apply.ts';
 import { miniClusterNames, type MiniClusterModel } from '../../render/index.ts';
-import { toV1alpha1 } from '../../api/v1alpha2/index.ts';
 import { burstingCondition } from './burst-jobs.ts';
 import type { BurstObservation } from './burst-observe.ts';
 import type { PlannedBursts } from './burst-plan.ts';
@@ -83,7 +67,7 @@ export async function actOnPlan(
       continue;
     }
     const external = externalMiniCluster({
-      local: v1alpha1Form(miniCluster),
+      ...burstLocal(miniCluster),
       slot: action.slot,
       size: action.size,
       leadBroker,
@@ -107,7 +91,7 @@ export async function actOnPlan(
         if (!curveData || !mungeData) {
           return stopWith('KeysMissing', "the MiniCluster's key Secrets are not there yet");
         }
-        for (const secret of burstSecrets(external, v1alpha1Form(miniCluster), {
+        for (const secret of burstSecrets(external, burstLocal(miniCluster).local, {
           curveCert: curveData,
           mungeKey: mungeData,
         })) {

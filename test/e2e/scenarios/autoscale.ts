@@ -14,7 +14,7 @@ import {
 } from '../../harness/minicluster-v1alpha2.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import {
-  execIn,
+  fluxFromView,
   fluxInLead,
   podAt,
   realMiniCluster,
@@ -61,20 +61,6 @@ function gauge(text: string, metric: string, labels: Record<string, string>): nu
     if (wanted.every((label) => present.includes(label))) return Number(line.slice(close + 1).trim());
   }
   return undefined;
-}
-
-/**
- * `flux <args>` in a pod whose Flux comes from the view, as a user does it there: the view's
- * environment file, then the instance's socket (the brokers run as the container's own user).
- */
-async function fluxFromView(namespace: string, pod: string, args: string[]) {
-  return execIn(namespace, pod, [
-    'bash',
-    '-c',
-    '. /mnt/flux/flux-view.sh && FLUX_URI="$fluxsocket" exec flux "$@"',
-    'flux',
-    ...args,
-  ]);
 }
 
 export function autoscaleScenarios(): void {

@@ -7,49 +7,98 @@ import { it } from 'node:test';
 import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { readStatus } from '../../harness/operator.ts';
+import type { KubeClients } from '../../../src/kube/clients.ts';
 import {
   burstableMiniCluster,
+  fluxFromView,
+  fluxInLead,
   runBurstableHostnames,
   scenario,
   waitForNodesUp,
+  type FluxIn,
 } from '../../harness/real-node.ts';
 
 export function burstingScenarios(): void {
   it('bursting in-cluster: a burstable 4-node job runs on the local and the burst brokers', async (t) => {
     const { namespace, clients } = await scenario(t, 'burst');
     const lead = await burstableMiniCluster(clients, namespace, 'local', { idleSeconds: 10 });
-
-    // What a user does: submit work that does not fit, marked burstable; it waits for the burst.
-    const ran = runBurstableHostnames(namespace, lead);
-    ran.catch(() => undefined); // awaited below, after the burst is seen
-
-    const status = await waitFor(
-      async () => {
-        const s = await readStatus(clients, namespace, 'local');
-        return s.bursts?.[0]?.state === 'Ready' ? s : false;
-      },
-      { what: 'the burst cluster Ready in status.bursts', timeoutMs: 180_000, intervalMs: 1_000 },
-    );
-    assert.deepEqual(
-      status.bursts?.map((burst) => [burst.slot, burst.target, burst.size]),
-      [['burst-0', 'in-cluster', 2]],
-    );
-    // The job ran across both MiniClusters, one task per broker.
-    assert.deepEqual(await ran, ['burst-0-0', 'burst-0-1', 'local-0', 'local-1']);
-
-    // Idle: the burst cluster is removed, and its brokers leave the instance.
-    await waitFor(
-      async () => {
-        const list = (await clients.custom.listNamespacedCustomObject({
-          group: GROUP,
-          version: VERSION,
-          plural: PLURAL,
-          namespace,
-        })) as { items: { metadata: { name: string } }[] };
-        return list.items.length === 1 ? list.items : false;
-      },
-      { what: 'the idle burst MiniCluster to be removed', timeoutMs: 120_000, intervalMs: 1_000 },
-    );
-    await waitForNodesUp(namespace, lead, 2);
+    await burstsAndReturns(clients, namespace, lead, fluxInLead);
   });
+
+  it('bursting in-cluster with Flux from the view on localhost/plain:bookworm (v1alpha2): the burst brokers run the same view and join', async (t) => {
+    const { namespace, clients } = await scenario(t, 'burst-view');
+    const lead = await burstableMiniCluster(
+      clients,
+      namespace,
+      'local',
+      { idleSeconds: 10 },
+      { fromView: true },
+    );
+    await burstsAndReturns(clients, namespace, lead, fluxFromView, async () => {
+      // What was made for the burst: Flux from the local MiniCluster's view, in its pods too.
+      const list = (await clients.custom.listNamespacedCustomObject({
+        group: GROUP,
+        version: 'v1alpha2',
+        plural: PLURAL,
+        namespace,
+      })) as { items: { metadata: { name: string }; spec: { flux: { container: unknown } } }[] };
+      const byName = new Map(list.items.map((item) => [item.metadata.name, item]));
+      const burst = list.items.find((item) => item.metadata.name !== 'local');
+      assert.deepEqual(burst?.spec.flux.container, byName.get('local')?.spec.flux.container);
+      const pods = await clients.core.listNamespacedPod({
+        namespace,
+        labelSelector: `flux-framework.org/minicluster=${burst?.metadata.name ?? ''}`,
+      });
+      const viewImage = (byName.get('local')?.spec.flux.container as { image?: string }).image;
+      assert.deepEqual(
+        pods.items.map((pod) => pod.spec?.initContainers?.map((container) => container.image)),
+        pods.items.map(() => [viewImage]),
+      );
+      assert.equal(pods.items.length, 2);
+    });
+  });
+}
+
+/**
+ * What a user does: submit work that does not fit, marked burstable; it waits for the burst cluster,
+ * runs across both MiniClusters (one task per broker), and the idle burst cluster goes.
+ */
+async function burstsAndReturns(
+  clients: KubeClients,
+  namespace: string,
+  lead: string,
+  flux: FluxIn,
+  whileBursting: () => Promise<void> = async () => undefined,
+): Promise<void> {
+  const ran = runBurstableHostnames(namespace, lead, flux);
+  ran.catch(() => undefined); // awaited below, after the burst is seen
+
+  const status = await waitFor(
+    async () => {
+      const s = await readStatus(clients, namespace, 'local');
+      return s.bursts?.[0]?.state === 'Ready' ? s : false;
+    },
+    { what: 'the burst cluster Ready in status.bursts', timeoutMs: 180_000, intervalMs: 1_000 },
+  );
+  assert.deepEqual(
+    status.bursts?.map((burst) => [burst.slot, burst.target, burst.size]),
+    [['burst-0', 'in-cluster', 2]],
+  );
+  await whileBursting();
+  assert.deepEqual(await ran, ['burst-0-0', 'burst-0-1', 'local-0', 'local-1']);
+
+  // Idle: the burst cluster is removed, and its brokers leave the instance.
+  await waitFor(
+    async () => {
+      const list = (await clients.custom.listNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        plural: PLURAL,
+        namespace,
+      })) as { items: { metadata: { name: string } }[] };
+      return list.items.length === 1 ? list.items : false;
+    },
+    { what: 'the idle burst MiniCluster to be removed', timeoutMs: 120_000, intervalMs: 1_000 },
+  );
+  await waitForNodesUp(namespace, lead, 2, 120_000, flux);
 }

@@ -2,9 +2,10 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { validateMiniCluster } from '../../../src/api/index.ts';
-import { burstSecrets, externalMiniCluster } from '../../../src/burst/external-minicluster.ts';
+import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/index.ts';
+import { burstLocal, burstSecrets, externalMiniCluster } from '../../../src/burst/external-minicluster.ts';
 import { brokerHosts, renderMiniCluster } from '../../../src/render/index.ts';
-import { IMAGE, KEYS, defaulted } from '../render/fixtures.ts';
+import { APP_IMAGE, IMAGE, KEYS, VIEW_IMAGE, defaulted, defaultedV1alpha2 } from '../render/fixtures.ts';
 
 const local = defaulted(
   {
@@ -156,5 +157,64 @@ describe('externalMiniCluster', () => {
     assert.equal(elsewhere.miniCluster.spec.flux?.mungeSecret, 'burst-local-munge-key');
     // Placement and keys are not part of what names it: the same slot request, the same name.
     assert.equal(same.name, elsewhere.name);
+  });
+
+  it('from a MiniCluster whose Flux comes from a view: a v1alpha2 one with the same view, joining the same way', () => {
+    const viewLocal = defaultedV1alpha2(
+      {
+        size: 2,
+        interactive: true,
+        containers: [{ image: APP_IMAGE, environment: { A: '1' } }],
+        flux: { container: { medium: 'Memory' }, bursting: { clusters: [{ name: 'burst-0', size: 4 }] } },
+      },
+      'burst-local',
+    );
+    const external = externalMiniCluster({ ...request, ...burstLocal(viewLocal) });
+    const validated = validateMiniClusterV1alpha2(external.miniCluster, { fluxViewImage: 'not-this' });
+    assert.ok(validated.ok, JSON.stringify(validated));
+    const burst = validated.value;
+    assert.equal(burst.apiVersion, 'flux-framework.org/v1alpha2');
+    // The local view, as the local operator defaulted it (not the burst target's default).
+    assert.equal(burst.spec.flux.container.image, VIEW_IMAGE);
+    assert.equal(burst.spec.flux.container.medium, 'Memory');
+    assert.equal(burst.spec.flux.container.disable, false);
+    assert.deepEqual(burst.spec.flux.container, viewLocal.spec.flux.container);
+    assert.equal(burst.spec.containers[0]?.image, APP_IMAGE);
+    assert.deepEqual(burst.spec.containers[0]?.environment, { A: '1' });
+    assert.deepEqual(burst.metadata.annotations, {
+      'flux-framework.org/burst-origin': 'default/burst-local',
+    });
+    assert.deepEqual(burst.spec.flux.bursting?.leadBroker, {
+      address: '203.0.113.10',
+      name: 'burst-local',
+      size: 2,
+      port: 30093,
+    });
+
+    const objects = renderMiniCluster(burst, KEYS);
+    const job = objects.find((object) => object.kind === 'Job') as unknown as {
+      metadata: { name: string };
+      spec: { template: { spec: { initContainers?: { image: string }[] } } };
+    };
+    assert.equal(job.metadata.name, 'burst-0');
+    assert.deepEqual(
+      job.spec.template.spec.initContainers?.map((container) => container.image),
+      [VIEW_IMAGE],
+    );
+    assert.deepEqual(brokerHosts(burst), brokerHosts(viewLocal));
+
+    // Flux in the image stays v1alpha1, as before.
+    const inImage = defaultedV1alpha2(
+      {
+        ...structuredClone(viewLocal.spec),
+        flux: { ...structuredClone(viewLocal.spec.flux), container: { disable: true } },
+      },
+      'burst-local',
+    );
+    assert.equal(burstLocal(inImage).fluxView, undefined);
+    assert.equal(
+      externalMiniCluster({ ...request, ...burstLocal(inImage) }).miniCluster.apiVersion,
+      'flux-framework.org/v1alpha1',
+    );
   });
 });
