@@ -65,6 +65,14 @@ export interface WatchOptions {
   readonly onDone: (error: unknown) => void;
 }
 
+/**
+ * A request (not a watch) whose connection is silent this long is taken for dead and fails, so that a
+ * connection lost without a reset (a server killed mid-request, a network gone) cannot hold a
+ * reconcile pass forever. The API server answers every such request within its own 60 s
+ * (--request-timeout), with a 504 at worst.
+ */
+export const REQUEST_IDLE_TIMEOUT_MS = 75_000;
+
 /** Server-side watch timeout, random in [5, 10) minutes as client-go's reflector picks it. */
 function watchTimeoutSeconds(): number {
   return 300 + Math.floor(Math.random() * 300);
@@ -114,8 +122,14 @@ export class Transport {
   private readonly send: typeof httpsRequest;
   private readonly onRequest: RequestObserver;
 
-  constructor(access: ClusterAccess, options: { onRequest?: RequestObserver } = {}) {
+  private readonly requestIdleTimeoutMs: number;
+
+  constructor(
+    access: ClusterAccess,
+    options: { onRequest?: RequestObserver; requestIdleTimeoutMs?: number } = {},
+  ) {
     this.access = access;
+    this.requestIdleTimeoutMs = options.requestIdleTimeoutMs ?? REQUEST_IDLE_TIMEOUT_MS;
     this.url = new URL(access.server);
     const secure = this.url.protocol === 'https:';
     // keepAlive: every request after the first reuses an open connection (no handshake); watches
@@ -146,7 +160,7 @@ export class Transport {
           : JSON.stringify(options.body);
     const response = await this.open(method, `${path}${queryString(options.query)}`, {
       ...(body !== undefined ? { body, contentType: options.contentType ?? 'application/json' } : {}),
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+      timeoutMs: options.timeoutMs ?? this.requestIdleTimeoutMs,
     });
     const text = await readBody(response);
     const code = response.statusCode ?? 0;

@@ -58,6 +58,8 @@ export interface ControllerHost {
 }
 
 const DEFAULT_EVENT_DELAY_MS = 500;
+/** Longer than any request may be silent (REQUEST_IDLE_TIMEOUT_MS): a pass this long is stuck somewhere. */
+const SLOW_PASS_MS = 90_000;
 
 export class Controller {
   readonly name: string;
@@ -210,6 +212,16 @@ export class Controller {
     const started = process.hrtime.bigint();
     const seconds = () => Number(process.hrtime.bigint() - started) / 1e9;
     const { onReconcile, onQueueDepth, confirmGone } = this.options;
+    // A pass holds its object: nothing else of it runs until the pass ends. One that takes this long
+    // is waiting on something (the API server, an exec), and says so once.
+    const slow = setTimeout(() => {
+      const { namespace, name } = splitObjectKey(key);
+      this.host.log.warn(
+        { controller: this.name, namespace, name, runningMs: SLOW_PASS_MS },
+        'a reconcile pass is still running; other changes of this object wait for it',
+      );
+    }, SLOW_PASS_MS);
+    slow.unref();
     try {
       const { namespace, name } = splitObjectKey(key);
       const log = lazyReconcileLogger(this.host.log, { namespace, name, controller: this.name });
@@ -226,6 +238,7 @@ export class Controller {
       onReconcile?.('error', seconds());
       throw error;
     } finally {
+      clearTimeout(slow);
       onQueueDepth?.(this.queue.depth);
     }
   }

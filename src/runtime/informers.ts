@@ -118,6 +118,20 @@ export class ResilientInformer<T extends KubernetesObject> {
     );
   }
 
+  /**
+   * After an outage: every scope's watch starts again from where it was (the waiting ones are
+   * restarted by the recovery already). A watch opened while the server was coming back may be
+   * attached to a connection that never delivers; one more watch request is cheap.
+   */
+  async restartWatches(): Promise<void> {
+    if (this.stopped) return;
+    await Promise.all(
+      this.informers
+        .filter(({ namespace }) => !this.timers.has(namespace))
+        .map(({ namespace, informer }) => this.startScope(namespace, informer)),
+    );
+  }
+
   private async startScope(namespace: string | undefined, informer: ListWatch<T>): Promise<void> {
     try {
       await informer.start();

@@ -210,6 +210,7 @@ export class Manager implements ControllerHost {
   }
 
   private resync(): void {
+    for (const informer of this.informers) void informer.restartWatches();
     for (const controller of this.controllers) controller.resync();
   }
 }

@@ -181,13 +181,15 @@ describe('an API server outage', () => {
         const job = await api.batch.readNamespacedJob({ name, namespace: NAMESPACE }).catch(() => undefined);
         const jobState = `${job?.metadata?.uid?.slice(0, 8) ?? 'none'} ${JSON.stringify(job?.status ?? {})}`;
         const said = operator.lines.filter((line) => !/"level":"(debug|trace)"/.test(line)).slice(-40);
+        // Its own lines, debug ones too: which passes ran, and what each saw.
+        const own = operator.lines.filter((line) => line.includes(`"name":"${name}"`)).slice(-30);
         // Pods bound to a node but Pending, and deleted pods still Running, mean kwok is not acting.
         const components = status({ name: CLUSTER })
           .components.map((c) => `${c.name} ${c.alive ? 'alive' : 'dead'}`)
           .join(', ');
         const kwokLog = tailOf(join(kwokClusterDir(CLUSTER), 'logs', 'kwok-controller.log'), 30);
         throw new Error(
-          `${String(error)}\ncomponents: ${components}\n${name}: conditions ${conditions}; Job ${jobState}\npods: ${state}\noperator's last lines:\n${said.join('\n')}\nkwok-controller's last lines:\n${kwokLog}`,
+          `${String(error)}\ncomponents: ${components}\n${name}: conditions ${conditions}; Job ${jobState}\npods: ${state}\noperator's last lines:\n${said.join('\n')}\n${name}'s lines:\n${own.join('\n')}\nkwok-controller's last lines:\n${kwokLog}`,
           {
             cause: error,
           },
