@@ -13,6 +13,8 @@ import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real
 import { RestfulApiError, RestfulClient, type JobRecord } from '../../../src/cli/restful-client.ts';
 import { restfulClientFor } from '../../../src/cli/restful-target.ts';
 import { followJob } from '../../../src/cli/jobs-command.ts';
+import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { PLAIN_IMAGE_REPOSITORY } from '../../../src/images/plain-image.ts';
 
 const MAIN = join(new URL('../../../', import.meta.url).pathname, 'src/cli/main.ts');
 
@@ -217,5 +219,37 @@ export function restfulScenarios(): void {
     const missing = await cli('jobs', 'list', 'nope', '-n', namespace);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, new RegExp(`there is no MiniCluster ${namespace}/nope`));
+  });
+
+  it("RESTful with Flux from the view on localhost/plain:bookworm (v1alpha2 fluxRestful): the server runs on the view's Python; a 2-node job through the API", async (t) => {
+    const { namespace, clients } = await scenario(t, 'restful-view');
+    const object = realMiniCluster(
+      namespace,
+      'viewapi',
+      { size: 2, fluxRestful: {} },
+      { image: `${PLAIN_IMAGE_REPOSITORY}:bookworm` },
+    );
+    // v1alpha2 with no flux.container: Flux, and the server's Python, from the view.
+    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+    await waitForCondition(clients, namespace, 'viewapi', 'Ready', 'True', 180_000);
+    await waitForCondition(clients, namespace, 'viewapi', 'RestfulApi', 'True');
+    const { kc } = await cluster();
+    const api = await restfulClientFor({ config: () => kc, name: 'viewapi', namespace });
+    const nodes = await waitFor(
+      async () => {
+        const up = await api.nodes().catch((error: unknown) => {
+          if (error instanceof RestfulApiError && error.status !== 401) return undefined;
+          throw error;
+        });
+        return up?.length === 2 ? up : undefined;
+      },
+      { what: 'the API up with both nodes', timeoutMs: 120_000 },
+    );
+    assert.deepEqual(nodes, ['viewapi-0', 'viewapi-1']);
+    // The plain image has no hostname: uname -n names the pod the same way.
+    const id = await api.submit({ command: 'uname -n', num_nodes: 2, num_tasks: 2 });
+    const done = await followJob(api, id);
+    assert.equal(done.result, 'COMPLETED', JSON.stringify(done));
+    assert.deepEqual((await api.output(id)).map((line) => line.trim()).sort(), ['viewapi-0', 'viewapi-1']);
   });
 }
