@@ -23,6 +23,7 @@ import {
 import { burstStatusCommand } from '../../src/cli/burst-status-command.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
+import { usesNamespace } from '../harness/namespace-users.ts';
 import {
   applyMiniCluster,
   kubectl,
@@ -417,7 +418,8 @@ describe('bursting to a second cluster', () => {
       concurrency: 2,
     });
     await remoteOperator.start();
-    t.after(() => remoteOperator.stop());
+    // Stopped even if the local namespace's deletion (an earlier hook) fails: see namespace-users.ts.
+    t.after(usesNamespace(namespace, () => remoteOperator.stop()));
 
     const operator = await startOperator(namespace);
     t.after(() => operator.stop());
