@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { it } from 'node:test';
-import { cluster, waitFor } from '../../harness/cluster.ts';
+import { cluster } from '../../harness/cluster.ts';
+import { apiUpWithNodes } from '../../harness/restful-api.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real-node.ts';
 import { binDir, readVersions } from '../../../src/localcluster/index.ts';
@@ -297,16 +298,7 @@ export function restfulSecurityScenarios(): void {
     const location: ApiLocation = { kind: 'proxy', config: kc, namespace, service: 'vault-restful' };
     const as = (user: string) => new RestfulClient(location, { user, token: credentials.users[user] ?? '' });
     const peenut = as('peenut');
-    await waitFor(
-      async () => {
-        const up = await peenut.nodes().catch((error: unknown) => {
-          if (error instanceof RestfulApiError && error.status !== 401) return undefined;
-          throw error;
-        });
-        return up?.length === 2 ? up : undefined;
-      },
-      { what: 'the API up with both nodes', timeoutMs: 120_000 },
-    );
+    await apiUpWithNodes(peenut, 2);
     const lead = (await podAt(clients, namespace, 'vault')).metadata?.name ?? '';
     const pod = await clients.core.readNamespacedPod({ name: lead, namespace });
     assert.equal(pod.spec?.automountServiceAccountToken, false);

@@ -8,6 +8,7 @@ import { createHmac } from 'node:crypto';
 import { join } from 'node:path';
 import { it } from 'node:test';
 import { cluster, waitFor } from '../../harness/cluster.ts';
+import { apiUpWithNodes } from '../../harness/restful-api.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real-node.ts';
 import { RestfulApiError, RestfulClient, type JobRecord } from '../../../src/cli/restful-client.ts';
@@ -70,16 +71,7 @@ export function restfulScenarios(): void {
     const api = await restfulClientFor({ config: () => kc, name: 'api', namespace });
 
     // The server comes up after the lead broker: wait for it and for both brokers.
-    const nodes = await waitFor(
-      async () => {
-        const up = await api.nodes().catch((error: unknown) => {
-          if (error instanceof RestfulApiError && error.status !== 401) return undefined;
-          throw error;
-        });
-        return up?.length === 2 ? up : undefined;
-      },
-      { what: 'the API up with both nodes', timeoutMs: 120_000 },
-    );
+    const nodes = await apiUpWithNodes(api, 2);
     assert.deepEqual(nodes, ['api-0', 'api-1']);
 
     // A 2-node job, followed to its end; its output names both pods.
@@ -235,16 +227,7 @@ export function restfulScenarios(): void {
     await waitForCondition(clients, namespace, 'viewapi', 'RestfulApi', 'True');
     const { kc } = await cluster();
     const api = await restfulClientFor({ config: () => kc, name: 'viewapi', namespace });
-    const nodes = await waitFor(
-      async () => {
-        const up = await api.nodes().catch((error: unknown) => {
-          if (error instanceof RestfulApiError && error.status !== 401) return undefined;
-          throw error;
-        });
-        return up?.length === 2 ? up : undefined;
-      },
-      { what: 'the API up with both nodes', timeoutMs: 120_000 },
-    );
+    const nodes = await apiUpWithNodes(api, 2);
     assert.deepEqual(nodes, ['viewapi-0', 'viewapi-1']);
     // The plain image has no hostname: uname -n names the pod the same way.
     const id = await api.submit({ command: 'uname -n', num_nodes: 2, num_tasks: 2 });
