@@ -18,22 +18,23 @@ import {
   type FluxIn,
 } from '../../harness/real-node.ts';
 
+/**
+ * Idle for 30 s before it goes: the job (`uname -n`) ends as soon as the burst brokers join, and the
+ * burst's Ready in status.bursts must last long enough to be seen (with 10 s a loaded CI run once
+ * removed it before a status poll saw it).
+ */
+const BURST_POLICY = { idleSeconds: 30 };
+
 export function burstingScenarios(): void {
   it('bursting in-cluster: a burstable 4-node job runs on the local and the burst brokers', async (t) => {
     const { namespace, clients } = await scenario(t, 'burst');
-    const lead = await burstableMiniCluster(clients, namespace, 'local', { idleSeconds: 10 });
+    const lead = await burstableMiniCluster(clients, namespace, 'local', BURST_POLICY);
     await burstsAndReturns(clients, namespace, lead, fluxInLead);
   });
 
   it('bursting in-cluster with Flux from the view on localhost/plain:bookworm (v1alpha2): the burst brokers run the same view and join', async (t) => {
     const { namespace, clients } = await scenario(t, 'burst-view');
-    const lead = await burstableMiniCluster(
-      clients,
-      namespace,
-      'local',
-      { idleSeconds: 10 },
-      { fromView: true },
-    );
+    const lead = await burstableMiniCluster(clients, namespace, 'local', BURST_POLICY, { fromView: true });
     await burstsAndReturns(clients, namespace, lead, fluxFromView, async () => {
       // What was made for the burst: Flux from the view the local pods copy, in its pods too.
       const initImages = async (miniCluster: string) =>
