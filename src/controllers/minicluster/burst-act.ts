@@ -36,6 +36,8 @@ export async function actOnPlan(
   const { policy, jobs } = planned;
   const namespace = namespaceOf(miniCluster);
   const names = miniClusterNames(miniCluster);
+  // The local MiniCluster as the burst builder takes it: converted once for every action.
+  const local = burstLocal(miniCluster);
   let bursts: BurstRecord[] = [...observation.bursts];
   const events: TransitionEvent[] = [...planned.events];
   const stopWith = (reason: string, message: string): BurstOutcome => ({
@@ -67,7 +69,7 @@ export async function actOnPlan(
       continue;
     }
     const external = externalMiniCluster({
-      ...burstLocal(miniCluster),
+      ...local,
       slot: action.slot,
       size: action.size,
       leadBroker,
@@ -91,7 +93,7 @@ export async function actOnPlan(
         if (!curveData || !mungeData) {
           return stopWith('KeysMissing', "the MiniCluster's key Secrets are not there yet");
         }
-        for (const secret of burstSecrets(external, burstLocal(miniCluster).local, {
+        for (const secret of burstSecrets(external, local.local, {
           curveCert: curveData,
           mungeKey: mungeData,
         })) {
