@@ -75,6 +75,11 @@ function valueProblems(path: string, name: string, value: Quantity): Problem[] {
   return [];
 }
 
+/** Problems of a quantity outside resources (a size limit), at `path`: a quantity in range. */
+export function quantityValueProblems(path: string, value: Quantity): Problem[] {
+  return valueProblems(path, '', value);
+}
+
 function compare(a: Quantity, b: Quantity): number {
   const left = quantityNanos(a) ?? 0n;
   const right = quantityNanos(b) ?? 0n;
@@ -180,9 +185,8 @@ export const emptyDirSizes: SemanticRule = {
         Object.entries(container[mapName] ?? {}).flatMap(([volumeName, volume]) =>
           volume.emptyDirSizeLimit === undefined
             ? []
-            : valueProblems(
+            : quantityValueProblems(
                 `${indexPath(`spec.containers[${index}].${mapName}`, volumeName)}.emptyDirSizeLimit`,
-                '',
                 volume.emptyDirSizeLimit,
               ),
         ),

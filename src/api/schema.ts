@@ -38,12 +38,14 @@ import {
   dns1035Label,
   labelMap,
   objectName,
+  quantity,
   quantityMap,
   stringEnum,
   stringMap,
   withDefault,
 } from './schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from './script-cel.ts';
+import { SHM_SIZE_DESCRIPTION, SPEC_SHM_RULES } from './shm-cel.ts';
 import { SPEC_STORAGE_RULES } from './storage-cel.ts';
 import { StorageVolumeSchema, StorageVolumesSchema } from './storage-schema.ts';
 import { SPEC_VOLUME_RULES } from './volume-cel.ts';
@@ -169,6 +171,7 @@ export const PodSchema = Type.Object(
         ...POD_RESOURCE_MAP_RULES,
       ),
     ),
+    shmSize: Type.Optional(quantity(SHM_SIZE_DESCRIPTION)),
   },
   { description: 'Settings of every MiniCluster pod.', additionalProperties: false },
 );
@@ -325,6 +328,7 @@ export const MiniClusterSpecSchema = Type.Object(
       ...SPEC_VOLUME_RULES,
       ...SPEC_STORAGE_RULES,
       ...SPEC_RESOURCE_RULES,
+      ...SPEC_SHM_RULES,
       ...SPEC_SCRIPT_RULES,
       ...SPEC_SERVICE_RULES,
       ...SPEC_RESTFUL_RULES,

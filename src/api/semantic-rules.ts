@@ -21,6 +21,7 @@ import { duplicates } from './rule-helpers.ts';
 import type { RuleInput, SemanticRule } from './semantic-rule.ts';
 import { batchCommand, burstHostlist, scriptSizes } from './script-rules.ts';
 import { serviceRules } from './service-rules.ts';
+import { sharedMemory } from './shm-rules.ts';
 import type { DefaultedContainer } from './schema.ts';
 import { storageVolumes } from './storage-rules.ts';
 import { volumes } from './volume-rules.ts';
@@ -388,6 +389,7 @@ export const SEMANTIC_RULES: readonly SemanticRule[] = [
   environmentNames,
   resources,
   emptyDirSizes,
+  sharedMemory,
   batchCommand,
   scriptSizes,
 ];

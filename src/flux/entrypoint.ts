@@ -44,6 +44,11 @@ export interface EntrypointInput {
   paths: EntrypointPaths;
   /** Who writes R: the operator (already at `paths.resourcePath`) or this pod with `flux R encode`. */
   resource: { writtenBy: 'operator' } | { writtenBy: 'pod'; hostlist: string };
+  /**
+   * What R lists of each pod and whether Flux binds tasks to cores (docs/mpi.md). Unset: R lists the
+   * cores Flux finds and Flux binds as it does by default (right only on a node of one's own).
+   */
+  placement?: PlacementInput;
   /** Munge (for flux-security): started only when the image has `munged`. */
   munge?: MungeInput;
   broker: BrokerRuntimeOptions;
@@ -98,6 +103,26 @@ export interface FluxViewInput {
   fluxion?: boolean;
 }
 
+/**
+ * What the spec says of the Flux container's CPUs and GPUs. Each pod decides the rest when it starts,
+ * from the CPUs it may run on (its cgroup's cpuset): Flux binds tasks to cores only where they are the
+ * pod's own; elsewhere (a shared pool, the cores several brokers of a node share) a job's tasks are
+ * bound only when the job asks (`-o cpu-affinity=on`), through a job shell initrc of the instance.
+ */
+export interface PlacementInput {
+  /** Where the pod writes that initrc (a folder it makes anew, readable by every job). */
+  shellRcDir: string;
+  /**
+   * The container asks for exactly this many whole CPUs, requests equal to limits (memory too): under
+   * the static CPU manager, cores of its own. The pod binds when it may run on exactly that many.
+   */
+  exclusiveCpus?: number;
+  /** Its CPU limit, rounded up: R lists no more cores per pod than this where cores are shared. */
+  cpuLimit?: number;
+  /** GPUs in its limits (nvidia.com/gpu and the like): R lists ids 0..gpus-1 on every broker. */
+  gpus?: number;
+}
+
 export interface EntrypointPaths {
   /** Directory holding broker.toml (`flux start -o --config <dir>`). */
   configDir: string;
@@ -115,6 +140,11 @@ export interface EntrypointPaths {
    * the broker runs.
    */
   rcExtraDir?: string;
+  /**
+   * The container's `terminationMessagePath`, where the lead says which program of its command was
+   * not found (see `commandProgram`). Unset: Kubernetes' default, `/dev/termination-log`.
+   */
+  terminationMessagePath?: string;
 }
 
 /**
@@ -330,6 +360,13 @@ function validate(input: EntrypointInput): void {
   if (broker.wrap?.some((word) => word.includes(','))) {
     throw new Error('broker.wrap arguments cannot contain commas (flux start splits --wrap at commas)');
   }
+  if (input.placement) {
+    assertAbsolutePath('placement.shellRcDir', input.placement.shellRcDir);
+    const { exclusiveCpus, cpuLimit, gpus } = input.placement;
+    if (exclusiveCpus !== undefined) assertInteger('placement.exclusiveCpus', exclusiveCpus, 1);
+    if (cpuLimit !== undefined) assertInteger('placement.cpuLimit', cpuLimit, 1);
+    if (gpus !== undefined) assertInteger('placement.gpus', gpus, 0);
+  }
   assertInteger('workerRestart.delaySeconds', input.workerRestart.delaySeconds, 0);
   if (input.workerRestart.maxAttempts !== undefined) {
     assertInteger('workerRestart.maxAttempts', input.workerRestart.maxAttempts, 1);
@@ -492,6 +529,41 @@ export function staysUp(program: InitialProgram): boolean {
   return program.kind === 'interactive' || program.kind === 'restful' || program.whenDone === 'stayUp';
 }
 
+/** Kubernetes' default `terminationMessagePath` of a container. */
+export const TERMINATION_MESSAGE_PATH = '/dev/termination-log';
+
+/** The longest program name the lead reports. */
+const PROGRAM_NAME_MAX = 100;
+/** A word bash runs as written: nothing quoted, expanded, globbed or redirected. */
+const PLAIN_WORD = /^[A-Za-z0-9_./+,:@-]+$/;
+/** A `NAME=value` word in front of a program (for its environment), its value plain too. */
+const PLAIN_ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*=[A-Za-z0-9_./+,:@=-]*$/;
+
+/**
+ * The program a command runs, to name it when it is not found: the command's first word after any
+ * `NAME=value` assignments (skipped, their values never kept), when that word is plain and at most
+ * PROGRAM_NAME_MAX characters long; undefined otherwise (a quoted or expanded word, a redirection, a
+ * subshell: then no program is named). Only that word, never the rest of the command, which may
+ * carry anything.
+ */
+export function commandProgram(command: string): string | undefined {
+  for (const word of command.trim().split(/\s+/)) {
+    if (PLAIN_ASSIGNMENT.test(word)) continue;
+    return PLAIN_WORD.test(word) && word.length <= PROGRAM_NAME_MAX ? word : undefined;
+  }
+  return undefined;
+}
+
+/**
+ * The one program whose end is the lead broker's end, when there is one: a submitted command's, or
+ * a launcher's (which is the initial program itself). Batches run many, and a program that stays up
+ * does not end the lead.
+ */
+function leadProgram(program: InitialProgram): string | undefined {
+  if ((program.kind !== 'submit' && program.kind !== 'launcher') || staysUp(program)) return undefined;
+  return commandProgram(program.command);
+}
+
 /**
  * The initial program's words after `flux start ... `: `sleep inf`, or `bash -c <shell text>`
  * whose exit code becomes the lead broker's (and so the pod's). A program that stays up hands its
@@ -566,6 +638,17 @@ function viewParameters(view: FluxViewInput): string[] {
   return lines;
 }
 
+/** The placement's parameters, each set only when known (see PlacementInput). */
+function placementParameters(placement: PlacementInput): string[] {
+  const lines = [assignment('placement_shell_rc_dir', placement.shellRcDir)];
+  if (placement.exclusiveCpus !== undefined) {
+    lines.push(assignment('placement_exclusive_cpus', placement.exclusiveCpus));
+  }
+  if (placement.cpuLimit !== undefined) lines.push(assignment('placement_cpu_limit', placement.cpuLimit));
+  if (placement.gpus !== undefined) lines.push(assignment('placement_gpus', placement.gpus));
+  return lines;
+}
+
 /** The lead broker's parameters: its initial program and what it needs before it starts. */
 function leadParameters(input: EntrypointInput): string[] {
   const context: ProgramContext = {};
@@ -576,6 +659,15 @@ function leadParameters(input: EntrypointInput): string[] {
     arrayAssignment('program_args', initialProgramWords(program, context)),
     assignment('stays_up', flag(staysUp(program))),
   ];
+  const programName = leadProgram(program);
+  if (programName !== undefined) {
+    lines.push(
+      // Quoted even when plain (a plain word holds no quote): `program_name=echo` reads to
+      // shellcheck as a command's output assigned by mistake (SC2209).
+      `program_name='${programName}'`,
+      assignment('termination_log', input.paths.terminationMessagePath ?? TERMINATION_MESSAGE_PATH),
+    );
+  }
   if (input.jobOptions !== undefined && input.jobOptions.length > 0) {
     lines.push(assignment('flux_option_flags', input.jobOptions.join(' ')));
   }
@@ -632,6 +724,7 @@ export function entrypointScript(input: EntrypointInput): string {
       assignment('resource_hostlist', input.resource.hostlist),
     );
   }
+  if (input.placement) parameters.push(...placementParameters(input.placement));
   if (input.munge) {
     if (input.munge.daemon !== undefined) parameters.push(assignment('munge_daemon', input.munge.daemon));
     parameters.push(

@@ -55,6 +55,7 @@ export type {
   FluxViewInput,
   InitialProgram,
   MungeInput,
+  PlacementInput,
   ProgramContext,
   WhenDone,
 } from './entrypoint.ts';

@@ -4,7 +4,8 @@
 //   plain    localhost/flux:<version>          /run/munge made and owned by munge, as a Dockerfile would;
 //   awkward  localhost/flux:<version>-awkward  a user `ubuntu` with uid 1000 (like Ubuntu 24.04 images)
 //                                              and munge as Debian installs it (no /run/munge).
-// Built once per recipe into <cache>/images/flux-<version>-<recipe hash>/, then reused.
+// A recipe is a set of variants over one base; other sets (flux-lammps-image.ts) add packages to the
+// base. Built once per recipe into <cache>/images/<repository>-<version>-<recipe hash>/, then reused.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
@@ -12,7 +13,7 @@ import path from 'node:path';
 import { runHackScript, type Progress } from '../tooling/hack-script.ts';
 import { cacheRoot, findProjectRoot, readVersions } from '../tooling/project.ts';
 import { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
-import { runChrootCheck } from './chroot-check.ts';
+import { checkImageInChroot } from './chroot-check.ts';
 import {
   DEBIAN_MIRRORS,
   DEBIAN_SUITE,
@@ -28,7 +29,6 @@ import type { ImageConfig } from './image-archive.ts';
 import { describeStep, variantLayerEntries } from './layer-steps.ts';
 import type { VariantStep } from './layer-steps.ts';
 import { writeTar } from './tar-writer.ts';
-import { unpackImageArchive } from './unpack.ts';
 
 export const stderrProgress: Progress = (line) => process.stderr.write(`[flux-images] ${line}\n`);
 
@@ -73,7 +73,8 @@ export interface FluxImageVariant {
   steps: VariantStep[];
 }
 
-export interface FluxImageRecipe {
+/** A recipe: the base layer (packages and flux-core) and the variants over it, by name (N). */
+export interface FluxImageRecipe<N extends string = FluxImageName> {
   revision: number;
   fluxCoreVersion: string;
   /**
@@ -85,38 +86,55 @@ export interface FluxImageRecipe {
   mirrors: string[];
   packages: string[];
   config: ImageConfig;
-  variants: Record<FluxImageName, FluxImageVariant>;
+  variants: Record<N, FluxImageVariant>;
 }
 
-export function fluxImageRecipe(fluxCoreVersion: string): FluxImageRecipe {
+/** /run/munge made and owned by munge, as an image built with a Dockerfile has it. */
+export const MUNGE_RUN_DIR: VariantStep = {
+  kind: 'owned-dir',
+  path: '/run/munge',
+  owner: 'munge',
+  mode: 0o755,
+};
+
+/**
+ * The recipe of Flux images whose base holds FLUX_RUNTIME_PACKAGES, the `extraPackages` and flux-core
+ * `fluxCoreVersion` (installed with prefix /usr), with the given variants over it.
+ */
+export function fluxBaseRecipe<N extends string>(
+  fluxCoreVersion: string,
+  extraPackages: readonly string[],
+  variants: Record<N, FluxImageVariant>,
+): FluxImageRecipe<N> {
   return {
     revision: RECIPE_REVISION,
     fluxCoreVersion,
     sourceDateEpoch: SOURCE_DATE_EPOCH,
     suite: DEBIAN_SUITE,
     mirrors: [...DEBIAN_MIRRORS],
-    packages: [...FLUX_RUNTIME_PACKAGES],
+    packages: [...new Set([...FLUX_RUNTIME_PACKAGES, ...extraPackages])].sort(),
     config: { env: [`PATH=${IMAGE_PATH}`], cmd: ['/bin/bash'] },
-    variants: {
-      plain: {
-        reference: `${FLUX_IMAGE_REPOSITORY}:${fluxCoreVersion}`,
-        steps: [{ kind: 'owned-dir', path: '/run/munge', owner: 'munge', mode: 0o755 }],
-      },
-      awkward: {
-        reference: `${FLUX_IMAGE_REPOSITORY}:${fluxCoreVersion}-awkward`,
-        steps: [
-          {
-            kind: 'user',
-            name: 'ubuntu',
-            uid: 1000,
-            comment: 'Ubuntu',
-            home: '/home/ubuntu',
-            shell: '/bin/bash',
-          },
-        ],
-      },
-    },
+    variants,
   };
+}
+
+export function fluxImageRecipe(fluxCoreVersion: string): FluxImageRecipe {
+  return fluxBaseRecipe(fluxCoreVersion, [], {
+    plain: { reference: `${FLUX_IMAGE_REPOSITORY}:${fluxCoreVersion}`, steps: [MUNGE_RUN_DIR] },
+    awkward: {
+      reference: `${FLUX_IMAGE_REPOSITORY}:${fluxCoreVersion}-awkward`,
+      steps: [
+        {
+          kind: 'user',
+          name: 'ubuntu',
+          uid: 1000,
+          comment: 'Ubuntu',
+          home: '/home/ubuntu',
+          shell: '/bin/bash',
+        },
+      ],
+    },
+  });
 }
 
 export interface MmdebstrapPaths {
@@ -129,7 +147,7 @@ export interface MmdebstrapPaths {
 }
 
 /** The mmdebstrap command line (without `mmdebstrap` itself) that makes the base layer. */
-export function mmdebstrapArgs(recipe: FluxImageRecipe, paths: MmdebstrapPaths): string[] {
+export function mmdebstrapArgs(recipe: FluxImageRecipe<string>, paths: MmdebstrapPaths): string[] {
   return debianRootfsArgs(recipe, { output: paths.output, etcCopy: paths.etcCopy }, [
     `sync-in ${hookPath('fluxRoot', paths.fluxRoot)} /`,
     'chroot "$1" ldconfig',
@@ -140,7 +158,7 @@ export function mmdebstrapArgs(recipe: FluxImageRecipe, paths: MmdebstrapPaths):
 }
 
 /** Hex digest naming a recipe's cache folder: changes with the recipe and with the mmdebstrap command. */
-export function recipeKey(recipe: FluxImageRecipe): string {
+export function recipeKey(recipe: FluxImageRecipe<string>): string {
   const args = mmdebstrapArgs(recipe, { fluxRoot: '/FLUX', output: '/OUT.tar', etcCopy: '/ETC' });
   return createHash('sha256').update(canonicalJson({ recipe, args })).digest('hex').slice(0, 16);
 }
@@ -154,10 +172,10 @@ export interface FluxImage {
 
 export type FluxImages = Record<FluxImageName, FluxImage>;
 
-export interface FluxImagesBuild {
+export interface FluxImagesBuild<N extends string = FluxImageName> {
   key: string;
   fluxCoreVersion: string;
-  images: Record<FluxImageName, FluxImage & { bytes: number }>;
+  images: Record<N, FluxImage & { bytes: number }>;
   /** Seconds per step of the build that made these archives. */
   seconds: Record<string, number>;
   builtAt: string;
@@ -173,64 +191,99 @@ export function readFluxCoreVersion(root: string = findProjectRoot()): string {
   return readVersions(root).fluxCore;
 }
 
-export function fluxImagesDir(recipe: FluxImageRecipe, env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(cacheRoot(env), 'images', `flux-${recipe.fluxCoreVersion}-${recipeKey(recipe)}`);
+/** The repository of a recipe's variants without its host (`localhost/flux:0.88.0` -> `flux`). */
+export function recipeRepository(recipe: FluxImageRecipe<string>): string {
+  const [first] = Object.values(recipe.variants);
+  if (first === undefined) throw new Error('a Flux image recipe needs a variant');
+  return first.reference.replace(/^.*\//, '').replace(/:.*$/, '');
+}
+
+/** <cache>/images/<repository>-<version>-<recipe key>, e.g. `flux-0.88.0-01fc58a79d265471`. */
+export function fluxImagesDir(recipe: FluxImageRecipe<string>, env: NodeJS.ProcessEnv = process.env): string {
+  const name = `${recipeRepository(recipe)}-${recipe.fluxCoreVersion}-${recipeKey(recipe)}`;
+  return path.join(cacheRoot(env), 'images', name);
 }
 
 /** The archives a complete build record names. */
-function archivesOf(build: FluxImagesBuild): string[] {
-  return FLUX_IMAGE_NAMES.map((n) => build.images[n].archive);
+function archivesOf(build: FluxImagesBuild<string>): string[] {
+  return Object.values(build.images).map((image) => image.archive);
 }
 
 /** The build record of a complete cache folder whose archives are all there, else undefined. */
-export function readFluxImagesBuild(dir: string): FluxImagesBuild | undefined {
-  return readBuildRecord(dir, archivesOf);
+export function readFluxImagesBuild<N extends string = FluxImageName>(
+  dir: string,
+): FluxImagesBuild<N> | undefined {
+  return readBuildRecord<FluxImagesBuild<N>>(dir, archivesOf);
 }
 
-function imagesOf(build: FluxImagesBuild): FluxImages {
-  const one = (n: FluxImageName): FluxImage => {
-    const { reference, archive, imageId } = build.images[n];
-    return { reference, archive, imageId };
-  };
-  return { plain: one('plain'), awkward: one('awkward') };
+function imagesOf<N extends string>(build: FluxImagesBuild<N>): Record<N, FluxImage> {
+  const images = {} as Record<N, FluxImage>;
+  for (const name of Object.keys(build.images) as N[]) {
+    const { reference, archive, imageId } = build.images[name];
+    images[name] = { reference, archive, imageId };
+  }
+  return images;
+}
+
+/** The images of a recipe when they are already built, without building anything. */
+export function cachedFluxImageSet<N extends string>(
+  recipe: FluxImageRecipe<N>,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Record<N, FluxImage> | undefined {
+  const build = readFluxImagesBuild<N>(fluxImagesDir(recipe, options.env));
+  return build === undefined ? undefined : imagesOf(build);
 }
 
 /** The Flux images of the current recipe when they are already built, without building anything. */
 export function cachedFluxImages(options: { env?: NodeJS.ProcessEnv } = {}): FluxImages | undefined {
-  const recipe = fluxImageRecipe(readFluxCoreVersion());
-  const build = readFluxImagesBuild(fluxImagesDir(recipe, options.env));
-  return build === undefined ? undefined : imagesOf(build);
+  return cachedFluxImageSet(fluxImageRecipe(readFluxCoreVersion()), options);
 }
 
 /**
- * Returns the plain and awkward Flux images, building what the cache lacks (as root: mmdebstrap, under a
- * minute here, plus flux-core once per version, about 12 minutes). One build at a time per recipe.
+ * The build record of a recipe's images, building them when the cache lacks them (as root: mmdebstrap, a
+ * minute or more, plus flux-core once per version, about 12 minutes). One build at a time per recipe;
+ * `what` names them in messages.
  */
-export async function ensureFluxImages(options: EnsureFluxImagesOptions = {}): Promise<FluxImages> {
+export async function ensureFluxImagesBuild<N extends string>(
+  recipe: FluxImageRecipe<N>,
+  what: string,
+  options: EnsureFluxImagesOptions = {},
+): Promise<FluxImagesBuild<N>> {
   const progress = options.progress ?? stderrProgress;
   const env = options.env ?? process.env;
-  const root = findProjectRoot();
-  const recipe = fluxImageRecipe(readFluxCoreVersion(root));
   const dir = fluxImagesDir(recipe, env);
-  const build = await ensureCachedBuild<FluxImagesBuild>({
+  return ensureCachedBuild<FluxImagesBuild<N>>({
     dir,
-    what: 'the Flux images',
-    plural: true,
+    what,
+    plural: Object.keys(recipe.variants).length > 1,
     command: 'npm run images:flux',
     files: archivesOf,
     progress,
     env,
     build: (childEnv) => buildFluxImages(recipe, dir, childEnv, progress),
   });
-  return imagesOf(build);
 }
 
-async function buildFluxImages(
-  recipe: FluxImageRecipe,
+/** The images of a recipe (ensureFluxImagesBuild), building what the cache lacks. */
+export async function ensureFluxImageSet<N extends string>(
+  recipe: FluxImageRecipe<N>,
+  what: string,
+  options: EnsureFluxImagesOptions = {},
+): Promise<Record<N, FluxImage>> {
+  return imagesOf(await ensureFluxImagesBuild(recipe, what, options));
+}
+
+/** Returns the plain and awkward Flux images, building what the cache lacks. */
+export async function ensureFluxImages(options: EnsureFluxImagesOptions = {}): Promise<FluxImages> {
+  return ensureFluxImageSet(fluxImageRecipe(readFluxCoreVersion()), 'the Flux images', options);
+}
+
+async function buildFluxImages<N extends string>(
+  recipe: FluxImageRecipe<N>,
   dir: string,
   env: NodeJS.ProcessEnv,
   progress: Progress,
-): Promise<FluxImagesBuild> {
+): Promise<FluxImagesBuild<N>> {
   const { seconds, timed, finish } = stepTimer();
   progress(`building the Flux images of recipe ${path.basename(dir)} (flux-core ${recipe.fluxCoreVersion})`);
 
@@ -248,7 +301,7 @@ async function buildFluxImages(
   await mkdir(etcCopy, { recursive: true });
   const baseLayer = path.join(work, 'base.tar');
   progress(
-    `mmdebstrap: ${recipe.suite} with ${recipe.packages.length} runtime packages and flux-core (under a minute here)`,
+    `mmdebstrap: ${recipe.suite} with ${recipe.packages.length} packages and flux-core (a minute or more here)`,
   );
   await timed('mmdebstrap', () =>
     makeDebianRootfs(mmdebstrapArgs(recipe, { fluxRoot, output: baseLayer, etcCopy }), recipe, baseLayer, {
@@ -258,8 +311,8 @@ async function buildFluxImages(
   );
 
   const base = await readBaseEtc(etcCopy);
-  const images = {} as FluxImagesBuild['images'];
-  for (const name of FLUX_IMAGE_NAMES) {
+  const images = {} as FluxImagesBuild<N>['images'];
+  for (const name of Object.keys(recipe.variants) as N[]) {
     const variant = recipe.variants[name];
     const layer = path.join(work, `${name}-layer.tar`);
     const archive = path.join(dir, archiveFileName(variant.reference));
@@ -283,7 +336,7 @@ async function buildFluxImages(
     );
   }
   const took = finish();
-  const build: FluxImagesBuild = {
+  const build: FluxImagesBuild<N> = {
     key: recipeKey(recipe),
     fluxCoreVersion: recipe.fluxCoreVersion,
     images,
@@ -304,21 +357,12 @@ export async function checkFluxImage(
   archive: string,
   options: EnsureFluxImagesOptions = {},
 ): Promise<string> {
-  const progress = options.progress ?? stderrProgress;
-  if (process.getuid?.() !== 0) throw new Error('the chroot check of an image needs root');
-  return runChrootCheck({
+  return checkImageInChroot({
     prefix: 'flux-image-check-',
     script: 'check-image-rootfs.sh',
-    prepare: async (work) => {
-      const rootfs = path.join(work, 'rootfs');
-      const t0 = Date.now();
-      await unpackImageArchive(archive, rootfs);
-      progress(
-        `unpacked ${path.basename(archive)} in ${((Date.now() - t0) / 1000).toFixed(1)} s; checking it in a chroot`,
-      );
-      return [rootfs];
-    },
-    progress,
+    archive,
+    args: (rootfs) => [rootfs],
+    progress: options.progress ?? stderrProgress,
     env: options.env ?? process.env,
   });
 }

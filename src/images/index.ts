@@ -35,16 +35,22 @@ export {
   FLUX_IMAGE_NAMES,
   FLUX_IMAGE_REPOSITORY,
   FLUX_RUNTIME_PACKAGES,
+  MUNGE_RUN_DIR,
   RECIPE_REVISION,
+  cachedFluxImageSet,
   cachedFluxImages,
   checkFluxImage,
+  ensureFluxImageSet,
   ensureFluxImages,
+  ensureFluxImagesBuild,
+  fluxBaseRecipe,
   fluxImageRecipe,
   fluxImagesDir,
   mmdebstrapArgs,
   readFluxCoreVersion,
   readFluxImagesBuild,
   recipeKey,
+  recipeRepository,
   stderrProgress,
 } from './flux-image.ts';
 export type {
@@ -57,6 +63,19 @@ export type {
   FluxImagesBuild,
   MmdebstrapPaths,
 } from './flux-image.ts';
+export {
+  FLUX_LAMMPS_IMAGE,
+  FLUX_LAMMPS_PACKAGES,
+  FLUX_LAMMPS_REPOSITORY,
+  fluxLammpsImageRecipe,
+} from './flux-lammps-image.ts';
+export type { FluxLammpsImageName } from './flux-lammps-image.ts';
+export {
+  cachedFluxLammpsImage,
+  checkFluxLammpsImage,
+  ensureFluxLammpsImage,
+  ensureFluxLammpsImageBuild,
+} from './flux-lammps-image-build.ts';
 export type { Progress } from '../tooling/hack-script.ts';
 export {
   APP_DIR,
@@ -173,3 +192,58 @@ export {
 export type { EnsureSpackViewOptions, SpackViewBuild, SpackViewImage } from './spack-view-build.ts';
 export { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
 export type { CachedBuildOptions } from './cached-build.ts';
+export {
+  LAMMPS_EXAMPLES_DIR,
+  LAMMPS_OPENMPI_IMAGE,
+  LAMMPS_PROGRAM,
+  MPICH_IMAGE,
+  MPI_FIXES,
+  MPI_IMAGE_NAMES,
+  MPI_IMAGE_PACKAGES,
+  MPI_IMAGE_REVISION,
+  NETPIPE_MPICH_PROGRAM,
+  mpiImageArgs,
+  mpiImageHistory,
+  mpiImageKey,
+  mpiImageRecipe,
+} from './mpi-image.ts';
+export type { MpiImageName, MpiImageRecipe } from './mpi-image.ts';
+export {
+  cachedMpiImages,
+  checkMpiImage,
+  ensureMpiImageBuild,
+  ensureMpiImages,
+  mpiImageDir,
+  mpiProgress,
+  readMpiImageBuild,
+} from './mpi-image-build.ts';
+export type { EnsureMpiImagesOptions, MpiImage, MpiImageBuild, MpiImages } from './mpi-image-build.ts';
+export { applyRootfsFixes } from './rootfs-fixes.ts';
+export type { RootfsFixes } from './rootfs-fixes.ts';
+export {
+  LAMMPS_BUILD_SCRIPT,
+  LAMMPS_EXAMPLES_KEPT,
+  LAMMPS_FIXES,
+  LAMMPS_HNS_DIR,
+  LAMMPS_IMAGE_PACKAGES,
+  LAMMPS_IMAGE_REVISION,
+  LAMMPS_REAXFF_IMAGE,
+  LAMMPS_REAXFF_PROGRAM,
+  examplesFilters,
+  lammpsImageArgs,
+  lammpsImageHistory,
+  lammpsImageKey,
+  lammpsImageRecipe,
+} from './lammps-image.ts';
+export type { LammpsImagePaths, LammpsImageRecipe } from './lammps-image.ts';
+export {
+  cachedLammpsImage,
+  checkLammpsImage,
+  currentLammpsImageRecipe,
+  ensureLammpsImage,
+  ensureLammpsImageBuild,
+  lammpsImageDir,
+  lammpsProgress,
+  readLammpsImageBuild,
+} from './lammps-image-build.ts';
+export type { EnsureLammpsImageOptions, LammpsImage, LammpsImageBuild } from './lammps-image-build.ts';

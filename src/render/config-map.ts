@@ -24,6 +24,7 @@ import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { servesRestful } from './restful.ts';
 import { containerScripts } from './sidecars.ts';
 import { usesFluxView } from './layout.ts';
+import { placementInput } from './placement.ts';
 
 /** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
 export function brokerConfigText(input: RenderInput, names: MiniClusterNames): string {
@@ -42,9 +43,15 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),
     [FORGET_CERTIFICATE_FILE]: FORGET_CERTIFICATE_SCRIPT,
   };
-  const cores = fluxContainer(miniCluster).cores;
+  const container = fluxContainer(miniCluster);
+  const { cores } = container;
   if (operatorWritesResourceSpec(miniCluster) && cores !== undefined) {
-    data[RESOURCE_SPEC_FILE] = resourceSpecJson({ hosts: brokerHosts(miniCluster), coresPerNode: cores });
+    const gpus = placementInput(miniCluster, container).gpus;
+    data[RESOURCE_SPEC_FILE] = resourceSpecJson({
+      hosts: brokerHosts(miniCluster),
+      coresPerNode: cores,
+      ...(gpus !== undefined ? { gpusPerNode: gpus } : {}),
+    });
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
   if (servesRestful(miniCluster)) Object.assign(data, RESTFUL_SERVER_FILES);

@@ -37,6 +37,7 @@ import {
   type PodLayout,
 } from './paths.ts';
 import { layoutOf } from './layout.ts';
+import { placementInput } from './placement.ts';
 import { renderModel, type ContainerModel, type MiniClusterModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
@@ -316,6 +317,7 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
     resource: operatorWritesResourceSpec(miniCluster)
       ? { writtenBy: 'operator' }
       : { writtenBy: 'pod', hostlist: brokerHostlist(hosts) },
+    placement: placementInput(miniCluster, container),
     // The view's munged runs as the container's user, told every place; the image's as `munge`.
     munge: view
       ? { keySourcePath, ...view.munge, user: '' }

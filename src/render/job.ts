@@ -49,7 +49,7 @@ import { containerScripts } from './sidecars.ts';
 import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
-import { containerVolumes } from './volumes.ts';
+import { containerVolumes, mountsOwnSharedMemory, sharedMemory } from './volumes.ts';
 
 /** Volume names of the operator's own mounts; prefixed so they do not meet the users' names. */
 const VOLUME_BROKER_CONFIG = 'flux-operator-broker-config';
@@ -400,19 +400,26 @@ function podSpec(
     viewInMemory: layout.view?.inMemory === true,
     viewInitScript: fromView,
   });
+  const storage = storageOf(miniCluster);
+  const owned = spec.containers.map((container) => containerVolumes(container, storage));
+  // /dev/shm in memory for every container but one that mounts a volume of its own there.
+  const shm = sharedMemory(miniCluster);
+  const takesShm = owned.map((own) => shm !== undefined && !mountsOwnSharedMemory(own.mounts));
+  if (shm !== undefined && takesShm.includes(true)) volumes.push(shm.volume);
   const seenVolumes = new Set(volumes.map((volume) => volume.name));
-  const containers = spec.containers.map((container) => {
-    const own = containerVolumes(container, storageOf(miniCluster));
+  const containers = spec.containers.map((container, index) => {
+    const own = owned[index] ?? { volumes: [], mounts: [] };
     for (const volume of own.volumes) {
       // Two containers may mount the same named volume; the pod declares it once.
       if (!seenVolumes.has(volume.name)) volumes.push(volume);
       seenVolumes.add(volume.name);
     }
-    return renderContainer(
-      container,
-      own.mounts,
-      containerAdditions(miniCluster, container, layout, restful),
-    );
+    const additions = containerAdditions(miniCluster, container, layout, restful);
+    const shmMount = shm !== undefined && takesShm[index] === true ? [shm.mount] : [];
+    return renderContainer(container, own.mounts, {
+      ...additions,
+      mounts: [...(additions.mounts ?? []), ...shmMount],
+    });
   });
   const pullSecrets = [
     ...new Set([

@@ -1,7 +1,9 @@
+import { posix } from 'node:path';
 import type { V1Volume, V1VolumeMount } from '@kubernetes/client-node';
+import { SHM_MOUNT_PATH, shmSizeLimit } from '../api/index.ts';
 import { volumeMountPath, volumeSources } from '../api/v1alpha2/index.ts';
 import { sortedEntries } from './kube-object.ts';
-import type { ContainerModel } from './model.ts';
+import type { ContainerModel, MiniClusterModel } from './model.ts';
 
 /** A container's volume in its v1alpha2 shape (a v1alpha1 one is converted to it). */
 export type ContainerVolumeModel = NonNullable<ContainerModel['volumes']>[string];
@@ -67,4 +69,37 @@ export function containerVolumes(
       readOnly: volume.readOnly,
     })),
   };
+}
+
+/** The pod volume of the brokers' /dev/shm (the operator's prefix keeps it off the users' names). */
+export const VOLUME_SHM = 'flux-operator-shm';
+
+/** A mount path as the container sees it: `/dev/shm/` and `/dev//shm` are `/dev/shm`. */
+function samePath(a: string, b: string): boolean {
+  const normal = (path: string) => posix.normalize(path).replace(/(.)\/+$/, '$1');
+  return normal(a) === normal(b);
+}
+
+/** The brokers' memory-backed /dev/shm: the pod volume, and the mount of each container that takes it. */
+export interface SharedMemory {
+  readonly volume: V1Volume;
+  readonly mount: V1VolumeMount;
+}
+
+/**
+ * The memory-backed /dev/shm of a broker pod (docs/mpi.md), sized by `spec.pod.shmSize` (shm-rules.ts
+ * `shmSizeLimit`: unset, 1Gi or a smaller memory limit); undefined when the spec turns it off.
+ */
+export function sharedMemory(miniCluster: Pick<MiniClusterModel, 'spec'>): SharedMemory | undefined {
+  const sizeLimit = shmSizeLimit(miniCluster.spec);
+  if (sizeLimit === undefined) return undefined;
+  return {
+    volume: { name: VOLUME_SHM, emptyDir: { medium: 'Memory', sizeLimit } },
+    mount: { name: VOLUME_SHM, mountPath: SHM_MOUNT_PATH },
+  };
+}
+
+/** Whether a container mounts a volume of its own at /dev/shm (then it keeps it: no second mount there). */
+export function mountsOwnSharedMemory(ownMounts: readonly V1VolumeMount[]): boolean {
+  return ownMounts.some((mount) => samePath(mount.mountPath, SHM_MOUNT_PATH));
 }

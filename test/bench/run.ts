@@ -20,7 +20,9 @@
  * hello-world on the real node, Flux from the view against Flux in the image, alternating, with the
  * ratio of their medians (see view.ts); `--autoscale` the steady requests of 50 autoscaled idle
  * MiniClusters (see autoscale.ts); `--outage [--rounds N]` how soon the operator reconciles after a 40 s
- * API server outage, against the same work on the healthy cluster (see outage.ts).
+ * API server outage, against the same work on the healthy cluster (see outage.ts); `--mpi [--size N]
+ * [--rounds N]` LAMMPS and NetPIPE in a MiniCluster on the real node against the same ranks by `mpirun` in
+ * one pod and against Flux's binding off, and its apply-to-done against that pod's (see mpi.ts).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -38,6 +40,7 @@ import { autoscaleBench } from './autoscale.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { burstBench } from './burst.ts';
 import { conversionBench } from './conversion.ts';
+import { mpiBench } from './mpi.ts';
 import { outageBench } from './outage.ts';
 import { viewBench } from './view.ts';
 import {
@@ -216,4 +219,5 @@ else if (argv.includes('--against-go')) await againstGoBench(argv);
 else if (argv.includes('--view')) await viewBench(argv);
 else if (argv.includes('--autoscale')) await autoscaleBench(argv);
 else if (argv.includes('--outage')) await outageBench(argv);
+else if (argv.includes('--mpi')) await mpiBench(argv);
 else await main();

@@ -11,17 +11,21 @@ import { realNodeDown, realNodeFootprint, savedHostSettings } from '../../src/lo
 import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
 import { autoscaleScenarios } from './scenarios/autoscale.ts';
+import { badCommandScenarios } from './scenarios/bad-command.ts';
 import { burstingScenarios } from './scenarios/bursting.ts';
 import { coreScenarios } from './scenarios/core.ts';
 import { fluxViewErrorScenarios } from './scenarios/flux-view-errors.ts';
 import { fluxViewScenarios } from './scenarios/flux-view.ts';
+import { gpuScenarios } from './scenarios/gpus.ts';
 import {
+  goLammpsScenarios,
   goMemoryViewScenarios,
   goSpackViewScenarios,
   goV1alpha2ExampleScenarios,
 } from './scenarios/go-v1alpha2-examples.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
+import { mpiScenarios } from './scenarios/mpi.ts';
 import { servicesScenarios } from './scenarios/services.ts';
 import { restfulScenarios } from './scenarios/restful.ts';
 import { restfulPagesScenarios } from './scenarios/restful-pages.ts';
@@ -53,7 +57,11 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   goV1alpha2ExampleScenarios();
   goSpackViewScenarios();
   goMemoryViewScenarios();
+  goLammpsScenarios();
   autoscaleScenarios();
+  mpiScenarios();
+  gpuScenarios();
+  badCommandScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

@@ -190,10 +190,17 @@ export async function scaleMiniCluster(
   );
 }
 
+/**
+ * How long one kubectl may run (a `kubectl exec` of a `flux run` included): a hung one is killed and
+ * fails its test instead of hanging the suite.
+ */
+export const KUBECTL_TIMEOUT_MS = 300_000;
+
 /** Runs the cluster's kubectl against the local control plane. */
 export async function kubectl(...args: string[]): Promise<{ stdout: string; stderr: string }> {
   const { kubeconfig } = await cluster();
   return run(`${binDir(readVersions())}/kubectl`, ['--kubeconfig', kubeconfig, ...args], {
     encoding: 'utf8',
+    timeout: KUBECTL_TIMEOUT_MS,
   });
 }

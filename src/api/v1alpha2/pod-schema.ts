@@ -8,6 +8,7 @@ import { celLabelKeys } from '../qualified-names.ts';
 import { LoggingSchema, NetworkSchema, PodSchema } from '../schema.ts';
 import { LABEL_VALUE_PATTERN, celRules, objectName, stringEnum, withDefault } from '../schema-helpers.ts';
 import type { CelRule } from '../schema-helpers.ts';
+import { POD_SHM_HOST_IPC_RULE } from '../shm-cel.ts';
 import { PodSecurityContextSchema } from './kube-schemas.ts';
 
 export const RESTART_ALWAYS_MESSAGE =
@@ -28,6 +29,7 @@ export const POD_RULES: CelRule[] = [
     fieldPath: '.dnsPolicy',
     reason: 'FieldValueForbidden',
   },
+  POD_SHM_HOST_IPC_RULE,
 ];
 
 export const PodV1alpha2Schema = Type.Object(
@@ -72,7 +74,12 @@ export const PodV1alpha2Schema = Type.Object(
         "DNS policy of the pods. Unset: ClusterFirst (the cluster's DNS, which the brokers' names need).",
       ),
     ),
-    hostIPC: Type.Optional(Type.Boolean({ description: "The pods use the node's IPC namespace." })),
+    hostIPC: Type.Optional(
+      Type.Boolean({
+        description:
+          "The pods use the node's IPC namespace, and its /dev/shm: the operator mounts none of its own (shmSize).",
+      }),
+    ),
     hostPID: Type.Optional(Type.Boolean({ description: "The pods use the node's process namespace." })),
     securityContext: Type.Optional(PodSecurityContextSchema),
   },

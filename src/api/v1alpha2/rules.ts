@@ -10,6 +10,7 @@ import type { Problem } from '../problems.ts';
 import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from '../qualified-names.ts';
 import { duplicates } from '../rule-helpers.ts';
 import { fluxOnlyServiceMessage } from '../service-schema.ts';
+import { shmSizeProblems } from '../shm-rules.ts';
 import { storageEntryProblems } from '../storage-rules.ts';
 import { LEFT_OUT_FLUX_FIELDS, LEFT_OUT_SECURITY_FIELDS, leftOutMessageV1alpha2 } from './left-out.ts';
 import type { LeftOutField } from '../left-out-fields.ts';
@@ -234,6 +235,11 @@ const serviceFields: SemanticRuleV1alpha2 = {
     ),
 };
 
+const sharedMemory: SemanticRuleV1alpha2 = {
+  name: 'spec.pod.shmSize is a quantity within the memory limits, and not with hostIPC',
+  check: ({ spec }) => shmSizeProblems(spec),
+};
+
 const storageEntries: SemanticRuleV1alpha2 = {
   name: 'spec.volumes entries are complete for their kind',
   check: ({ spec }) => storageEntryProblems(spec.volumes),
@@ -252,5 +258,6 @@ export const SEMANTIC_RULES_V1ALPHA2: readonly SemanticRuleV1alpha2[] = [
   storageEntries,
   securityContextRules,
   podRules,
+  sharedMemory,
   fluxRules,
 ];

@@ -24,6 +24,7 @@ import { celRules, withDefault } from '../schema-helpers.ts';
 import type { CelRule, Defaulted } from '../schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from '../script-cel.ts';
 import { SPEC_SERVICE_RULES } from '../service-cel.ts';
+import { SPEC_SHM_RULES } from '../shm-cel.ts';
 import { MiniClusterStatusSchema } from '../status-schema.ts';
 import { ContainerV1alpha2Schema, ServiceV1alpha2Schema } from './container-schema.ts';
 import { FluxV1alpha2Schema } from './flux-schema.ts';
@@ -140,6 +141,7 @@ export const MiniClusterV1alpha2SpecSchema = Type.Object(
       ...SPEC_HOST_NAME_RULES,
       ...SPEC_VOLUME_RULES,
       ...SPEC_RESOURCE_RULES,
+      ...SPEC_SHM_RULES,
       ...SPEC_SCRIPT_RULES,
       ...SPEC_SERVICE_RULES,
       RESTFUL_COMMAND_RULE,

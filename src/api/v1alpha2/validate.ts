@@ -17,6 +17,7 @@ import {
   serviceContainers,
   serviceContainersWith,
 } from '../semantic-rules.ts';
+import { sharedMemory } from '../shm-rules.ts';
 import { storageVolumes } from '../storage-rules.ts';
 import { withoutNulls } from '../validate.ts';
 import { volumes } from '../volume-rules.ts';
@@ -33,11 +34,13 @@ export type ValidationResultV1alpha2 =
 
 /**
  * v1alpha1's rules for the v1alpha1 form, but for those of volumes: v1alpha2's volumes are not
- * v1alpha1's (a source v1alpha1 lacks, a scratch directory), so rules.ts checks them itself.
+ * v1alpha1's (a source v1alpha1 lacks, a scratch directory), so rules.ts checks them itself; and
+ * the /dev/shm rule, which reads hostIPC too in v1alpha2 (rules.ts).
  */
 const SHARED_RULES = [
   ...SEMANTIC_RULES.filter(
-    (rule) => rule !== volumes && rule !== storageVolumes && rule !== serviceContainers,
+    (rule) =>
+      rule !== volumes && rule !== storageVolumes && rule !== serviceContainers && rule !== sharedMemory,
   ),
   serviceContainersWith(CONTAINER_CHECKS_FOR_SERVICES.filter((rule) => rule !== volumes)),
 ];

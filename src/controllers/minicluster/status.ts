@@ -156,19 +156,69 @@ function exitedFirstBroker(pods: readonly V1Pod[]): { pod: string; exitCode: num
   return first && exitCode !== undefined ? { pod: first.metadata?.name ?? '?', exitCode } : undefined;
 }
 
-/** The first broker (lowest index) whose container ended with a non-zero status, if one did. */
+/**
+ * The first broker (lowest index) whose container ended with a non-zero status, if one did, with its
+ * termination message when it left one.
+ */
 export function failedBroker(
   pods: readonly V1Pod[],
-): { pod: string; index: number; exitCode: number } | undefined {
+): { pod: string; index: number; exitCode: number; message?: string } | undefined {
   for (const pod of [...pods].sort((a, b) => podIndex(a) - podIndex(b))) {
     for (const container of pod.status?.containerStatuses ?? []) {
-      const exitCode = container.state?.terminated?.exitCode;
-      if (exitCode !== undefined && exitCode !== 0) {
-        return { pod: pod.metadata?.name ?? '?', index: podIndex(pod), exitCode };
+      const terminated = container.state?.terminated;
+      if (terminated !== undefined && terminated.exitCode !== 0) {
+        return {
+          pod: pod.metadata?.name ?? '?',
+          index: podIndex(pod),
+          exitCode: terminated.exitCode,
+          ...(terminated.message ? { message: terminated.message } : {}),
+        };
       }
     }
   }
   return undefined;
+}
+
+/**
+ * The line the entrypoint writes to its termination message when the lead's command's own program
+ * could not be run (scripts/entrypoint.sh, report_missing_program): the program's name (a plain word,
+ * as src/flux/entrypoint.ts `commandProgram` chooses it), what went wrong, and the exit status.
+ */
+const PROGRAM_FAILURE =
+  /^the command's program "([A-Za-z0-9_./+,:@-]{1,100})" (was not found in the image|is not executable) \(exit status (\d+)\)$/;
+
+/**
+ * What the lead's termination message says of its command's program, when it is the entrypoint's
+ * line for this exit status; undefined for anything else (no message, another status, another text:
+ * the container's own processes can write the file too, so nothing else of it is ever shown).
+ */
+export function programFailure(
+  message: string | undefined,
+  exitCode: number,
+): { reason: string; program: string; problem: string } | undefined {
+  const match = PROGRAM_FAILURE.exec(message?.trim() ?? '');
+  if (!match || Number(match[3]) !== exitCode) return undefined;
+  const [, program = '', problem = ''] = match;
+  return {
+    reason: problem === 'is not executable' ? 'ProgramNotExecutable' : 'ProgramNotFound',
+    program,
+    problem,
+  };
+}
+
+/** Failed, when the lead broker's command failed: its exit status, and the program when it could not run. */
+function leadBrokerFailed(broker: { pod: string; exitCode: number; message?: string }): DesiredCondition {
+  const exited = `the lead broker exited with status ${broker.exitCode} (pod ${broker.pod})`;
+  const program = programFailure(broker.message, broker.exitCode);
+  if (program) {
+    return condition(
+      CONDITION_FAILED,
+      'True',
+      program.reason,
+      `${exited}: its command's program "${program.program}" ${program.problem}`,
+    );
+  }
+  return condition(CONDITION_FAILED, 'True', 'CommandFailed', `${exited}: its command failed`);
 }
 
 /** A runtime's message is long (the whole OCI error): its first line, within a condition's reading length. */
@@ -204,16 +254,7 @@ export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[]
   const failed = jobCondition(job, 'Failed');
   if (failed) {
     const broker = failedBroker(pods);
-    if (broker?.index === 0) {
-      return [
-        condition(
-          CONDITION_FAILED,
-          'True',
-          'CommandFailed',
-          `the lead broker exited with status ${broker.exitCode} (pod ${broker.pod}): its command failed`,
-        ),
-      ];
-    }
+    if (broker?.index === 0) return [leadBrokerFailed(broker)];
     if (broker) {
       return [
         condition(

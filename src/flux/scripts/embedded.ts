@@ -34,6 +34,9 @@ export const ENTRYPOINT_SH = `# shellcheck shell=bash
 #   flux_environment, an array of NAME=value words, which the container has already) as \`export\`
 #   lines, for users of \`kubectl exec\` to source
 #   resource_path, resource_hostlist: this pod writes R with \`flux R encode\`
+#   placement_shell_rc_dir: where the job shell's initrc goes when tasks are not bound by default;
+#   placement_exclusive_cpus, placement_cpu_limit, placement_gpus: what the spec says of the Flux
+#   container's CPUs and GPUs (see place_brokers)
 #   munge_key_source, munge_key, munge_socket_dir, munge_seed_dir, munge_log_dir, munge_user:
 #   munged of the image, as munge_user, at its compiled-in places; with munge_daemon (the view's
 #   munged), that one, as the container's user, told every place
@@ -503,17 +506,172 @@ elif [ -n "\${munge_user+set}" ]; then
   fi
 fi
 
-# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
-if [ -n "\${resource_hostlist+set}" ]; then
-  log "writing R for $resource_hostlist"
-  mkdir -p "$(dirname "$resource_path")"
-  "$flux_bin" R encode "--hosts=$resource_hostlist" --local >"$resource_path"
-fi
+# Placement: what R says of this pod and whether Flux binds tasks to cores (docs/mpi.md). Flux's job
+# shell binds each task to the cores R gives its broker, counted from the first core the pod may use.
+# That is right only when those cores are this pod's own: brokers sharing a node's cores (the shared
+# pool of every pod but a Guaranteed one with whole CPUs under the static CPU manager) would all bind
+# their first task to the same core, and an MPI job would run its ranks on one core. So:
+# - cores of its own (the Flux container asks for exactly placement_exclusive_cpus whole CPUs and the
+#   pod may use exactly that many): Flux binds, as it does on a node of its own;
+# - otherwise: R lists the cores the pod may use (no more than its CPU limit, placement_cpu_limit),
+#   and the job shell binds no task unless its job asks (-o cpu-affinity=on, per-task, map:...): the
+#   instance's shell initrc (placement_shell_rc_dir/initrc.lua) sets that default, then runs Flux's own.
+# GPUs (placement_gpus: the container's nvidia.com/gpu and the like) are ids 0.. on every broker, as
+# the device plugin shows them to the container.
+
+# cpu_list_count LIST: how many CPU ids a list such as 0-3,8,10-11 (Cpus_allowed_list) names.
+cpu_list_count() {
+  local count=0 range first last
+  local IFS=,
+  for range in $1; do
+    case "$range" in
+      *[!0-9-]* | -* | *-) ;;
+      *-*)
+        first="\${range%-*}"
+        last="\${range#*-}"
+        count=$((count + 10#$last - 10#$first + 1))
+        ;;
+      ?*) count=$((count + 1)) ;;
+    esac
+  done
+  printf '%s\\n' "$count"
+}
+
+# allowed_cpu_list: the CPUs this process may run on (its cgroup's cpuset), as the kernel lists them.
+allowed_cpu_list() {
+  local line
+  while IFS= read -r line; do
+    case "$line" in
+      Cpus_allowed_list:*)
+        line="\${line#*:}"
+        printf '%s\\n' "\${line//[[:space:]]/}"
+        return 0
+        ;;
+    esac
+  done </proc/self/status
+  return 1
+}
+
+# flux_shell_initrc: the job shell's own initrc.lua (Flux's sysconfdir: the view's etc, or /etc for an
+# image's /usr install), asked of Flux's Python when it is in neither place.
+flux_shell_initrc() {
+  local candidate
+  for candidate in \${flux_view+"$flux_view/etc/flux/shell/initrc.lua"} \\
+    "$flux_install_root/etc/flux/shell/initrc.lua" /etc/flux/shell/initrc.lua; do
+    if [ -f "$candidate" ]; then
+      printf '%s\\n' "$candidate"
+      return 0
+    fi
+  done
+  "$flux_bin" python -c 'from flux.conf_builtin import conf_builtin_get; print(conf_builtin_get("shell_initrc"))' 2>/dev/null
+}
+
+# write_unbound_initrc DIR: DIR/initrc.lua, which leaves a job's tasks unbound unless the job asks,
+# then runs Flux's initrc; DIR/lua.d is Flux's, whose rc files (openmpi.lua gives each job its own
+# shared-memory folder) the shell finds beside the initrc it loaded. DIR is made anew, so nothing a
+# job planted there (a link) is followed. Fails when Flux's initrc is not found.
+write_unbound_initrc() {
+  local own
+  own="$(flux_shell_initrc)" && [ -f "$own" ] || return 1
+  case "$own" in *']==]'*) return 1 ;; esac
+  rm -rf "$1"
+  mkdir -p "$1"
+  ln -s "$(dirname "$own")/lua.d" "$1/lua.d"
+  printf '%s\\n' \\
+    '-- flux-operator: this pod shares its cores, so tasks are bound only when the job asks (docs/mpi.md).' \\
+    'if shell.options["cpu-affinity"] == nil then' \\
+    '  shell.options["cpu-affinity"] = "off"' \\
+    'end' \\
+    "source ([==[$own]==])" >"$1/initrc.lua"
+  chmod 0755 "$1"
+  chmod 0644 "$1/initrc.lua"
+}
+
+# shellcheck disable=SC2154 # the placement parameters are set only when known, as tested here
+place_brokers() {
+  local allowed allowed_count local_cores="" cores gpus_flag=() binds=""
+  allowed="$(allowed_cpu_list)" || allowed=""
+  allowed_count="$(cpu_list_count "$allowed")"
+  if [ -n "\${placement_exclusive_cpus+set}" ] && [ "$allowed_count" = "$placement_exclusive_cpus" ]; then
+    binds=yes
+  fi
+  if [ -n "\${placement_gpus+set}" ] && [ "$placement_gpus" -gt 0 ]; then
+    gpus_flag=("--gpus=0-$((placement_gpus - 1))")
+  fi
+  if [ -n "\${resource_hostlist+set}" ]; then
+    mkdir -p "$(dirname "$resource_path")"
+    # The cores hwloc finds in this pod's cpuset, which are the ones the shell binds to; counted when
+    # R must list fewer (a CPU limit on shared cores) or GPUs too.
+    if [ -z "$binds" ] && [ -n "\${placement_cpu_limit+set}" ] || [ "\${#gpus_flag[@]}" -gt 0 ]; then
+      local_cores="$("$flux_bin" R encode --local)" &&
+        local_cores="$(printf '%s\\n' "$local_cores" | "$flux_bin" R decode --count=core)" || local_cores=""
+    fi
+    case "$local_cores" in
+      "" | *[!0-9]* | 0)
+        log "writing R for $resource_hostlist"
+        "$flux_bin" R encode "--hosts=$resource_hostlist" --local >"$resource_path"
+        ;;
+      *)
+        cores="$local_cores"
+        if [ -z "$binds" ] && [ -n "\${placement_cpu_limit+set}" ] && [ "$placement_cpu_limit" -lt "$cores" ]; then
+          cores="$placement_cpu_limit"
+        fi
+        log "writing R for $resource_hostlist: $cores cores\${placement_gpus+ and $placement_gpus GPUs} per broker"
+        "$flux_bin" R encode "--hosts=$resource_hostlist" "--cores=0-$((cores - 1))" \${gpus_flag[@]+"\${gpus_flag[@]}"} >"$resource_path"
+        ;;
+    esac
+  fi
+  if [ -n "$binds" ]; then
+    log "placement: CPUs $allowed are this pod's own: Flux binds each task to its cores"
+  elif [ -z "\${placement_shell_rc_dir+set}" ]; then
+    :
+  elif write_unbound_initrc "$placement_shell_rc_dir"; then
+    start_args+=("-Sconf.shell_initrc=$placement_shell_rc_dir/initrc.lua")
+    log "placement: CPUs \${allowed:-unknown} may be shared with other pods: tasks are bound to cores only when a job asks (-o cpu-affinity=on)"
+  else
+    log "placement: Flux's shell initrc was not found: Flux binds tasks to cores as it does by default"
+  fi
+}
+place_brokers
 
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
 if [ -n "\${hook_pre+set}" ]; then
   setup_hook pre "$hook_pre"
 fi
+
+# report_missing_program: when the lead broker ended with the status of a program that could not be
+# started, 127 (not found) or 126 (found but not executable: what bash and Flux's job shell, which
+# starts a submitted command, both exit with), and the command's own program is what is missing, says
+# so on stderr and in the pod's termination message, which the operator puts in the MiniCluster's
+# Failed condition (status.ts, programFailure, reads this very line: change both).
+#   program_name: the command's program (its first word after any NAME=value), set by the operator
+#   only when the command has one program and that word is plain; only that word ever reaches the
+#   message, never the command's other words, which may carry anything
+#   termination_log: the container's terminationMessagePath (the kubelet reads it when it ends)
+# Checked after the job failed, not before the broker starts: the command runs inside Flux (a
+# launcher under \`bash -c\`), and what it runs can come from a prefix (a wrapper that mounts it), from
+# the command's own shell or from what a hook set up, so a check up front would refuse commands that
+# run. After a 126/127, \`command -v\` here (it knows builtins, keywords, the hooks' functions and paths
+# relative to this working directory) tells whether the program itself was the missing one: the
+# job's PATH holds this shell's (the broker and its jobs inherit it), so what is not found here was
+# not found there. Found here, something the program ran failed so, and only the status is reported.
+# shellcheck disable=SC2154 # program_name and termination_log are set together, only then, as tested here
+report_missing_program() {
+  local what line
+  case "$status" in
+    127) what="was not found in the image" ;;
+    126) what="is not executable" ;;
+    *) return 0 ;;
+  esac
+  if [ -z "\${program_name+set}" ] || [ -n "$stop_signal" ] || command -v -- "$program_name" >/dev/null 2>&1; then
+    return 0
+  fi
+  line="the command's program \\"$program_name\\" $what (exit status $status)"
+  printf 'flux-operator: error: %s\\n' "$line" >&2
+  if ! { printf '%s\\n' "$line" >"$termination_log"; } 2>/dev/null; then
+    log "cannot write the termination message to $termination_log"
+  fi
+}
 
 if [ "$role" = lead ]; then
   # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
@@ -547,6 +705,7 @@ if [ "$role" = lead ]; then
   log "starting the lead broker"
   start_broker "\${program_args[@]}"
   log "the lead broker exited with status $status"
+  report_missing_program
   # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
   if [ -n "\${hook_post+set}" ]; then
     if ! run_hook post "$hook_post"; then

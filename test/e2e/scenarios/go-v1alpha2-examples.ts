@@ -8,12 +8,14 @@
 //
 // Of the archive's 19 cases, those not here: disable-view (needs Flux in its application image),
 // flux-sidecar and nginx-sidecar-service/nginx-service (nginx images and curl from a registry),
-// lammps, osu-benchmarks, pokemon, singularity, snakemake (software and downloads the plain images
-// do not have); data holds the files the volume cases mount.
+// osu-benchmarks, pokemon, singularity, snakemake (software and downloads the plain images do not
+// have); lammps runs on the LAMMPS with REAXFF built here (goLammpsScenarios); data holds the files the
+// volume cases mount.
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import type { V1ContainerStatus } from '@kubernetes/client-node';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
+import { LAMMPS_HNS_DIR, LAMMPS_REAXFF_IMAGE } from '../../../src/images/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import {
@@ -251,5 +253,28 @@ export function goMemoryViewScenarios(): void {
         );
       },
     });
+  });
+}
+
+/**
+ * The Go suite's LAMMPS case as written (`lmp -v x 2 -v y 2 -v z 2 -in in.reaxc.hns -nocite`, ReaxFF,
+ * size 4, 2 tasks, quiet), on the LAMMPS with REAXFF built here (its image,
+ * ghcr.io/converged-computing/metric-lammps, cannot be pulled here); its workingDir, that image's
+ * /opt/lammps/examples/reaxff/HNS, is where Debian's lammps-examples put the same files.
+ */
+export function goLammpsScenarios(): void {
+  it(`Go v1alpha2 examples/tests/lammps on ${LAMMPS_REAXFF_IMAGE}: succeeds; ReaxFF HNS on 2 procs`, async (t) => {
+    const { log } = await runCase(t, 'lammps', LAMMPS_REAXFF_IMAGE, {
+      adjust: (miniCluster) => {
+        const [container] = (miniCluster.spec as { containers: Record<string, unknown>[] }).containers;
+        assert.ok(container);
+        assert.equal(container.workingDir, '/opt/lammps/examples/reaxff/HNS');
+        assert.equal(container.command, 'lmp -v x 2 -v y 2 -v z 2 -in in.reaxc.hns -nocite');
+        container.image = LAMMPS_REAXFF_IMAGE;
+        container.workingDir = LAMMPS_HNS_DIR;
+      },
+    });
+    assert.match(log, /^Loop time of [\d.]+ on 2 procs for \d+ steps with 2432 atoms$/m, log);
+    t.diagnostic(/^Loop time of .*$/m.exec(log)?.[0] ?? '');
   });
 }

@@ -103,7 +103,7 @@ export function everyFieldV1alpha1(): MiniCluster {
     ],
     logging: { quiet: true, strict: false, debug: true, zeromq: true, timed: true },
     network: { headlessName: 'every', sharedSelector: { group: 'g' } },
-    pod: { ...podPlacement(), resources: { cpu: 4 } },
+    pod: { ...podPlacement(), resources: { cpu: 4 }, shmSize: '256Mi' },
     shareProcessNamespace: true,
     flux: {
       optionFlags: '-ompi=openmpi@5',

@@ -247,6 +247,41 @@ export const V1ALPHA2_BAD_CASES: BadCase[] = [
     problems: [['spec.containers[0].volumes[view].path', /the Flux view/]],
   },
   {
+    name: 'pod.shmSize above the Flux container memory limit',
+    input: withContainer({ resources: { limits: { memory: '1Gi' } } }, { pod: { shmSize: '1536Mi' } }),
+    problems: [
+      [
+        'spec.pod.shmSize',
+        /^is 1536Mi, more than the memory limit of the Flux container \(spec\.containers\[0\]\.resources\.limits\.memory: 1Gi\): what \/dev\/shm holds counts against that limit, so the processes writing it would be killed before it is full; lower shmSize, or raise spec\.containers\[0\]\.resources\.limits\.memory$/,
+      ],
+    ],
+  },
+  {
+    name: 'pod.shmSize above the pod memory limit',
+    input: miniClusterV1alpha2({ pod: { resources: { memory: '512Mi' }, shmSize: '1G' } }),
+    problems: [
+      [
+        'spec.pod.shmSize',
+        /^is 1G, more than the memory limit of the pod \(spec\.pod\.resources\.memory: 512Mi\): .*; lower shmSize, or raise spec\.pod\.resources\.memory$/,
+      ],
+    ],
+  },
+  {
+    name: "pod.shmSize with hostIPC (which shares the node's /dev/shm)",
+    input: miniClusterV1alpha2({ pod: { hostIPC: true, shmSize: '2Gi' } }),
+    problems: [
+      [
+        'spec.pod.shmSize',
+        /^sizes the \/dev\/shm volume the operator mounts, which would hide the node's \/dev\/shm that hostIPC shares with the pods; remove shmSize \(or set it to 0\), or remove hostIPC$/,
+      ],
+    ],
+  },
+  {
+    name: 'pod.shmSize not a quantity',
+    input: miniClusterV1alpha2({ pod: { shmSize: '-1Gi' } }),
+    problems: [['spec.pod.shmSize', /^must be a quantity such as 500m, 2Gi or 4/]],
+  },
+  {
     name: 'users without fluxRestful',
     input: miniClusterV1alpha2({ containers: [{ image: APP_IMAGE }], users: [{ name: 'u' }] }),
     problems: [['spec.users', /serves only with fluxRestful/]],

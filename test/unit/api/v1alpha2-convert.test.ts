@@ -233,6 +233,31 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
     assert.equal(fromV1alpha2.spec.flux, undefined, 'the Flux view has no v1alpha1 form');
   });
 
+  it('pod.shmSize is the same field in both versions: converted as it is both ways, nothing of it in a residue', () => {
+    for (const shmSize of ['2Gi', 0, '0', 536870912] as const) {
+      const v1alpha1: MiniCluster = {
+        apiVersion: 'flux-framework.org/v1alpha1',
+        kind: 'MiniCluster',
+        metadata: { name: 'mpi', namespace: 'default' },
+        spec: { containers: [{ image: 'i', command: 'c' }], pod: { shmSize } },
+      };
+      const stored = asV1alpha2(v1alpha1);
+      assert.deepEqual(stored.spec.pod, { shmSize });
+      const podResidue = (object: Record<string, unknown>, annotation: string) =>
+        residueOf(object, annotation)
+          .map((step) => pathText(step.path))
+          .filter((path) => path.startsWith('spec.pod'));
+      assert.deepEqual(podResidue(stored, V1ALPHA1_RESIDUE_ANNOTATION), [], 'nothing of the pod to keep');
+      assert.deepEqual(asV1alpha1(stored), v1alpha1);
+
+      const v1alpha2 = miniClusterV1alpha2({ pod: { shmSize, hostIPC: false } });
+      const read = asV1alpha1(v1alpha2);
+      assert.deepEqual(read.spec.pod, { shmSize }, 'v1alpha1 has no hostIPC');
+      assert.deepEqual(podResidue(read, V1ALPHA2_RESIDUE_ANNOTATION), ['spec.pod.hostIPC']);
+      assert.deepEqual(asV1alpha2(read), v1alpha2);
+    }
+  });
+
   it("keeps what the other version cannot see when a client changes the object there; the client's change wins", () => {
     const original = miniClusterV1alpha2({
       containers: [

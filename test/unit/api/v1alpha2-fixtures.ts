@@ -154,6 +154,7 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
         dnsPolicy: 'ClusterFirst',
         hostIPC: false,
         hostPID: false,
+        shmSize: '768Mi',
         securityContext: {
           seLinuxOptions: { user: 'u', role: 'r', type: 't', level: 's0' },
           runAsUser: 0,

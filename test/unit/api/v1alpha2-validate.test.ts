@@ -6,6 +6,7 @@ import { describe, it } from 'node:test';
 import { formatProblem } from '../../../src/api/problems.ts';
 import { applyDefaultsV1alpha2 } from '../../../src/api/v1alpha2/defaults.ts';
 import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+import type { MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/schema.ts';
 import { DEFAULT_FLUX_VIEW_IMAGE } from '../../../src/api/v1alpha2/version.ts';
 import {
   APP_IMAGE,
@@ -29,6 +30,29 @@ describe('validateMiniClusterV1alpha2', () => {
       hostlistV1alpha2(),
     ]) {
       const result = validateMiniClusterV1alpha2(miniCluster);
+      assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
+    }
+  });
+
+  it('accepts a pod.shmSize within the memory limits, 0 with hostIPC, and beyond a sidecar limit', () => {
+    const flux = { image: APP_IMAGE, command: 'hostname', runFlux: true };
+    for (const spec of [
+      { pod: { shmSize: '1Gi' }, containers: [{ ...flux, resources: { limits: { memory: '1Gi' } } }] },
+      { pod: { shmSize: 1073741824, resources: { memory: '1Gi' } } },
+      { pod: { shmSize: '64Mi' } },
+      { pod: { shmSize: 0, hostIPC: true } },
+      { pod: { shmSize: '0', hostIPC: true } },
+      { pod: { hostIPC: true } },
+      {
+        // Only the Flux container's limit bounds it: its jobs write there (a sidecar's is its own business).
+        pod: { shmSize: '4Gi' },
+        containers: [
+          { ...flux, resources: { limits: { memory: '8Gi' } } },
+          { name: 'sidecar', image: APP_IMAGE, resources: { limits: { memory: '128Mi' } } },
+        ],
+      },
+    ] satisfies Partial<MiniClusterV1alpha2Spec>[]) {
+      const result = validateMiniClusterV1alpha2(miniClusterV1alpha2(spec));
       assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     }
   });

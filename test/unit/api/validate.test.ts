@@ -251,6 +251,31 @@ const semanticCases: Case[] = [
     ],
   },
   {
+    name: 'pod.shmSize above the Flux container memory limit',
+    input: miniCluster({
+      containers: withSidecar().map((container, index) =>
+        index === 0 ? { ...container, resources: { limits: { memory: '512Mi' } } } : container,
+      ),
+      pod: { shmSize: '1Gi' },
+    }),
+    problems: [
+      [
+        'spec.pod.shmSize',
+        /^is 1Gi, more than the memory limit of the Flux container \(spec\.containers\[0\]\.resources\.limits\.memory: 512Mi\): what \/dev\/shm holds counts against that limit, so the processes writing it would be killed before it is full; lower shmSize, or raise spec\.containers\[0\]\.resources\.limits\.memory$/,
+      ],
+    ],
+  },
+  {
+    name: 'pod.shmSize above the pod memory limit',
+    input: miniCluster({ pod: { resources: { memory: 1000000 }, shmSize: '1Mi' } }),
+    problems: [
+      [
+        'spec.pod.shmSize',
+        /^is 1Mi, more than the memory limit of the pod \(spec\.pod\.resources\.memory: 1000000\): what \/dev\/shm holds counts against that limit, so the processes writing it would be killed before it is full; lower shmSize, or raise spec\.pod\.resources\.memory$/,
+      ],
+    ],
+  },
+  {
     name: 'bootServerSize without bootServer',
     input: miniCluster({ flux: { bootServerSize: 2 } }),
     problems: [['spec.flux.bootServer', /is required with bootServerSize/]],
@@ -280,7 +305,7 @@ const schemaCases: Case[] = [
         topology: 'tree',
         scheduler: { queuePolicy: 'lifo' as never },
       },
-      pod: { resources: { cpu: '1x' }, tolerations: [{ operator: 'Eq' as never }] },
+      pod: { resources: { cpu: '1x' }, tolerations: [{ operator: 'Eq' as never }], shmSize: '1 Gi' },
       network: { headlessName: 'Flux_Service' },
     }),
     problems: [
@@ -292,6 +317,7 @@ const schemaCases: Case[] = [
       ['spec.network.headlessName', /must be a DNS label.*starting with a letter; got "Flux_Service"/],
       ['spec.pod.tolerations[0].operator', /^must be one of: Exists, Equal; got "Eq"$/],
       ['spec.pod.resources[cpu]', /must be a quantity such as 500m, 2Gi or 4; got "1x"/],
+      ['spec.pod.shmSize', /^must be a quantity such as 500m, 2Gi or 4; got "1 Gi"$/],
       ['spec.flux.logLevel', /^must be <= 7; got 9$/],
       ['spec.flux.connectTimeout', /must be a duration such as 5s/],
       ['spec.flux.topology', /must be kary:K, binomial, mincrit or mincrit:K/],

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
+import { SHM_MOUNT_PATH } from '../../../src/api/shm-cel.ts';
 import { validateMiniCluster } from '../../../src/api/validate.ts';
 import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/api/volume-cel.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -20,12 +21,13 @@ function renderedJob(): V1Job {
 }
 
 describe('the operator-owned volumes the validator keeps users off', () => {
-  it('are the mount paths render gives the Flux container', () => {
+  it('are the mount paths render gives the Flux container, but /dev/shm, which a volume of its own takes', () => {
     const [container] = renderedJob().spec?.template.spec?.containers ?? [];
     assert.deepEqual(
       (container?.volumeMounts ?? []).map((mount) => mount.mountPath).sort(),
-      [...OPERATOR_MOUNT_PATHS].sort(),
+      [...OPERATOR_MOUNT_PATHS, SHM_MOUNT_PATH].sort(),
     );
+    assert.equal(OPERATOR_MOUNT_PATHS.includes(SHM_MOUNT_PATH), false);
   });
 
   it('are the volume names render gives its own volumes', () => {

@@ -2,10 +2,12 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   FLUX_RUNTIME_PACKAGES,
+  fluxBaseRecipe,
   fluxImageRecipe,
   mmdebstrapArgs,
   readFluxCoreVersion,
   recipeKey,
+  recipeRepository,
   variantLayerEntries,
 } from '../../../src/images/index.ts';
 import type { BaseEtc, BaseFile, FluxImageRecipe } from '../../../src/images/index.ts';
@@ -26,6 +28,23 @@ describe('fluxImageRecipe', () => {
       cmd: ['/bin/bash'],
     });
     assert.match(readFluxCoreVersion(), /^\d+\.\d+\.\d+$/);
+  });
+});
+
+describe('fluxBaseRecipe', () => {
+  const one = { only: { reference: 'localhost:5000/team/app:1.0', steps: [] } };
+
+  it('adds the extra packages to the runtime ones, once each and sorted', () => {
+    const recipe = fluxBaseRecipe('0.88.0', ['strace', 'python3', 'gdb'], one);
+    assert.deepEqual(recipe.packages, [...FLUX_RUNTIME_PACKAGES, 'gdb', 'strace'].sort());
+    assert.deepEqual(recipe.variants, one);
+    assert.deepEqual(fluxBaseRecipe('0.88.0', [], one).packages, FLUX_RUNTIME_PACKAGES);
+  });
+
+  it("names the cache folder after the variants' repository without its host", () => {
+    assert.equal(recipeRepository(fluxImageRecipe('0.88.0')), 'flux');
+    assert.equal(recipeRepository(fluxBaseRecipe('0.88.0', [], one)), 'app');
+    assert.throws(() => recipeRepository(fluxBaseRecipe('0.88.0', [], {})), /needs a variant/);
   });
 });
 

@@ -44,6 +44,8 @@ const OPERATOR_MOUNTS = [
   { name: 'flux-operator-curve-cert', mountPath: '/etc/flux-operator/curve', readOnly: true },
   { name: 'flux-operator-munge-key', mountPath: '/etc/flux-operator/munge', readOnly: true },
 ];
+/** The memory-backed /dev/shm every broker container gets (shared-memory.test.ts). */
+const SHM_MOUNT = { name: 'flux-operator-shm', mountPath: '/dev/shm' };
 
 describe('Flux from the view', () => {
   it('copies the view in an init container into the state volume the Flux container mounts', () => {
@@ -73,6 +75,7 @@ describe('Flux from the view', () => {
     assert.deepEqual(flux?.volumeMounts, [
       ...OPERATOR_MOUNTS,
       { name: 'flux-operator-state', mountPath: '/mnt/flux' },
+      SHM_MOUNT,
     ]);
     assert.deepEqual(
       pod.volumes?.find((volume) => volume.name === 'flux-operator-state'),
@@ -101,12 +104,13 @@ describe('Flux from the view', () => {
       ...stateMounts,
     ]);
     const [flux, beside, asItIs] = pod.containers;
-    assert.deepEqual(flux?.volumeMounts, [...OPERATOR_MOUNTS, ...stateMounts]);
+    assert.deepEqual(flux?.volumeMounts, [...OPERATOR_MOUNTS, ...stateMounts, SHM_MOUNT]);
     assert.deepEqual(beside?.volumeMounts, [
       { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
       ...stateMounts,
+      SHM_MOUNT,
     ]);
-    assert.deepEqual(asItIs?.volumeMounts, stateMounts);
+    assert.deepEqual(asItIs?.volumeMounts, [...stateMounts, SHM_MOUNT]);
     // The state (certificates, R, Flux's own state) stays on the node's disk; the view alone is in memory.
     assert.deepEqual(
       pod.volumes?.filter(
@@ -117,11 +121,11 @@ describe('Flux from the view', () => {
         { name: 'flux-operator-view-memory', emptyDir: { medium: 'Memory' } },
       ],
     );
-    // Without it, no memory volume at all.
+    // Without it, no memory volume but /dev/shm.
     const onDisk = podOf({ size: 2 }).pod;
-    assert.equal(
-      onDisk.volumes?.some((volume) => volume.emptyDir?.medium !== undefined),
-      false,
+    assert.deepEqual(
+      onDisk.volumes?.filter((volume) => volume.emptyDir?.medium !== undefined).map((volume) => volume.name),
+      ['flux-operator-shm'],
     );
   });
 
@@ -196,10 +200,10 @@ describe('Flux from the view', () => {
       },
     ]);
     assert.deepEqual(pod.imagePullSecrets, [{ name: 'view-pull' }]);
-    assert.deepEqual(pod.containers[0]?.volumeMounts?.at(-1), {
-      name: 'flux-operator-state',
-      mountPath: '/opt/flux',
-    });
+    assert.deepEqual(pod.containers[0]?.volumeMounts?.slice(-2), [
+      { name: 'flux-operator-state', mountPath: '/opt/flux' },
+      SHM_MOUNT,
+    ]);
     const script = scriptOf(objects);
     assert.match(script, /^flux_view=\/opt\/flux\/view$/m);
     assert.match(script, /^flux_python_path=\/opt\/app\/site-packages$/m);

@@ -248,6 +248,7 @@ describe('renderMiniCluster', () => {
       { name: 'scratch', emptyDir: {} },
     ]);
     assert.deepEqual(sidecar?.command, ['/bin/sh', '-c', 'sleep inf']);
-    assert.equal(sidecar?.volumeMounts, undefined);
+    // A v1alpha1 sidecar runs as it is, with the pod's memory-backed /dev/shm only.
+    assert.deepEqual(sidecar?.volumeMounts, [{ name: 'flux-operator-shm', mountPath: '/dev/shm' }]);
   });
 });

@@ -159,11 +159,10 @@ describe('RESTful mode', () => {
       { name: 'flux-broker', containerPort: 8050, protocol: 'TCP' },
       { name: 'http', containerPort: 5000, protocol: 'TCP' },
     ]);
-    assert.deepEqual(container.volumeMounts?.at(-1), {
-      name: 'flux-operator-restful',
-      mountPath: '/etc/flux-operator/restful',
-      readOnly: true,
-    });
+    assert.deepEqual(container.volumeMounts?.slice(-2), [
+      { name: 'flux-operator-restful', mountPath: '/etc/flux-operator/restful', readOnly: true },
+      { name: 'flux-operator-shm', mountPath: '/dev/shm' },
+    ]);
     assert.equal(find.configMap(objects).data?.['restful-server.py'], RESTFUL_SERVER_SCRIPT);
     for (const [file, text] of Object.entries(RESTFUL_SERVER_FILES)) {
       assert.equal(find.configMap(objects).data?.[file], text, file);

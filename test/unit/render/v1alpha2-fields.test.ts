@@ -307,6 +307,7 @@ describe('containers beside the Flux container', () => {
     assert.deepEqual(sidecar.volumeMounts, [
       { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
       { name: 'flux-operator-state', mountPath: '/mnt/flux' },
+      { name: 'flux-operator-shm', mountPath: '/dev/shm' },
     ]);
     assert.deepEqual(sidecar.env, [{ name: 'GREETING', value: 'hi' }]);
     const wrapper = present(data['wrapper-sidecar.sh']);
@@ -338,8 +339,11 @@ describe('containers beside the Flux container', () => {
     });
     const sidecar = present(asItIs.pod.containers.find((container) => container.name === 'sidecar'));
     assert.deepEqual(sidecar.command, ['/bin/sh', '-c', 'echo beside']);
-    // The view's volume is there for it all the same.
-    assert.deepEqual(sidecar.volumeMounts, [{ name: 'flux-operator-state', mountPath: '/mnt/flux' }]);
+    // The view's volume is there for it all the same, and the pod's /dev/shm.
+    assert.deepEqual(sidecar.volumeMounts, [
+      { name: 'flux-operator-state', mountPath: '/mnt/flux' },
+      { name: 'flux-operator-shm', mountPath: '/dev/shm' },
+    ]);
     assert.equal(asItIs.data['wrapper-sidecar.sh'], undefined);
   });
 

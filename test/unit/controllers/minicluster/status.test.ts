@@ -240,6 +240,64 @@ describe('computeStatus', () => {
     );
   });
 
+  /** The lead pod, its container ended with `code` and the termination message `message`. */
+  const leadWithMessage = (code: number, message: string) =>
+    pod(0, 'Failed', {
+      containerStatuses: [
+        {
+          name: 'flux',
+          image: 'flux',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode: code, message } },
+        },
+      ],
+    });
+  const failedOf = (lead: V1Pod) => {
+    const failed = condition(computeStatus(observe({ job: failedJob, pods: [lead] })), 'Failed');
+    return [failed?.reason, failed?.message];
+  };
+
+  it("names the command's program when the lead's termination message says it was not found or not executable", () => {
+    assert.deepEqual(
+      failedOf(
+        leadWithMessage(127, `the command's program "lmpx" was not found in the image (exit status 127)\n`),
+      ),
+      [
+        'ProgramNotFound',
+        'the lead broker exited with status 127 (pod flux-sample-0-abcde): its command\'s program "lmpx" was not found in the image',
+      ],
+    );
+    assert.deepEqual(
+      failedOf(leadWithMessage(126, `the command's program "./run.sh" is not executable (exit status 126)`)),
+      [
+        'ProgramNotExecutable',
+        'the lead broker exited with status 126 (pod flux-sample-0-abcde): its command\'s program "./run.sh" is not executable',
+      ],
+    );
+  });
+
+  it("shows nothing of a termination message that is not the entrypoint's line for this status", () => {
+    const generic = (code: number) => [
+      'CommandFailed',
+      `the lead broker exited with status ${code} (pod flux-sample-0-abcde): its command failed`,
+    ];
+    const cases: [number, string][] = [
+      // Another status than the container's.
+      [1, `the command's program "lmpx" was not found in the image (exit status 127)`],
+      // A name that is not a plain word, a longer text, anything the container's processes wrote.
+      [127, `the command's program "a b" was not found in the image (exit status 127)`],
+      [127, `the command's program "lmpx" was not found in the image (exit status 127) TOKEN=s3cret`],
+      [127, `the command's program "${'x'.repeat(101)}" was not found in the image (exit status 127)`],
+      [127, 'password=hunter2'],
+      [127, ''],
+    ];
+    for (const [code, message] of cases) {
+      assert.deepEqual(failedOf(leadWithMessage(code, message)), generic(code), message);
+    }
+  });
+
   it('names an init container that failed (a view image without the copy command), and what the runtime said', () => {
     const notAView = pod(1, 'Failed', {
       initContainerStatuses: [

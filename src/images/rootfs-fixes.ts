@@ -1,0 +1,26 @@
+// Changes made to a root file system folder after mmdebstrap, before it is packed as a layer.
+import { readdir, rm, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+export interface RootfsFixes {
+  /** Files written (relative path -> content; mode 0644, owned by the writer: root). */
+  write: Record<string, string>;
+  /** Relative paths removed, folders with what they hold. */
+  remove: readonly string[];
+  /** Relative folders emptied (kept themselves). */
+  emptyDirs: readonly string[];
+}
+
+/** Applies `fixes` to the folder `rootfs`: removals first, then the emptied folders, then the writes. */
+export async function applyRootfsFixes(rootfs: string, fixes: RootfsFixes): Promise<void> {
+  for (const p of fixes.remove) await rm(path.join(rootfs, p), { recursive: true, force: true });
+  for (const dir of fixes.emptyDirs) {
+    for (const name of await readdir(path.join(rootfs, dir))) {
+      await rm(path.join(rootfs, dir, name), { recursive: true, force: true });
+    }
+  }
+  for (const [file, text] of Object.entries(fixes.write)) {
+    await rm(path.join(rootfs, file), { force: true });
+    await writeFile(path.join(rootfs, file), text, { mode: 0o644 });
+  }
+}
