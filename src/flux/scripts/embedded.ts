@@ -537,6 +537,16 @@ cpu_list_count() {
   printf '%s\\n' "$count"
 }
 
+# ids_from_zero COUNT: the idset of COUNT ids from 0 (\`0\`, \`0-3\`): \`flux R encode\` refuses the cores
+# \`0-0\` and drops the GPUs \`0-0\` without a word.
+ids_from_zero() {
+  if [ "$1" -eq 1 ]; then
+    printf '0\\n'
+  else
+    printf '0-%s\\n' "$(($1 - 1))"
+  fi
+}
+
 # allowed_cpu_list: the CPUs this process may run on (its cgroup's cpuset), as the kernel lists them.
 allowed_cpu_list() {
   local line
@@ -596,7 +606,7 @@ place_brokers() {
     binds=yes
   fi
   if [ -n "\${placement_gpus+set}" ] && [ "$placement_gpus" -gt 0 ]; then
-    gpus_flag=("--gpus=0-$((placement_gpus - 1))")
+    gpus_flag=("--gpus=$(ids_from_zero "$placement_gpus")")
   fi
   if [ -n "\${resource_hostlist+set}" ]; then
     mkdir -p "$(dirname "$resource_path")"
@@ -617,7 +627,7 @@ place_brokers() {
           cores="$placement_cpu_limit"
         fi
         log "writing R for $resource_hostlist: $cores cores\${placement_gpus+ and $placement_gpus GPUs} per broker"
-        "$flux_bin" R encode "--hosts=$resource_hostlist" "--cores=0-$((cores - 1))" \${gpus_flag[@]+"\${gpus_flag[@]}"} >"$resource_path"
+        "$flux_bin" R encode "--hosts=$resource_hostlist" "--cores=$(ids_from_zero "$cores")" \${gpus_flag[@]+"\${gpus_flag[@]}"} >"$resource_path"
         ;;
     esac
   fi

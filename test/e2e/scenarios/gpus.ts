@@ -10,7 +10,7 @@ import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
 import { REAL_NODE_NAME } from '../../../src/localcluster/real-node/config.ts';
 import { cluster, waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
-import { fluxFromView, podAt, realMiniCluster, scenario } from '../../harness/real-node.ts';
+import { fluxFromView, podAt, realMiniCluster, scenario, waitForNodesUp } from '../../harness/real-node.ts';
 
 const GPU = 'nvidia.com/gpu';
 /** The JSON pointer of the GPU count in the node's capacity (`/` written `~1`). */
@@ -70,6 +70,7 @@ export function gpuScenarios(): void {
       await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
       await waitForCondition(clients, namespace, 'gpus', 'Ready', 'True', 240_000);
       const lead = (await podAt(clients, namespace, 'gpus')).metadata?.name ?? '';
+      await waitForNodesUp(namespace, lead, 2, 120_000, fluxFromView);
 
       // The scheduler's view: 2 brokers, 1 GPU each.
       const { stdout: resources } = await fluxFromView(namespace, lead, [
@@ -77,7 +78,7 @@ export function gpuScenarios(): void {
         'list',
         '--no-header',
         '-o',
-        "'{state} {nnodes} {ngpus}'",
+        '{state} {nnodes} {ngpus}',
       ]);
       assert.match(resources, /^\s*free 2 2\s*$/m, resources);
 

@@ -14,7 +14,15 @@ import {
 } from '../../../src/images/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
-import { execIn, fluxFromView, leadLog, podAt, realMiniCluster, scenario } from '../../harness/real-node.ts';
+import {
+  execIn,
+  fluxFromView,
+  leadLog,
+  podAt,
+  realMiniCluster,
+  scenario,
+  waitForNodesUp,
+} from '../../harness/real-node.ts';
 
 /** Debian's lammps-examples: the 3d Lennard-Jones melt, 4,000 atoms, 250 steps. */
 const MELT_DIR = `${LAMMPS_EXAMPLES_DIR}/melt`;
@@ -22,7 +30,7 @@ const MELT = `${MELT_DIR}/in.melt`;
 
 /** A bash line that prints the CPUs its process may run on (no grep in a plain image). */
 const PRINT_ALLOWED_CPUS =
-  'while read -r key value; do [ "$key" = Cpus_allowed_list: ] && echo "$(uname -n) $value"; done </proc/self/status';
+  'while read -r key value; do if [ "$key" = Cpus_allowed_list: ]; then echo "$(uname -n) $value"; fi; done </proc/self/status';
 
 /** A v1alpha2 MiniCluster on the real node, Flux from the view (the v1alpha2 default). */
 function mpiMiniCluster(
@@ -148,6 +156,7 @@ export function mpiScenarios(): void {
       await waitForCondition(clients, namespace, 'place', 'Ready', 'True', 240_000);
       const lead = (await podAt(clients, namespace, 'place')).metadata?.name ?? '';
       const worker = (await podAt(clients, namespace, 'place', 1)).metadata?.name ?? '';
+      await waitForNodesUp(namespace, lead, 2, 120_000, fluxFromView);
       const cpus = await podCpus(namespace, lead);
       assert.equal(await podCpus(namespace, worker), cpus, 'both pods share the node and its CPUs');
       const count = cpus
@@ -171,6 +180,20 @@ export function mpiScenarios(): void {
       assert.equal(unbound.length, tasks, unbound.join('\n'));
       for (const line of unbound) assert.equal(line.split(' ')[1], cpus, unbound.join('\n'));
 
+      // Flux's rc files still run beside the instance's initrc: openmpi.lua gives each job a
+      // shared-memory folder of its own, the job's temporary folder.
+      const { stdout: backing } = await fluxFromView(namespace, lead, [
+        'run',
+        '-N1',
+        '-n1',
+        'bash',
+        '-c',
+        'echo "$OMPI_MCA_btl_vader_backing_directory $FLUX_JOB_TMPDIR"',
+      ]);
+      const [vader = '', jobTmp] = backing.trim().split(' ');
+      assert.match(vader, /\/jobtmp-0-\S+$/, backing);
+      assert.equal(vader, jobTmp, backing);
+
       // Asked for, binding is Flux's: each task of a broker on a core of its own.
       const bound = await taskCpus(namespace, lead, ['-N1', `-n${count}`, '-o', 'cpu-affinity=per-task']);
       const boundCpus = bound.map((line) => line.split(' ')[1]);
@@ -192,8 +215,9 @@ export function mpiScenarios(): void {
       );
       await waitForCondition(clients, namespace, 'two', 'Ready', 'True', 240_000);
       const lead = (await podAt(clients, namespace, 'two')).metadata?.name ?? '';
-      // The melt, then 3,000 steps more: seconds long, so the two jobs overlap.
-      await execIn(namespace, lead, ['bash', '-c', `printf 'include ${MELT}\\nrun 3000\\n' >/tmp/in.long`]);
+      await waitForNodesUp(namespace, lead, 1, 120_000, fluxFromView);
+      // The melt, then 1,000 steps more: seconds long, so the two jobs overlap.
+      await execIn(namespace, lead, ['bash', '-c', `printf 'include ${MELT}\\nrun 1000\\n' >/tmp/in.long`]);
       const submit = async () =>
         (
           await fluxFromView(namespace, lead, [
@@ -214,7 +238,7 @@ export function mpiScenarios(): void {
         const { stdout } = await fluxFromView(namespace, lead, ['job', 'attach', id]);
         const loop = loopLine(stdout);
         assert.equal(loop.procs, 2);
-        assert.equal(loop.steps, 3000);
+        assert.equal(loop.steps, 1000);
       }
       // They ran at once: each started before the other ended.
       const { stdout: times } = await fluxFromView(namespace, lead, [
@@ -222,7 +246,7 @@ export function mpiScenarios(): void {
         '-a',
         '--no-header',
         '-o',
-        "'{t_run} {t_cleanup}'",
+        '{t_run} {t_cleanup}',
       ]);
       const spans = times
         .trim()

@@ -165,6 +165,14 @@ describe('entrypoint placement', () => {
     );
     assert.equal(result.status, 0, result.stdout);
     assert.equal(result.resource, 'R --hosts=mpi-[0-1] --cores=0-1 --gpus=0-1\n');
+    // One of each is the id 0 alone: Flux refuses the cores `0-0` and drops the GPUs `0-0`.
+    const one = run(
+      sandbox,
+      input(sandbox, { shellRcDir: join(sandbox.root, 'shell'), cpuLimit: 1, gpus: 1 }),
+      8,
+    );
+    assert.equal(one.status, 0, one.stdout);
+    assert.equal(one.resource, 'R --hosts=mpi-[0-1] --cores=0 --gpus=0\n');
   });
 
   it('a planted link where the initrc goes is replaced, never followed', () => {
