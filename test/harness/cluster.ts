@@ -257,3 +257,19 @@ export async function finishPods(
     }
   }
 }
+
+/** How long one call to the cluster may take in a test before it fails (see `within`). */
+export const CALL_TIMEOUT_MS = 30_000;
+
+/** `promise`, or a failure naming `what` when it has not settled within `timeoutMs`. */
+export async function within<T>(what: string, promise: Promise<T>, timeoutMs = CALL_TIMEOUT_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer within ${timeoutMs} ms`)), timeoutMs);
+  });
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

@@ -5,26 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Node } from '@kubernetes/client-node';
-import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
+import { cluster, waitFor, within, withNamespace } from '../harness/cluster.ts';
 import { applyMiniCluster, miniClusterObject, podsOf, startOperator } from '../harness/operator.ts';
 
 const GPU = 'nvidia.com/gpu';
-const CALL_TIMEOUT_MS = 30_000;
-
-async function within<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${CALL_TIMEOUT_MS} ms`)),
-      CALL_TIMEOUT_MS,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** A simulated node of 4 GPUs that only pods selecting `gpu-test=<label>` land on. */
 function gpuNode(name: string, label: string): V1Node {

@@ -8,29 +8,12 @@ import { it } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
 import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
-import { waitFor } from '../../harness/cluster.ts';
+import { waitFor, within as call } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, podsOf, readStatus } from '../../harness/operator.ts';
 import { realMiniCluster, scenario } from '../../harness/real-node.ts';
 
 const NAME = 'bad-command';
 const PLAIN = 'localhost/plain:bookworm';
-const CALL_TIMEOUT_MS = 30_000;
-
-/** A call to the cluster that gives up after CALL_TIMEOUT_MS. */
-async function call<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${CALL_TIMEOUT_MS} ms`)),
-      CALL_TIMEOUT_MS,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The MiniCluster's status once it has an outcome, Failed or (wrongly, here) Succeeded. */
 async function finished(clients: KubeClients, namespace: string): Promise<MiniClusterStatus> {

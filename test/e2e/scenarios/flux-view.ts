@@ -14,28 +14,11 @@ import { FLUX_VIEW_MOUNT_PATH, fluxViewReference, readFluxCoreVersion } from '..
 import { kubeClients } from '../../../src/kube/clients.ts';
 import { REAL_NODE_PLACEMENT } from '../../../src/localcluster/real-node/config.ts';
 import { findProjectRoot } from '../../../src/tooling/project.ts';
-import { cluster, waitFor, withNamespace } from '../../harness/cluster.ts';
+import { cluster, waitFor, within as call, withNamespace } from '../../harness/cluster.ts';
 import { explainOnFailure } from '../../harness/real-node.ts';
 
 const VIEW_IMAGE = fluxViewReference(readFluxCoreVersion());
 const CHECKS = readFileSync(path.join(findProjectRoot(), 'hack', 'flux-view-checks.sh'), 'utf8');
-const CALL_TIMEOUT_MS = 30_000;
-
-/** A call to the cluster that gives up after CALL_TIMEOUT_MS. */
-async function call<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${CALL_TIMEOUT_MS} ms`)),
-      CALL_TIMEOUT_MS,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** The pod: the view image's init container (its own command), then the checks in the plain image. */
 function viewPod(name: string, appImage: string, uid: number | undefined): V1Pod {

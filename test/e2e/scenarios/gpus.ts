@@ -8,29 +8,13 @@ import { describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
 import { REAL_NODE_NAME } from '../../../src/localcluster/real-node/config.ts';
-import { cluster, waitFor } from '../../harness/cluster.ts';
+import { cluster, waitFor, within } from '../../harness/cluster.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import { fluxFromView, podAt, realMiniCluster, scenario, waitForNodesUp } from '../../harness/real-node.ts';
 
 const GPU = 'nvidia.com/gpu';
 /** The JSON pointer of the GPU count in the node's capacity (`/` written `~1`). */
 const CAPACITY_PATH = `/status/capacity/${GPU.replace('/', '~1')}`;
-const CALL_TIMEOUT_MS = 30_000;
-
-async function within<T>(what: string, promise: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new Error(`${what}: no answer within ${CALL_TIMEOUT_MS} ms`)),
-      CALL_TIMEOUT_MS,
-    );
-  });
-  try {
-    return await Promise.race([promise, timeout]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 /** Sets (a count) or removes (undefined) the real node's advertised GPUs. */
 async function advertiseGpus(count: number | undefined): Promise<void> {
