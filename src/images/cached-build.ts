@@ -1,10 +1,12 @@
 // One build of an image per recipe, kept in the cache: a folder named for the recipe whose build.json
 // records what the build made. A folder without a record (or whose files are gone) builds again, as
-// root, under an exclusive lock, so two processes asking at once build once.
+// root, under an exclusive lock, so two processes asking at once build once. Most builds make one image
+// archive (ensureImageBuild); named sets of them are ensured and read together.
 import { existsSync, readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import { cacheRoot } from '../tooling/project.ts';
 import { withExclusiveLock } from './lock.ts';
 
 const BUILD_RECORD = 'build.json';
@@ -63,6 +65,81 @@ export async function ensureCachedBuild<R>(options: CachedBuildOptions<R>): Prom
   );
 }
 
+/** An image a build made. */
+export interface BuiltImage {
+  reference: string;
+  /** The docker-archive tar for `ctr -n k8s.io images import`. */
+  archive: string;
+  imageId: string;
+}
+
+/** The record of a build that made one image archive. */
+export interface ImageBuildRecord extends BuiltImage {
+  /** The recipe's key, which names the cache folder. */
+  key: string;
+  /** Size of the archive. */
+  bytes: number;
+  /** Seconds per step of the build that made the archive. */
+  seconds: Record<string, number>;
+  builtAt: string;
+}
+
+/** How the images' ensure functions are called: where their progress goes, and the environment. */
+export interface ImageBuildOptions {
+  progress?: Progress;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** A recipe's cache folder, <cache>/images/<name>. */
+export function imageCacheDir(name: string, env: NodeJS.ProcessEnv = process.env): string {
+  return path.join(cacheRoot(env), 'images', name);
+}
+
+/** The record of a complete one-image build in `dir` (its archive is there), else undefined. */
+export function readImageBuild<R extends BuiltImage>(dir: string): R | undefined {
+  return readBuildRecord<R>(dir, (record) => [record.archive]);
+}
+
+/** The image of a build record, without the build's details. */
+export function imageOf(build: BuiltImage): BuiltImage {
+  return { reference: build.reference, archive: build.archive, imageId: build.imageId };
+}
+
+/** The record of `dir`'s one-image build, building it first when the cache lacks it (ensureCachedBuild). */
+export async function ensureImageBuild<R extends BuiltImage>(
+  options: Omit<CachedBuildOptions<R>, 'command' | 'files' | 'plural'>,
+): Promise<R> {
+  return ensureCachedBuild<R>({
+    ...options,
+    command: 'npm run images:flux',
+    files: (record) => [record.archive],
+  });
+}
+
+/** The images of `names`, each ensured in turn (built when the cache lacks it). */
+export async function ensureImageSet<N extends string>(
+  names: readonly N[],
+  ensure: (name: N) => Promise<BuiltImage>,
+): Promise<Record<N, BuiltImage>> {
+  const images = {} as Record<N, BuiltImage>;
+  for (const name of names) images[name] = imageOf(await ensure(name));
+  return images;
+}
+
+/** The images of `names` when every one is built (in its cache folder `dirOf`), without building any. */
+export function cachedImageSet<N extends string>(
+  names: readonly N[],
+  dirOf: (name: N) => string,
+): Record<N, BuiltImage> | undefined {
+  const images = {} as Record<N, BuiltImage>;
+  for (const name of names) {
+    const build = readImageBuild(dirOf(name));
+    if (build === undefined) return undefined;
+    images[name] = imageOf(build);
+  }
+  return images;
+}
+
 /** `env` with the system's sbin and bin folders first on PATH (mmdebstrap, chroot, mount run as root). */
 export function withSystemPath(env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
   return { ...env, PATH: `/usr/sbin:/usr/bin:/sbin:/bin:${env.PATH ?? ''}` };
@@ -76,11 +153,13 @@ function secondsSince(t0: number): number {
  * Runs steps and records each one's seconds (one decimal) under its name; `finish` records the `total`
  * since the timer was made and says it with every step's (`12.3 s (flux-core 10 s, ..., total 12.3 s)`).
  */
-export function stepTimer(): {
+export interface StepTimer {
   seconds: Record<string, number>;
   timed<T>(step: string, fn: () => Promise<T>): Promise<T>;
   finish(): string;
-} {
+}
+
+export function stepTimer(): StepTimer {
   const seconds: Record<string, number> = {};
   const started = Date.now();
   return {

@@ -1,18 +1,27 @@
-// The Debian base layer of the images made here (the Flux images and the operator's): a minbase root
-// file system from mmdebstrap, slimmed like the official slim images, plus a copy of its /etc user files
-// for the layers that go on top of it.
+// The Debian root file systems of the images made here, from mmdebstrap: the suite, its mirrors and the
+// recipe fields the images share; the minbase base layer of the Flux images and the operator's, slimmed
+// like the official slim images, plus a copy of its /etc user files for the layers that go on top of it;
+// and the command line of an image's root file system made as a folder (the plain, MPI and LAMMPS images).
 import { lstat, readFile, readdir, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../tooling/command.ts';
 import type { Progress } from '../tooling/hack-script.ts';
+import type { ImageConfig } from './image-archive.ts';
+import type { RootfsFixes } from './rootfs-fixes.ts';
 
 /** The same suites as this Debian 12 machine, where flux-core is built: same library versions. */
 export const DEBIAN_SUITE = 'bookworm';
-export const DEBIAN_MIRRORS = [
-  'deb http://deb.debian.org/debian bookworm main',
-  'deb http://deb.debian.org/debian bookworm-updates main',
-  'deb http://deb.debian.org/debian-security bookworm-security main',
-];
+
+/** A Debian suite's archive, its updates and its security updates, as mmdebstrap takes them. */
+export function debianMirrors(suite: string): string[] {
+  return [
+    `deb http://deb.debian.org/debian ${suite} main`,
+    `deb http://deb.debian.org/debian ${suite}-updates main`,
+    `deb http://deb.debian.org/debian-security ${suite}-security main`,
+  ];
+}
+
+export const DEBIAN_MIRRORS = debianMirrors(DEBIAN_SUITE);
 
 /** 2025-01-01T00:00:00Z. */
 export const SOURCE_DATE_EPOCH = 1_735_689_600;
@@ -22,7 +31,7 @@ export const IMAGE_PATH = '/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sb
 export interface DebianRootfs {
   suite: string;
   mirrors: string[];
-  /** Packages beyond minbase. */
+  /** Packages beyond those of mmdebstrap's variant (minbase, essential; extract brings none). */
   packages: string[];
   /**
    * SOURCE_DATE_EPOCH for mmdebstrap: file times clamped to it and no run-specific files, so the same
@@ -39,6 +48,29 @@ export interface DebianRootfs {
  * brings the whole of perl (50 MB).
  */
 export const MERGED_USR_HOOKS = '/usr/share/mmdebstrap/hooks/merged-usr';
+
+/**
+ * What the recipes of the images that run bash from a Debian root file system share (the Flux images and
+ * the plain, MPI and LAMMPS images): the suite and its mirrors, SOURCE_DATE_EPOCH, and a config that runs
+ * bash with IMAGE_PATH and no user, as root, as the operator's entrypoint expects.
+ */
+export interface DebianImageFields extends DebianRootfs {
+  config: ImageConfig;
+}
+
+/** The shared fields of a recipe whose root file system holds `packages` (copied) of `suite`. */
+export function debianImageFields<S extends string>(
+  suite: S,
+  packages: readonly string[],
+): DebianImageFields & { suite: S } {
+  return {
+    suite,
+    mirrors: debianMirrors(suite),
+    packages: [...packages],
+    sourceDateEpoch: SOURCE_DATE_EPOCH,
+    config: { env: [`PATH=${IMAGE_PATH}`], cmd: ['/bin/bash'] },
+  };
+}
 
 export interface DebianRootfsPaths {
   /** The root file system tar to write. */
@@ -71,7 +103,7 @@ export const SLIM_DPKG_OPTIONS = [
  * format, amd64, the packages (sorted) and SLIM_DPKG_OPTIONS.
  */
 export function mmdebstrapOptions(
-  variant: 'minbase' | 'extract',
+  variant: 'minbase' | 'essential' | 'extract',
   format: 'tar' | 'directory' | 'null',
   packages: readonly string[],
 ): string[] {
@@ -83,6 +115,54 @@ export function mmdebstrapOptions(
     `--include=${[...packages].sort().join(',')}`,
     ...SLIM_DPKG_OPTIONS,
   ];
+}
+
+/**
+ * The mmdebstrap command line (without `mmdebstrap`) of an image's root file system made as the folder
+ * `output` (in root mode, amd64, slim: mmdebstrapOptions): `options` (dpkg options, hooks) come between
+ * those and the suite, the folder and the suite's mirrors.
+ */
+export function debianFolderArgs(
+  variant: 'essential' | 'extract',
+  rootfs: Pick<DebianRootfs, 'suite' | 'mirrors' | 'packages'>,
+  output: string,
+  options: readonly string[],
+): string[] {
+  hookPath('output', output);
+  return [
+    ...mmdebstrapOptions(variant, 'directory', rootfs.packages),
+    ...options,
+    rootfs.suite,
+    output,
+    ...rootfs.mirrors,
+  ];
+}
+
+/**
+ * An image of one layer made from Debian packages as a folder (the plain, MPI and LAMMPS images), as
+ * folder-image-build.ts builds it: its recipe and key, how mmdebstrap makes the folder, what the folder
+ * gets afterwards and the layer's history line.
+ */
+export interface DebianFolderImage {
+  recipe: DebianImageFields & { reference: string };
+  /** The recipe's key, which names its cache folder. */
+  key: string;
+  /** The mmdebstrap command line (without `mmdebstrap`) that makes the folder `rootfs`. */
+  args: (rootfs: string) => string[];
+  /** Applied to the folder mmdebstrap made. */
+  fixes: RootfsFixes;
+  history: string;
+  /** Said of mmdebstrap after its packages while it runs, e.g. `and their dependencies (1-3 minutes here)`. */
+  expect: string;
+}
+
+/** The history line of a layer mmdebstrap made: `mmdebstrap --variant=<variant> <suite> <packages>`. */
+export function mmdebstrapHistory(
+  variant: 'essential' | 'extract',
+  suite: string,
+  packages: readonly string[],
+): string {
+  return `mmdebstrap --variant=${variant} ${suite} ${packages.join(' ')}`;
 }
 
 /**

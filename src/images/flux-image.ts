@@ -6,26 +6,24 @@
 //                                              and munge as Debian installs it (no /run/munge).
 // A recipe is a set of variants over one base; other sets (flux-lammps-image.ts) add packages to the
 // base. Built once per recipe into <cache>/images/<repository>-<version>-<recipe hash>/, then reused.
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runHackScript, type Progress } from '../tooling/hack-script.ts';
-import { cacheRoot, findProjectRoot, readVersions } from '../tooling/project.ts';
-import { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
+import { findProjectRoot, readVersions } from '../tooling/project.ts';
+import { ensureCachedBuild, imageCacheDir, imageOf, readBuildRecord, stepTimer } from './cached-build.ts';
+import type { BuiltImage, ImageBuildOptions } from './cached-build.ts';
 import { checkImageInChroot } from './chroot-check.ts';
 import {
-  DEBIAN_MIRRORS,
   DEBIAN_SUITE,
-  IMAGE_PATH,
-  SOURCE_DATE_EPOCH,
+  debianImageFields,
   debianRootfsArgs,
   hookPath,
   makeDebianRootfs,
   readBaseEtc,
 } from './debian-rootfs.ts';
-import { archiveFileName, canonicalJson, writeImageArchive } from './image-archive.ts';
-import type { ImageConfig } from './image-archive.ts';
+import type { DebianImageFields } from './debian-rootfs.ts';
+import { archiveFileName, digestKey, writeImageArchive } from './image-archive.ts';
 import { describeStep, variantLayerEntries } from './layer-steps.ts';
 import type { VariantStep } from './layer-steps.ts';
 import { writeTar } from './tar-writer.ts';
@@ -74,18 +72,9 @@ export interface FluxImageVariant {
 }
 
 /** A recipe: the base layer (packages and flux-core) and the variants over it, by name (N). */
-export interface FluxImageRecipe<N extends string = FluxImageName> {
+export interface FluxImageRecipe<N extends string = FluxImageName> extends DebianImageFields {
   revision: number;
   fluxCoreVersion: string;
-  /**
-   * SOURCE_DATE_EPOCH for mmdebstrap: file times clamped to it and no run-specific files, so the same
-   * mirror content gives the same base layer (and image ids); also the password-change day of its users.
-   */
-  sourceDateEpoch: number;
-  suite: string;
-  mirrors: string[];
-  packages: string[];
-  config: ImageConfig;
   variants: Record<N, FluxImageVariant>;
 }
 
@@ -109,11 +98,7 @@ export function fluxBaseRecipe<N extends string>(
   return {
     revision: RECIPE_REVISION,
     fluxCoreVersion,
-    sourceDateEpoch: SOURCE_DATE_EPOCH,
-    suite: DEBIAN_SUITE,
-    mirrors: [...DEBIAN_MIRRORS],
-    packages: [...new Set([...FLUX_RUNTIME_PACKAGES, ...extraPackages])].sort(),
-    config: { env: [`PATH=${IMAGE_PATH}`], cmd: ['/bin/bash'] },
+    ...debianImageFields(DEBIAN_SUITE, [...new Set([...FLUX_RUNTIME_PACKAGES, ...extraPackages])].sort()),
     variants,
   };
 }
@@ -160,15 +145,10 @@ export function mmdebstrapArgs(recipe: FluxImageRecipe<string>, paths: Mmdebstra
 /** Hex digest naming a recipe's cache folder: changes with the recipe and with the mmdebstrap command. */
 export function recipeKey(recipe: FluxImageRecipe<string>): string {
   const args = mmdebstrapArgs(recipe, { fluxRoot: '/FLUX', output: '/OUT.tar', etcCopy: '/ETC' });
-  return createHash('sha256').update(canonicalJson({ recipe, args })).digest('hex').slice(0, 16);
+  return digestKey({ recipe, args });
 }
 
-export interface FluxImage {
-  reference: string;
-  /** The docker-archive tar for `ctr -n k8s.io images import`. */
-  archive: string;
-  imageId: string;
-}
+export type FluxImage = BuiltImage;
 
 export type FluxImages = Record<FluxImageName, FluxImage>;
 
@@ -181,10 +161,7 @@ export interface FluxImagesBuild<N extends string = FluxImageName> {
   builtAt: string;
 }
 
-export interface EnsureFluxImagesOptions {
-  progress?: Progress;
-  env?: NodeJS.ProcessEnv;
-}
+export type EnsureFluxImagesOptions = ImageBuildOptions;
 
 /** FLUX_CORE_VERSION from hack/versions.env. */
 export function readFluxCoreVersion(root: string = findProjectRoot()): string {
@@ -201,7 +178,7 @@ export function recipeRepository(recipe: FluxImageRecipe<string>): string {
 /** <cache>/images/<repository>-<version>-<recipe key>, e.g. `flux-0.88.0-01fc58a79d265471`. */
 export function fluxImagesDir(recipe: FluxImageRecipe<string>, env: NodeJS.ProcessEnv = process.env): string {
   const name = `${recipeRepository(recipe)}-${recipe.fluxCoreVersion}-${recipeKey(recipe)}`;
-  return path.join(cacheRoot(env), 'images', name);
+  return imageCacheDir(name, env);
 }
 
 /** The archives a complete build record names. */
@@ -219,8 +196,7 @@ export function readFluxImagesBuild<N extends string = FluxImageName>(
 function imagesOf<N extends string>(build: FluxImagesBuild<N>): Record<N, FluxImage> {
   const images = {} as Record<N, FluxImage>;
   for (const name of Object.keys(build.images) as N[]) {
-    const { reference, archive, imageId } = build.images[name];
-    images[name] = { reference, archive, imageId };
+    images[name] = imageOf(build.images[name]);
   }
   return images;
 }

@@ -7,8 +7,9 @@ import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../tooling/command.ts';
 import { runHackScript, type Progress } from '../tooling/hack-script.ts';
-import { cacheRoot, findProjectRoot } from '../tooling/project.ts';
-import { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
+import { findProjectRoot } from '../tooling/project.ts';
+import { ensureImageBuild, imageCacheDir, imageOf, readImageBuild, stepTimer } from './cached-build.ts';
+import type { BuiltImage, ImageBuildOptions, ImageBuildRecord } from './cached-build.ts';
 import { writeDirectoryLayer } from './directory-layer.ts';
 import { readFluxCoreVersion } from './flux-image.ts';
 import {
@@ -30,24 +31,13 @@ export const ASSEMBLE_SCRIPT = 'hack/assemble-flux-view.sh';
 /** Packs the view's pure Python modules into zips (run by the assembly). */
 export const ZIP_MODULES_SCRIPT = 'hack/zip-python-modules.py';
 
-export interface FluxViewImage {
-  reference: string;
-  /** The docker-archive tar for `ctr -n k8s.io images import`. */
-  archive: string;
-  imageId: string;
-}
+export type FluxViewImage = BuiltImage;
 
-export interface FluxViewBuild extends FluxViewImage {
-  key: string;
+export interface FluxViewBuild extends ImageBuildRecord {
   fluxCoreVersion: string;
-  /** Size of the archive. */
-  bytes: number;
   /** Size and number of files of the view itself (what the init container copies). */
   viewBytes: number;
   viewFiles: number;
-  /** Seconds per step of the build that made the archive. */
-  seconds: Record<string, number>;
-  builtAt: string;
 }
 
 /** The recipe of this tree: flux-core's pinned version and the build's scripts as they are. */
@@ -60,15 +50,11 @@ export function currentFluxViewRecipe(root: string = findProjectRoot()): FluxVie
 }
 
 export function fluxViewDir(recipe: FluxViewRecipe, env: NodeJS.ProcessEnv = process.env): string {
-  return path.join(cacheRoot(env), 'images', `flux-view-${recipe.fluxCoreVersion}-${fluxViewKey(recipe)}`);
+  return imageCacheDir(`flux-view-${recipe.fluxCoreVersion}-${fluxViewKey(recipe)}`, env);
 }
 
 export function readFluxViewBuild(dir: string): FluxViewBuild | undefined {
-  return readBuildRecord<FluxViewBuild>(dir, (record) => [record.archive]);
-}
-
-function imageOf(build: FluxViewBuild): FluxViewImage {
-  return { reference: build.reference, archive: build.archive, imageId: build.imageId };
+  return readImageBuild<FluxViewBuild>(dir);
 }
 
 /** The view image of the current recipe when it is built, without building anything. */
@@ -77,10 +63,7 @@ export function cachedFluxViewImage(options: { env?: NodeJS.ProcessEnv } = {}): 
   return build === undefined ? undefined : imageOf(build);
 }
 
-export interface EnsureFluxViewOptions {
-  progress?: Progress;
-  env?: NodeJS.ProcessEnv;
-}
+export type EnsureFluxViewOptions = ImageBuildOptions;
 
 /**
  * The Flux view image's build record, building what the cache lacks (as root: flux-core with the view's
@@ -92,11 +75,9 @@ export async function ensureFluxViewBuild(options: EnsureFluxViewOptions = {}): 
   const root = findProjectRoot();
   const recipe = currentFluxViewRecipe(root);
   const dir = fluxViewDir(recipe, env);
-  return ensureCachedBuild<FluxViewBuild>({
+  return ensureImageBuild<FluxViewBuild>({
     dir,
     what: `the Flux view image ${recipe.reference}`,
-    command: 'npm run images:flux',
-    files: (record) => [record.archive],
     progress,
     env,
     build: (childEnv) => buildFluxView(recipe, dir, root, childEnv, progress),

@@ -13,7 +13,7 @@
 //                                    M/view.complete (the view's info file); busybox's sh runs it;
 //   the image's command              `flux-view-copy /mnt/flux`, so an init container that mounts the
 //                                    shared volume at /mnt/flux needs no command at all.
-import { canonicalJson } from './image-archive.ts';
+import { digestKey } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
 import {
   DEBIAN_MIRRORS,
@@ -175,7 +175,7 @@ export function fluxViewKey(recipe: FluxViewRecipe): string {
     zipModulesScript: '/ZIP',
     outDir: '/OUT',
   });
-  return sha256Hex(canonicalJson({ recipe, args })).slice(0, 16);
+  return digestKey({ recipe, args });
 }
 
 /**

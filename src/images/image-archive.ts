@@ -51,6 +51,14 @@ export function canonicalJson(value: unknown): string {
   });
 }
 
+/**
+ * The key naming a recipe's cache folder: 16 hex digits of the sha256 of `value`'s canonical JSON (the
+ * recipe and what else its build depends on, e.g. the command lines), so it changes with any of them.
+ */
+export function digestKey(value: unknown): string {
+  return createHash('sha256').update(canonicalJson(value)).digest('hex').slice(0, 16);
+}
+
 const REFERENCE =
   /^[a-z0-9]+(?:[._-][a-z0-9]+)*(?::[0-9]+)?(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*:[\w][\w.-]{0,127}$/;
 

@@ -4,6 +4,7 @@ export {
   archiveManifestJson,
   canonicalJson,
   checkReference,
+  digestKey,
   imageConfigJson,
   sha256File,
   sha256Text,
@@ -24,11 +25,22 @@ export {
   IMAGE_PATH,
   MERGED_USR_HOOKS,
   SOURCE_DATE_EPOCH,
+  debianFolderArgs,
+  debianImageFields,
+  debianMirrors,
   debianRootfsArgs,
   makeDebianRootfs,
+  mmdebstrapHistory,
   readBaseEtc,
 } from './debian-rootfs.ts';
-export type { BaseEtc, BaseFile, DebianRootfs, DebianRootfsPaths } from './debian-rootfs.ts';
+export type {
+  BaseEtc,
+  BaseFile,
+  DebianFolderImage,
+  DebianImageFields,
+  DebianRootfs,
+  DebianRootfsPaths,
+} from './debian-rootfs.ts';
 export { byPath, describeStep, variantLayerEntries } from './layer-steps.ts';
 export type { VariantStep } from './layer-steps.ts';
 export {
@@ -149,7 +161,9 @@ export {
   PLAIN_PACKAGES,
   PLAIN_PASSWD,
   PLAIN_SUITES,
+  plainFolderImage,
   plainImageArgs,
+  plainImageHistory,
   plainImageKey,
   plainImageRecipe,
 } from './plain-image.ts';
@@ -190,8 +204,31 @@ export {
   spackViewProgress,
 } from './spack-view-build.ts';
 export type { EnsureSpackViewOptions, SpackViewBuild, SpackViewImage } from './spack-view-build.ts';
-export { ensureCachedBuild, readBuildRecord, stepTimer } from './cached-build.ts';
-export type { CachedBuildOptions } from './cached-build.ts';
+export {
+  cachedImageSet,
+  ensureCachedBuild,
+  ensureImageBuild,
+  ensureImageSet,
+  imageCacheDir,
+  imageOf,
+  readBuildRecord,
+  readImageBuild,
+  stepTimer,
+} from './cached-build.ts';
+export type {
+  BuiltImage,
+  CachedBuildOptions,
+  ImageBuildOptions,
+  ImageBuildRecord,
+  StepTimer,
+} from './cached-build.ts';
+export {
+  buildDebianFolderImage,
+  ensureDebianFolderImage,
+  freshWorkDir,
+  packFolderImage,
+} from './folder-image-build.ts';
+export type { FolderImage, FolderImageBuild, PackedImage } from './folder-image-build.ts';
 export {
   LAMMPS_EXAMPLES_DIR,
   LAMMPS_OPENMPI_IMAGE,
@@ -202,6 +239,7 @@ export {
   MPI_IMAGE_PACKAGES,
   MPI_IMAGE_REVISION,
   NETPIPE_MPICH_PROGRAM,
+  mpiFolderImage,
   mpiImageArgs,
   mpiImageHistory,
   mpiImageKey,
@@ -218,7 +256,7 @@ export {
   readMpiImageBuild,
 } from './mpi-image-build.ts';
 export type { EnsureMpiImagesOptions, MpiImage, MpiImageBuild, MpiImages } from './mpi-image-build.ts';
-export { applyRootfsFixes } from './rootfs-fixes.ts';
+export { DEBIAN_IMAGE_FIXES, applyRootfsFixes } from './rootfs-fixes.ts';
 export type { RootfsFixes } from './rootfs-fixes.ts';
 export {
   LAMMPS_BUILD_SCRIPT,
@@ -230,6 +268,7 @@ export {
   LAMMPS_REAXFF_IMAGE,
   LAMMPS_REAXFF_PROGRAM,
   examplesFilters,
+  lammpsFolderImage,
   lammpsImageArgs,
   lammpsImageHistory,
   lammpsImageKey,

@@ -6,16 +6,17 @@
 // view brings it). Pure: the recipe and the mmdebstrap command line; the build is lammps-image-build.ts.
 import { createHash } from 'node:crypto';
 import {
-  DEBIAN_MIRRORS,
   DEBIAN_SUITE,
-  IMAGE_PATH,
   MERGED_USR_HOOKS,
-  SLIM_DPKG_OPTIONS,
-  SOURCE_DATE_EPOCH,
+  debianFolderArgs,
+  debianImageFields,
   hookPath,
+  mmdebstrapHistory,
 } from './debian-rootfs.ts';
-import { canonicalJson } from './image-archive.ts';
-import type { ImageConfig } from './image-archive.ts';
+import type { DebianFolderImage, DebianImageFields } from './debian-rootfs.ts';
+import { digestKey } from './image-archive.ts';
+import { LAMMPS_EXAMPLES_DIR } from './mpi-image.ts';
+import { DEBIAN_IMAGE_FIXES } from './rootfs-fixes.ts';
 import type { RootfsFixes } from './rootfs-fixes.ts';
 
 /** LAMMPS with REAXFF on OpenMPI, with the HNS and melt examples. */
@@ -47,17 +48,12 @@ export const LAMMPS_IMAGE_PACKAGES = ['lammps-examples', 'libopenmpi3', 'libstdc
  */
 export const LAMMPS_EXAMPLES_KEPT = ['melt', 'reaxff'];
 
-export interface LammpsImageRecipe {
+export interface LammpsImageRecipe extends DebianImageFields {
   revision: number;
   reference: string;
-  suite: string;
-  mirrors: string[];
-  packages: string[];
   examples: string[];
   /** sha256 of hack/build-lammps.sh: the source version and build options it pins. */
   buildScript: string;
-  sourceDateEpoch: number;
-  config: ImageConfig;
 }
 
 /** The image's recipe; `buildScript` is the text of hack/build-lammps.sh. */
@@ -65,20 +61,15 @@ export function lammpsImageRecipe(buildScript: string): LammpsImageRecipe {
   return {
     revision: LAMMPS_IMAGE_REVISION,
     reference: LAMMPS_REAXFF_IMAGE,
-    suite: DEBIAN_SUITE,
-    mirrors: [...DEBIAN_MIRRORS],
-    packages: [...LAMMPS_IMAGE_PACKAGES],
+    ...debianImageFields(DEBIAN_SUITE, LAMMPS_IMAGE_PACKAGES),
     examples: [...LAMMPS_EXAMPLES_KEPT],
     buildScript: createHash('sha256').update(buildScript).digest('hex'),
-    sourceDateEpoch: SOURCE_DATE_EPOCH,
-    // No user: the image runs as root, as the operator's entrypoint expects.
-    config: { env: [`PATH=${IMAGE_PATH}`], cmd: ['/bin/bash'] },
   };
 }
 
 /** dpkg's path filters that keep only the recipe's example folders of lammps-examples. */
 export function examplesFilters(examples: readonly string[]): string[] {
-  const dir = '/usr/share/lammps/examples';
+  const dir = LAMMPS_EXAMPLES_DIR;
   for (const name of examples) {
     if (!/^[\w.-]+$/.test(name)) throw new Error(`an example folder is a plain name, not ${name}`);
   }
@@ -103,46 +94,48 @@ export interface LammpsImagePaths {
  * Debian's images; then the built LAMMPS copied in. LAMMPS_FIXES is applied to the folder afterwards.
  */
 export function lammpsImageArgs(recipe: LammpsImageRecipe, paths: LammpsImagePaths): string[] {
-  return [
-    '--variant=essential',
-    '--mode=root',
-    '--format=directory',
-    '--architectures=amd64',
-    `--include=${[...recipe.packages].sort().join(',')}`,
-    ...SLIM_DPKG_OPTIONS,
+  return debianFolderArgs('essential', recipe, paths.output, [
     ...examplesFilters(recipe.examples),
     `--hook-dir=${MERGED_USR_HOOKS}`,
     `--customize-hook=sync-in ${hookPath('lammpsRoot', paths.lammpsRoot)} /`,
-    recipe.suite,
-    hookPath('output', paths.output),
-    ...recipe.mirrors,
-  ];
+  ]);
 }
 
 /**
- * What the root file system gets after mmdebstrap: what it left for apt (the image has none) and its dpkg
- * options go, the device nodes too (the runtime makes /dev), and the runtime's files are left empty (it
- * provides the host name and resolver). Users and groups stay as base-passwd made them (uid 1000 free).
+ * What the root file system gets after mmdebstrap: DEBIAN_IMAGE_FIXES (apt's and dpkg's leftovers and the
+ * device nodes gone, the runtime's files empty). Users and groups stay as base-passwd made them (uid 1000
+ * free).
  */
-export const LAMMPS_FIXES: RootfsFixes = {
-  write: { 'etc/hostname': '', 'etc/resolv.conf': '' },
-  remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
-  emptyDirs: ['dev'],
-};
+export const LAMMPS_FIXES: RootfsFixes = DEBIAN_IMAGE_FIXES;
 
 /** Hex digest naming the recipe's cache folder: changes with the recipe and the mmdebstrap command. */
 export function lammpsImageKey(recipe: LammpsImageRecipe): string {
   const args = lammpsImageArgs(recipe, { lammpsRoot: '/LAMMPS', output: '/OUT' });
-  return createHash('sha256')
-    .update(canonicalJson({ recipe, args, fixes: LAMMPS_FIXES }))
-    .digest('hex')
-    .slice(0, 16);
+  return digestKey({ recipe, args, fixes: LAMMPS_FIXES });
 }
 
 /** The history line of the image's one layer; `lammps` names the build (its cache folder). */
 export function lammpsImageHistory(recipe: LammpsImageRecipe, lammps: string): string {
   return (
-    `mmdebstrap --variant=essential ${recipe.suite} ${[...recipe.packages].sort().join(' ')} ` +
+    `${mmdebstrapHistory('essential', recipe.suite, [...recipe.packages].sort())} ` +
     `(examples: ${[...recipe.examples].sort().join(', ')}) + LAMMPS with REAXFF (${lammps}) at ${LAMMPS_REAXFF_PROGRAM}`
   );
+}
+
+/**
+ * The image as folder-image-build.ts builds it, with the LAMMPS build `lammps` (its cache folder's name)
+ * whose root `lammpsRoot` holds usr/local/bin/lmp.
+ */
+export function lammpsFolderImage(
+  recipe: LammpsImageRecipe,
+  build: { lammps: string; lammpsRoot: string },
+): DebianFolderImage {
+  return {
+    recipe,
+    key: lammpsImageKey(recipe),
+    args: (rootfs) => lammpsImageArgs(recipe, { lammpsRoot: build.lammpsRoot, output: rootfs }),
+    fixes: LAMMPS_FIXES,
+    history: lammpsImageHistory(recipe, build.lammps),
+    expect: 'and their dependencies, and LAMMPS (1-3 minutes here)',
+  };
 }

@@ -4,18 +4,16 @@
 // Debian's MPI packages need their maintainer scripts (update-alternatives makes /usr/bin/mpirun, mpiexec
 // and the libmpi links; ldconfig), so unlike the plain images these are installed, from the essential set
 // (dpkg, bash, coreutils, ...; no apt). Pure: the recipes and the mmdebstrap command lines.
-import { createHash } from 'node:crypto';
 import {
-  DEBIAN_MIRRORS,
   DEBIAN_SUITE,
-  IMAGE_PATH,
   MERGED_USR_HOOKS,
-  SLIM_DPKG_OPTIONS,
-  SOURCE_DATE_EPOCH,
-  hookPath,
+  debianFolderArgs,
+  debianImageFields,
+  mmdebstrapHistory,
 } from './debian-rootfs.ts';
-import { canonicalJson } from './image-archive.ts';
-import type { ImageConfig } from './image-archive.ts';
+import type { DebianFolderImage, DebianImageFields } from './debian-rootfs.ts';
+import { digestKey } from './image-archive.ts';
+import { DEBIAN_IMAGE_FIXES } from './rootfs-fixes.ts';
 import type { RootfsFixes } from './rootfs-fixes.ts';
 
 /** LAMMPS on OpenMPI, with its examples (`lmp -in /usr/share/lammps/examples/melt/in.melt`). */
@@ -51,15 +49,10 @@ export const MPI_IMAGE_PACKAGES: Record<MpiImageName, readonly string[]> = {
   mpich: ['mpich', 'netpipe-mpich2'],
 };
 
-export interface MpiImageRecipe {
+export interface MpiImageRecipe extends DebianImageFields {
   revision: number;
   name: MpiImageName;
   reference: string;
-  suite: string;
-  mirrors: string[];
-  packages: string[];
-  sourceDateEpoch: number;
-  config: ImageConfig;
 }
 
 export function mpiImageRecipe(name: MpiImageName): MpiImageRecipe {
@@ -67,12 +60,7 @@ export function mpiImageRecipe(name: MpiImageName): MpiImageRecipe {
     revision: MPI_IMAGE_REVISION,
     name,
     reference: REFERENCES[name],
-    suite: DEBIAN_SUITE,
-    mirrors: [...DEBIAN_MIRRORS],
-    packages: [...MPI_IMAGE_PACKAGES[name]],
-    sourceDateEpoch: SOURCE_DATE_EPOCH,
-    // No user: the image runs as root, as the operator's entrypoint expects.
-    config: { env: [`PATH=${IMAGE_PATH}`], cmd: ['/bin/bash'] },
+    ...debianImageFields(DEBIAN_SUITE, MPI_IMAGE_PACKAGES[name]),
   };
 }
 
@@ -84,42 +72,34 @@ export function mpiImageRecipe(name: MpiImageName): MpiImageRecipe {
  * applied to the folder afterwards.
  */
 export function mpiImageArgs(recipe: MpiImageRecipe, output: string): string[] {
-  hookPath('output', output);
-  return [
-    '--variant=essential',
-    '--mode=root',
-    '--format=directory',
-    '--architectures=amd64',
-    `--include=${[...recipe.packages].sort().join(',')}`,
-    ...SLIM_DPKG_OPTIONS,
-    `--hook-dir=${MERGED_USR_HOOKS}`,
-    recipe.suite,
-    output,
-    ...recipe.mirrors,
-  ];
+  return debianFolderArgs('essential', recipe, output, [`--hook-dir=${MERGED_USR_HOOKS}`]);
 }
 
 /**
- * What the root file system gets after mmdebstrap: what it left for apt (the image has none) and its dpkg
- * options go, the device nodes too (the runtime makes /dev), and the runtime's files are left empty (it
- * provides the host name and resolver). Users and groups stay as base-passwd made them (uid 1000 free).
+ * What the root file system gets after mmdebstrap: DEBIAN_IMAGE_FIXES (apt's and dpkg's leftovers and the
+ * device nodes gone, the runtime's files empty). Users and groups stay as base-passwd made them (uid 1000
+ * free).
  */
-export const MPI_FIXES: RootfsFixes = {
-  write: { 'etc/hostname': '', 'etc/resolv.conf': '' },
-  remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
-  emptyDirs: ['dev'],
-};
+export const MPI_FIXES: RootfsFixes = DEBIAN_IMAGE_FIXES;
 
 /** Hex digest naming a recipe's cache folder: changes with the recipe and the mmdebstrap command. */
 export function mpiImageKey(recipe: MpiImageRecipe): string {
-  const args = mpiImageArgs(recipe, '/OUT');
-  return createHash('sha256')
-    .update(canonicalJson({ recipe, args, fixes: MPI_FIXES }))
-    .digest('hex')
-    .slice(0, 16);
+  return digestKey({ recipe, args: mpiImageArgs(recipe, '/OUT'), fixes: MPI_FIXES });
 }
 
 /** The history line of the image's one layer. */
 export function mpiImageHistory(recipe: MpiImageRecipe): string {
-  return `mmdebstrap --variant=essential ${recipe.suite} ${[...recipe.packages].sort().join(' ')}`;
+  return mmdebstrapHistory('essential', recipe.suite, [...recipe.packages].sort());
+}
+
+/** An MPI image as folder-image-build.ts builds it. */
+export function mpiFolderImage(recipe: MpiImageRecipe): DebianFolderImage {
+  return {
+    recipe,
+    key: mpiImageKey(recipe),
+    args: (rootfs) => mpiImageArgs(recipe, rootfs),
+    fixes: MPI_FIXES,
+    history: mpiImageHistory(recipe),
+    expect: 'and their dependencies (1-3 minutes here)',
+  };
 }

@@ -2,10 +2,11 @@
 // coreutils and only what those need (libc, base-files and base-files' awk), the stand-ins for a user's
 // application image that has no Flux, no Python and no munge. No /bin/sh (dash is not needed by
 // either), no sed or grep, no package manager. Pure: the recipes and the mmdebstrap command lines.
-import { createHash } from 'node:crypto';
-import { canonicalJson } from './image-archive.ts';
-import type { ImageConfig } from './image-archive.ts';
-import { IMAGE_PATH, SOURCE_DATE_EPOCH, hookPath, mmdebstrapOptions } from './debian-rootfs.ts';
+import { digestKey } from './image-archive.ts';
+import { MERGED_USR_HOOKS, debianFolderArgs, debianImageFields, mmdebstrapHistory } from './debian-rootfs.ts';
+import type { DebianFolderImage, DebianImageFields } from './debian-rootfs.ts';
+import { DEBIAN_IMAGE_FIXES } from './rootfs-fixes.ts';
+import type { RootfsFixes } from './rootfs-fixes.ts';
 
 export const PLAIN_IMAGE_REPOSITORY = 'localhost/plain';
 
@@ -18,42 +19,21 @@ export const PLAIN_SUITES: readonly PlainSuite[] = ['bookworm', 'trixie'];
 /** The packages asked for; apt adds their dependencies (libc6, libtinfo6, mawk for base-files, ...). */
 export const PLAIN_PACKAGES = ['bash', 'base-files', 'coreutils'];
 
-const MIRRORS: Record<PlainSuite, string[]> = {
-  bookworm: [
-    'deb http://deb.debian.org/debian bookworm main',
-    'deb http://deb.debian.org/debian bookworm-updates main',
-    'deb http://deb.debian.org/debian-security bookworm-security main',
-  ],
-  trixie: [
-    'deb http://deb.debian.org/debian trixie main',
-    'deb http://deb.debian.org/debian trixie-updates main',
-    'deb http://deb.debian.org/debian-security trixie-security main',
-  ],
-};
-
 /** Users and groups as an image's minimal /etc has them: root alone (uid 1000 is free). */
 export const PLAIN_PASSWD = 'root:x:0:0:root:/root:/bin/bash\n';
 export const PLAIN_GROUP = 'root:x:0:\n';
 
-export interface PlainImageRecipe {
+export interface PlainImageRecipe extends DebianImageFields {
   revision: number;
   suite: PlainSuite;
   reference: string;
-  mirrors: string[];
-  packages: string[];
-  sourceDateEpoch: number;
-  config: ImageConfig;
 }
 
 export function plainImageRecipe(suite: PlainSuite): PlainImageRecipe {
   return {
     revision: PLAIN_IMAGE_REVISION,
-    suite,
     reference: `${PLAIN_IMAGE_REPOSITORY}:${suite}`,
-    mirrors: [...MIRRORS[suite]],
-    packages: [...PLAIN_PACKAGES],
-    sourceDateEpoch: SOURCE_DATE_EPOCH,
-    config: { env: [`PATH=${IMAGE_PATH}`], cmd: ['/bin/bash'] },
+    ...debianImageFields(suite, PLAIN_PACKAGES),
   };
 }
 
@@ -65,37 +45,36 @@ export function plainImageRecipe(suite: PlainSuite): PlainImageRecipe {
  * to the folder afterwards.
  */
 export function plainImageArgs(recipe: PlainImageRecipe, output: string): string[] {
-  hookPath('output', output);
-  return [
-    ...mmdebstrapOptions('extract', 'directory', recipe.packages),
-    '--setup-hook=/usr/share/mmdebstrap/hooks/merged-usr/setup00.sh',
-    recipe.suite,
-    output,
-    ...recipe.mirrors,
-  ];
+  return debianFolderArgs('extract', recipe, output, [`--setup-hook=${MERGED_USR_HOOKS}/setup00.sh`]);
 }
 
 /**
- * What the image's root file system gets after mmdebstrap: files written (relative path -> content, mode
- * 0644, root's), and paths removed: what mmdebstrap left for apt and dpkg, which the image does not have,
- * and the device nodes (the runtime makes /dev). The runtime provides the host name and resolver.
+ * What the image's root file system gets after mmdebstrap: DEBIAN_IMAGE_FIXES (apt's and dpkg's leftovers
+ * and the device nodes gone, the runtime's files empty) and root alone as its users and groups.
  */
-export const PLAIN_FIXES = {
-  write: {
-    'etc/passwd': PLAIN_PASSWD,
-    'etc/group': PLAIN_GROUP,
-    'etc/hostname': '',
-    'etc/resolv.conf': '',
-  } as Record<string, string>,
-  remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
-  emptyDirs: ['dev'],
+export const PLAIN_FIXES: RootfsFixes = {
+  ...DEBIAN_IMAGE_FIXES,
+  write: { 'etc/passwd': PLAIN_PASSWD, 'etc/group': PLAIN_GROUP, ...DEBIAN_IMAGE_FIXES.write },
 };
 
 /** Hex digest naming a recipe's cache folder: changes with the recipe and the mmdebstrap command. */
 export function plainImageKey(recipe: PlainImageRecipe): string {
-  const args = plainImageArgs(recipe, '/OUT');
-  return createHash('sha256')
-    .update(canonicalJson({ recipe, args, fixes: PLAIN_FIXES }))
-    .digest('hex')
-    .slice(0, 16);
+  return digestKey({ recipe, args: plainImageArgs(recipe, '/OUT'), fixes: PLAIN_FIXES });
+}
+
+/** The history line of the image's one layer (the packages as the recipe lists them). */
+export function plainImageHistory(recipe: PlainImageRecipe): string {
+  return mmdebstrapHistory('extract', recipe.suite, recipe.packages);
+}
+
+/** The plain image as folder-image-build.ts builds it. */
+export function plainFolderImage(recipe: PlainImageRecipe): DebianFolderImage {
+  return {
+    recipe,
+    key: plainImageKey(recipe),
+    args: (rootfs) => plainImageArgs(recipe, rootfs),
+    fixes: PLAIN_FIXES,
+    history: plainImageHistory(recipe),
+    expect: '(under a minute here)',
+  };
 }

@@ -11,6 +11,17 @@ export interface RootfsFixes {
   emptyDirs: readonly string[];
 }
 
+/**
+ * What every image folder made by mmdebstrap here gets: what it left for apt (the images have none) and its
+ * dpkg options go, the device nodes too (the runtime makes /dev), and the runtime's files are left empty
+ * (it provides the host name and resolver).
+ */
+export const DEBIAN_IMAGE_FIXES: RootfsFixes = {
+  write: { 'etc/hostname': '', 'etc/resolv.conf': '' },
+  remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
+  emptyDirs: ['dev'],
+};
+
 /** Applies `fixes` to the folder `rootfs`: removals first, then the emptied folders, then the writes. */
 export async function applyRootfsFixes(rootfs: string, fixes: RootfsFixes): Promise<void> {
   for (const p of fixes.remove) await rm(path.join(rootfs, p), { recursive: true, force: true });

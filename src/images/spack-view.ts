@@ -15,7 +15,7 @@
 // and its broker load, moved to /opt/software/<arch>/<compiler>/<package>/lib, the view's file
 // becoming a link there, as in a Spack view.
 import { createHash } from 'node:crypto';
-import { canonicalJson } from './image-archive.ts';
+import { canonicalJson, digestKey } from './image-archive.ts';
 import type { ImageConfig } from './image-archive.ts';
 import { IMAGE_PATH } from './debian-rootfs.ts';
 
@@ -86,13 +86,9 @@ export function spackViewRecipe(
   };
 }
 
-function sha256Hex(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
-}
-
 /** Hex digest naming the recipe's cache folder. */
 export function spackViewKey(recipe: SpackViewRecipe): string {
-  return sha256Hex(canonicalJson(recipe)).slice(0, 16);
+  return digestKey(recipe);
 }
 
 /** The view's folder name under /opt/views/._view: 32 characters of Spack's base32 alphabet, from the recipe. */

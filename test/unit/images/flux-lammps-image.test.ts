@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   FLUX_LAMMPS_IMAGE,
   FLUX_LAMMPS_PACKAGES,
+  FLUX_RUNTIME_PACKAGES,
   MPI_IMAGE_PACKAGES,
   fluxImageRecipe,
   fluxImagesDir,
@@ -13,12 +14,7 @@ import {
   variantLayerEntries,
 } from '../../../src/images/index.ts';
 import type { BaseEtc, BaseFile } from '../../../src/images/index.ts';
-
-const BOOKWORM_MIRRORS = [
-  'deb http://deb.debian.org/debian bookworm main',
-  'deb http://deb.debian.org/debian bookworm-updates main',
-  'deb http://deb.debian.org/debian-security bookworm-security main',
-];
+import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS } from './fixtures.ts';
 
 describe('fluxLammpsImageRecipe', () => {
   it('names the image after the flux-core version of hack/versions.env', () => {
@@ -35,34 +31,8 @@ describe('fluxLammpsImageRecipe', () => {
       sourceDateEpoch: 1_735_689_600,
       suite: 'bookworm',
       mirrors: BOOKWORM_MIRRORS,
-      packages: [
-        'lammps',
-        'lammps-examples',
-        'libarchive13',
-        'libhwloc15',
-        'libjansson4',
-        'liblua5.1-0',
-        'liblz4-1',
-        'libmunge2',
-        'libncursesw6',
-        'libpython3.11',
-        'libsqlite3-0',
-        'libuuid1',
-        'libzmq5',
-        'lua-posix',
-        'lua5.1',
-        'munge',
-        'openmpi-bin',
-        'procps',
-        'python3',
-        'python3-cffi',
-        'python3-ply',
-        'python3-yaml',
-      ],
-      config: {
-        env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-        cmd: ['/bin/bash'],
-      },
+      packages: [...FLUX_RUNTIME_PACKAGES, ...FLUX_LAMMPS_PACKAGES].sort(),
+      config: BASH_IMAGE_CONFIG,
       variants: {
         lammps: {
           reference: 'localhost/flux-lammps:0.88.0',

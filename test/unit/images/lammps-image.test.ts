@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  DEBIAN_IMAGE_FIXES,
   LAMMPS_EXAMPLES_KEPT,
   LAMMPS_FIXES,
   LAMMPS_HNS_DIR,
@@ -14,12 +15,7 @@ import {
   lammpsImageRecipe,
 } from '../../../src/images/index.ts';
 import type { LammpsImageRecipe } from '../../../src/images/index.ts';
-
-const BOOKWORM_MIRRORS = [
-  'deb http://deb.debian.org/debian bookworm main',
-  'deb http://deb.debian.org/debian bookworm-updates main',
-  'deb http://deb.debian.org/debian-security bookworm-security main',
-];
+import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS, assertDistinctKeys } from './fixtures.ts';
 
 /** sha256 of the text `script`. */
 const SCRIPT_SHA = '21a0270b7f66a1e4c25933f13a1e5a1bbb4757578072930c8189131f9c6aaae1';
@@ -43,10 +39,7 @@ describe('lammpsImageRecipe', () => {
       examples: ['melt', 'reaxff'],
       buildScript: SCRIPT_SHA,
       sourceDateEpoch: 1_735_689_600,
-      config: {
-        env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-        cmd: ['/bin/bash'],
-      },
+      config: BASH_IMAGE_CONFIG,
     });
   });
 });
@@ -116,33 +109,23 @@ describe('lammpsImageArgs', () => {
     assert.throws(() => examplesFilters(['*']), /not \*/);
   });
 
-  it("drops apt's leftovers, mmdebstrap's dpkg options and the device nodes; the runtime's files are empty", () => {
-    assert.deepEqual(LAMMPS_FIXES, {
-      write: { 'etc/hostname': '', 'etc/resolv.conf': '' },
-      remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
-      emptyDirs: ['dev'],
-    });
+  it("gets the Debian images' fixes, users and groups as base-passwd made them", () => {
+    assert.equal(LAMMPS_FIXES, DEBIAN_IMAGE_FIXES);
   });
 });
 
 describe('lammpsImageKey', () => {
   it('changes with the build script, the packages, the examples, a mirror or the revision', () => {
-    const base = lammpsImageRecipe('script');
-    const changed = (change: (r: LammpsImageRecipe) => void): LammpsImageRecipe => {
-      const copy = structuredClone(base);
-      change(copy);
-      return copy;
-    };
-    const keys = [
-      lammpsImageKey(base),
-      lammpsImageKey(lammpsImageRecipe('script, another version')),
-      lammpsImageKey(changed((r) => r.packages.push('hwloc'))),
-      lammpsImageKey(changed((r) => r.examples.push('crack'))),
-      lammpsImageKey(changed((r) => r.mirrors.pop())),
-      lammpsImageKey(changed((r) => (r.revision += 1))),
-    ];
-    assert.equal(new Set(keys).size, keys.length, keys.join(' '));
-    assert.match(lammpsImageKey(base), /^[0-9a-f]{16}$/);
-    assert.equal(lammpsImageKey(base), lammpsImageKey(lammpsImageRecipe('script')));
+    assertDistinctKeys<LammpsImageRecipe>(
+      lammpsImageKey,
+      () => lammpsImageRecipe('script'),
+      [lammpsImageRecipe('script, another version')],
+      [
+        (r) => r.packages.push('hwloc'),
+        (r) => r.examples.push('crack'),
+        (r) => r.mirrors.pop(),
+        (r) => (r.revision += 1),
+      ],
+    );
   });
 });

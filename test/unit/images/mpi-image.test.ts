@@ -1,6 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
+  DEBIAN_IMAGE_FIXES,
   LAMMPS_EXAMPLES_DIR,
   LAMMPS_OPENMPI_IMAGE,
   MPICH_IMAGE,
@@ -12,12 +13,7 @@ import {
   mpiImageRecipe,
 } from '../../../src/images/index.ts';
 import type { MpiImageRecipe } from '../../../src/images/index.ts';
-
-const BOOKWORM_MIRRORS = [
-  'deb http://deb.debian.org/debian bookworm main',
-  'deb http://deb.debian.org/debian bookworm-updates main',
-  'deb http://deb.debian.org/debian-security bookworm-security main',
-];
+import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS, assertDistinctKeys } from './fixtures.ts';
 
 describe('mpiImageRecipe', () => {
   it('names the two images e2e tests use, and where LAMMPS keeps its examples', () => {
@@ -36,10 +32,7 @@ describe('mpiImageRecipe', () => {
       mirrors: BOOKWORM_MIRRORS,
       packages: ['lammps', 'lammps-examples', 'openmpi-bin'],
       sourceDateEpoch: 1_735_689_600,
-      config: {
-        env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-        cmd: ['/bin/bash'],
-      },
+      config: BASH_IMAGE_CONFIG,
     });
   });
 
@@ -52,10 +45,7 @@ describe('mpiImageRecipe', () => {
       mirrors: BOOKWORM_MIRRORS,
       packages: ['mpich', 'netpipe-mpich2'],
       sourceDateEpoch: 1_735_689_600,
-      config: {
-        env: ['PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin'],
-        cmd: ['/bin/bash'],
-      },
+      config: BASH_IMAGE_CONFIG,
     });
   });
 });
@@ -98,32 +88,18 @@ describe('mpiImageArgs', () => {
     assert.throws(() => mpiImageArgs(mpiImageRecipe('mpich'), '/a b'), /output must be an absolute path/);
   });
 
-  it("drops apt's leftovers, mmdebstrap's dpkg options and the device nodes; the runtime's files are empty", () => {
-    assert.deepEqual(MPI_FIXES, {
-      write: { 'etc/hostname': '', 'etc/resolv.conf': '' },
-      remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
-      emptyDirs: ['dev'],
-    });
+  it("gets the Debian images' fixes, users and groups as base-passwd made them", () => {
+    assert.equal(MPI_FIXES, DEBIAN_IMAGE_FIXES);
   });
 });
 
 describe('mpiImageKey', () => {
   it('differs per image and changes with the packages, a mirror or the revision', () => {
-    const base = mpiImageRecipe('lammps-openmpi');
-    const changed = (change: (r: MpiImageRecipe) => void): MpiImageRecipe => {
-      const copy = structuredClone(base);
-      change(copy);
-      return copy;
-    };
-    const keys = [
-      mpiImageKey(base),
-      mpiImageKey(mpiImageRecipe('mpich')),
-      mpiImageKey(changed((r) => r.packages.push('hwloc'))),
-      mpiImageKey(changed((r) => r.mirrors.pop())),
-      mpiImageKey(changed((r) => (r.revision += 1))),
-    ];
-    assert.equal(new Set(keys).size, keys.length, keys.join(' '));
-    assert.match(mpiImageKey(base), /^[0-9a-f]{16}$/);
-    assert.equal(mpiImageKey(base), mpiImageKey(mpiImageRecipe('lammps-openmpi')));
+    assertDistinctKeys<MpiImageRecipe>(
+      mpiImageKey,
+      () => mpiImageRecipe('lammps-openmpi'),
+      [mpiImageRecipe('mpich')],
+      [(r) => r.packages.push('hwloc'), (r) => r.mirrors.pop(), (r) => (r.revision += 1)],
+    );
   });
 });

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { applyRootfsFixes } from '../../../src/images/index.ts';
+import { DEBIAN_IMAGE_FIXES, applyRootfsFixes } from '../../../src/images/index.ts';
 
 describe('applyRootfsFixes', () => {
   it('removes paths (folders with their files, missing ones too), empties folders, then writes files 0644', async (t) => {
@@ -32,5 +32,15 @@ describe('applyRootfsFixes', () => {
       assert.equal(await readFile(path.join(root, file), 'utf8'), '');
       assert.equal((await stat(path.join(root, file))).mode & 0o777, 0o644 & ~process.umask());
     }
+  });
+});
+
+describe('DEBIAN_IMAGE_FIXES', () => {
+  it("drops apt's leftovers, mmdebstrap's dpkg options and the device nodes; the runtime's files are empty", () => {
+    assert.deepEqual(DEBIAN_IMAGE_FIXES, {
+      write: { 'etc/hostname': '', 'etc/resolv.conf': '' },
+      remove: ['etc/apt', 'var/lib/apt', 'var/cache/apt', 'etc/dpkg/dpkg.cfg.d/99mmdebstrap'],
+      emptyDirs: ['dev'],
+    });
   });
 });
