@@ -164,6 +164,10 @@ export function mpiScenarios(): void {
         .map((range) => range.split('-').map(Number))
         .reduce((sum, [first = 0, last = first]) => sum + last - first + 1, 0);
 
+      // /dev/shm: memory of the pod's own, 1 GiB by default (spec.pod.shmSize), not the runtime's 64 MiB.
+      const { stdout: shm } = await execIn(namespace, lead, ['df', '-k', '--output=fstype,size', '/dev/shm']);
+      assert.match(shm, /^tmpfs\s+1048576$/m, shm);
+
       // R: every broker lists the cores its pod may use.
       const { stdout: cores } = await fluxFromView(namespace, lead, [
         'resource',
