@@ -57,6 +57,11 @@ export function quantityUnits(nanos: bigint): bigint | undefined {
   return nanos % NANOS_PER_UNIT === 0n ? nanos / NANOS_PER_UNIT : undefined;
 }
 
+/** Whole units, rounded up (`1500m` is 2). */
+export function quantityCeilUnits(nanos: bigint): bigint {
+  return (nanos + NANOS_PER_UNIT - 1n) / NANOS_PER_UNIT;
+}
+
 /** `value` as nano units, for bounds written as whole units. */
 export function unitsToNanos(units: number): bigint {
   return BigInt(units) * NANOS_PER_UNIT;

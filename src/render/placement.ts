@@ -3,7 +3,7 @@
  * (flux/entrypoint.ts `PlacementInput`, docs/mpi.md). The pod decides the rest when it starts: only
  * it sees the CPUs it may run on.
  */
-import { quantityNanos, quantityUnits } from '../api/quantity.ts';
+import { quantityCeilUnits, quantityNanos, quantityUnits } from '../api/quantity.ts';
 import type { PlacementInput } from '../flux/index.ts';
 import { layoutOf } from './layout.ts';
 import type { ContainerModel, MiniClusterModel } from './model.ts';
@@ -13,14 +13,12 @@ export const SHELL_RC_FOLDER = 'shell';
 
 type QuantityMap = Readonly<Record<string, string | number>>;
 
-const NANOS_PER_UNIT = 1_000_000_000n;
-
 /** Whole units rounded up; undefined for a quantity that does not parse. */
 function ceilUnits(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;
   const nanos = quantityNanos(value);
   if (nanos === undefined) return undefined;
-  return Number((nanos + NANOS_PER_UNIT - 1n) / NANOS_PER_UNIT);
+  return Number(quantityCeilUnits(nanos));
 }
 
 /** Whole units, when the quantity is a whole number (a static CPU manager gives cores only to those). */

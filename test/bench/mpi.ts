@@ -23,19 +23,17 @@
 import { availableParallelism, constants } from 'node:os';
 import { LAMMPS_OPENMPI_IMAGE, MPICH_IMAGE } from '../../src/images/index.ts';
 import { timeoutOptions } from '../../src/burst/target-connection.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
-import { up } from '../../src/localcluster/index.ts';
+import type { KubeClients } from '../../src/kube/clients.ts';
 import { REAL_NODE_NAME } from '../../src/localcluster/real-node/config.ts';
 import { deleteNamespace, waitFor } from '../harness/cluster.ts';
-import { installCrd } from '../harness/operator.ts';
 import { startOperatorProcess, type OperatorProcess } from './mpi-operator.ts';
 import { MPI_USAGE, parseMpiOptions, type MpiOptions } from './mpi-options.ts';
 import { commandLine, floorArgv, fluxRunArgs, ranksOf } from './mpi-programs.ts';
 import { mpiLine, type HnsAvailability, type MpiRunContext } from './mpi-result.ts';
 import { probeHns } from './mpi-hns.ts';
 import { measureRounds, programsByImage, type RoundsTarget } from './mpi-rounds.ts';
-import { pinViewImage } from './view-image.ts';
-import { REQUEST_TIMEOUT_MS, within } from './view-sample.ts';
+import { startRealNodeBench } from './real-node-bench.ts';
+import { REQUEST_TIMEOUT_MS } from './view-sample.ts';
 
 const NAMESPACE_GONE_MS = 180_000;
 
@@ -88,18 +86,9 @@ function commands(options: MpiOptions, cpus: number, hns: HnsAvailability): MpiR
 }
 
 export async function mpiBench(argv: readonly string[]): Promise<void> {
-  let options: MpiOptions;
-  try {
-    options = parseMpiOptions(argv);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\nusage: ${MPI_USAGE}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const { kubeconfig } = await up({ realNode: true, progress });
-  await within(60_000, 'installing the CRDs', installCrd());
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
-  const pinned = await pinViewImage(progress);
+  const start = await startRealNodeBench(argv, parseMpiOptions, MPI_USAGE, progress);
+  if (!start) return;
+  const { options, kubeconfig, clients, pinned } = start;
   const namespace = `bench-mpi-${Date.now().toString(36)}`;
   // Ctrl-C or SIGTERM ends the measurement; the cleanup below still runs.
   const abort = new AbortController();

@@ -23,11 +23,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism, constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
-import { up } from '../../src/localcluster/index.ts';
+import { kubeClients } from '../../src/kube/clients.ts';
 import { deleteNamespace, waitFor } from '../harness/cluster.ts';
 import { goTestMiniCluster } from '../harness/go-v1alpha2-cases.ts';
-import { installCrd } from '../harness/operator.ts';
 import { FLUX_IMAGE } from '../harness/real-node.ts';
 import {
   VIEW_USAGE,
@@ -36,7 +34,7 @@ import {
   type ViewKind,
   type ViewOptions,
 } from './view-options.ts';
-import { pinViewImage } from './view-image.ts';
+import { startRealNodeBench } from './real-node-bench.ts';
 import { viewLine, type ViewSample } from './view-result.ts';
 import {
   REQUEST_TIMEOUT_MS,
@@ -160,19 +158,10 @@ async function measureAll(options: ViewOptions, target: SampleTarget): Promise<V
 }
 
 export async function viewBench(argv: readonly string[]): Promise<void> {
-  let options: ViewOptions;
-  try {
-    options = parseViewOptions(argv);
-  } catch (error) {
-    process.stderr.write(`${(error as Error).message}\nusage: ${VIEW_USAGE}\n`);
-    process.exitCode = 2;
-    return;
-  }
-  const { kubeconfig } = await up({ realNode: true, progress });
-  await within(60_000, 'installing the CRDs', installCrd());
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
   // This tree's view, under a tag of the run's own: not the shared tag another checkout may reload.
-  const pinned = await pinViewImage(progress);
+  const start = await startRealNodeBench(argv, parseViewOptions, VIEW_USAGE, progress);
+  if (!start) return;
+  const { options, kubeconfig, clients, pinned } = start;
   const fluxViewImage = pinned.reference;
   const namespace = `bench-view-${Date.now().toString(36)}`;
   // Ctrl-C or SIGTERM ends the measurement; the cleanup below still runs.
