@@ -29,6 +29,6 @@ RUN chmod 0755 /app/dist/src/cli/main.js \
   && ln -s /app/dist/src/cli/main.js /usr/local/bin/flux-operator
 # The image's "node" user, by number so that runAsNonRoot can verify it is not root.
 USER 1000:1000
-EXPOSE 8080 8081
+EXPOSE 8443 8081
 ENTRYPOINT ["node", "/app/dist/src/cli/main.js"]
 CMD ["run"]

@@ -23,13 +23,17 @@ export function allowsHostStorage(labels: Readonly<Record<string, string>> | und
   return labels?.[HOST_STORAGE_LABEL] === HOST_STORAGE_ALLOWED;
 }
 
-/** How an administrator allows host storage in `namespace` (every refusal ends with it). */
-export function allowHostStorageHint(namespace: string): string {
+/** How an administrator allows what reaches the node in `namespace` (every refusal ends with it). */
+export function allowNodeHint(namespace: string): string {
   return (
     `an administrator allows it with \`kubectl label namespace ${namespace} ${HOST_STORAGE_LABEL}=${HOST_STORAGE_ALLOWED}\`, ` +
-    `\`flux-operator install ${ALLOW_HOST_STORAGE_FLAG} ${namespace}\` or the Helm value ${HOST_STORAGE_HELM_VALUE}; ` +
-    'otherwise use a storageClass with a provisioner, or a claimName'
+    `\`flux-operator install ${ALLOW_HOST_STORAGE_FLAG} ${namespace}\` or the Helm value ${HOST_STORAGE_HELM_VALUE}`
   );
+}
+
+/** How an administrator allows host storage in `namespace`, and what to use instead. */
+export function allowHostStorageHint(namespace: string): string {
+  return `${allowNodeHint(namespace)}; otherwise use a storageClass with a provisioner, or a claimName`;
 }
 
 type Loose = Readonly<Record<string, unknown>>;
@@ -88,6 +92,15 @@ export function hostStorageRefusal(namespace: string, fields: readonly string[])
   return (
     `${fields.join(', ')}: storage on the node (hostpath or hostPath) or a CSI volume, which namespace ` +
     `${namespace} does not allow (no label ${HOST_STORAGE_LABEL}=${HOST_STORAGE_ALLOWED}); ${allowHostStorageHint(namespace)}`
+  );
+}
+
+/** The refusal of settings that give the pods the node (node-access.ts) in a namespace that does not allow it. */
+export function nodeAccessRefusal(namespace: string, fields: readonly string[]): string {
+  return (
+    `${fields.join(', ')}: access to the node itself (its namespaces, privileges or devices: root on it), which namespace ` +
+    `${namespace} does not allow (no label ${HOST_STORAGE_LABEL}=${HOST_STORAGE_ALLOWED}); ${allowNodeHint(namespace)}; ` +
+    'otherwise remove them'
   );
 }
 

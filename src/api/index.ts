@@ -63,5 +63,6 @@ export {
   servesRestfulApi,
 } from './restful-schema.ts';
 export * from './host-storage.ts';
+export * from './node-access.ts';
 export { DEFAULT_SHM_SIZE, SHM_MOUNT_PATH } from './shm-cel.ts';
 export { shmSizeLimit } from './shm-rules.ts';

@@ -389,5 +389,13 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
   if (options.withDeployment) await removeUnwatchedRoles(kc, namespace, watched, where, log);
   await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
   log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
+  log(scopeLine(watched));
   return { applied };
+}
+
+/** What the install grants, in one line: cluster-wide rights, or the watched namespaces only. */
+export function scopeLine(watched: readonly string[]): string {
+  return watched.length === 0
+    ? 'scope: the operator watches every namespace, with rights on Secrets, pods/exec, Jobs and Services in all of them (cluster-wide); --watch-namespace NAME (Helm: watchNamespaces) limits them to the namespaces named'
+    : `scope: the operator watches ${watched.join(', ')} only; its rights on Secrets, pods/exec, Jobs and Services are Roles there, cluster-wide only its own kinds, their CRD, PersistentVolumes and reviews of /metrics tokens`;
 }

@@ -75,6 +75,11 @@ export function buildProgram(): Command {
       'namespace of the Lease (default: $POD_NAMESPACE or default)',
     )
     .option('--metrics-addr <address>', 'serve /metrics here; 0 disables', '127.0.0.1:8080')
+    .option(
+      '--metrics-secure',
+      'serve /metrics over HTTPS (a certificate made at start) to bearer tokens the API server authenticates and allows to get /metrics (the ClusterRole flux-operator-metrics-reader), as kube-rbac-proxy did; for an address the pod network reaches',
+      false,
+    )
     .option('--health-addr <address>', 'serve /healthz and /readyz here; 0 disables', '127.0.0.1:8081')
     .option('--log-level <level>', 'trace, debug, info, warn or error', 'info')
     .option('--log-format <format>', 'json, or pretty for humans', 'json')
@@ -107,6 +112,7 @@ export function buildProgram(): Command {
         leaderElect: boolean;
         leaderElectionNamespace?: string;
         metricsAddr: string;
+        metricsSecure: boolean;
         healthAddr: string;
         logLevel: string;
         logFormat: string;
@@ -133,6 +139,7 @@ export function buildProgram(): Command {
           namespaces: options.namespace,
           leaderElect: options.leaderElect,
           metricsAddr: options.metricsAddr,
+          ...(options.metricsSecure ? { metricsSecure: true } : {}),
           healthAddr: options.healthAddr,
           logLevel: options.logLevel,
           logFormat: options.logFormat,

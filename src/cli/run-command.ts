@@ -18,6 +18,7 @@ import {
 import { createOperatorMetrics } from '../observability/metrics.ts';
 import { Counter } from 'prom-client';
 import { startObservabilityServers } from '../observability/health-server.ts';
+import { secureMetrics } from './secure-metrics.ts';
 import { InputError } from './input-error.ts';
 import { DEFAULT_NAMESPACE } from '../api/index.ts';
 import { readSecret } from '../kube/secrets.ts';
@@ -29,6 +30,8 @@ export interface RunOptions {
   readonly leaderElect: boolean;
   readonly leaderElectionNamespace?: string;
   readonly metricsAddr: string;
+  /** /metrics over HTTPS to the tokens the API server allows (observability/metrics-auth.ts). */
+  readonly metricsSecure?: boolean;
   readonly healthAddr: string;
   readonly logLevel: string;
   readonly logFormat: string;
@@ -168,6 +171,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
     metricsAddr: options.metricsAddr,
     healthAddr: options.healthAddr,
     registry: metrics.registry,
+    ...(options.metricsSecure ? await secureMetrics(clients.transport) : {}),
     checks: readinessChecks(manager, webhook.settings?.service !== undefined),
   });
   log.info(

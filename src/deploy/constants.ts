@@ -36,7 +36,8 @@ export const REPORTING_CONTROLLER = 'flux-framework.org/flux-operator';
 export const OPERATOR_COMMAND = 'flux-operator';
 export const OPERATOR_CONTAINER_NAME = 'operator';
 
-export const METRICS_PORT = 8080;
+/** HTTPS, to the tokens allowed to get /metrics (`--metrics-secure`: observability/metrics-auth.ts). */
+export const METRICS_PORT = 8443;
 export const METRICS_PORT_NAME = 'metrics';
 export const HEALTH_PORT = 8081;
 export const HEALTH_PORT_NAME = 'health';
@@ -72,6 +73,7 @@ export const LEADER_ELECT_FLAG = '--leader-elect';
 /** Where the operator serves /metrics and /healthz, /readyz (the ports the Deployment declares). */
 export const SERVE_ARGS: readonly string[] = [
   `--metrics-addr=:${METRICS_PORT}`,
+  '--metrics-secure',
   `--health-addr=:${HEALTH_PORT}`,
   `--webhook-addr=:${WEBHOOK_PORT}`,
 ];

@@ -1,7 +1,7 @@
 /**
  * The ValidatingAdmissionPolicy (and its binding) that refuses, at `kubectl apply`, MiniClusters
- * naming storage that reaches the node (src/api/host-storage.ts) in namespaces an administrator has
- * not allowed (the label HOST_STORAGE_LABEL=allowed, which `flux-operator install
+ * naming storage that reaches the node (src/api/host-storage.ts), or settings that give their pods the
+ * node itself (src/api/node-access.ts), in namespaces an administrator has not allowed (the label HOST_STORAGE_LABEL=allowed, which `flux-operator install
  * --allow-host-storage` sets). Installed with the CRD. The operator checks the same in its reconcile,
  * for clusters without the policy and objects stored before it.
  */
@@ -10,6 +10,7 @@ import {
   HOST_STORAGE_ALLOWED,
   HOST_STORAGE_CEL,
   HOST_STORAGE_LABEL,
+  NODE_ACCESS_CEL,
   PLURAL,
   celRefusal,
 } from '../api/index.ts';
@@ -22,6 +23,21 @@ const API_VERSION = 'admissionregistration.k8s.io/v1';
 
 /** An admission object (no client model is used for them: plain JSON, applied server-side). */
 export type AdmissionObject = Rendered<{ spec: Record<string, unknown> }>;
+
+const NODE_ACCESS = 'access to the node itself (root on it)';
+const NODE_CONTEXT = `a security context with ${NODE_ACCESS}: privileged, capabilities beyond the default set of the runtime, seccomp or AppArmor Unconfined, or SELinux options beyond those of a container`;
+
+/** The node-access checks: the variable, the field its refusal names, and what is refused (no quote: CEL text). */
+const NODE_ACCESS_CHECKS: readonly [string, string, string][] = [
+  ['nodePod', 'spec.pod', `the namespaces of the node (hostPID, hostIPC, hostNetwork) or ${NODE_CONTEXT}`],
+  ['nodeContainers', 'spec.containers[].securityContext', NODE_CONTEXT],
+  ['nodeServices', 'spec.services[].securityContext', NODE_CONTEXT],
+  [
+    'nodeAnnotations',
+    'metadata.annotations',
+    `conversion steps naming host storage or ${NODE_ACCESS} (hostPID, privileged, capabilities, Unconfined...)`,
+  ],
+];
 
 /** The policy: what counts as host storage, with a message naming the field and how to allow it. */
 export function hostStoragePolicy(): AdmissionObject {
@@ -50,6 +66,10 @@ export function hostStoragePolicy(): AdmissionObject {
         { name: 'nodeVolumes', expression: HOST_STORAGE_CEL.nodeVolumes },
         { name: 'containers', expression: HOST_STORAGE_CEL.containers('containers') },
         { name: 'services', expression: HOST_STORAGE_CEL.containers('services') },
+        { name: 'nodePod', expression: NODE_ACCESS_CEL.pod },
+        { name: 'nodeContainers', expression: NODE_ACCESS_CEL.containers('containers') },
+        { name: 'nodeServices', expression: NODE_ACCESS_CEL.containers('services') },
+        { name: 'nodeAnnotations', expression: NODE_ACCESS_CEL.annotations },
       ],
       validations: [
         {
@@ -79,6 +99,11 @@ export function hostStoragePolicy(): AdmissionObject {
           ),
           reason: 'Forbidden',
         },
+        ...NODE_ACCESS_CHECKS.map(([variable, field, kind]) => ({
+          expression: `size(variables.${variable}) == 0`,
+          messageExpression: celRefusal(field, `variables.${variable}`, kind),
+          reason: 'Forbidden',
+        })),
       ],
     },
   };

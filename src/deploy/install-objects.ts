@@ -19,6 +19,7 @@ import {
 import { hostStorageNamespace, hostStoragePolicy, hostStoragePolicyBinding } from './host-storage-policy.ts';
 import {
   clusterRole,
+  metricsReaderClusterRole,
   clusterRoleBinding,
   leaderElectionRole,
   leaderElectionRoleBinding,
@@ -102,6 +103,7 @@ export function crdAndRbacObjects(
     hostStoragePolicyBinding(),
     ...[...new Set(options.allowHostStorage ?? [])].map(hostStorageNamespace),
     clusterRole(watched, namespace),
+    metricsReaderClusterRole(),
     serviceAccount(namespace),
     clusterRoleBinding(namespace, watched),
     ...watched.flatMap((name) => [

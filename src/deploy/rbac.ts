@@ -104,6 +104,18 @@ export const CLUSTER_RULES: readonly DocumentedRule[] = [
     why: 'The PersistentVolumes of hostpath and CSI spec.volumes (cluster-wide, named after namespace, MiniCluster and volume): applied, watched, and deleted by the volume collector once their MiniCluster is gone (delete: true). Never the data behind them: their reclaim policy is Retain.',
   },
   {
+    apiGroups: ['authentication.k8s.io'],
+    resources: ['tokenreviews'],
+    verbs: ['create'],
+    why: "Secure metrics: ask the API server whose bearer token a /metrics request carries (what kube-rbac-proxy asked for the Go operator).",
+  },
+  {
+    apiGroups: ['authorization.k8s.io'],
+    resources: ['subjectaccessreviews'],
+    verbs: ['create'],
+    why: 'Secure metrics: ask the API server whether that user may get /metrics (the ClusterRole flux-operator-metrics-reader grants it).',
+  },
+  {
     apiGroups: [''],
     resources: ['namespaces'],
     resourceNames: ['kube-system'],
@@ -247,6 +259,21 @@ export function clusterRole(watched: readonly string[] = [], namespace = OPERATO
     kind: 'ClusterRole',
     metadata: { name: clusterRoleName(watched, namespace), labels: operatorLabels() },
     rules: (watched.length > 0 ? CLUSTER_RULES : OPERATOR_RULES).map(policyRule),
+  };
+}
+
+export const METRICS_READER_ROLE = `${OPERATOR_NAME}-metrics-reader`;
+
+/**
+ * What a scraper needs to read the operator's /metrics (`--metrics-secure`): bind it to Prometheus's
+ * ServiceAccount with a ClusterRoleBinding. The operator grants it to nobody itself.
+ */
+export function metricsReaderClusterRole(): Rendered<V1ClusterRole> {
+  return {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRole',
+    metadata: { name: METRICS_READER_ROLE, labels: operatorLabels() },
+    rules: [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }],
   };
 }
 

@@ -141,6 +141,11 @@ export interface EntrypointPaths {
    */
   rcExtraDir?: string;
   /**
+   * The state volume's mount: where root runs the brokers as a user of their own, the entrypoint makes
+   * it root's and 0755 before any broker starts, so that a job can plant no link where root writes.
+   */
+  sharedDir?: string;
+  /**
    * The container's `terminationMessagePath`, where the lead says which program of its command was
    * not found (see `commandProgram`). Unset: Kubernetes' default, `/dev/termination-log`.
    */
@@ -717,6 +722,7 @@ export function entrypointScript(input: EntrypointInput): string {
     assignment('state_dir', paths.stateDir),
   ];
   if (paths.rcExtraDir !== undefined) parameters.push(assignment('rc_extra_dir', paths.rcExtraDir));
+  if (paths.sharedDir !== undefined) parameters.push(assignment('shared_dir', paths.sharedDir));
   if (input.view) parameters.push(...viewParameters(input.view));
   if (input.resource.writtenBy === 'pod') {
     parameters.push(

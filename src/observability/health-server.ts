@@ -5,9 +5,11 @@
  * (any free port), or `0` (disabled). Equal addresses share one server.
  */
 import { createServer } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
+import type { MetricsAuthorizer } from './metrics-auth.ts';
 
 /**
  * A named check. It passes unless it returns (or resolves to) `false`, throws, rejects, or outlasts
@@ -30,6 +32,12 @@ export interface ObservabilityServerOptions {
   readonly checkTimeoutMs?: number;
   /** The connections' limits; ENDPOINT_LIMITS unless given (tests shorten them). */
   readonly limits?: EndpointLimits;
+  /**
+   * /metrics over HTTPS with this certificate, to the requests `metricsAuth` allows (metrics-auth.ts):
+   * for an address the pod network reaches. Both or neither.
+   */
+  readonly metricsTls?: { readonly certificate: string; readonly key: string };
+  readonly metricsAuth?: MetricsAuthorizer;
 }
 
 /**
@@ -214,6 +222,8 @@ function handler(
     const path = url.pathname.replace(/\/+$/, '') || '/';
     if (routes.metrics && path === '/metrics') {
       if (!isRead(request, response)) return;
+      if (options.metricsAuth !== undefined && !(await admitted(options.metricsAuth, request, response)))
+        return;
       await answerMetrics(options.registry, response);
       return;
     }
@@ -248,6 +258,30 @@ function handler(
       else response.destroy();
     });
   };
+}
+
+/** Answers 401, 403 or 429 and returns false unless the request's bearer token may read /metrics. */
+async function admitted(
+  authorizer: MetricsAuthorizer,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<boolean> {
+  const decision = await authorizer.decide(request.headers.authorization);
+  if (decision === 'allowed') return true;
+  if (decision === 'unauthenticated') {
+    response.setHeader('WWW-Authenticate', 'Bearer realm="flux-operator metrics"');
+    sendText(response, 401, 'Unauthorized: a bearer token the API server authenticates is needed\n');
+  } else if (decision === 'forbidden') {
+    sendText(
+      response,
+      403,
+      "Forbidden: the token's user may not get /metrics (ClusterRole flux-operator-metrics-reader)\n",
+    );
+  } else {
+    response.setHeader('Retry-After', '1');
+    sendText(response, 429, 'Too many requests: try again\n');
+  }
+  return false;
 }
 
 function isRead(request: IncomingMessage, response: ServerResponse): boolean {
@@ -298,17 +332,30 @@ export async function startObservabilityServers(
     await Promise.all(servers.map(closeServer));
   };
   const limits = options.limits ?? ENDPOINT_LIMITS;
-  const start = async (address: BindAddress, routes: Routes): Promise<number> => {
-    const server = createServer(
-      {
-        maxHeaderSize: limits.maxHeaderBytes,
-        headersTimeout: limits.headersTimeoutMs,
-        requestTimeout: limits.requestTimeoutMs,
-        keepAliveTimeout: limits.keepAliveTimeoutMs,
-        connectionsCheckingInterval: limits.checkIntervalMs,
-      },
-      handler(options, routes),
+  if ((options.metricsTls === undefined) !== (options.metricsAuth === undefined)) {
+    throw new Error('secure metrics need both a certificate and an authorizer');
+  }
+  if (shared && options.metricsTls !== undefined) {
+    throw new Error(
+      'secure metrics (HTTPS) need an address of their own: the kubelet probes /healthz and /readyz over plain HTTP; give --metrics-addr and --health-addr different ports',
     );
+  }
+  const start = async (address: BindAddress, routes: Routes): Promise<number> => {
+    const settings = {
+      maxHeaderSize: limits.maxHeaderBytes,
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      keepAliveTimeout: limits.keepAliveTimeoutMs,
+      connectionsCheckingInterval: limits.checkIntervalMs,
+    };
+    const tls = routes.metrics ? options.metricsTls : undefined;
+    const server: Server =
+      tls === undefined
+        ? createServer(settings, handler(options, routes))
+        : (createTlsServer(
+            { ...settings, cert: tls.certificate, key: tls.key, minVersion: 'TLSv1.2' },
+            handler(options, routes),
+          ) as unknown as Server);
     server.maxHeadersCount = limits.maxHeaders;
     server.maxRequestsPerSocket = limits.maxRequestsPerConnection;
     server.setTimeout(limits.idleMs);

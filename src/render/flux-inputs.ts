@@ -46,6 +46,12 @@ import { restfulProgram, servesRestful } from './restful.ts';
 const DEFAULT_TOPOLOGY = 'kary:2';
 const WORKER_RETRY_DELAY_SECONDS = 5;
 /**
+ * A worker broker that keeps failing ends its pod after this many starts (an hour of retries): long
+ * enough for a lead that is slow to start, and a bound on what a job that kills its broker over and
+ * over can make the entrypoint (root) do again.
+ */
+const WORKER_MAX_ATTEMPTS = 720;
+/**
  * `-Slog-stderr-level` with `logging.quiet`: errors and worse only. The brokers' info lines are not
  * the job's output (the Go operator's quiet mode printed none of them).
  */
@@ -313,6 +319,7 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
       stateDir: layout.fluxStateDir,
       // The ConfigMap's files: rc1.d/forget-certificate.sh removes the certificate's copy once read.
       rcExtraDir: OPERATOR_DIR,
+      sharedDir: layout.stateRoot,
     },
     resource: operatorWritesResourceSpec(miniCluster)
       ? { writtenBy: 'operator' }
@@ -336,6 +343,7 @@ export function entrypointInput(input: RenderInput, names: MiniClusterNames): En
     logging: { ...spec.logging },
     workerRestart: {
       delaySeconds: WORKER_RETRY_DELAY_SECONDS,
+      maxAttempts: WORKER_MAX_ATTEMPTS,
       ...(spec.flux.completeWorkers === true ? { completeWorkers: true } : {}),
     },
     // Flux dumps its content there when the instance exits (above); the next lead loads it.

@@ -37,10 +37,12 @@ export const MUNGE_LOG_DIR = '/var/log/munge';
 
 /** A writable emptyDir for what the entrypoint writes: the certificate copy, R, Flux's state. */
 export const STATE_DIR = '/mnt/flux';
-export const CURVE_CERT_PATH = `${STATE_DIR}/${CURVE_CERT_FILE}`;
+/** In a folder the entrypoint makes anew at each broker start (root's, then the flux user's). */
+export const CURVE_CERT_DIR = 'curve';
+export const CURVE_CERT_PATH = `${STATE_DIR}/${CURVE_CERT_DIR}/${CURVE_CERT_FILE}`;
 export const POD_RESOURCE_SPEC_PATH = `${STATE_DIR}/R`;
 export const FLUX_STATE_DIR = `${STATE_DIR}/state`;
-export const RESTFUL_CREDENTIALS_PATH = `${STATE_DIR}/restful-credentials.json`;
+export const RESTFUL_CREDENTIALS_PATH = `${STATE_DIR}/restful/credentials.json`;
 
 /** The rundir gives the instance's local URI, `local:///run/flux/local`, which users pass to `flux proxy`. */
 export const RUN_DIR = '/run/flux';
@@ -96,10 +98,11 @@ export function podLayout(
   const root = viewMountPath?.replace(/\/+$/, '') ?? STATE_DIR;
   const layout = {
     stateRoot: root,
-    curveCertPath: `${root}/${CURVE_CERT_FILE}`,
+    curveCertPath: `${root}/${CURVE_CERT_DIR}/${CURVE_CERT_FILE}`,
     podResourceSpecPath: `${root}/R`,
     fluxStateDir: `${root}/state`,
-    restfulCredentialsPath: `${root}/restful-credentials.json`,
+    // In a folder of its own, given to the flux user: the server removes the file once read.
+    restfulCredentialsPath: `${root}/restful/credentials.json`,
     runDir: viewMountPath !== undefined || sharedRunDir ? `${root}/run/flux` : RUN_DIR,
   };
   if (viewMountPath === undefined) return layout;

@@ -130,18 +130,25 @@ export class Controller {
   }
 
   /**
-   * A kind whose objects' events queue a pass of the object `map` names, after the event delay;
-   * `handlers` see each event first (an index, say).
+   * A kind whose objects' events queue a pass of the object `map` names, after the event delay, or at
+   * once for an object `urgent` picks (news that ends something, worth no wait); `handlers` see each
+   * event first (an index, say).
    */
   watches<T extends KubernetesObject>(
     kind: WatchedKind<T>,
-    options: WatchOptions & { map: (object: T) => ObjectKey | undefined; handlers?: InformerHandlers<T> },
+    options: WatchOptions & {
+      map: (object: T) => ObjectKey | undefined;
+      handlers?: InformerHandlers<T>;
+      urgent?: (object: T) => boolean;
+    },
   ): ResilientInformer<T> {
-    const { map, handlers } = options;
+    const { map, handlers, urgent } = options;
     const delayMs = this.options.eventDelayMs ?? DEFAULT_EVENT_DELAY_MS;
     const enqueueMapped = (object: T) => {
       const key = map(object);
-      if (key && this.host.isLeader) this.queue.addAfter(key, delayMs);
+      if (!key || !this.host.isLeader) return;
+      if (urgent?.(object)) this.enqueue(key);
+      else this.queue.addAfter(key, delayMs);
     };
     return this.host.informer(kind, options, {
       onAdd: (object) => {

@@ -1,7 +1,8 @@
 // The one JSON line `npm run bench -- --mpi` prints: per program and kind of run the medians of its
-// figures and every sample, the ratios, and the targets of issue 30 with whether each is met. Every
-// ratio is a slowdown: how many times slower the run is than what it is compared with (times over
-// times; for a bandwidth, the other's over the run's), so 1.0 means as fast and above 1 slower.
+// figures and every sample, per LAMMPS program its apply-to-done against its floor pod's start-to-done,
+// the ratios, and the targets of issue 30 with whether each is met. Every ratio is a slowdown: how many
+// times slower the run is than what it is compared with (times over times; for a bandwidth, the other's
+// over the run's), so 1.0 means as fast and above 1 slower.
 import type { MpiProgramName, MpiRunKind } from './mpi-programs.ts';
 import { round } from './process-metrics.ts';
 import { median } from './view-result.ts';
@@ -19,6 +20,10 @@ const FIGURES = {
 } as const;
 export type MpiFigureName = keyof typeof FIGURES;
 
+/** The LAMMPS programs, whose apply-to-done is measured (a MiniCluster whose command is the program). */
+export const LAMMPS_PROGRAMS = ['lj', 'hns'] as const satisfies readonly MpiProgramName[];
+export type LammpsProgramName = (typeof LAMMPS_PROGRAMS)[number];
+
 /** One run of one program. */
 export interface MpiSample {
   round: number;
@@ -27,9 +32,10 @@ export interface MpiSample {
   figures: Partial<Record<MpiFigureName, number>>;
 }
 
-/** One round's apply-to-done: the floor pod of LAMMPS against the MiniCluster whose command it is. */
+/** One round's apply-to-done of a LAMMPS program: its floor pod against the MiniCluster whose command it is. */
 export interface StartSample {
   round: number;
+  program: LammpsProgramName;
   /** From the pod's create request to its container seen terminated. */
   podSeconds: number;
   /** The pod's creationTimestamp to its container's finishedAt (whole seconds: the API's precision). */
@@ -86,6 +92,8 @@ export interface ApplyToDoneResult {
   };
   /** The MiniCluster's apply-to-done over the pod's start-to-done (medians). */
   ratio: number | null;
+  /** The MiniCluster's apply-to-done less the pod's start-to-done (medians): the operator's and Flux's cost. */
+  overhead_seconds: number;
   within_target: boolean;
 }
 
@@ -100,11 +108,16 @@ export interface MpiResult {
   order: string[];
   targets: { hns_floor_ratio: number; binding_off_ratio: number; apply_to_done_ratio: number };
   /** null: not measured (no LAMMPS with ReaxFF), which is neither met nor missed. */
-  within_target: { hns_floor: boolean | null; binding_off: boolean; apply_to_done: boolean };
+  within_target: {
+    hns_floor: boolean | null;
+    binding_off: boolean;
+    apply_to_done: { lj: boolean; hns: boolean | null };
+  };
   lj?: ProgramResult;
   hns: HnsAvailability | (ProgramResult & { available: true; image: string; floor_within_target: boolean });
   netpipe?: ProgramResult;
-  apply_to_done: ApplyToDoneResult;
+  /** Per LAMMPS program; hns absent when HNS did not run. */
+  apply_to_done: { lj: ApplyToDoneResult; hns?: ApplyToDoneResult };
 }
 
 /** `run`'s slowdown against `reference`; null when there is nothing to compare. */
@@ -167,7 +180,8 @@ function programResult(samples: readonly MpiSample[], program: MpiProgramName, r
   return { result, floorWithin: within(floor, HNS_FLOOR_TARGET) };
 }
 
-function applyToDone(samples: readonly StartSample[]): ApplyToDoneResult {
+function applyToDone(starts: readonly StartSample[], program: LammpsProgramName): ApplyToDoneResult {
+  const samples = starts.filter((sample) => sample.program === program);
   const pod = samples.map((sample) => sample.podSeconds);
   const miniCluster = samples.map((sample) => sample.miniClusterSeconds);
   const started = samples.map((sample) => sample.miniClusterPodsStartedSeconds);
@@ -189,6 +203,7 @@ function applyToDone(samples: readonly StartSample[]): ApplyToDoneResult {
       },
     },
     ratio: roundOrNull(ratio),
+    overhead_seconds: round(median(miniCluster) - median(pod)),
     within_target: ratio !== null && ratio <= APPLY_TO_DONE_TARGET,
   };
 }
@@ -204,7 +219,8 @@ export function mpiResult(
   };
   const [lj, hns, netpipe] = [measure('lj'), measure('hns'), measure('netpipe')];
   const measured = [lj, hns, netpipe].flatMap((program) => (program === undefined ? [] : [program.result]));
-  const start = applyToDone(starts);
+  const startLj = applyToDone(starts, 'lj');
+  const startHns = starts.some((sample) => sample.program === 'hns') ? applyToDone(starts, 'hns') : undefined;
   return {
     mode: 'mpi',
     size: context.size,
@@ -226,7 +242,10 @@ export function mpiResult(
     within_target: {
       hns_floor: hns === undefined ? null : hns.floorWithin,
       binding_off: measured.length > 0 && measured.every((program) => program.binding_off_within_target),
-      apply_to_done: start.within_target,
+      apply_to_done: {
+        lj: startLj.within_target,
+        hns: startHns === undefined ? null : startHns.within_target,
+      },
     },
     ...(lj === undefined ? {} : { lj: lj.result }),
     hns:
@@ -234,7 +253,7 @@ export function mpiResult(
         ? context.hns
         : { ...context.hns, ...hns.result, floor_within_target: hns.floorWithin },
     ...(netpipe === undefined ? {} : { netpipe: netpipe.result }),
-    apply_to_done: start,
+    apply_to_done: { lj: startLj, ...(startHns === undefined ? {} : { hns: startHns }) },
   };
 }
 

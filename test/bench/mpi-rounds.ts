@@ -1,14 +1,15 @@
 // The measurements of `npm run bench -- --mpi`, round after round. Each round, one step at a time (the
 // node to itself: each pod and MiniCluster is gone before the next starts):
 //   floor:          each program's ranks started by its MPI's launcher in one plain pod;
-//   apply-to-done:  a MiniCluster of `size` pods whose command is the LAMMPS melt, apply to Succeeded;
+//   apply-to-done:  per LAMMPS program (the melt; HNS when it runs), a MiniCluster of `size` pods whose
+//                   command is the program, apply to Succeeded, against its floor pod of the round;
 //   minicluster:    an interactive MiniCluster per image, in which each program runs by `flux run`, with
 //                   Flux's default binding and with `-o cpu-affinity=off`, the first of the two taking
 //                   turns round by round.
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { lammpsLoop, netpipeFigures } from './mpi-logs.ts';
 import { fluxRun, runToSucceeded, withInteractiveMiniCluster } from './mpi-minicluster.ts';
-import { runPodOnce } from './mpi-pod.ts';
+import { runPodOnce, type PodRun } from './mpi-pod.ts';
 import {
   LJ,
   NETPIPE,
@@ -21,7 +22,14 @@ import {
   type MpiProgram,
   type MpiRunKind,
 } from './mpi-programs.ts';
-import type { HnsAvailability, MpiFigureName, MpiSample, StartSample } from './mpi-result.ts';
+import {
+  LAMMPS_PROGRAMS,
+  type HnsAvailability,
+  type LammpsProgramName,
+  type MpiFigureName,
+  type MpiSample,
+  type StartSample,
+} from './mpi-result.ts';
 import type { SampleTarget } from './view-sample.ts';
 
 export interface RoundsTarget {
@@ -73,6 +81,15 @@ export function programsByImage(hns: HnsAvailability): MpiProgram[][] {
   return images.map((image) => programs.filter((program) => program.image === image));
 }
 
+/** The programs whose apply-to-done is measured, in order: the LAMMPS ones (the melt, then HNS when it runs). */
+export function applyToDonePrograms(hns: HnsAvailability): (MpiProgram & { name: LammpsProgramName })[] {
+  return programsByImage(hns)
+    .flat()
+    .filter((program): program is MpiProgram & { name: LammpsProgramName } =>
+      (LAMMPS_PROGRAMS as readonly string[]).includes(program.name),
+    );
+}
+
 export async function measureRounds(
   target: RoundsTarget,
   rounds: number,
@@ -80,6 +97,7 @@ export async function measureRounds(
 ): Promise<RoundsResult> {
   const result: RoundsResult = { samples: [], starts: [], order: [] };
   const groups = programsByImage(hns);
+  const applyToDone = applyToDonePrograms(hns);
   const record = (round: number, step: string, program: MpiProgram, run: MpiRunKind, output: string) => {
     const figures = figuresOf(program, output);
     result.samples.push({ round, program: program.name, run, figures });
@@ -89,8 +107,7 @@ export async function measureRounds(
   const miniClusterTarget = (name: string): SampleTarget => ({ ...target, name });
 
   for (let round = 1; round <= rounds; round++) {
-    let ljPodSeconds = Number.NaN;
-    let ljPodStatusSeconds = Number.NaN;
+    const floors = new Map<MpiProgram['name'], PodRun>();
     for (const program of groups.flat()) {
       const ranks = ranksOf(program, target.size);
       const argv = floorArgv(program, ranks, target.nodeCpus);
@@ -99,28 +116,33 @@ export async function measureRounds(
         floorPod(target.namespace, `floor-${program.name}-${round}`, program, argv),
       );
       record(round, 'floor', program, 'floor', run.log);
-      if (program === LJ) [ljPodSeconds, ljPodStatusSeconds] = [run.seconds, run.statusSeconds];
+      floors.set(program.name, run);
     }
 
-    const done = miniClusterTarget('lj-done');
-    const { sample, log } = await runToSucceeded(
-      done,
-      mpiMiniCluster(target.namespace, done.name, target.size, LJ.image, LJ),
-    );
-    const loopSeconds = lammpsLoop(log).seconds;
-    result.starts.push({
-      round,
-      podSeconds: ljPodSeconds,
-      podStatusSeconds: ljPodStatusSeconds,
-      miniClusterSeconds: sample.succeededSeconds,
-      miniClusterPodsStartedSeconds: sample.podsStartedSeconds,
-      miniClusterLoopSeconds: loopSeconds,
-    });
-    result.order.push(`${round} apply-to-done lj`);
-    target.progress(
-      `round ${round}/${rounds}: apply-to-done ${sample.succeededSeconds.toFixed(2)} s (loop ${loopSeconds} s), ` +
-        `the floor pod's ${ljPodSeconds.toFixed(2)} s`,
-    );
+    for (const program of applyToDone) {
+      const floor = floors.get(program.name);
+      if (floor === undefined) throw new Error(`round ${round}: no floor pod of ${program.name}`);
+      const done = miniClusterTarget(`${program.name}-done`);
+      const { sample, log } = await runToSucceeded(
+        done,
+        mpiMiniCluster(target.namespace, done.name, target.size, program.image, program),
+      );
+      const loopSeconds = lammpsLoop(log).seconds;
+      result.starts.push({
+        round,
+        program: program.name,
+        podSeconds: floor.seconds,
+        podStatusSeconds: floor.statusSeconds,
+        miniClusterSeconds: sample.succeededSeconds,
+        miniClusterPodsStartedSeconds: sample.podsStartedSeconds,
+        miniClusterLoopSeconds: loopSeconds,
+      });
+      result.order.push(`${round} apply-to-done ${program.name}`);
+      target.progress(
+        `round ${round}/${rounds}: ${program.name} apply-to-done ${sample.succeededSeconds.toFixed(2)} s ` +
+          `(loop ${loopSeconds} s), the floor pod's ${floor.seconds.toFixed(2)} s`,
+      );
+    }
 
     for (const programs of groups) {
       const [first] = programs;

@@ -9,12 +9,14 @@
  *   flux:         by `flux run` in a MiniCluster of N pods (v1alpha2, Flux from the view), Flux's
  *                 default binding;
  *   binding_off:  the same with `-o cpu-affinity=off`;
- * and the apply-to-done of a MiniCluster whose command is the melt against the floor pod's own
- * start-to-done. Figures: LAMMPS's loop time (s), NetPIPE's 1-byte latency (us) and bandwidth at its
- * largest size (Mbps). Prints one JSON line (mpi-result.ts): per program and run the medians over
- * `--rounds` (default 3) and every sample, the slowdowns against the floor and against binding off, and
- * issue 30's targets as `within_target` booleans (HNS within 1.1x of the floor, every run within 1.1x of
- * binding off, apply-to-done within 1.2x of the pod's). Nothing asserts a ratio.
+ * and, per LAMMPS program (the melt; HNS when it runs), the apply-to-done of a MiniCluster whose command
+ * is the program against its floor pod's own start-to-done. Figures: LAMMPS's loop time (s), NetPIPE's
+ * 1-byte latency (us) and bandwidth at its largest size (Mbps). Prints one JSON line (mpi-result.ts): per
+ * program and run the medians over `--rounds` (default 3) and every sample, the slowdowns against the
+ * floor and against binding off, per LAMMPS program the apply-to-done's ratio and overhead (seconds over
+ * the pod's), and issue 30's targets as `within_target` booleans (HNS within 1.1x of the floor, every run
+ * within 1.1x of binding off, apply-to-done within 1.2x of the pod's, reported per LAMMPS program).
+ * Nothing asserts a ratio.
  *
  * The operator runs compiled in a process of its own (mpi-operator.ts), its Flux view this tree's,
  * pinned on the node under a tag of the run's own (view-image.ts). Everything runs in one namespace of

@@ -30,6 +30,7 @@ import { servicesScenarios } from './scenarios/services.ts';
 import { restfulScenarios } from './scenarios/restful.ts';
 import { restfulPagesScenarios } from './scenarios/restful-pages.ts';
 import { restfulSecurityScenarios } from './scenarios/restful-security.ts';
+import { rootSideDoorScenarios } from './scenarios/root-side-doors.ts';
 import { v1alpha1ExampleScenarios } from './scenarios/v1alpha1-examples.ts';
 import { v1alpha1FieldScenarios } from './scenarios/v1alpha1-fields.ts';
 
@@ -52,6 +53,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   restfulScenarios();
   restfulPagesScenarios();
   restfulSecurityScenarios();
+  rootSideDoorScenarios();
   fluxViewScenarios();
   fluxViewErrorScenarios();
   goV1alpha2ExampleScenarios();

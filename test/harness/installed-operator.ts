@@ -1,11 +1,12 @@
 // The operator as users install it, for the e2e scenarios: its image on the real node, its Deployment
 // from `flux-operator install --with-deployment` or the Helm chart, read through the API and its pods.
 import { execFile } from 'node:child_process';
-import { request } from 'node:http';
+import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
 import type { KubeClients } from '../../src/kube/clients.ts';
+import { METRICS_PORT, METRICS_READER_ROLE } from '../../src/deploy/index.ts';
 import { waitFor } from './cluster.ts';
 
 const run = promisify(execFile);
@@ -80,23 +81,73 @@ export async function leaseHolder(clients: KubeClients, namespace: string): Prom
   return lease.spec?.holderIdentity ?? undefined;
 }
 
-/** GET http://<pod IP>:8080/metrics: the real node's pods are reachable from this machine. */
-export function scrape(pod: V1Pod): Promise<string> {
+/**
+ * GET https://<pod IP>:8443/metrics with a bearer token (the real node's pods are reachable from this
+ * machine); the server's certificate is its own, made at start, so it is not verified (as Prometheus
+ * scrapes kube-rbac-proxy). Rejects with the status of anything but 200.
+ */
+export function scrape(pod: V1Pod, token?: string): Promise<string> {
   const ip = pod.status?.podIP;
   if (!ip) return Promise.reject(new Error(`pod ${pod.metadata?.name} has no IP yet`));
   return new Promise((resolve, reject) => {
-    const req = request({ host: ip, port: 8080, path: '/metrics', timeout: 5_000 }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () =>
-        res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: HTTP ${res.statusCode}`)),
-      );
-    });
+    const req = request(
+      {
+        host: ip,
+        port: METRICS_PORT,
+        path: '/metrics',
+        timeout: 5_000,
+        rejectUnauthorized: false,
+        headers: token === undefined ? {} : { Authorization: `Bearer ${token}` },
+      },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => (body += chunk));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(body) : reject(new Error(`/metrics: HTTP ${res.statusCode}`)),
+        );
+      },
+    );
     req.on('timeout', () => req.destroy(new Error('/metrics: timed out')));
     req.on('error', reject);
     req.end();
   });
+}
+
+/**
+ * A token of a ServiceAccount `name` in `namespace`, bound to the ClusterRole that may read /metrics
+ * when `reader` (as an administrator binds Prometheus's); the binding goes with `cleanUp`.
+ */
+export async function metricsToken(
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  reader: boolean,
+): Promise<{ token: string; cleanUp: () => Promise<void> }> {
+  await clients.core
+    .createNamespacedServiceAccount({ namespace, body: { metadata: { name } } })
+    .catch(() => undefined);
+  const bindingObject = {
+    apiVersion: 'rbac.authorization.k8s.io/v1',
+    kind: 'ClusterRoleBinding',
+    metadata: { name: `${METRICS_READER_ROLE}-${namespace}-${name}` },
+    roleRef: { apiGroup: 'rbac.authorization.k8s.io', kind: 'ClusterRole', name: METRICS_READER_ROLE },
+    subjects: [{ kind: 'ServiceAccount', name, namespace }],
+  };
+  if (reader) {
+    await clients.objects.create(bindingObject);
+  }
+  const requested = await clients.core.createNamespacedServiceAccountToken({
+    name,
+    namespace,
+    body: { spec: { audiences: [], expirationSeconds: 600 } },
+  });
+  return {
+    token: requested.status?.token ?? '',
+    cleanUp: async () => {
+      if (reader) await clients.objects.delete(bindingObject).catch(() => undefined);
+    },
+  };
 }
 
 /** The sum of a counter's samples whose labels include every one given. */

@@ -1,5 +1,5 @@
 /**
- * Storage that reaches the node, tried as a tenant would (docs/security.md, "Host storage"): a
+ * Storage that reaches the node, and settings that give the pods the node itself, tried as a tenant would (docs/security.md, "Host storage"): a
  * MiniCluster mounting the node's `/` through a hostpath spec.volumes entry, or a hostPath or
  * csiDriver volume, in a namespace the administrator did not allow. The admission policy installed
  * with the CRD refuses it at `kubectl apply` (both API versions) with a message saying how to allow
@@ -14,6 +14,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { HOST_STORAGE_LABEL } from '../../src/api/index.ts';
+import { toV1alpha1 } from '../../src/api/v1alpha2/convert.ts';
 import { FIELD_MANAGER, hostStoragePolicy, hostStoragePolicyBinding } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients } from '../../src/kube/clients.ts';
@@ -105,6 +106,94 @@ describe('host storage needs the namespace allowed (local API server)', () => {
     assert.equal(await refusal(t, PLAIN(tenant)), undefined);
     assert.equal(await refusal(t, ROOT_V1ALPHA1(allowed)), undefined);
     assert.equal(await refusal(t, ROOT_V1ALPHA2(allowed, { path: '/host', hostPath: '/' })), undefined);
+  });
+
+  it('kubectl apply of a MiniCluster reaching the node itself (hostPID, hostIPC, privileged, capabilities, Unconfined; a conversion annotation carrying them) is refused without the label and accepted with it', async (t) => {
+    await installPolicy();
+    const tenant = await withNamespace(t, 'tenant-node');
+    const allowed = await withNamespace(t, 'allowed-node', { hostStorage: true });
+    const v1alpha2 = (
+      namespace: string,
+      spec: Record<string, unknown>,
+      container: Record<string, unknown> = {},
+    ) => ({
+      apiVersion: 'flux-framework.org/v1alpha2',
+      kind: 'MiniCluster',
+      metadata: { name: 'node', namespace },
+      spec: {
+        size: 1,
+        containers: [{ image: 'busybox', command: 'nsenter -t 1 -a true', ...container }],
+        ...spec,
+      },
+    });
+    const privileged = (namespace: string) =>
+      miniClusterObject(namespace, 'node1', {
+        size: 1,
+        containers: [{ image: 'busybox', command: 'true', securityContext: { privileged: true } }],
+      });
+    const first = await waitFor(() => refusal(t, v1alpha2(tenant, { pod: { hostPID: true } })), {
+      what: 'the hostPID MiniCluster to be refused',
+      timeoutMs: 30_000,
+    });
+    assert.match(first, /spec\.pod \(hostPID\): the namespaces of the node/);
+    assert.match(first, new RegExp(`namespace ${tenant} does not allow`));
+    assert.match(
+      first,
+      new RegExp(`kubectl label namespace ${tenant} flux-framework\\.org/host-storage=allowed`),
+    );
+
+    const refused: [string, object, RegExp][] = [
+      ['hostIPC', v1alpha2(tenant, { pod: { hostIPC: true } }), /spec\.pod \(hostIPC\)/],
+      [
+        'seccomp Unconfined',
+        v1alpha2(tenant, { pod: { securityContext: { seccompProfile: { type: 'Unconfined' } } } }),
+        /spec\.pod \(securityContext\)/,
+      ],
+      [
+        'v1alpha2 privileged',
+        v1alpha2(tenant, {}, { name: 'app', securityContext: { privileged: true } }),
+        /spec\.containers\[\]\.securityContext \(app\)/,
+      ],
+      [
+        'v1alpha2 SYS_ADMIN',
+        v1alpha2(tenant, {}, { securityContext: { capabilities: { add: ['SYS_ADMIN'] } } }),
+        /spec\.containers\[\]\.securityContext \(\(unnamed\)\)/,
+      ],
+      ['v1alpha1 privileged', privileged(tenant), /spec\.containers\[\]\.securityContext/],
+      [
+        'v1alpha1 addCapabilities',
+        miniClusterObject(tenant, 'node2', {
+          size: 1,
+          containers: [
+            { image: 'busybox', command: 'true', securityContext: { addCapabilities: ['SYS_PTRACE'] } },
+          ],
+        }),
+        /spec\.containers\[\]\.securityContext/,
+      ],
+      [
+        "v1alpha1 carrying v1alpha2's hostPID in its conversion annotation",
+        toV1alpha1(v1alpha2(tenant, { pod: { hostPID: true } })),
+        /metadata\.annotations \(conversion\.flux-framework\.org\/v1alpha2\)/,
+      ],
+    ];
+    for (const [what, object, message] of refused) {
+      assert.match((await refusal(t, object)) ?? 'accepted', message, what);
+    }
+
+    // Capabilities of the runtime's default set, dropped ones, RuntimeDefault: not the node.
+    const contained = v1alpha2(
+      tenant,
+      { pod: { securityContext: { seccompProfile: { type: 'RuntimeDefault' } } } },
+      { securityContext: { privileged: false, capabilities: { add: ['NET_BIND_SERVICE'], drop: ['ALL'] } } },
+    );
+    assert.equal(await refusal(t, contained), undefined);
+    for (const object of [
+      v1alpha2(allowed, { pod: { hostPID: true, hostIPC: true } }, { securityContext: { privileged: true } }),
+      privileged(allowed),
+      toV1alpha1(v1alpha2(allowed, { pod: { hostPID: true } })),
+    ]) {
+      assert.equal(await refusal(t, object), undefined);
+    }
   });
 
   it('the operator refuses a stored MiniCluster with host storage once its namespace is not allowed: Ready=False naming the field and the fix, no PersistentVolume, no Job', async (t) => {

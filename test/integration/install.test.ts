@@ -11,7 +11,7 @@ import { test } from 'node:test';
 import { ApiextensionsV1Api, AuthorizationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1ResourceAttributes } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../src/api/index.ts';
-import { installCommand } from '../../src/cli/install-command.ts';
+import { installCommand, scopeLine } from '../../src/cli/install-command.ts';
 import { InputError } from '../../src/cli/input-error.ts';
 import {
   LEADER_ELECTION_ROLE_NAME,
@@ -53,6 +53,7 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
   assert.deepEqual(lines, [
     ...first.applied.map((a) => `${a.object} ${a.outcome}`),
     `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`,
+    scopeLine([]),
   ]);
 
   const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: CRD_NAME });

@@ -83,7 +83,10 @@ def api(tmp_path, monkeypatch):
     app = server.Api(credentials(tmp_path))
     http_server = restful_http.HttpServer(app)
     port = asyncio.run_coroutine_threadsafe(http_server.start("127.0.0.1", 0), loop).result(10)
-    yield Served(port, http_server, loop)
+    served = Served(port, http_server, loop)
+    # The server's own key for access tokens, for tests of what it checks in one.
+    served.access_key = app.credentials.access_key
+    yield served
     asyncio.run_coroutine_threadsafe(http_server.close(), loop).result(10)
     loop.call_soon_threadsafe(loop.stop)
     thread.join(10)

@@ -24,6 +24,14 @@ def access_token(claims, key=SECRET_KEY):
     return signed({"alg": "HS256", "typ": "JWT"}, claims, key)
 
 
+def logged_in(api, user, token):
+    """An access token got as flux-restful-client gets one: a login signed with the shared key."""
+    login = access_token({"user": user, "pass": token, "scope": "token"})
+    status, body, _ = request(api.port, "POST", "/v1/token", {"Authorization": "Bearer " + login})
+    assert status == 200, body
+    return body["access_token"]
+
+
 def later(seconds=600):
     return int(time.time()) + seconds
 
@@ -38,8 +46,20 @@ def test_right_credentials_reach_the_route(api):
     assert answer(api, basic(OTHER, OTHER_TOKEN)) == (200, {"user": OTHER, "admin": False})
     # Through the API server's service proxy, which consumes the Authorization header itself.
     assert answer(api, basic(USER, TOKEN), server.PROXY_AUTHORIZATION) == (200, {"user": USER, "admin": True})
-    bearer = "Bearer " + access_token({"sub": OTHER, "exp": later()})
+    bearer = "Bearer " + logged_in(api, OTHER, OTHER_TOKEN)
     assert answer(api, bearer) == (200, {"user": OTHER, "admin": False})
+
+
+def test_the_shared_key_mints_no_access_token(api):
+    # OTHER has the shared key (every API user does) and signs access tokens for anyone: refused.
+    for user in (USER, OTHER, "flux"):
+        assert answer(api, "Bearer " + access_token({"sub": user, "exp": later()})) == UNAUTHORIZED
+    # A token from the server for OTHER is OTHER's, whatever else the claims could say.
+    token = logged_in(api, OTHER, OTHER_TOKEN)
+    head, payload, signature = token.split(".")
+    forged = restful_auth.b64url_encode(json.dumps({"sub": USER, "exp": later()}).encode())
+    assert answer(api, f"Bearer {head}.{forged}.{signature}") == UNAUTHORIZED
+    assert answer(api, "Bearer " + token) == (200, {"user": OTHER, "admin": False})
 
 
 def test_missing_credentials(api):
@@ -59,7 +79,7 @@ def test_wrong_credentials(api):
 
 def test_bad_signature(api):
     assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later()}, key="another-key")) == UNAUTHORIZED
-    token = access_token({"sub": USER, "exp": later()})
+    token = logged_in(api, USER, TOKEN)
     assert answer(api, "Bearer " + token[:-2] + ("AA" if not token.endswith("AA") else "BB")) == UNAUTHORIZED
     assert answer(api, "Bearer " + token.rsplit(".", 1)[0]) == UNAUTHORIZED
 
@@ -73,14 +93,15 @@ def test_wrong_alg(api):
 
 
 def test_expired_token(api):
-    assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later(-1)})) == UNAUTHORIZED
+    assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later()}, api.access_key))[0] == 200
+    assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later(-1)}, api.access_key)) == UNAUTHORIZED
     # An access token always expires: one without exp is refused.
-    assert answer(api, "Bearer " + access_token({"sub": USER})) == UNAUTHORIZED
+    assert answer(api, "Bearer " + access_token({"sub": USER}, api.access_key)) == UNAUTHORIZED
 
 
 def test_access_token_of_an_unknown_user(api):
-    assert answer(api, "Bearer " + access_token({"sub": "nobody", "exp": later()})) == UNAUTHORIZED
-    assert answer(api, "Bearer " + access_token({"sub": ["flux"], "exp": later()})) == UNAUTHORIZED
+    assert answer(api, "Bearer " + access_token({"sub": "nobody", "exp": later()}, api.access_key)) == UNAUTHORIZED
+    assert answer(api, "Bearer " + access_token({"sub": ["flux"], "exp": later()}, api.access_key)) == UNAUTHORIZED
 
 
 def test_token_request(api):
@@ -91,7 +112,9 @@ def test_token_request(api):
 
     status, body = ask({"user": OTHER, "pass": OTHER_TOKEN, "scope": "token"})
     assert status == 200 and body["token_type"] == "Bearer"
-    claims = restful_auth.jwt_decode(body["access_token"], SECRET_KEY)
+    # Not signed with the shared key: only the server can read (and sign) it.
+    assert restful_auth.jwt_decode(body["access_token"], SECRET_KEY) is None
+    claims = json.loads(restful_auth.b64url_decode(body["access_token"].split(".")[1]))
     assert claims["sub"] == OTHER
     assert 0 < claims["exp"] - time.time() <= restful_auth.ACCESS_TOKEN_SECONDS
     assert answer(api, "Bearer " + body["access_token"]) == (200, {"user": OTHER, "admin": False})
@@ -103,6 +126,8 @@ def test_token_request(api):
     assert ask({"user": OTHER, "pass": OTHER_TOKEN}) == denied
     # A token request is not an access token.
     assert answer(api, "Bearer " + access_token({"sub": USER, "exp": later(), "scope": "token"})) == UNAUTHORIZED
+    claims = {"sub": USER, "exp": later(), "scope": "token"}
+    assert answer(api, "Bearer " + access_token(claims, api.access_key)) == UNAUTHORIZED
 
 
 def test_parameters_from_the_query_and_the_body(api):

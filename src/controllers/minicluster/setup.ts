@@ -32,6 +32,7 @@ import type { BurstEnvironment, ConnectedTarget } from './burst-step.ts';
 import { MiniClusterCollectors } from './collectors.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
 import { Reconciler, type ControllerCache } from './reconciler.ts';
+import { leadBrokerEnded } from './status.ts';
 import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { watchedKinds } from './watched-kinds.ts';
 import { readSecret } from '../../kube/secrets.ts';
@@ -159,6 +160,8 @@ export function setupMiniClusterController(
   controller.watches(kinds.pods, {
     labelSelector: `${LABEL_APP_NAME}=${APP_NAME},${LABEL_APP_COMPONENT}=${COMPONENT_BROKER}`,
     map: ownerOf,
+    // The lead broker's end is the MiniCluster's outcome: told at once, not folded with its siblings.
+    urgent: leadBrokerEnded,
     handlers: {
       onAdd: (pod) => pods.set(pod),
       onUpdate: (pod) => pods.set(pod),

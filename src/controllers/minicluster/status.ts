@@ -121,7 +121,7 @@ export function readyCondition(observation: Observation, readyPods: number): Des
   if (problem) return condition(CONDITION_READY, 'False', problem.reason, problem.message);
   if (jobCondition(job, 'Failed'))
     return condition(CONDITION_READY, 'False', 'Failed', 'the Flux instance failed');
-  if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet')) {
+  if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet') || leadSucceeded(pods)) {
     return condition(CONDITION_READY, 'False', 'Succeeded', 'the lead broker finished its command');
   }
   if (!job) return condition(CONDITION_READY, 'False', 'JobPending', 'the Job has not been created yet');
@@ -154,6 +154,11 @@ function exitedFirstBroker(pods: readonly V1Pod[]): { pod: string; exitCode: num
   const exitCode = first?.status?.containerStatuses?.find((c) => c.state?.terminated)?.state?.terminated
     ?.exitCode;
   return first && exitCode !== undefined ? { pod: first.metadata?.name ?? '?', exitCode } : undefined;
+}
+
+/** True for the lead broker's pod (index 0) once a container of it has ended. */
+export function leadBrokerEnded(pod: V1Pod): boolean {
+  return exitedFirstBroker([pod]) !== undefined;
 }
 
 /**
@@ -249,7 +254,39 @@ function failedInitContainer(
   return undefined;
 }
 
-/** Succeeded / Failed: only once the Job has finished; a failure names the broker and its exit status. */
+/**
+ * The lead pod (index 0) once every container of it ended with status 0 and no broker failed: its
+ * phase is about to be Succeeded, and with it the Job's success policy (index 0) is met. The kubelet's
+ * phase and the Job controller's verdict follow 2 to 3 s later (docs/mpi.md measures it), so the
+ * outcome is told from here rather than after them.
+ */
+export function leadSucceeded(pods: readonly V1Pod[]): { pod: string; finishedAt?: Date } | undefined {
+  const lead = pods.find((pod) => podIndex(pod) === 0 && !pod.metadata?.deletionTimestamp);
+  const statuses = lead?.status?.containerStatuses ?? [];
+  const containers = lead?.spec?.containers.length ?? statuses.length;
+  if (lead === undefined || statuses.length === 0 || statuses.length !== containers) return undefined;
+  if (!statuses.every((status) => status.state?.terminated?.exitCode === 0)) return undefined;
+  if (failedBroker(pods) !== undefined) return undefined;
+  const finished = statuses
+    .map((status) => status.state?.terminated?.finishedAt)
+    .filter((at) => at !== undefined)
+    .map((at) => new Date(at));
+  const finishedAt =
+    finished.length === statuses.length ? new Date(Math.max(...finished.map(Number))) : undefined;
+  return { pod: lead.metadata?.name ?? '?', ...(finishedAt ? { finishedAt } : {}) };
+}
+
+const LEAD_SUCCEEDED = condition(
+  CONDITION_SUCCEEDED,
+  'True',
+  'LeadBrokerSucceeded',
+  'the lead broker exited with status 0',
+);
+
+/**
+ * Succeeded / Failed: Succeeded once the Job has finished or the lead pod's containers all ended with
+ * status 0 (leadSucceeded); Failed once the Job failed, naming the broker and its exit status.
+ */
 export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[] = []): DesiredCondition[] {
   const failed = jobCondition(job, 'Failed');
   if (failed) {
@@ -286,10 +323,8 @@ export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[]
       ),
     ];
   }
-  if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet')) {
-    return [
-      condition(CONDITION_SUCCEEDED, 'True', 'LeadBrokerSucceeded', 'the lead broker exited with status 0'),
-    ];
+  if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet') || leadSucceeded(pods)) {
+    return [LEAD_SUCCEEDED];
   }
   return [];
 }
@@ -297,7 +332,9 @@ export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[]
 /** Scaling: True while the number of running brokers moves towards spec.size. */
 export function scalingCondition(observation: Observation, activePods: number): DesiredCondition {
   const size = observation.miniCluster.spec.size;
-  const finished = outcomeConditions(observation.job).length > 0;
+  // Once the lead broker exited the others stop with it: that is the end, not a scale down.
+  const finished =
+    outcomeConditions(observation.job).length > 0 || exitedFirstBroker(observation.pods) !== undefined;
   if (finished || activePods === size || !observation.job) {
     return condition(CONDITION_SCALING, 'False', 'AtSize', `${activePods} of ${size} brokers`);
   }
@@ -441,7 +478,8 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
   const finishedAt =
     isoTime(job?.status?.completionTime) ??
     isoTime(jobCondition(job, 'SuccessCriteriaMet')?.lastTransitionTime) ??
-    isoTime(jobCondition(job, 'Failed')?.lastTransitionTime);
+    isoTime(jobCondition(job, 'Failed')?.lastTransitionTime) ??
+    isoTime(leadSucceeded(pods)?.finishedAt);
   if (finishedAt) status.completionTime = finishedAt;
   return status;
 }

@@ -41,6 +41,7 @@
 #   complete_workers: a worker broker that fails ends its pod (exit 0) instead of starting again
 #   make_dirs (an array): folders every pod makes (the batch jobs' output folder)
 #   archive_path: the lead restores Flux's content from this file when it exists
+#   shared_dir: the state volume's mount (an emptyDir), closed to the flux user (close_shared_dir)
 #   rc_extra_dir: a folder whose rc1.d/forget-certificate.sh removes the certificate's copy, put
 #   first on the brokers' FLUX_RC_EXTRA
 #   hook_init, hook_pre, hook_broker_pre, hook_worker_pre, hook_post: raw shell, run with eval
@@ -120,8 +121,25 @@ copy_secret() {
   cp "$1" "$2"
   chmod 0400 "$2"
   if is_root && [ -n "$3" ]; then
-    chown "$3:$(id -g "$3")" "$2"
+    chown -h "$3:$(id -g "$3")" "$2"
   fi
+}
+
+# close_shared_dir: the state volume becomes root's and 0755 before any broker starts, where root runs
+# the brokers as a user of their own. An emptyDir is writable by every uid and has no sticky bit, so a
+# job (the flux user's) could otherwise plant a link where root writes again at each broker start (the
+# certificate's copy) and have root's cp, chmod and chown follow it: root writes only where the jobs
+# cannot. What the flux user writes (Flux's state, a shared rundir) are folders given to it below.
+# shellcheck disable=SC2154 # shared_dir is set only when the MiniCluster has it, as tested here
+close_shared_dir() {
+  if [ -z "${shared_dir+set}" ] || ! is_root || [ -z "$flux_user" ] || [ "$(id -u "$flux_user")" = 0 ]; then
+    return 0
+  fi
+  if [ -L "$shared_dir" ] || [ ! -d "$shared_dir" ]; then
+    fail "$shared_dir is not a folder: the state volume should be mounted there"
+  fi
+  chown -h 0:0 "$shared_dir"
+  chmod 0755 "$shared_dir"
 }
 
 # Stopping: a pod's TERM (the pod deleted, the MiniCluster scaled down, its Job finished) or INT
@@ -227,13 +245,33 @@ use_rc_extra() {
   fi
 }
 
+# copy_certificate: the broker's private copy of the certificate. In the state volume it goes in a
+# folder of its own, made anew by root in the volume only root may write, then given to the flux user
+# (the broker's rc1, as that user, removes the copy): whatever a job left in the old folder is gone
+# with it, unfollowed, and root never writes where a job could have planted a link.
+# shellcheck disable=SC2154 # shared_dir is set only when the MiniCluster has it, as tested here
+copy_certificate() {
+  local folder
+  folder="$(dirname "$curve_cert")"
+  if [ -z "${shared_dir+set}" ] || [ "$folder" != "$shared_dir/curve" ]; then
+    copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+    return
+  fi
+  rm -rf "$folder"
+  mkdir -m 0700 "$folder"
+  copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+  if is_root && [ -n "$flux_user" ]; then
+    chown -h "$flux_user:$(id -g "$flux_user")" "$folder"
+  fi
+}
+
 # run_broker COMMAND...: COMMAND (flux start, behind the prefix if there is one) as the flux user, in
 # the background, waited for until it is gone; its exit status in $status.
 run_broker() {
   local seen
   as_user "$flux_user" "$@"
   stop_passed=""
-  copy_secret "$curve_cert_source" "$curve_cert" "$flux_user"
+  copy_certificate
   use_rc_extra
   "${as_user_command[@]}" &
   broker_job=$!
@@ -420,15 +458,16 @@ else
   fi
   log "created user $flux_user with uid $(id -u "$flux_user")"
 fi
+close_shared_dir
 mkdir -p "$run_dir" "$state_dir" "$config_dir"
 if is_root && [ -n "$flux_user" ]; then
-  chown "$flux_user:$(id -g "$flux_user")" "$run_dir" "$state_dir"
+  chown -h "$flux_user:$(id -g "$flux_user")" "$run_dir" "$state_dir"
 fi
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
 if [ -n "${make_dirs+set}" ]; then
   mkdir -p "${make_dirs[@]}"
   if is_root && [ -n "$flux_user" ]; then
-    chown "$flux_user:$(id -g "$flux_user")" "${make_dirs[@]}"
+    chown -h "$flux_user:$(id -g "$flux_user")" "${make_dirs[@]}"
   fi
 fi
 # keep_broker_private: flux-broker becomes execute-only for the flux user. The kernel makes a process
@@ -461,7 +500,7 @@ fi
 munge_dir() {
   mkdir -p "$1"
   if is_root && [ -n "$munge_user" ]; then
-    chown "$munge_user:$(id -g "$munge_user")" "$1"
+    chown -h "$munge_user:$(id -g "$munge_user")" "$1"
   fi
   if is_root || [ -O "$1" ]; then
     chmod "$2" "$1"
@@ -690,6 +729,13 @@ if [ "$role" = lead ]; then
   fi
   # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
   if [ -n "${restful_port+set}" ]; then
+    # A folder of the server's (the flux user's), made anew: it removes the credentials once read.
+    restful_dir="$(dirname "$restful_credentials")"
+    rm -rf "$restful_dir"
+    mkdir -m 0700 "$restful_dir"
+    if is_root && [ -n "$flux_user" ]; then
+      chown -h "$flux_user:$(id -g "$flux_user")" "$restful_dir"
+    fi
     copy_secret "$restful_credentials_source" "$restful_credentials" "$flux_user"
     log "RESTful instance: the API is served on port $restful_port"
     if [ -n "${restful_ignored_branch+set}" ]; then

@@ -1,6 +1,7 @@
 # Who may use the RESTful server (restful-server.py): its users and their tokens, the bearer tokens
-# of flux-restful-client's handshake (HS256 JWTs signed with the MiniCluster's secret key), and the
-# process's own privacy: the jobs run as the same user as the server, so the server makes itself
+# of flux-restful-client's handshake (a login, an HS256 JWT signed with the MiniCluster's shared secret
+# key that carries the user's own token; the access token it gets back, signed with a key only this
+# process holds), and the process's own privacy: the jobs run as the same user as the server, so the server makes itself
 # non-dumpable before it reads the credentials, and removes their file once read (docs/security.md).
 #
 # Written for the Flux Operator; shipped beside restful-server.py in the MiniCluster's ConfigMap, as
@@ -68,7 +69,12 @@ class Caller:
 
 class Credentials:
     def __init__(self, data):
+        # The shared key: every API user (flux-restful-client) has it, to sign a login. It proves
+        # nothing of who signed, so it only ever carries a user's own token to check.
         self.secret_key = data["secretKey"]
+        # Signs the access tokens: made here, in this process's memory only (non-dumpable), so no API
+        # user can sign one, for anyone. They end with the process: a client logs in again on the 401.
+        self.access_key = os.urandom(32).hex()
         self.users = dict(data["users"])
         self.administrators = frozenset(data.get("administrators", ()))
 
@@ -101,7 +107,7 @@ class Credentials:
                 return None
             return self.caller(user) if self.check(user, token) else None
         if scheme.lower() == "bearer":
-            claims = jwt_decode(value, self.secret_key)
+            claims = jwt_decode(value, self.access_key)
             if claims is None or claims.get("scope") == "token" or not isinstance(claims.get("exp"), (int, float)):
                 return None
             user = claims.get("sub")
@@ -119,7 +125,7 @@ class Credentials:
         user = claims.get("user")
         if not isinstance(user, str) or not self.check(user, claims.get("pass", "")):
             return None
-        return jwt_encode({"exp": int(time.time()) + ACCESS_TOKEN_SECONDS, "sub": user}, self.secret_key)
+        return jwt_encode({"exp": int(time.time()) + ACCESS_TOKEN_SECONDS, "sub": user}, self.access_key)
 
 
 def stay_private():

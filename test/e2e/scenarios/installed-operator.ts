@@ -2,7 +2,8 @@
 // `flux-operator install --with-deployment` and by `helm install`, each put on the real node the way a
 // user would put it on a node pool (a node selector and a toleration). Each install gets the same
 // scenarios: its pods become Ready through their own probes; a MiniCluster with a command succeeds with
-// the command's real output; /metrics read through the pod's port shows the reconcile counter moving;
+// the command's real output; /metrics read through the pod's port (HTTPS, a bearer token allowed to
+// get /metrics; none, an unknown one and one without the role refused) shows the reconcile counter moving;
 // of two replicas exactly one holds the Lease, and when its pod is deleted the other takes over within
 // the lease duration and reconciles a MiniCluster created meanwhile, with no duplicate objects, while
 // conversions sent in a loop through the webhook's Service never fail; a burstable job bursts (one
@@ -17,6 +18,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { it } from 'node:test';
 import { stringify } from 'yaml';
+import type { V1Pod } from '@kubernetes/client-node';
 import { REPOSITORY_ROOT } from '../../../hack/generate.ts';
 import {
   CRD_NAME,
@@ -44,6 +46,7 @@ import {
   fluxOperatorCli,
   leaseHolder,
   readyPods,
+  metricsToken,
   scrape,
 } from '../../harness/installed-operator.ts';
 import { applyMiniCluster, installCrd, waitForCondition } from '../../harness/operator.ts';
@@ -165,7 +168,19 @@ async function exercise(
   const standby = pods.find((pod) => pod !== leader);
   assert.ok(standby);
 
-  const before = counterSum(await scrape(leader), 'controller_runtime_reconcile_total', {
+  // /metrics (HTTPS) answers only a token the API server vouches for and allows to get /metrics.
+  const reader = await metricsToken(clients, namespace, 'prometheus', true);
+  const stranger = await metricsToken(clients, namespace, 'stranger', false);
+  await assert.rejects(scrape(leader), /HTTP 401/, 'no token');
+  await assert.rejects(scrape(leader, 'not-a-token'), /HTTP 401/, 'a token the API server does not know');
+  await assert.rejects(scrape(leader, stranger.token), /HTTP 403/, 'a token without the metrics-reader role');
+  // The binding is seen by the authorizer a moment after it is made.
+  const scraped = (pod: V1Pod) =>
+    waitFor(() => scrape(pod, reader.token).catch(() => undefined), {
+      what: `/metrics of ${pod.metadata?.name ?? '?'} with the reader's token`,
+      timeoutMs: 30_000,
+    });
+  const before = counterSum(await scraped(leader), 'controller_runtime_reconcile_total', {
     controller: 'minicluster',
   });
   await applyMiniCluster(
@@ -179,12 +194,12 @@ async function exercise(
   );
   await waitForCondition(clients, watched, 'hello', 'Succeeded', 'True', 180_000);
   assert.match(await leadLog(clients, watched, 'hello'), /^hello from 2 brokers$/m);
-  const after = counterSum(await scrape(leader), 'controller_runtime_reconcile_total', {
+  const after = counterSum(await scraped(leader), 'controller_runtime_reconcile_total', {
     controller: 'minicluster',
   });
   assert.ok(after > before, `the reconcile counter moved: ${before} -> ${after}`);
   assert.equal(
-    counterSum(await scrape(standby), 'controller_runtime_reconcile_total', { controller: 'minicluster' }),
+    counterSum(await scraped(standby), 'controller_runtime_reconcile_total', { controller: 'minicluster' }),
     0,
     'the standby reconciled nothing',
   );
@@ -287,6 +302,7 @@ async function exercise(
       .map((condition) => `${mc.metadata.name} ${condition.type}: ${condition.message ?? ''}`),
   );
   assert.deepEqual(refusedInStatus, [], 'no condition reports a refused request');
+  await reader.cleanUp();
 }
 
 /**

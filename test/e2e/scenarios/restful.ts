@@ -172,6 +172,13 @@ export function restfulScenarios(): void {
     });
     assert.equal((await rejected(viaHeader(`Bearer ${badHandshake}`, '/v1/token', 'POST'))).status, 400);
     assert.equal((await rejected(viaHeader(`Bearer ${handshake}`, '/v1/nodes', 'GET'))).status, 401);
+    // peenut has the shared key, as every API user does, and signs an access token for flux (an
+    // administrator) or for itself: the server signs its access tokens with a key of its own.
+    const later = Math.floor(Date.now() / 1000) + 600;
+    for (const sub of ['flux', 'peenut']) {
+      const minted = jwt({ sub, exp: later }, field('secretKey'));
+      assert.equal((await rejected(viaHeader(`Bearer ${minted}`, '/v1/jobs', 'GET'))).status, 401, sub);
+    }
 
     // The CLI: submit and wait (exit status and output of the job), list, logs, cancel.
     const waited = await cli('jobs', 'submit', 'api', '-n', namespace, '-N', '2', '--wait', '--', 'hostname');

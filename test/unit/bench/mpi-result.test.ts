@@ -60,8 +60,10 @@ const start = (
   miniCluster: number,
   started: number,
   loop: number,
+  program: StartSample['program'] = 'lj',
 ): StartSample => ({
   round,
+  program,
   podSeconds: pod,
   podStatusSeconds: status,
   miniClusterSeconds: miniCluster,
@@ -102,7 +104,7 @@ describe('the --mpi result line', () => {
       commands: context.commands,
       order: ['1 floor lj', '1 floor netpipe'],
       targets: { hns_floor_ratio: 1.1, binding_off_ratio: 1.1, apply_to_done_ratio: 1.2 },
-      within_target: { hns_floor: null, binding_off: true, apply_to_done: false },
+      within_target: { hns_floor: null, binding_off: true, apply_to_done: { lj: false, hns: null } },
       lj: {
         ranks: 2,
         floor: { median_loop_seconds: 0.31, samples: { loop_seconds: [0.3, 0.32, 0.31] } },
@@ -136,19 +138,22 @@ describe('the --mpi result line', () => {
         binding_off_within_target: true,
       },
       apply_to_done: {
-        pod: { median_seconds: 4.2, samples: { seconds: [4, 4.4, 4.2], status_seconds: [4, 5, 4] } },
-        minicluster: {
-          median_seconds: 18,
-          median_pods_started_seconds: 9,
-          median_loop_seconds: 0.35,
-          samples: {
-            seconds: [18, 19.5, 17],
-            pods_started_seconds: [9, 9.5, 8.8],
-            loop_seconds: [0.35, 0.36, 0.34],
+        lj: {
+          pod: { median_seconds: 4.2, samples: { seconds: [4, 4.4, 4.2], status_seconds: [4, 5, 4] } },
+          minicluster: {
+            median_seconds: 18,
+            median_pods_started_seconds: 9,
+            median_loop_seconds: 0.35,
+            samples: {
+              seconds: [18, 19.5, 17],
+              pods_started_seconds: [9, 9.5, 8.8],
+              loop_seconds: [0.35, 0.36, 0.34],
+            },
           },
+          ratio: 4.29, // 18 / 4.2 = 4.2857
+          overhead_seconds: 13.8, // 18 - 4.2
+          within_target: false,
         },
-        ratio: 4.29,
-        within_target: false,
       },
     });
   });
@@ -161,8 +166,13 @@ describe('the --mpi result line', () => {
     );
     assert.deepEqual(result.lj?.binding_off_ratio, { loop_seconds: 1.1 });
     assert.equal(result.lj?.binding_off_within_target, false);
-    assert.deepEqual(result.within_target, { hns_floor: null, binding_off: false, apply_to_done: true });
-    assert.equal(result.apply_to_done.ratio, 1.2);
+    assert.deepEqual(result.within_target, {
+      hns_floor: null,
+      binding_off: false,
+      apply_to_done: { lj: true, hns: null },
+    });
+    assert.equal(result.apply_to_done.lj.ratio, 1.2); // 12 / 10
+    assert.equal(result.apply_to_done.lj.overhead_seconds, 2); // 12 - 10
   });
 
   it('every run counts for binding off: one program beyond the target misses it', () => {
@@ -205,7 +215,52 @@ describe('the --mpi result line', () => {
       binding_off_within_target: true,
       floor_within_target: true,
     });
-    assert.deepEqual(result.within_target, { hns_floor: true, binding_off: true, apply_to_done: false });
+    assert.deepEqual(result.within_target, {
+      hns_floor: true,
+      binding_off: true,
+      apply_to_done: { lj: false, hns: null },
+    });
+  });
+
+  it("reports apply-to-done per LAMMPS program: HNS's against its own floor pod, with its overhead", () => {
+    // Each round: the melt's and HNS's, interleaved as the rounds run them.
+    const withHns = [
+      start(1, 4, 4, 18, 9, 0.35),
+      start(1, 40, 40, 46, 10, 30.1, 'hns'),
+      start(2, 4.4, 5, 19.5, 9.5, 0.36),
+      start(2, 41, 41, 47.5, 10.5, 30.4, 'hns'),
+      start(3, 4.2, 4, 17, 8.8, 0.34),
+      start(3, 39, 39, 45, 9.5, 29.8, 'hns'),
+    ];
+    const result = mpiResult(samples, withHns, {
+      ...context,
+      hns: { available: true, image: 'localhost/lammps:reaxff-bookworm' },
+    });
+    assert.deepEqual(result.apply_to_done.lj, mpiResult(samples, starts, context).apply_to_done.lj);
+    assert.deepEqual(result.apply_to_done.hns, {
+      pod: { median_seconds: 40, samples: { seconds: [40, 41, 39], status_seconds: [40, 41, 39] } },
+      minicluster: {
+        median_seconds: 46,
+        median_pods_started_seconds: 10,
+        median_loop_seconds: 30.1,
+        samples: {
+          seconds: [46, 47.5, 45],
+          pods_started_seconds: [10, 10.5, 9.5],
+          loop_seconds: [30.1, 30.4, 29.8],
+        },
+      },
+      ratio: 1.15, // 46 / 40
+      overhead_seconds: 6, // 46 - 40
+      within_target: true,
+    });
+    assert.deepEqual(result.within_target.apply_to_done, { lj: false, hns: true });
+  });
+
+  it('without HNS: apply-to-done has no hns, and its target is neither met nor missed', () => {
+    const result = mpiResult(samples, starts, context);
+    assert.deepEqual(Object.keys(result.apply_to_done), ['lj']);
+    assert.equal('hns' in result.apply_to_done, false);
+    assert.deepEqual(result.within_target.apply_to_done, { lj: false, hns: null });
   });
 
   it('has no ratio, and misses the target, when the reference is 0', () => {
@@ -217,7 +272,12 @@ describe('the --mpi result line', () => {
     assert.deepEqual(result.lj?.floor_ratio, { loop_seconds: null });
     assert.deepEqual(result.lj?.binding_off_ratio, { loop_seconds: null });
     assert.equal(result.lj?.binding_off_within_target, false);
-    assert.equal(result.apply_to_done.ratio, null);
-    assert.deepEqual(result.within_target, { hns_floor: null, binding_off: false, apply_to_done: false });
+    assert.equal(result.apply_to_done.lj.ratio, null);
+    assert.equal(result.apply_to_done.lj.overhead_seconds, 12); // 12 - 0
+    assert.deepEqual(result.within_target, {
+      hns_floor: null,
+      binding_off: false,
+      apply_to_done: { lj: false, hns: null },
+    });
   });
 });

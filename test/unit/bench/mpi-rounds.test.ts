@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { LJ, NETPIPE, hnsProgram } from '../../bench/mpi-programs.ts';
-import { bindingOrder, figuresOf, programsByImage } from '../../bench/mpi-rounds.ts';
+import { applyToDonePrograms, bindingOrder, figuresOf, programsByImage } from '../../bench/mpi-rounds.ts';
 
 describe('a round of --mpi', () => {
   it("takes turns at which of Flux's default binding and binding off runs first", () => {
@@ -29,6 +29,13 @@ describe('a round of --mpi', () => {
       [LJ, debian],
       [NETPIPE],
     ]);
+  });
+
+  it('measures apply-to-done for every LAMMPS program that runs: the melt, then HNS when it runs', () => {
+    assert.deepEqual(applyToDonePrograms({ available: false, reason: 'no ReaxFF' }), [LJ]);
+    for (const image of ['localhost/lammps:reaxff-bookworm', 'localhost/lammps-openmpi:bookworm']) {
+      assert.deepEqual(applyToDonePrograms({ available: true, image }), [LJ, hnsProgram(image)]);
+    }
   });
 
   it("reads LAMMPS's loop time and NetPIPE's latency and bandwidth", () => {

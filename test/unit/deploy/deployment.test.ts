@@ -29,7 +29,8 @@ describe('operator Deployment', () => {
     assert.deepEqual(container.args, [
       'run',
       '--leader-elect',
-      '--metrics-addr=:8080',
+      '--metrics-addr=:8443',
+      '--metrics-secure',
       '--health-addr=:8081',
       '--webhook-addr=:9443',
       '--webhook-service=ops/flux-operator-webhook',
@@ -66,9 +67,9 @@ describe('operator Deployment', () => {
     assert.equal(pod.hostNetwork, undefined);
   });
 
-  it('serves metrics on 8080, health on 8081 (probed at /healthz and /readyz) and the conversion webhook on 9443', () => {
+  it('serves metrics on 8443 (HTTPS, to allowed tokens), health on 8081 (probed at /healthz and /readyz) and the conversion webhook on 9443', () => {
     assert.deepEqual(container.ports, [
-      { name: 'metrics', containerPort: 8080, protocol: 'TCP' },
+      { name: 'metrics', containerPort: 8443, protocol: 'TCP' },
       { name: 'health', containerPort: 8081, protocol: 'TCP' },
       { name: 'webhook', containerPort: 9443, protocol: 'TCP' },
     ]);
@@ -134,7 +135,8 @@ describe('operator Deployment', () => {
     assert.deepEqual(spec?.containers[0]?.args, [
       'run',
       '--leader-elect',
-      '--metrics-addr=:8080',
+      '--metrics-addr=:8443',
+      '--metrics-secure',
       '--health-addr=:8081',
       '--webhook-addr=:9443',
       '--webhook-service=ops/flux-operator-webhook',

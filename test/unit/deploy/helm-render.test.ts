@@ -93,7 +93,8 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
     );
     assert.deepEqual(containerArgs(objects), [
       'run',
-      '--metrics-addr=:8080',
+      '--metrics-addr=:8443',
+      '--metrics-secure',
       '--health-addr=:8081',
       '--webhook-addr=:9443',
       '--webhook-service=flux-operator-system/flux-operator-webhook',
@@ -113,7 +114,7 @@ describe('Helm chart rendered by helm', { timeout: 15 * 60_000 }, () => {
         .sort();
     assert.deepEqual(where('Role'), ['a/flux-operator', 'b/flux-operator', 'flux-operator-system/flux-operator-webhook-cert']);
     assert.deepEqual(where('RoleBinding'), where('Role'));
-    assert.deepEqual(where('ClusterRole'), ['/flux-operator-cluster']);
+    assert.deepEqual(where('ClusterRole'), ['/flux-operator-cluster', '/flux-operator-metrics-reader']);
     const watching = installObjects({ watchNamespaces: ['a', 'b'] });
     const rulesOf = (list: readonly unknown[], kind: string, name: string) =>
       JSON.parse(

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { installCommand, objectRef } from '../../../src/cli/install-command.ts';
+import { installCommand, objectRef, scopeLine } from '../../../src/cli/install-command.ts';
 import { InputError } from '../../../src/cli/input-error.ts';
 import { installObjects } from '../../../src/deploy/index.ts';
 
@@ -87,6 +87,7 @@ describe('objectRef', () => {
       'validatingadmissionpolicy.admissionregistration.k8s.io/flux-operator-host-storage',
       'validatingadmissionpolicybinding.admissionregistration.k8s.io/flux-operator-host-storage',
       'clusterrole.rbac.authorization.k8s.io/flux-operator',
+      'clusterrole.rbac.authorization.k8s.io/flux-operator-metrics-reader',
       'serviceaccount/flux-operator',
       'clusterrolebinding.rbac.authorization.k8s.io/flux-operator',
       'role.rbac.authorization.k8s.io/flux-operator-webhook-cert',
@@ -96,5 +97,12 @@ describe('objectRef', () => {
       'service/flux-operator-webhook',
       'deployment.apps/flux-operator',
     ]);
+  });
+});
+
+describe('scopeLine', () => {
+  it('says whether the install grants cluster-wide rights, and how to scope them', () => {
+    assert.match(scopeLine([]), /watches every namespace.*cluster-wide.*--watch-namespace NAME/);
+    assert.match(scopeLine(['a', 'b']), /watches a, b only; .* are Roles there/);
   });
 });

@@ -27,6 +27,7 @@ describe('installObjects', () => {
       'ValidatingAdmissionPolicy/flux-operator-host-storage',
       'ValidatingAdmissionPolicyBinding/flux-operator-host-storage',
       'ClusterRole/flux-operator',
+      'ClusterRole/flux-operator-metrics-reader',
       'ServiceAccount/ops/flux-operator',
       'ClusterRoleBinding/flux-operator-ops',
       'Role/ops/flux-operator-webhook-cert',
@@ -44,11 +45,12 @@ describe('installObjects', () => {
       watchNamespaces: ['ns-a', 'ns-b'],
       allowHostStorage: ['ns-a'],
     });
-    assert.deepEqual(kindsAndNames(objects).slice(3, 15), [
+    assert.deepEqual(kindsAndNames(objects).slice(3, 16), [
       'ValidatingAdmissionPolicy/flux-operator-host-storage',
       'ValidatingAdmissionPolicyBinding/flux-operator-host-storage',
       'Namespace/ns-a',
       'ClusterRole/flux-operator-cluster-ops',
+      'ClusterRole/flux-operator-metrics-reader',
       'ServiceAccount/ops/flux-operator',
       'ClusterRoleBinding/flux-operator-cluster-ops',
       'Role/ns-a/flux-operator-ops',
@@ -127,6 +129,7 @@ describe('deploy/install.yaml', () => {
     const objects = documents.map((document) => document.toJS() as { kind: string });
     const kinds = objects.map((object) => object.kind);
     assert.deepEqual([...kinds].sort(), [
+      'ClusterRole',
       'ClusterRole',
       'ClusterRoleBinding',
       'CustomResourceDefinition',

@@ -36,6 +36,8 @@ const CLUSTER_SUMMARY = [
   'apiextensions.k8s.io customresourcedefinitions: get,patch',
   'apiextensions.k8s.io customresourcedefinitions/status: patch',
   'core persistentvolumes: list,watch,create,patch,delete',
+  'authentication.k8s.io tokenreviews: create',
+  'authorization.k8s.io subjectaccessreviews: create',
   'core namespaces: get',
 ];
 const NAMESPACED_SUMMARY = [

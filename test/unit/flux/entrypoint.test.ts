@@ -674,7 +674,7 @@ describe('entrypointScript run with stubs', () => {
     const sandbox = makeSandbox();
     const source = join(sandbox.root, 'secrets', 'credentials.json');
     writeFileSync(source, '{"secretKey":"k","users":{"flux":"t"}}\n', { mode: 0o644 });
-    const credentialsPath = join(sandbox.root, 'state', 'restful-credentials.json');
+    const credentialsPath = join(sandbox.root, 'state', 'restful', 'credentials.json');
     const program: EntrypointInput['program'] = {
       kind: 'restful',
       ignoredBranch: 'main',
@@ -702,7 +702,7 @@ describe('entrypointScript run with stubs', () => {
 
   it('worker in RESTful mode: runs a worker broker and never touches the credentials', () => {
     const sandbox = makeSandbox();
-    const credentialsPath = join(sandbox.root, 'state', 'restful-credentials.json');
+    const credentialsPath = join(sandbox.root, 'state', 'restful', 'credentials.json');
     const program: EntrypointInput['program'] = {
       kind: 'restful',
       serverPath: '/flux_operator/restful-server.py',

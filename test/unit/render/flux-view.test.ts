@@ -163,7 +163,7 @@ describe('Flux from the view', () => {
       /^start_args=\(.* -Srundir=\/mnt\/flux\/run\/flux .*-Slocal-uri=local:\/\/\/mnt\/flux\/run\/flux\/local /m,
     );
     const config = brokerConfigOf(objects);
-    assert.equal(config.bootstrap.curve_cert, '/mnt/flux/curve.cert');
+    assert.equal(config.bootstrap.curve_cert, '/mnt/flux/curve/curve.cert');
     assert.equal(config.resource.path, '/mnt/flux/R');
   });
 
@@ -209,7 +209,7 @@ describe('Flux from the view', () => {
     assert.match(script, /^flux_python_path=\/opt\/app\/site-packages$/m);
     assert.match(script, /^flux_view_software=\/opt\/flux\/software$/m);
     assert.match(script, /-Srundir=\/opt\/flux\/run\/flux /);
-    assert.equal(brokerConfigOf(objects).bootstrap.curve_cert, '/opt/flux/curve.cert');
+    assert.equal(brokerConfigOf(objects).bootstrap.curve_cert, '/opt/flux/curve/curve.cert');
   });
 
   it('gives the Flux container flux.environment (its own variables win) and lists shell names in the file', () => {

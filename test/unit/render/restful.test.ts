@@ -184,13 +184,13 @@ describe('RESTful mode', () => {
   it('has the lead copy the credentials and run the server with flux python as its program', () => {
     const script = present(find.configMap(renderMiniCluster(persistent(), KEYS)).data?.['entrypoint.sh']);
     assert.match(script, /^restful_credentials_source=\/etc\/flux-operator\/restful\/credentials\.json$/m);
-    assert.match(script, /^restful_credentials=\/mnt\/flux\/restful-credentials\.json$/m);
+    assert.match(script, /^restful_credentials=\/mnt\/flux\/restful\/credentials\.json$/m);
     assert.match(script, /^restful_port=5000$/m);
     // The brokers' rc1 runs the ConfigMap's rc1.d/forget-certificate.sh (FLUX_RC_EXTRA).
     assert.match(script, /^rc_extra_dir=\/flux_operator$/m);
     assert.match(
       script,
-      /^program_args=\(flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful-credentials\.json 5000\)$/m,
+      /^program_args=\(flux python \/flux_operator\/restful-server\.py \/mnt\/flux\/restful\/credentials\.json 5000\)$/m,
     );
     assert.doesNotMatch(script, /^restful_ignored_branch=/m);
     const withBranch = find.configMap(

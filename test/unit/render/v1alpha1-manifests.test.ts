@@ -72,7 +72,7 @@ describe('an own broker.toml (flux.brokerConfig)', () => {
 
   it('leaves the operator its own places without one', () => {
     const input = inputOf({ size: 2 });
-    assert.equal(input.paths.curveCertPath, '/mnt/flux/curve.cert');
+    assert.equal(input.paths.curveCertPath, '/mnt/flux/curve/curve.cert');
     assert.equal(input.paths.resourcePath, '/mnt/flux/R');
     const withCores = inputOf({ size: 2, containers: [{ image: IMAGE, command: 'hostname', cores: 2 }] });
     assert.equal(withCores.paths.resourcePath, '/flux_operator/R');

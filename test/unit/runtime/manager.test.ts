@@ -309,4 +309,46 @@ describe('Manager', () => {
     assert.equal(failure?.name, 'w1');
     assert.equal(failure?.attempt, 1);
   });
+  it("queues an urgent event's pass at once and folds the others for the event delay", async (t) => {
+    const delayMs = 2_000;
+    const transport = await apiServer(t, {
+      '/api/v1/namespaces/a/parts': [
+        { type: 'MODIFIED', object: object('p1', 2, { owner: 'w1' }) },
+        { type: 'MODIFIED', object: object('p2', 2, { owner: 'w2', urgent: 'yes' }) },
+      ],
+    });
+    const manager = new Manager({
+      clients: { transport, coordination: memoryLeases() },
+      log: logSink().log,
+      namespaces: ['a'],
+    });
+    const passes: { key: ObjectKey; at: number }[] = [];
+    const controller = manager.controller({
+      name: 'widget',
+      concurrency: 1,
+      reconcile: async (key) => {
+        passes.push({ key, at: performance.now() });
+        return {};
+      },
+      eventDelayMs: delayMs,
+    });
+    controller.for(kind('Widget', [object('w1', 1), object('w2', 1)]));
+    controller.watches(kind('Part', []), {
+      map: (part) => objectKey('a', part.metadata?.labels?.owner ?? ''),
+      urgent: (part) => part.metadata?.labels?.urgent === 'yes',
+    });
+    await manager.start();
+    t.after(() => manager.stop());
+    const started = performance.now();
+    await eventually(() => passes.length >= 3, 'the pass of the urgent Part');
+    const urgentPass = passes[2];
+    assert.equal(urgentPass?.key, 'a/w2');
+    assert.ok(
+      urgentPass.at - started < delayMs / 2,
+      `the urgent pass came ${urgentPass.at - started} ms after the start`,
+    );
+    await eventually(() => passes.length >= 4, 'the folded pass of the other Part', delayMs * 3);
+    assert.equal(passes[3]?.key, 'a/w1');
+    assert.ok((passes[3]?.at ?? 0) - started >= delayMs - 100, 'the other pass waited out the delay');
+  });
 });

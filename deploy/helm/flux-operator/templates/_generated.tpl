@@ -83,6 +83,20 @@ Named templates the chart's hand-written templates include.
     - create
     - patch
     - delete
+# Secure metrics: ask the API server whose bearer token a /metrics request carries (what kube-rbac-proxy asked for the Go operator).
+- apiGroups:
+    - authentication.k8s.io
+  resources:
+    - tokenreviews
+  verbs:
+    - create
+# Secure metrics: ask the API server whether that user may get /metrics (the ClusterRole flux-operator-metrics-reader grants it).
+- apiGroups:
+    - authorization.k8s.io
+  resources:
+    - subjectaccessreviews
+  verbs:
+    - create
 # Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
 - apiGroups:
     - ""
@@ -281,6 +295,20 @@ Named templates the chart's hand-written templates include.
     - create
     - patch
     - delete
+# Secure metrics: ask the API server whose bearer token a /metrics request carries (what kube-rbac-proxy asked for the Go operator).
+- apiGroups:
+    - authentication.k8s.io
+  resources:
+    - tokenreviews
+  verbs:
+    - create
+# Secure metrics: ask the API server whether that user may get /metrics (the ClusterRole flux-operator-metrics-reader grants it).
+- apiGroups:
+    - authorization.k8s.io
+  resources:
+    - subjectaccessreviews
+  verbs:
+    - create
 # Read kube-system's uid: the cluster's identity, put on burst objects so the orphan collector removes only its own.
 - apiGroups:
     - ""
@@ -433,6 +461,14 @@ variables:
     expression: "has(object.spec.containers) ? object.spec.containers.filter(c, !((!has(c.volumes) || c.volumes.all(n, !has(c.volumes[n].hostPath) && !has(c.volumes[n].csiDriver))) && (!has(c.existingVolumes) || c.existingVolumes.all(n, !has(c.existingVolumes[n].hostPath) && !has(c.existingVolumes[n].csiDriver))))).map(c, has(c.name) ? c.name : '(unnamed)') : []"
   - name: services
     expression: "has(object.spec.services) ? object.spec.services.filter(c, !((!has(c.volumes) || c.volumes.all(n, !has(c.volumes[n].hostPath) && !has(c.volumes[n].csiDriver))) && (!has(c.existingVolumes) || c.existingVolumes.all(n, !has(c.existingVolumes[n].hostPath) && !has(c.existingVolumes[n].csiDriver))))).map(c, has(c.name) ? c.name : '(unnamed)') : []"
+  - name: nodePod
+    expression: "!has(object.spec.pod) ? [] : (has(object.spec.pod.hostPID) && object.spec.pod.hostPID ? ['hostPID'] : []) + (has(object.spec.pod.hostIPC) && object.spec.pod.hostIPC ? ['hostIPC'] : []) + (has(object.spec.pod.hostNetwork) && object.spec.pod.hostNetwork ? ['hostNetwork'] : []) + (has(object.spec.pod.securityContext) && ((has(object.spec.pod.securityContext.privileged) && object.spec.pod.securityContext.privileged) || (has(object.spec.pod.securityContext.addCapabilities) && object.spec.pod.securityContext.addCapabilities.exists(x, !(x in ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT', 'CAP_AUDIT_WRITE', 'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_MKNOD', 'CAP_NET_BIND_SERVICE', 'CAP_SETFCAP', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SETUID', 'CAP_SYS_CHROOT']))) || (has(object.spec.pod.securityContext.capabilities) && has(object.spec.pod.securityContext.capabilities.add) && object.spec.pod.securityContext.capabilities.add.exists(x, !(x in ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT', 'CAP_AUDIT_WRITE', 'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_MKNOD', 'CAP_NET_BIND_SERVICE', 'CAP_SETFCAP', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SETUID', 'CAP_SYS_CHROOT']))) || (has(object.spec.pod.securityContext.seccompProfile) && object.spec.pod.securityContext.seccompProfile.type == 'Unconfined') || (has(object.spec.pod.securityContext.appArmorProfile) && object.spec.pod.securityContext.appArmorProfile.type == 'Unconfined') || (has(object.spec.pod.securityContext.seLinuxOptions) && (has(object.spec.pod.securityContext.seLinuxOptions.user) || has(object.spec.pod.securityContext.seLinuxOptions.role) || (has(object.spec.pod.securityContext.seLinuxOptions.type) && object.spec.pod.securityContext.seLinuxOptions.type != '' && !(object.spec.pod.securityContext.seLinuxOptions.type in ['container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t']))))) ? ['securityContext'] : [])"
+  - name: nodeContainers
+    expression: "has(object.spec.containers) ? object.spec.containers.filter(c, has(c.securityContext) && ((has(c.securityContext.privileged) && c.securityContext.privileged) || (has(c.securityContext.addCapabilities) && c.securityContext.addCapabilities.exists(x, !(x in ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT', 'CAP_AUDIT_WRITE', 'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_MKNOD', 'CAP_NET_BIND_SERVICE', 'CAP_SETFCAP', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SETUID', 'CAP_SYS_CHROOT']))) || (has(c.securityContext.capabilities) && has(c.securityContext.capabilities.add) && c.securityContext.capabilities.add.exists(x, !(x in ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT', 'CAP_AUDIT_WRITE', 'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_MKNOD', 'CAP_NET_BIND_SERVICE', 'CAP_SETFCAP', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SETUID', 'CAP_SYS_CHROOT']))) || (has(c.securityContext.seccompProfile) && c.securityContext.seccompProfile.type == 'Unconfined') || (has(c.securityContext.appArmorProfile) && c.securityContext.appArmorProfile.type == 'Unconfined') || (has(c.securityContext.seLinuxOptions) && (has(c.securityContext.seLinuxOptions.user) || has(c.securityContext.seLinuxOptions.role) || (has(c.securityContext.seLinuxOptions.type) && c.securityContext.seLinuxOptions.type != '' && !(c.securityContext.seLinuxOptions.type in ['container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t'])))))).map(c, has(c.name) ? c.name : '(unnamed)') : []"
+  - name: nodeServices
+    expression: "has(object.spec.services) ? object.spec.services.filter(c, has(c.securityContext) && ((has(c.securityContext.privileged) && c.securityContext.privileged) || (has(c.securityContext.addCapabilities) && c.securityContext.addCapabilities.exists(x, !(x in ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT', 'CAP_AUDIT_WRITE', 'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_MKNOD', 'CAP_NET_BIND_SERVICE', 'CAP_SETFCAP', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SETUID', 'CAP_SYS_CHROOT']))) || (has(c.securityContext.capabilities) && has(c.securityContext.capabilities.add) && c.securityContext.capabilities.add.exists(x, !(x in ['AUDIT_WRITE', 'CHOWN', 'DAC_OVERRIDE', 'FOWNER', 'FSETID', 'KILL', 'MKNOD', 'NET_BIND_SERVICE', 'SETFCAP', 'SETGID', 'SETPCAP', 'SETUID', 'SYS_CHROOT', 'CAP_AUDIT_WRITE', 'CAP_CHOWN', 'CAP_DAC_OVERRIDE', 'CAP_FOWNER', 'CAP_FSETID', 'CAP_KILL', 'CAP_MKNOD', 'CAP_NET_BIND_SERVICE', 'CAP_SETFCAP', 'CAP_SETGID', 'CAP_SETPCAP', 'CAP_SETUID', 'CAP_SYS_CHROOT']))) || (has(c.securityContext.seccompProfile) && c.securityContext.seccompProfile.type == 'Unconfined') || (has(c.securityContext.appArmorProfile) && c.securityContext.appArmorProfile.type == 'Unconfined') || (has(c.securityContext.seLinuxOptions) && (has(c.securityContext.seLinuxOptions.user) || has(c.securityContext.seLinuxOptions.role) || (has(c.securityContext.seLinuxOptions.type) && c.securityContext.seLinuxOptions.type != '' && !(c.securityContext.seLinuxOptions.type in ['container_t', 'container_init_t', 'container_kvm_t', 'container_engine_t'])))))).map(c, has(c.name) ? c.name : '(unnamed)') : []"
+  - name: nodeAnnotations
+    expression: "!has(object.metadata.annotations) ? [] : ['conversion.flux-framework.org/v1alpha1', 'conversion.flux-framework.org/v1alpha2'].filter(a, a in object.metadata.annotations && object.metadata.annotations[a].matches('\"(hostPID|hostIPC|hostNetwork|privileged|addCapabilities|add|seLinuxOptions|Unconfined|hostPath|csiDriver|driver)\"'))"
 validations:
   - expression: size(variables.nodeVolumes) == 0
     messageExpression: "'spec.volumes (' + variables.nodeVolumes.join(', ') + '): storage on the node (storageClass hostpath) or a CSI volume (driver), which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
@@ -442,6 +478,18 @@ validations:
     reason: Forbidden
   - expression: size(variables.services) == 0
     messageExpression: "'spec.services[].volumes (' + variables.services.join(', ') + '): hostPath or csiDriver volumes, which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+  - expression: size(variables.nodePod) == 0
+    messageExpression: "'spec.pod (' + variables.nodePod.join(', ') + '): the namespaces of the node (hostPID, hostIPC, hostNetwork) or a security context with access to the node itself (root on it): privileged, capabilities beyond the default set of the runtime, seccomp or AppArmor Unconfined, or SELinux options beyond those of a container, which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+  - expression: size(variables.nodeContainers) == 0
+    messageExpression: "'spec.containers[].securityContext (' + variables.nodeContainers.join(', ') + '): a security context with access to the node itself (root on it): privileged, capabilities beyond the default set of the runtime, seccomp or AppArmor Unconfined, or SELinux options beyond those of a container, which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+  - expression: size(variables.nodeServices) == 0
+    messageExpression: "'spec.services[].securityContext (' + variables.nodeServices.join(', ') + '): a security context with access to the node itself (root on it): privileged, capabilities beyond the default set of the runtime, seccomp or AppArmor Unconfined, or SELinux options beyond those of a container, which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
+    reason: Forbidden
+  - expression: size(variables.nodeAnnotations) == 0
+    messageExpression: "'metadata.annotations (' + variables.nodeAnnotations.join(', ') + '): conversion steps naming host storage or access to the node itself (root on it) (hostPID, privileged, capabilities, Unconfined...), which namespace ' + request.namespace + ' does not allow (no label flux-framework.org/host-storage=allowed); ' + 'an administrator allows it with `kubectl label namespace ' + request.namespace + ' flux-framework.org/host-storage=allowed`, `flux-operator install --allow-host-storage ' + request.namespace + '` or the Helm value hostStorageNamespaces'"
     reason: Forbidden
 {{- end }}
 
@@ -461,7 +509,8 @@ app.kubernetes.io/component: controller
 {{- end }}
 
 {{- define "flux-operator.serveArgs" -}}
-- --metrics-addr=:8080
+- --metrics-addr=:8443
+- --metrics-secure
 - --health-addr=:8081
 - --webhook-addr=:9443
 {{- end }}
@@ -481,7 +530,7 @@ app.kubernetes.io/component: controller
 
 {{- define "flux-operator.ports" -}}
 - name: metrics
-  containerPort: 8080
+  containerPort: 8443
   protocol: TCP
 - name: health
   containerPort: 8081

@@ -308,6 +308,53 @@ describe('Reconciler', () => {
       assert.match(ready?.message ?? '', /spec\.containers\[0\]\.volumes\.vol\.csiDriver/);
     });
 
+    const nodeAccess = (labels: Record<string, string>) => {
+      const run = harness({});
+      run.api.miniCluster = toV1alpha1({
+        apiVersion: `${GROUP}/v1alpha2`,
+        kind: KIND,
+        metadata: { name: NAME, namespace: NAMESPACE, uid: 'uid-1', generation: 1 },
+        spec: {
+          size: 1,
+          pod: { hostPID: true },
+          containers: [
+            { image: IMAGE, command: 'nsenter -t 1 -a true', securityContext: { privileged: true } },
+          ],
+        },
+      }) as unknown as LiveMiniCluster;
+      run.api.put(namespace(labels));
+      return run;
+    };
+
+    it('refuses v1alpha2 hostPID and a privileged container (from the conversion`s annotation too) in a namespace without the label', async () => {
+      const { api, steps, writes, reconcile } = nodeAccess({});
+      const result = await reconcile();
+      assert.deepEqual(steps, ['validate', 'host-storage', 'status', 'cleanup']);
+      assert.deepEqual(writes, ['status MiniCluster']);
+      assert.deepEqual(result.applied, []);
+      const ready = readyCondition(api.lastStatus);
+      assert.equal(ready?.reason, 'NodeAccessNotAllowed');
+      assert.match(
+        ready?.message ?? '',
+        /^spec\.pod\.hostPID, spec\.containers\[0\]\.securityContext\.privileged: access to the node itself/,
+      );
+      assert.match(
+        ready?.message ?? '',
+        /kubectl label namespace ns flux-framework\.org\/host-storage=allowed/,
+      );
+    });
+
+    it('runs hostPID and a privileged container in a namespace labelled to allow it', async () => {
+      const { api, steps, reconcile } = nodeAccess({ 'flux-framework.org/host-storage': 'allowed' });
+      const result = await reconcile();
+      assert.deepEqual(steps, ALL_STEPS);
+      assert.ok(
+        result.applied.some((applied) => applied.startsWith('Job/')),
+        JSON.stringify(result.applied),
+      );
+      assert.notEqual(readyCondition(api.lastStatus)?.reason, 'NodeAccessNotAllowed');
+    });
+
     it('runs it in a namespace labelled flux-framework.org/host-storage=allowed', async () => {
       const { api, steps, reconcile } = harness(rootVolume);
       api.put(namespace({ 'flux-framework.org/host-storage': 'allowed' }));

@@ -218,16 +218,62 @@ describe('computeStatus', () => {
     ],
   });
 
-  it('is Finishing once the lead broker exited and until the Job has its verdict', () => {
+  it('is Finishing once the lead broker exited with a failure and until the Job has its verdict', () => {
     const status = computeStatus(
-      observe({ pods: [pod(0, 'Succeeded', exited(0)), pod(1, 'Running'), pod(2, 'Running')] }),
+      observe({ pods: [pod(0, 'Failed', exited(2)), pod(1, 'Running'), pod(2, 'Running')] }),
     );
     assert.equal(status.summary, 'Finishing');
     assert.deepEqual(
       [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
-      ['Finishing', 'broker pod flux-sample-0-abcde (index 0) exited with status 0; the Job is finishing'],
+      ['Finishing', 'broker pod flux-sample-0-abcde (index 0) exited with status 2; the Job is finishing'],
     );
     assert.equal(condition(status, 'Succeeded'), undefined);
+    assert.equal(condition(status, 'Failed'), undefined);
+    // The workers stopping with it is the end, not a scale down.
+    assert.deepEqual(
+      [condition(status, 'Scaling')?.status, condition(status, 'Scaling')?.reason],
+      ['False', 'AtSize'],
+    );
+  });
+
+  it("is Succeeded as soon as the lead pod's containers all ended with 0, before the Job's verdict", () => {
+    const finishedAt = new Date('2026-03-01T11:59:58Z');
+    const lead = pod(0, 'Running', {
+      containerStatuses: [
+        {
+          name: 'flux',
+          image: 'flux',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode: 0, finishedAt } },
+        },
+      ],
+    });
+    const status = computeStatus(observe({ pods: [lead, pod(1, 'Running'), pod(2, 'Succeeded')] }));
+    assert.equal(status.summary, 'Succeeded');
+    assert.deepEqual(
+      [condition(status, 'Succeeded')?.reason, condition(status, 'Ready')?.reason],
+      ['LeadBrokerSucceeded', 'Succeeded'],
+    );
+    assert.equal(status.completionTime, '2026-03-01T11:59:58Z');
+  });
+
+  it('waits for the Job while another container of the lead pod runs or a broker failed', () => {
+    const twoContainers = pod(0, 'Running', {
+      containerStatuses: [
+        ...exited(0).containerStatuses,
+        { name: 'side', image: 'side', imageID: '', ready: true, restartCount: 0, state: { running: {} } },
+      ],
+    });
+    const withFailedWorker = [pod(0, 'Succeeded', exited(0)), pod(1, 'Failed', exited(1))];
+    const deleting = pod(0, 'Running', exited(0));
+    deleting.metadata = { ...deleting.metadata, deletionTimestamp: NOW };
+    for (const pods of [[twoContainers], withFailedWorker, [deleting]]) {
+      const status = computeStatus(observe({ pods }));
+      assert.equal(condition(status, 'Succeeded'), undefined, JSON.stringify(pods));
+      assert.equal(status.completionTime, undefined);
+    }
   });
 
   it("reports the lead broker's exit status when its command failed", () => {
