@@ -8,6 +8,7 @@
  * the CRD (HOST_STORAGE_CEL), for both API versions (v1alpha1's existingVolumes included).
  */
 import { GROUP } from './group.ts';
+import { specContainers } from './spec-containers.ts';
 import { HOSTPATH_STORAGE_CLASS } from './storage-cel.ts';
 
 /** The namespace label that allows host storage there, and its value. */
@@ -62,7 +63,7 @@ function containerVolumeFields(path: string, container: Loose): string[] {
  */
 export function hostStorageFields(spec: unknown): string[] {
   if (spec === null || typeof spec !== 'object') return [];
-  const { volumes, containers, services } = spec as Loose;
+  const { volumes } = spec as Loose;
   const found: string[] = [];
   for (const [name, volume] of entries(volumes)) {
     const storageClass = volume.storageClass ?? HOSTPATH_STORAGE_CLASS;
@@ -73,17 +74,8 @@ export function hostStorageFields(spec: unknown): string[] {
       );
     }
   }
-  for (const [field, list] of [
-    ['containers', containers],
-    ['services', services],
-  ] as const) {
-    if (!Array.isArray(list)) continue;
-    list.forEach((container: unknown, index) => {
-      if (container !== null && typeof container === 'object') {
-        found.push(...containerVolumeFields(`spec.${field}[${index}]`, container as Loose));
-      }
-    });
-  }
+  for (const { path, container } of specContainers(spec))
+    found.push(...containerVolumeFields(path, container));
   return found;
 }
 

@@ -7,6 +7,7 @@
  * object takes on (NODE_ACCESS_RESIDUE_PATTERN).
  */
 import { GROUP } from './group.ts';
+import { looseObject, specContainers, type LooseObject } from './spec-containers.ts';
 
 /**
  * Capabilities a container of the runtime's default set has anyway (Pod Security baseline's list):
@@ -38,11 +39,8 @@ export const BASELINE_SELINUX_TYPES: readonly string[] = [
 
 const UNCONFINED = 'Unconfined';
 
-type Loose = Readonly<Record<string, unknown>>;
-
-function object(value: unknown): Loose | undefined {
-  return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Loose) : undefined;
-}
+type Loose = LooseObject;
+const object = looseObject;
 
 function strings(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : [];
@@ -83,22 +81,14 @@ function securityContextFields(path: string, context: Loose | undefined): string
  * paths (`spec.pod.hostPID`, `spec.containers[0].securityContext.privileged`); empty when none does.
  */
 export function nodeAccessFields(spec: unknown): string[] {
-  const { pod, containers, services } = object(spec) ?? {};
+  const podSpec = object(object(spec)?.pod);
   const found: string[] = [];
-  const podSpec = object(pod);
   for (const field of ['hostPID', 'hostIPC', 'hostNetwork']) {
     if (podSpec?.[field] === true) found.push(`spec.pod.${field}`);
   }
   found.push(...securityContextFields('spec.pod.securityContext', object(podSpec?.securityContext)));
-  for (const [field, list] of [
-    ['containers', containers],
-    ['services', services],
-  ] as const) {
-    if (!Array.isArray(list)) continue;
-    list.forEach((container: unknown, index) => {
-      const context = object(object(container)?.securityContext);
-      found.push(...securityContextFields(`spec.${field}[${index}].securityContext`, context));
-    });
+  for (const { path, container } of specContainers(spec)) {
+    found.push(...securityContextFields(`${path}.securityContext`, object(container.securityContext)));
   }
   return found;
 }

@@ -205,7 +205,7 @@ describe('computeStatus', () => {
   });
 
   const failedJob = job([{ type: 'Failed', status: 'True', reason: 'BackoffLimitExceeded' }]);
-  const exited = (code: number) => ({
+  const exited = (code: number, finishedAt?: Date) => ({
     containerStatuses: [
       {
         name: 'flux',
@@ -213,7 +213,7 @@ describe('computeStatus', () => {
         imageID: '',
         ready: false,
         restartCount: 0,
-        state: { terminated: { exitCode: code } },
+        state: { terminated: { exitCode: code, ...(finishedAt ? { finishedAt } : {}) } },
       },
     ],
   });
@@ -238,18 +238,7 @@ describe('computeStatus', () => {
 
   it("is Succeeded as soon as the lead pod's containers all ended with 0, before the Job's verdict", () => {
     const finishedAt = new Date('2026-03-01T11:59:58Z');
-    const lead = pod(0, 'Running', {
-      containerStatuses: [
-        {
-          name: 'flux',
-          image: 'flux',
-          imageID: '',
-          ready: false,
-          restartCount: 0,
-          state: { terminated: { exitCode: 0, finishedAt } },
-        },
-      ],
-    });
+    const lead = pod(0, 'Running', exited(0, finishedAt));
     const status = computeStatus(observe({ pods: [lead, pod(1, 'Running'), pod(2, 'Succeeded')] }));
     assert.equal(status.summary, 'Succeeded');
     assert.deepEqual(
