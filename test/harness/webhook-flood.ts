@@ -100,6 +100,8 @@ export function floodWebhook(port: number, big: number, small: number, bigBytes 
   };
   /** A small sender: one kept-alive connection, a small review every second; reconnects when closed. */
   const smallSender = async (from: string) => {
+    // They arrive over the first two seconds, as a thousand clients would, not in one instant.
+    await pause(Math.random() * 2_000);
     while (!stopped) {
       try {
         const socket = await open(from);
