@@ -50,7 +50,7 @@ export interface PeerLimits {
 }
 
 export const PEER_LIMITS: PeerLimits = {
-  connections: 32,
+  connections: 256,
   requests: 8,
   bodyBytes: DEFAULT_BODY_LIMIT_BYTES,
   totalBodyBytes: 4 * DEFAULT_BODY_LIMIT_BYTES,
