@@ -117,6 +117,8 @@ export class ConversionWebhookServer {
   private draining = false;
   private readonly limits: PeerLimits;
   private readonly peers = new Map<string, PeerUse>();
+  /** Peers with a request under way: kept as requests come and go, not counted at every chunk. */
+  private activePeers = 0;
 
   constructor(options: WebhookServerOptions) {
     this.options = options;
@@ -140,8 +142,7 @@ export class ConversionWebhookServer {
 
   /** What `use`'s peer may hold now: its fair part of the total among the peers with requests. */
   private share(use: PeerUse): number {
-    let active = use.requests > 0 ? 0 : 1;
-    for (const each of this.peers.values()) if (each.requests > 0) active += 1;
+    const active = this.activePeers + (use.requests > 0 ? 0 : 1);
     const fair = Math.floor(this.limits.totalBodyBytes / active);
     return Math.min(this.limits.bodyBytes, Math.max(this.limits.minShareBytes, fair));
   }
@@ -272,6 +273,7 @@ export class ConversionWebhookServer {
       request.destroy();
       return;
     }
+    if (use.requests === 0) this.activePeers += 1;
     use.requests += 1;
     let held = 0;
     const hold = (bytes: number) => {
@@ -283,6 +285,7 @@ export class ConversionWebhookServer {
       if (released) return;
       released = true;
       use.requests -= 1;
+      if (use.requests === 0) this.activePeers -= 1;
       hold(-held);
       this.forgetIfIdle(peer, use);
     };
