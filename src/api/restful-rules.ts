@@ -8,9 +8,11 @@ import {
   DEFAULT_RESTFUL_USER,
   JOINS_MESSAGE,
   PORT_MESSAGE,
+  ROOT_JOBS_MESSAGE,
   USERNAME_MESSAGE,
   USERS_MESSAGE,
   joinsAnother,
+  rootJobContainers,
   runnerHasCommand,
   servesRestfulApi,
 } from './restful-schema.ts';
@@ -28,6 +30,11 @@ export const restfulFields: SemanticRule = {
     }
     if (users.length > 0 && !servesRestfulApi(given)) {
       problems.push({ path: 'spec.users', message: USERS_MESSAGE });
+    }
+    if (servesRestfulApi(given)) {
+      for (const { index, field } of rootJobContainers(given)) {
+        problems.push({ path: `spec.containers[${index}].${field}`, message: ROOT_JOBS_MESSAGE });
+      }
     }
     if (given.fluxRestful?.port === DEFAULT_BROKER_PORT) {
       problems.push({ path: 'spec.fluxRestful.port', message: PORT_MESSAGE });

@@ -119,7 +119,12 @@ export const DEFAULT_RESTFUL_USER = 'flux';
 interface RestfulSpecView {
   interactive?: boolean | undefined;
   fluxRestful?: unknown;
-  containers: readonly { command?: string | undefined; runFlux?: boolean | undefined }[];
+  containers: readonly {
+    command?: string | undefined;
+    runFlux?: boolean | undefined;
+    commands?: { runFluxAsRoot?: boolean | undefined } | undefined;
+    fluxUser?: { name?: string | undefined; uid?: number | undefined } | undefined;
+  }[];
   flux?: { bootServer?: string | undefined; bursting?: { leadBroker?: unknown } | undefined } | undefined;
 }
 
@@ -134,6 +139,18 @@ function runner(spec: RestfulSpecView) {
 export function runnerHasCommand(spec: RestfulSpecView): boolean {
   const command = runner(spec)?.command;
   return command !== undefined && hasText.test(command);
+}
+
+/** The index of each container that runs Flux, and so the API's jobs, as root; the field that says so. */
+export function rootJobContainers(spec: RestfulSpecView): { index: number; field: string }[] {
+  return spec.containers.flatMap((container, index) => {
+    if (spec.containers.length !== 1 && container.runFlux !== true) return [];
+    if (container.commands?.runFluxAsRoot === true) return [{ index, field: 'commands.runFluxAsRoot' }];
+    const user = container.fluxUser;
+    if (user?.uid === 0) return [{ index, field: 'fluxUser.uid' }];
+    if (user?.name === 'root') return [{ index, field: 'fluxUser.name' }];
+    return [];
+  });
 }
 
 export function joinsAnother(spec: RestfulSpecView): boolean {
@@ -163,6 +180,89 @@ export const USERS_MESSAGE =
   'are users of the RESTful API, which this MiniCluster does not serve (it has a command or is interactive): set fluxRestful, or remove users';
 export const PORT_MESSAGE = `must not be the broker port ${DEFAULT_BROKER_PORT}; choose another port`;
 export const USERNAME_MESSAGE = 'must not also be the name of an entry of spec.users; rename one of them';
+
+export const ROOT_JOBS_MESSAGE =
+  "would run the RESTful API's jobs as root (commands.runFluxAsRoot, or a fluxUser named root or with uid 0), and every API user's job could read the others' tokens, the signing key, the CURVE key and the munge key: remove runFluxAsRoot and keep fluxUser an unprivileged user (default flux, uid 1000), or give the Flux container a command";
+
+/** The container runs Flux, and so the API's jobs, as root. */
+const CEL_ROOT_JOBS = (container: string) =>
+  `((has(${container}.commands) && has(${container}.commands.runFluxAsRoot) && ${container}.commands.runFluxAsRoot) || (has(${container}.fluxUser) && ((has(${container}.fluxUser.uid) && ${container}.fluxUser.uid == 0) || (has(${container}.fluxUser.name) && ${container}.fluxUser.name == 'root'))))`;
+
+/** The RESTful API's jobs never run as root: `serves` is the version's CEL for "serves the API". */
+export function restfulRootJobsRule(serves: string): CelRule {
+  return {
+    rule: `!(${serves}) || !self.containers.exists(container, ${celRunsFlux('self', 'container')} && ${CEL_ROOT_JOBS('container')})`,
+    message: `the Flux container ${ROOT_JOBS_MESSAGE}`,
+    fieldPath: '.containers',
+    reason: 'FieldValueForbidden',
+  };
+}
+
+/** v1alpha2 serves the API only with fluxRestful. */
+export const CEL_SERVES_V1ALPHA2 = `has(self.fluxRestful) && !(${CEL_JOINS_ANOTHER})`;
+
+export const NON_ROOT_START_MESSAGE =
+  "starts the Flux container as a user other than root, and a RESTful MiniCluster starts as root to keep every user's token, the signing key, the CURVE key and the munge key from the API's jobs, which run as fluxUser (default flux, uid 1000): remove runAsUser and runAsNonRoot from the Flux container's and the pod's securityContext (or set runAsUser: 0), or give the Flux container a command";
+
+interface SecurityContextView {
+  runAsUser?: number | undefined;
+  runAsNonRoot?: boolean | undefined;
+}
+
+/**
+ * Where a v1alpha2 spec starts the Flux container as another user than root: the container's
+ * securityContext where it sets runAsUser or runAsNonRoot, else the pod's (Kubernetes' precedence).
+ */
+export function nonRootStarts(
+  containerPath: string,
+  container: SecurityContextView | undefined,
+  pod: SecurityContextView | undefined,
+): string[] {
+  const paths: string[] = [];
+  const user = container?.runAsUser !== undefined ? container : pod;
+  if (user?.runAsUser !== undefined && user.runAsUser !== 0) {
+    paths.push(
+      `${user === container ? `${containerPath}.securityContext` : 'spec.pod.securityContext'}.runAsUser`,
+    );
+  }
+  const nonRoot = container?.runAsNonRoot !== undefined ? container : pod;
+  if (nonRoot?.runAsNonRoot === true) {
+    paths.push(
+      `${nonRoot === container ? `${containerPath}.securityContext` : 'spec.pod.securityContext'}.runAsNonRoot`,
+    );
+  }
+  return paths;
+}
+
+const CEL_POD_CONTEXT = 'has(self.pod) && has(self.pod.securityContext)';
+const CEL_OWN_USER = (c: string) => `has(${c}.securityContext) && has(${c}.securityContext.runAsUser)`;
+const CEL_OWN_NON_ROOT = (c: string) => `has(${c}.securityContext) && has(${c}.securityContext.runAsNonRoot)`;
+const CEL_FLUX_CONTAINERS = (test: string) =>
+  `self.containers.exists(container, ${celRunsFlux('self', 'container')} && (${test}))`;
+
+/**
+ * v1alpha2: a RESTful MiniCluster's Flux container starts as root (it then runs the jobs as
+ * fluxUser). Two rules, so that each names where the other user is set: the container's own
+ * securityContext, or the pod's for a container that sets none.
+ */
+export const RESTFUL_STARTS_AS_ROOT_RULES: CelRule[] = [
+  {
+    rule: `!(${CEL_SERVES_V1ALPHA2}) || !${CEL_FLUX_CONTAINERS(
+      `(${CEL_OWN_USER('container')} && container.securityContext.runAsUser != 0) || (${CEL_OWN_NON_ROOT('container')} && container.securityContext.runAsNonRoot)`,
+    )}`,
+    message: `the Flux container's securityContext ${NON_ROOT_START_MESSAGE}`,
+    fieldPath: '.containers',
+    reason: 'FieldValueForbidden',
+  },
+  {
+    rule: `!(${CEL_SERVES_V1ALPHA2}) || !(${CEL_POD_CONTEXT}) || !${CEL_FLUX_CONTAINERS(
+      `(!(${CEL_OWN_USER('container')}) && has(self.pod.securityContext.runAsUser) && self.pod.securityContext.runAsUser != 0) || (!(${CEL_OWN_NON_ROOT('container')}) && has(self.pod.securityContext.runAsNonRoot) && self.pod.securityContext.runAsNonRoot)`,
+    )}`,
+    message: `spec.pod.securityContext ${NON_ROOT_START_MESSAGE}`,
+    fieldPath: '.pod.securityContext',
+    reason: 'FieldValueForbidden',
+  },
+];
 
 /** fluxRestful replaces a command. */
 export const RESTFUL_COMMAND_RULE: CelRule = {
@@ -205,6 +305,7 @@ export const RESTFUL_USERNAME_RULE: CelRule = {
 };
 
 export const SPEC_RESTFUL_RULES: CelRule[] = [
+  restfulRootJobsRule(CEL_SERVES),
   RESTFUL_COMMAND_RULE,
   RESTFUL_JOINS_RULE,
   RESTFUL_USERS_RULE,

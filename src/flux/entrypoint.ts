@@ -41,6 +41,12 @@ export interface EntrypointInput {
    * Unset: the container's own user, as it is (what a Flux view runs as: no user is made).
    */
   fluxUser?: { name: string; uid: number };
+  /**
+   * The jobs come from users the MiniCluster's author may not trust (the RESTful API): every pod
+   * refuses to start unless it starts as root and runs the brokers and jobs as `fluxUser`, not root,
+   * so the keys stay root's (docs/security.md).
+   */
+  keepSecretsFromJobs?: boolean;
   paths: EntrypointPaths;
   /** Who writes R: the operator (already at `paths.resourcePath`) or this pod with `flux R encode`. */
   resource: { writtenBy: 'operator' } | { writtenBy: 'pod'; hostlist: string };
@@ -714,6 +720,7 @@ export function entrypointScript(input: EntrypointInput): string {
     assignment('lead_is_remote', flag(input.leadIsRemote)),
     assignment('flux_user', input.fluxUser?.name ?? ''),
     assignment('flux_uid', input.fluxUser?.uid ?? ''),
+    ...(input.keepSecretsFromJobs === true ? [assignment('keep_secrets_from_jobs', 'yes')] : []),
     assignment('flux_install_root', input.fluxInstallRoot),
     assignment('config_dir', paths.configDir),
     assignment('curve_cert_source', paths.curveCertSourcePath),

@@ -245,8 +245,11 @@ function fluxSource(
   miniCluster: MiniClusterModel,
   container: ContainerModel,
   layout: PodLayout,
-): Pick<EntrypointInput, 'fluxInstallRoot' | 'fluxUser' | 'view'> {
+): Pick<EntrypointInput, 'fluxInstallRoot' | 'fluxUser' | 'view' | 'keepSecretsFromJobs'> {
   const { flux } = miniCluster.spec;
+  // The API's users' jobs run as the flux user, never as the container's own user (root in most
+  // images), who holds the keys: from the view too (docs/security.md).
+  const restful = servesRestful(miniCluster);
   if (layout.view) {
     const environment = Object.entries(flux.environment ?? {}).filter(([name]) => SHELL_NAME.test(name));
     return {
@@ -260,12 +263,14 @@ function fluxSource(
         ...(flux.container.pythonPath !== undefined ? { pythonPath: flux.container.pythonPath } : {}),
         ...(environment.length > 0 ? { environment: Object.fromEntries(environment) } : {}),
       },
+      ...(restful ? { fluxUser: container.fluxUser, keepSecretsFromJobs: true } : {}),
     };
   }
   return {
     fluxInstallRoot: flux.installRoot,
     // runFluxAsRoot: the brokers run as root, which the entrypoint does when the user is root.
     fluxUser: container.commands.runFluxAsRoot ? { name: 'root', uid: 0 } : container.fluxUser,
+    ...(restful ? { keepSecretsFromJobs: true } : {}),
   };
 }
 

@@ -390,7 +390,8 @@ function podSpec(
   const restful = servesRestful(miniCluster);
   const layout = layoutOf(miniCluster);
   const fromView = layout.view !== undefined;
-  const secretMode = fromView ? VIEW_SECRET_FILE_MODE : SECRET_FILE_MODE;
+  // A RESTful MiniCluster's pods start as root even from the view (the jobs run as the flux user).
+  const secretMode = fromView && !restful ? VIEW_SECRET_FILE_MODE : SECRET_FILE_MODE;
   const scripts = containerScripts(miniCluster).map(([file]) => file);
   const volumes: V1Volume[] = fluxVolumes(names, {
     writesResourceSpec,

@@ -86,6 +86,17 @@ const RESTFUL_CASES: unknown[] = [
     fluxRestful: { branch: 'main', port: 80, username: 'u', token: 't', secretKey: 'k' },
     users: [{ name: 'b', password: 'p' }],
   }),
+  // The API's jobs never as root; a command's may be.
+  ...[{ runFluxAsRoot: true }, {}].flatMap((commands) =>
+    [{}, { uid: 0 }, { name: 'root' }, { name: 'jobs', uid: 2000 }].flatMap((fluxUser) => [
+      miniCluster({ containers: [fluxContainer({ command: undefined, commands, fluxUser })] }),
+      miniCluster({ containers: [fluxContainer({ commands, fluxUser })] }),
+      miniCluster({
+        containers: [fluxContainer({ command: undefined, commands, fluxUser })],
+        interactive: true,
+      }),
+    ]),
+  ),
   // Tokens, passwords and keys: 32 characters at least, on both sides.
   ...[31, 32].flatMap((length) => [
     miniCluster({ containers: noCommand, fluxRestful: { token: 't'.repeat(length) } }),

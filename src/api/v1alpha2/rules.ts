@@ -8,6 +8,7 @@ import { ENVIRONMENT_NAME_PATTERN } from '../schema-helpers.ts';
 import { fieldPath, indexPath } from '../problems.ts';
 import type { Problem } from '../problems.ts';
 import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from '../qualified-names.ts';
+import { NON_ROOT_START_MESSAGE, joinsAnother, nonRootStarts } from '../restful-schema.ts';
 import { duplicates } from '../rule-helpers.ts';
 import { fluxOnlyServiceMessage } from '../service-schema.ts';
 import { shmSizeProblems } from '../shm-rules.ts';
@@ -219,6 +220,23 @@ const specRules: SemanticRuleV1alpha2 = {
   },
 };
 
+/** A RESTful MiniCluster's Flux container starts as root, which then runs the API's jobs as fluxUser. */
+const restfulStartsAsRoot: SemanticRuleV1alpha2 = {
+  name: "a RESTful MiniCluster's Flux container starts as root",
+  check: ({ spec }) => {
+    if (spec.fluxRestful === undefined || joinsAnother(spec)) return [];
+    return spec.containers.flatMap((container, index) =>
+      container.runFlux
+        ? nonRootStarts(
+            `spec.containers[${index}]`,
+            container.securityContext,
+            spec.pod?.securityContext,
+          ).map((path) => ({ path, message: NON_ROOT_START_MESSAGE }))
+        : [],
+    );
+  },
+};
+
 /** The one Flux field of a service that v1alpha1 lacks, so that its rules on the v1alpha1 form miss it. */
 const serviceFields: SemanticRuleV1alpha2 = {
   name: 'services set no Flux container field (noWrapEntrypoint)',
@@ -257,6 +275,7 @@ export const SEMANTIC_RULES_V1ALPHA2: readonly SemanticRuleV1alpha2[] = [
   serviceFields,
   storageEntries,
   securityContextRules,
+  restfulStartsAsRoot,
   podRules,
   sharedMemory,
   fluxRules,

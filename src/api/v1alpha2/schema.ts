@@ -13,6 +13,9 @@ import { MAX_BROKERS, MAX_CONTAINERS, MAX_SERVICES } from '../limits.ts';
 import { SPEC_RESOURCE_RULES } from '../resource-cel.ts';
 import {
   CEL_JOINS_ANOTHER,
+  CEL_SERVES_V1ALPHA2,
+  RESTFUL_STARTS_AS_ROOT_RULES,
+  restfulRootJobsRule,
   RESTFUL_COMMAND_RULE,
   RESTFUL_JOINS_RULE,
   RESTFUL_PORT_RULE,
@@ -148,6 +151,8 @@ export const MiniClusterV1alpha2SpecSchema = Type.Object(
       RESTFUL_JOINS_RULE,
       RESTFUL_PORT_RULE,
       RESTFUL_USERNAME_RULE,
+      restfulRootJobsRule(CEL_SERVES_V1ALPHA2),
+      ...RESTFUL_STARTS_AS_ROOT_RULES,
     ),
   },
 );

@@ -8,9 +8,10 @@
 # to its broker. It keeps the brokers' secrets from the jobs, which run as the brokers' user: an
 # execute-only flux-broker (a non-dumpable broker), and a copy of the certificate per broker start,
 # removed by the broker's rc1 once it has read it (docs/security.md). Besides bash it uses coreutils
-# only (id, uname, mkdir, cp, chmod, chown, ln, mv, rm, dirname, sleep), and with a Flux view nothing
-# else: the view brings Flux and munged, and the brokers run as the container's own user, whatever
-# uid that is and whether /etc/passwd knows it or not.
+# only (id, uname, mkdir, cp, chmod, chown, ln, mv, rm, dirname, sleep, chroot), and with a Flux view
+# nothing else: the view brings Flux and munged, and the brokers run as the container's own user,
+# whatever uid that is and whether /etc/passwd knows it or not; but for the RESTful API, whose jobs
+# run as the flux user (made by writing /etc/passwd where the image has no useradd).
 #
 # The parameters, always set:
 #   job_name, flux_install_root, config_dir, curve_cert_source, curve_cert,
@@ -19,6 +20,8 @@
 #   flux_user, flux_uid: the user the brokers run as (created when missing, with uid flux_uid); both
 #   empty: the container's own user, as it is (nothing is created or given away)
 # Set only when the MiniCluster has them:
+#   keep_secrets_from_jobs: the RESTful API's jobs: the pod must start as root and run the brokers as
+#   a flux_user that is not root, or it refuses to start
 #   flux_view, flux_command_dir: Flux from a view (flux_view/bin/flux), not the image: its bin goes
 #   last on PATH, after the image's own programs, and `flux` alone first, as a link in
 #   flux_command_dir, so every `flux` is the view's
@@ -89,6 +92,26 @@ setup_hook() {
   fi
 }
 
+# chroot_switches_users: this image's chroot is coreutils' (8.23 or later), which can run a command as
+# another user without changing the root (--userspec, --skip-chdir). No grep: the plain images lack it.
+chroot_switches_users() {
+  local help
+  help="$(chroot --help 2>/dev/null)" || return 1
+  [[ "$help" == *--userspec* && "$help" == *--skip-chdir* ]]
+}
+
+# home_of USER: the user's home folder, as /etc/passwd says (/ when it says none).
+home_of() {
+  local name home rest
+  while IFS=: read -r name _ _ _ _ home rest; do
+    if [ "$name" = "$1" ]; then
+      printf '%s\n' "${home:-/}"
+      return 0
+    fi
+  done </etc/passwd
+  printf '/\n'
+}
+
 # as_user USER COMMAND...: sets as_user_command to the words that run COMMAND as USER with this
 # PATH, using whichever tool the image has. An empty USER is this container's own user.
 as_user() {
@@ -98,6 +121,11 @@ as_user() {
     as_user_command=("$@")
   elif is_root && command -v runuser >/dev/null 2>&1; then
     as_user_command=(runuser -u "$user" -- env "PATH=$PATH" "$@")
+  elif is_root && chroot_switches_users; then
+    # coreutils' chroot to / (images without util-linux, the plain ones): the user's uid, its group
+    # alone, this folder kept; env, as runuser does, gives the user's HOME, USER and LOGNAME.
+    as_user_command=(chroot --skip-chdir "--userspec=$(id -u "$user"):$(id -g "$user")" "--groups=$(id -g "$user")" /
+      env "PATH=$PATH" "HOME=$(home_of "$user")" "USER=$user" "LOGNAME=$user" "$@")
   elif command -v sudo >/dev/null 2>&1; then
     as_user_command=(sudo -E -u "$user" -- env "PATH=$PATH" "$@")
   elif command -v su >/dev/null 2>&1; then
@@ -435,6 +463,47 @@ user_with_uid() {
   fi
 }
 
+# free_id FILE FROM: the first id from FROM that no line of FILE (/etc/passwd, /etc/group) has.
+free_id() {
+  local id="$2" taken=" " name number rest
+  while IFS=: read -r name _ number rest; do
+    taken+="$number "
+  done <"$1"
+  while [[ "$taken" == *" $id "* ]]; do
+    id=$((id + 1))
+  done
+  printf '%s\n' "$id"
+}
+
+# write_user NAME [UID]: NAME and its group written into /etc/passwd and /etc/group, for images with
+# neither useradd nor adduser (the plain ones: coreutils alone); a free uid from 1000 without UID, a
+# group of the same id where it is free; a home folder of its own.
+write_user() {
+  local uid="${2:-$(free_id /etc/passwd 1000)}" gid
+  gid="$(free_id /etc/group "$uid")"
+  printf '%s:x:%s:\n' "$1" "$gid" >>/etc/group
+  printf '%s:x:%s:%s::/home/%s:/bin/bash\n' "$1" "$uid" "$gid" "$1" >>/etc/passwd
+  mkdir -p "/home/$1"
+  chown -h "$uid:$gid" "/home/$1"
+  chmod 0755 "/home/$1"
+}
+
+# keep_secrets_from_jobs: the jobs come from the RESTful API's users. They must not run as root nor as
+# this container's user, who can read the mounted keys (every user's token, the signing key, the
+# CURVE key, the munge key): refused here, never run open, where the image starts as another user
+# (the MiniCluster's own securityContext is refused when it is applied).
+refuse_open_secrets() {
+  fail "this MiniCluster serves the RESTful API, and $1: its users' jobs would reach every user's token, the signing key, the CURVE key and the munge key. Start the Flux container as root (an image whose USER is root, no securityContext.runAsUser) and let the brokers and jobs run as fluxUser (default flux, uid 1000), not root"
+}
+# shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
+if [ -n "${keep_secrets_from_jobs+set}" ]; then
+  if ! is_root; then
+    refuse_open_secrets "this container runs as uid $(id -u), not root, so the jobs would run as the user that holds the keys"
+  elif [ -z "$flux_user" ]; then
+    refuse_open_secrets "no fluxUser is set, so the jobs would run as root"
+  fi
+fi
+
 if [ -z "$flux_user" ]; then
   log "running Flux as this container's user (uid $(id -u))"
 elif id -u "$flux_user" >/dev/null 2>&1; then
@@ -453,10 +522,15 @@ else
     useradd ${uid_option[@]+"${uid_option[@]}"} --create-home --shell /bin/bash "$flux_user"
   elif command -v adduser >/dev/null 2>&1; then
     adduser -D ${uid_option[@]+"${uid_option[@]}"} -s /bin/sh "$flux_user"
+  elif is_root && [ -w /etc/passwd ] && [ -w /etc/group ]; then
+    write_user "$flux_user" "${uid_option[1]-}"
   else
-    fail "user $flux_user does not exist and the image has neither useradd nor adduser"
+    fail "user $flux_user does not exist and the image has neither useradd nor adduser, nor an /etc/passwd root may write"
   fi
   log "created user $flux_user with uid $(id -u "$flux_user")"
+fi
+if [ -n "${keep_secrets_from_jobs+set}" ] && [ "$(id -u "$flux_user")" = 0 ]; then
+  refuse_open_secrets "the fluxUser $flux_user has uid 0, so the jobs would run as root"
 fi
 close_shared_dir
 mkdir -p "$run_dir" "$state_dir" "$config_dir"

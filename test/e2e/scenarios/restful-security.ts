@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { it } from 'node:test';
+import { it, type TestContext } from 'node:test';
 import { cluster } from '../../harness/cluster.ts';
 import { apiUpWithNodes } from '../../harness/restful-api.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
@@ -17,6 +17,10 @@ import { RestfulApiError, RestfulClient, type ApiLocation } from '../../../src/c
 import { followJob } from '../../../src/cli/jobs-command.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { z85Decode } from '../../../src/flux/z85.ts';
+import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
+import { NON_ROOT_START_MESSAGE } from '../../../src/api/restful-schema.ts';
+import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { PLAIN_IMAGE_REPOSITORY, PLAIN_SUITES } from '../../../src/images/plain-image.ts';
 
 /**
  * The job that looks for secrets: every regular file of every mounted file system but /proc, /sys
@@ -281,6 +285,87 @@ async function refusedWith(promise: Promise<unknown>): Promise<number> {
   return error.status;
 }
 
+interface RestfulCredentialsFile {
+  secretKey: string;
+  users: Record<string, string>;
+  administrators: string[];
+}
+
+/**
+ * A job of `client`'s user, on both brokers, searches the pods for every secret of MiniCluster `name`
+ * (every user's token, the signing key, the CURVE secret key as written and as bytes, the munge
+ * key) and for a canary it is given in its environment, which it must find; asserts that it finds
+ * nothing else, runs as uid 1000, has no ServiceAccount token, and searched thousands of files and
+ * another process's memory. `python` runs the search (`python3`, or `flux python` on an image without
+ * Python). The job's id.
+ */
+async function searchForSecrets(
+  t: TestContext,
+  clients: KubeClients,
+  namespace: string,
+  name: string,
+  client: RestfulClient,
+  credentials: RestfulCredentialsFile,
+  python: string,
+): Promise<number> {
+  const certificate =
+    (await secretData(clients, namespace, `${name}-curve-cert`))['curve.cert']?.toString('utf8') ?? '';
+  const curveSecret = /secret-key = "([^"]+)"/.exec(certificate)?.[1] ?? '';
+  assert.equal(curveSecret.length, 40);
+  const mungeKey =
+    (await secretData(clients, namespace, `${name}-munge-key`))['munge.key'] ?? Buffer.alloc(0);
+  const canary = randomBytes(24).toString('base64url');
+  const needles: Record<string, Buffer> = {
+    'the signing key': Buffer.from(credentials.secretKey),
+    'the CURVE secret key': Buffer.from(curveSecret),
+    'the CURVE secret key bytes': Buffer.from(z85Decode(curveSecret)),
+    'the munge key': mungeKey.subarray(0, 64),
+    canary: Buffer.from(canary),
+    ...Object.fromEntries(
+      Object.entries(credentials.users).map(([user, token]) => [`the token of ${user}`, Buffer.from(token)]),
+    ),
+  };
+  const masked = Object.fromEntries(
+    Object.entries(needles).map(([needle, value]) => [
+      needle,
+      Buffer.from(value.map((byte) => byte ^ 0x5a)).toString('hex'),
+    ]),
+  );
+  const argument = Buffer.from(JSON.stringify(masked)).toString('base64');
+  const program = Buffer.from(SEARCH).toString('base64');
+  const started = Date.now();
+  const search = await client.submit({
+    command: `${python} -c "import base64, sys; exec(base64.b64decode('${program}'))" ${argument}`,
+    num_nodes: 2,
+    num_tasks: 2,
+    envars: { CANARY: canary },
+  });
+  const searched = await followJob(client, search);
+  assert.equal(searched.result, 'COMPLETED', JSON.stringify(searched));
+  const reports = (await client.output(search))
+    .join('')
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as SearchReport);
+  t.diagnostic(`search: ${((Date.now() - started) / 1000).toFixed(1)} s, ${JSON.stringify(reports)}`);
+  assert.deepEqual(reports.map((report) => report.host).sort(), [`${name}-0`, `${name}-1`]);
+  for (const report of reports) {
+    // Only the canary, where it was put; not one secret.
+    assert.deepEqual(
+      report.found.filter((where) => !where.startsWith('canary in ')),
+      [],
+      `${report.host}: ${report.found.join(', ')}`,
+    );
+    assert.ok(report.found.includes('canary in its own environment'), report.found.join(', '));
+    assert.equal(report.uid, 1000, 'the job runs as the flux user');
+    assert.equal(report.serviceAccountToken, false, 'no ServiceAccount token in the pod');
+    // Not vacuous: thousands of files, and the memory of the processes it may read (its shell's).
+    assert.ok(report.files > 1000, `${report.files} files`);
+    assert.ok(report.memories >= 1 && report.memoryBytes > 0, `${report.memories} processes' memory`);
+  }
+  return search;
+}
+
 export function restfulSecurityScenarios(): void {
   it('RESTful security: an API job finds none of the secrets; users see and cancel only their own jobs; 500 slow connections and hostile requests leave the server answering within 1 s, its threads and the lead broker as they were', async (t) => {
     const { namespace, clients } = await scenario(t, 'restful-sec');
@@ -288,11 +373,9 @@ export function restfulSecurityScenarios(): void {
     await applyMiniCluster(clients, realMiniCluster(namespace, 'vault', { size: 2, users }));
     await waitForCondition(clients, namespace, 'vault', 'Ready', 'True', 180_000);
     const restful = await secretData(clients, namespace, 'vault-restful');
-    const credentials = JSON.parse(restful['credentials.json']?.toString('utf8') ?? '{}') as {
-      secretKey: string;
-      users: Record<string, string>;
-      administrators: string[];
-    };
+    const credentials = JSON.parse(
+      restful['credentials.json']?.toString('utf8') ?? '{}',
+    ) as RestfulCredentialsFile;
     assert.deepEqual(credentials.administrators, ['flux', 'boss']);
     const { kc } = await cluster();
     const location: ApiLocation = { kind: 'proxy', config: kc, namespace, service: 'vault-restful' };
@@ -303,68 +386,8 @@ export function restfulSecurityScenarios(): void {
     const pod = await clients.core.readNamespacedPod({ name: lead, namespace });
     assert.equal(pod.spec?.automountServiceAccountToken, false);
 
-    // 1. The secrets: every user's token, the signing key, the CURVE secret key (as written and as
-    // bytes) and the munge key. And a canary the job is given in its environment: the search finds
-    // what is there.
-    const certificate =
-      (await secretData(clients, namespace, 'vault-curve-cert'))['curve.cert']?.toString('utf8') ?? '';
-    const curveSecret = /secret-key = "([^"]+)"/.exec(certificate)?.[1] ?? '';
-    assert.equal(curveSecret.length, 40);
-    const mungeKey =
-      (await secretData(clients, namespace, 'vault-munge-key'))['munge.key'] ?? Buffer.alloc(0);
-    const canary = randomBytes(24).toString('base64url');
-    const needles: Record<string, Buffer> = {
-      'the signing key': Buffer.from(credentials.secretKey),
-      'the CURVE secret key': Buffer.from(curveSecret),
-      'the CURVE secret key bytes': Buffer.from(z85Decode(curveSecret)),
-      'the munge key': mungeKey.subarray(0, 64),
-      canary: Buffer.from(canary),
-      ...Object.fromEntries(
-        Object.entries(credentials.users).map(([user, token]) => [
-          `the token of ${user}`,
-          Buffer.from(token),
-        ]),
-      ),
-    };
-    const masked = Object.fromEntries(
-      Object.entries(needles).map(([name, value]) => [
-        name,
-        Buffer.from(value.map((byte) => byte ^ 0x5a)).toString('hex'),
-      ]),
-    );
-    const argument = Buffer.from(JSON.stringify(masked)).toString('base64');
-    const program = Buffer.from(SEARCH).toString('base64');
-    const started = Date.now();
-    const search = await peenut.submit({
-      command: `python3 -c "import base64, sys; exec(base64.b64decode('${program}'))" ${argument}`,
-      num_nodes: 2,
-      num_tasks: 2,
-      envars: { CANARY: canary },
-    });
-    const searched = await followJob(peenut, search);
-    assert.equal(searched.result, 'COMPLETED', JSON.stringify(searched));
-    const reports = (await peenut.output(search))
-      .join('')
-      .trim()
-      .split('\n')
-      .map((line) => JSON.parse(line) as SearchReport);
-    t.diagnostic(`search: ${((Date.now() - started) / 1000).toFixed(1)} s, ${JSON.stringify(reports)}`);
-    assert.deepEqual(reports.map((report) => report.host).sort(), ['vault-0', 'vault-1']);
-    for (const report of reports) {
-      // Only the canary, where it was put; not one secret.
-      assert.deepEqual(
-        report.found.filter((where) => !where.startsWith('canary in ')),
-        [],
-        `${report.host}: ${report.found.join(', ')}`,
-      );
-      assert.ok(report.found.includes('canary in its own environment'), report.found.join(', '));
-      assert.equal(report.uid, 1000, 'the job runs as the flux user');
-      assert.equal(report.serviceAccountToken, false, 'no ServiceAccount token in the pod');
-      // Not vacuous: thousands of files, and the memory of the processes it may read (its shell's).
-      assert.ok(report.files > 1000, `${report.files} files`);
-      assert.ok(report.memories >= 1 && report.memoryBytes > 0, `${report.memories} processes' memory`);
-    }
-
+    // 1. The secrets, searched for by a job of an API user.
+    const search = await searchForSecrets(t, clients, namespace, 'vault', peenut, credentials, 'python3');
     // 2. Each user sees and cancels only their own jobs; an administrator all of them.
     const squidward = as('squidward');
     const mine = await peenut.submit({ command: 'sleep 600' });
@@ -441,5 +464,59 @@ export function restfulSecurityScenarios(): void {
     const { stdout: uptime } = await fluxInLead(namespace, lead, ['uptime']);
     assert.match(uptime, /run/);
     assert.deepEqual(await peenut.nodes(), ['vault-0', 'vault-1']);
+  });
+  it("RESTful from the view on plain:bookworm and plain:trixie (root images, v1alpha2): the API's jobs run as uid 1000 and find none of the secrets, the tokens work for their owners; a Flux container set to start as uid 1000 is refused at apply", async (t) => {
+    const { namespace, clients } = await scenario(t, 'restful-view-sec');
+    const { kc } = await cluster();
+    for (const suite of PLAIN_SUITES) {
+      const name = `view-${suite}`;
+      const object = realMiniCluster(
+        namespace,
+        name,
+        { size: 2, fluxRestful: {}, users: [{ name: 'peenut' }] },
+        { image: `${PLAIN_IMAGE_REPOSITORY}:${suite}` },
+      );
+      await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+      await waitForCondition(clients, namespace, name, 'Ready', 'True', 180_000);
+      const restful = await secretData(clients, namespace, `${name}-restful`);
+      const credentials = JSON.parse(
+        restful['credentials.json']?.toString('utf8') ?? '{}',
+      ) as RestfulCredentialsFile;
+      const location: ApiLocation = { kind: 'proxy', config: kc, namespace, service: `${name}-restful` };
+      const as = (user: string) =>
+        new RestfulClient(location, { user, token: credentials.users[user] ?? '' });
+      const peenut = as('peenut');
+      await apiUpWithNodes(peenut, 2);
+      // The plain images have no Python: the search runs on the view's, as a job's program may.
+      const search = await searchForSecrets(t, clients, namespace, name, peenut, credentials, 'flux python');
+      // Each token works for its owner; a wrong one does not.
+      assert.deepEqual(
+        (await as('flux').jobs()).map((job) => job.id),
+        [search],
+      );
+      const stranger = new RestfulClient(location, { user: 'peenut', token: credentials.users.flux ?? '' });
+      assert.equal(await refusedWith(stranger.jobs()), 401);
+      await clients.custom.deleteNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace,
+        plural: PLURAL,
+        name,
+      });
+    }
+    // A container that starts as uid 1000 would hold the keys as the jobs' own user: refused at apply.
+    const asUser = realMiniCluster(
+      namespace,
+      'as-1000',
+      { size: 2, fluxRestful: {} },
+      { image: `${PLAIN_IMAGE_REPOSITORY}:trixie`, container: { securityContext: { runAsUser: 1000 } } },
+    );
+    const refusal = await applyMiniCluster(clients, { ...asUser, apiVersion: API_VERSION_V1ALPHA2 }).then(
+      () => undefined,
+      (caught: unknown) => caught,
+    );
+    assert.ok(refusal instanceof Error, 'the apply is refused');
+    assert.match(refusal.message, /securityContext/);
+    assert.ok(refusal.message.includes(NON_ROOT_START_MESSAGE), refusal.message);
   });
 }

@@ -2,7 +2,12 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { formatProblem, validateMiniCluster } from '../../../src/api/index.ts';
 import type { MiniCluster } from '../../../src/api/index.ts';
-import { CREDENTIAL_MIN_LENGTH, servesRestfulApi } from '../../../src/api/restful-schema.ts';
+import {
+  CREDENTIAL_MIN_LENGTH,
+  NON_ROOT_START_MESSAGE,
+  ROOT_JOBS_MESSAGE,
+  servesRestfulApi,
+} from '../../../src/api/restful-schema.ts';
 import { toV1alpha2, validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 
@@ -144,5 +149,82 @@ describe('the RESTful mode', () => {
       ),
       ['spec.users[0].administrator: must be true or false; got a string'],
     );
+  });
+
+  it("refuses a RESTful MiniCluster whose jobs would run as root, naming the field; a command's is not refused", () => {
+    const asRoot = [
+      { commands: { runFluxAsRoot: true }, field: 'commands.runFluxAsRoot' },
+      { fluxUser: { name: 'flux', uid: 0 }, field: 'fluxUser.uid' },
+      { fluxUser: { name: 'root' }, field: 'fluxUser.name' },
+    ];
+    for (const { field, ...settings } of asRoot) {
+      const served = miniCluster({ containers: [fluxContainer({ command: undefined, ...settings })] });
+      assert.deepEqual(problemsOf(served), [`spec.containers[0].${field}: ${ROOT_JOBS_MESSAGE}`]);
+      // The same in v1alpha2 (fluxRestful said), where the field is the same.
+      const v1alpha2 = validateMiniClusterV1alpha2({
+        apiVersion: 'flux-framework.org/v1alpha2',
+        kind: 'MiniCluster',
+        metadata: { name: 'flux-sample', namespace: 'default' },
+        spec: { size: 2, containers: [{ image: 'localhost/flux:0.88.0', ...settings }], fluxRestful: {} },
+      });
+      assert.deepEqual(v1alpha2.ok ? [] : v1alpha2.problems.map(formatProblem), [
+        `spec.containers[0].${field}: ${ROOT_JOBS_MESSAGE}`,
+      ]);
+      // A command runs as the author asks: no API user is there.
+      assert.deepEqual(
+        problemsOf(miniCluster({ containers: [fluxContainer({ command: 'hostname', ...settings })] })),
+        [],
+      );
+    }
+  });
+
+  it('refuses a v1alpha2 RESTful MiniCluster whose Flux container starts as another user than root, by the container or the pod', () => {
+    const problems = (spec: Record<string, unknown>) => {
+      const result = validateMiniClusterV1alpha2({
+        apiVersion: 'flux-framework.org/v1alpha2',
+        kind: 'MiniCluster',
+        metadata: { name: 'flux-sample', namespace: 'default' },
+        spec: { size: 2, ...spec },
+      });
+      return result.ok ? [] : result.problems.map(formatProblem);
+    };
+    const image = 'localhost/plain:trixie';
+    const cases: [Record<string, unknown>, string[]][] = [
+      [
+        { containers: [{ image, securityContext: { runAsUser: 1000 } }] },
+        ['spec.containers[0].securityContext.runAsUser'],
+      ],
+      [
+        { containers: [{ image, securityContext: { runAsNonRoot: true } }] },
+        ['spec.containers[0].securityContext.runAsNonRoot'],
+      ],
+      [
+        { containers: [{ image }], pod: { securityContext: { runAsUser: 1000 } } },
+        ['spec.pod.securityContext.runAsUser'],
+      ],
+      [
+        { containers: [{ image }], pod: { securityContext: { runAsUser: 1000, runAsNonRoot: true } } },
+        ['spec.pod.securityContext.runAsUser', 'spec.pod.securityContext.runAsNonRoot'],
+      ],
+      // The container's own setting wins over the pod's, as in Kubernetes.
+      [
+        {
+          containers: [{ image, securityContext: { runAsUser: 0 } }],
+          pod: { securityContext: { runAsUser: 1000 } },
+        },
+        [],
+      ],
+      [{ containers: [{ image, securityContext: { runAsUser: 0 } }] }, []],
+      [{ containers: [{ image }] }, []],
+    ];
+    for (const [spec, paths] of cases) {
+      assert.deepEqual(
+        problems({ ...spec, fluxRestful: {} }),
+        paths.map((path) => `${path}: ${NON_ROOT_START_MESSAGE}`),
+        JSON.stringify(spec),
+      );
+      // Without the API, the author's user is theirs to choose.
+      assert.deepEqual(problems(spec), [], JSON.stringify(spec));
+    }
   });
 });

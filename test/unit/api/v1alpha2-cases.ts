@@ -312,6 +312,38 @@ export const V1ALPHA2_BAD_CASES: BadCase[] = [
     problems: [['spec.containers[0].existingVolumes', /^is v1alpha1's name: .*volumes/]],
   },
   {
+    name: 'fluxRestful with the Flux container starting as uid 1000',
+    input: miniClusterV1alpha2({
+      containers: [{ image: APP_IMAGE, securityContext: { runAsUser: 1000 } }],
+      fluxRestful: {},
+    }),
+    problems: [
+      [
+        'spec.containers[0].securityContext.runAsUser',
+        /^starts the Flux container as a user other than root/,
+      ],
+    ],
+  },
+  {
+    name: 'fluxRestful with the pod starting as non-root',
+    input: miniClusterV1alpha2({
+      containers: [{ image: APP_IMAGE }],
+      pod: { securityContext: { runAsNonRoot: true } },
+      fluxRestful: {},
+    }),
+    problems: [
+      ['spec.pod.securityContext.runAsNonRoot', /^starts the Flux container as a user other than root/],
+    ],
+  },
+  {
+    name: 'fluxRestful with runFluxAsRoot (a v1alpha1 rule)',
+    input: miniClusterV1alpha2({
+      containers: [{ image: APP_IMAGE, commands: { runFluxAsRoot: true } }],
+      fluxRestful: {},
+    }),
+    problems: [['spec.containers[0].commands.runFluxAsRoot', /^would run the RESTful API's jobs as root/]],
+  },
+  {
     name: 'a misspelt field',
     input: miniClusterV1alpha2({ flux: { containr: {} } as never }),
     problems: [['spec.flux.containr', /is not a field of this object/]],

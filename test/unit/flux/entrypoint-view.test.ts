@@ -343,6 +343,30 @@ describe('entrypoint with Flux from a view, with bash and coreutils only', () =>
     );
   });
 
+  it('RESTful: refuses to start, before any broker or munged, where the container is not root (the jobs would hold the keys)', () => {
+    const sandbox = makeSandbox();
+    for (const hostname of ['flux-sample-0', 'flux-sample-1']) {
+      const result = run(
+        sandbox,
+        viewInput(sandbox, { fluxUser: { name: 'flux', uid: 1000 }, keepSecretsFromJobs: true }),
+        hostname,
+        { uid: UNKNOWN_UID },
+      );
+      assert.equal(result.status, 1, result.stderr);
+      assert.match(
+        result.stderr,
+        new RegExp(
+          `^flux-operator: error: this MiniCluster serves the RESTful API, and this container runs as uid ${UNKNOWN_UID}, not root, so the jobs would run as the user that holds the keys: .* Start the Flux container as root`,
+          'm',
+        ),
+      );
+      assert.deepEqual(result.fluxCalls, []);
+      assert.deepEqual(result.mungedCalls, []);
+    }
+    // The same input without the API starts as this user, as a view does.
+    assert.equal(run(sandbox, viewInput(sandbox), 'flux-sample-1', { uid: UNKNOWN_UID }).status, 0);
+  });
+
   it('quiet: prints the job`s output only', () => {
     const sandbox = makeSandbox();
     const result = run(sandbox, viewInput(sandbox, { logging: { quiet: true } }), 'flux-sample-0');

@@ -167,6 +167,22 @@ describe('Flux from the view', () => {
     assert.equal(config.resource.path, '/mnt/flux/R');
   });
 
+  it('runs a RESTful MiniCluster`s brokers, server and jobs as the flux user, the Secrets root`s alone, the pods refusing to start otherwise', () => {
+    const { objects, pod } = podOf({ containers: [{ image: APP_IMAGE }], fluxRestful: {} });
+    for (const name of ['flux-operator-curve-cert', 'flux-operator-munge-key', 'flux-operator-restful']) {
+      assert.equal(pod.volumes?.find((volume) => volume.name === name)?.secret?.defaultMode, 0o400, name);
+    }
+    const script = scriptOf(objects);
+    assert.match(script, /^flux_user=flux$/m);
+    assert.match(script, /^flux_uid=1000$/m);
+    assert.match(script, /^keep_secrets_from_jobs=yes$/m);
+    // Still Flux from the view, its munged root's.
+    assert.match(script, /^flux_view=\/mnt\/flux\/view$/m);
+    assert.match(script, /^munge_user=''$/m);
+    // Without the API, the container's own user, as before.
+    assert.doesNotMatch(scriptOf(podOf({}).objects), /^keep_secrets_from_jobs=/m);
+  });
+
   it('takes the init container`s settings from flux.container', () => {
     const { pod, objects } = podOf({
       flux: {
