@@ -22,7 +22,10 @@
  * MiniClusters (see autoscale.ts); `--outage [--rounds N]` how soon the operator reconciles after a 40 s
  * API server outage, against the same work on the healthy cluster (see outage.ts); `--mpi [--size N]
  * [--rounds N]` LAMMPS and NetPIPE in a MiniCluster on the real node against the same ranks by `mpirun` in
- * one pod and against Flux's binding off, and its apply-to-done against that pod's (see mpi.ts).
+ * one pod and against Flux's binding off, and its apply-to-done against that pod's (see mpi.ts);
+ * `--webhook-flood [--rounds N]` the API server's conversions and a reconcile with the conversion
+ * webhook flooded by 20 senders of 60 MiB and 1,000 small ones, against the same calm, and the
+ * operator's memory against its Deployment's limit (see webhook-flood.ts).
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -43,6 +46,7 @@ import { conversionBench } from './conversion.ts';
 import { mpiBench } from './mpi.ts';
 import { outageBench } from './outage.ts';
 import { viewBench } from './view.ts';
+import { webhookFloodBench } from './webhook-flood.ts';
 import {
   createNamespace,
   deleteNamespace,
@@ -220,4 +224,5 @@ else if (argv.includes('--view')) await viewBench(argv);
 else if (argv.includes('--autoscale')) await autoscaleBench(argv);
 else if (argv.includes('--outage')) await outageBench(argv);
 else if (argv.includes('--mpi')) await mpiBench(argv);
+else if (argv.includes('--webhook-flood')) await webhookFloodBench(argv);
 else await main();
