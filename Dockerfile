@@ -3,12 +3,14 @@
 # Every stage runs the Node of .node-version, the one the tests ran on (a unit test checks it): the
 # Deployment's NODE_OPTIONS flag needs a recent 24.x.
 
-# Build: compile TypeScript to dist/ with the dev dependencies.
+# Build: compile TypeScript to dist/ with the dev dependencies; the build (hack/build.ts) copies the
+# scripts and the RESTful server the code reads at run time beside the compiled modules.
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
 RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY hack/build.ts ./hack/build.ts
 COPY src ./src
 RUN npm run build
 

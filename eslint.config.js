@@ -6,8 +6,8 @@ export default tseslint.config(
   eslint.configs.recommended,
   ...tseslint.configs.strict,
   {
-    // The RESTful server's pages' own script runs in the browser (src/flux/scripts/restful_pages.js).
-    files: ['src/flux/scripts/*.js'],
+    // The RESTful server's pages' own script runs in the browser (src/restful/restful_pages.js).
+    files: ['src/restful/*.js'],
     languageOptions: {
       sourceType: 'script',
       globals: { window: 'readonly', document: 'readonly', fetch: 'readonly', TextDecoder: 'readonly' },

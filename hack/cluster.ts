@@ -1,8 +1,9 @@
-// npm run cluster:up|cluster:down [-- --name NAME] [--real-node]; also `node hack/cluster.ts status [--name NAME] [--json]`.
+// npm run cluster:up|cluster:down [-- --name NAME] [--real-node] [--with-kueue]; also `node hack/cluster.ts status [--name NAME] [--json]`.
 import { parseArgs } from 'node:util';
 import { down, status, up } from '../src/localcluster/index.ts';
 
-const usage = 'usage: node hack/cluster.ts up|down|status [--name NAME] [--real-node] [--json]';
+const usage =
+  'usage: node hack/cluster.ts up|down|status [--name NAME] [--real-node] [--with-kueue] [--json]';
 
 async function main(): Promise<number> {
   const { positionals, values } = parseArgs({
@@ -10,6 +11,7 @@ async function main(): Promise<number> {
     options: {
       name: { type: 'string', short: 'n' },
       'real-node': { type: 'boolean' },
+      'with-kueue': { type: 'boolean' },
       json: { type: 'boolean' },
       help: { type: 'boolean' },
     },
@@ -22,7 +24,11 @@ async function main(): Promise<number> {
   const opts = values.name ? { name: values.name } : {};
   switch (command) {
     case 'up': {
-      const res = await up({ ...opts, realNode: values['real-node'] === true });
+      const res = await up({
+        ...opts,
+        realNode: values['real-node'] === true,
+        kueue: values['with-kueue'] === true,
+      });
       if (!res.started && !res.repaired)
         console.error(`[localcluster] cluster ${res.status.name} is already up`);
       console.log(`export KUBECONFIG=${res.kubeconfig}`);
@@ -47,6 +53,14 @@ async function main(): Promise<number> {
         if (st.processes.length > 0) console.log(`memory (RSS): ${(st.rssBytes / 2 ** 20).toFixed(0)} MiB`);
         const listening = st.listening.map((s) => `${s.address}:${s.port}`).join(' ');
         if (listening) console.log(`listening: ${listening}`);
+        if (st.kueue) {
+          const { kueue } = st;
+          const where = kueue.webhookUrl ? `, webhooks at ${kueue.webhookUrl}` : '';
+          console.log(
+            `kueue ${kueue.version}: ${kueue.running ? `running (pid ${kueue.pid})` : 'gone'}${where}`,
+          );
+          console.log(`  log: ${kueue.log}`);
+        }
         if (st.realNode) {
           const { realNode } = st;
           console.log(`real node ${realNode.name}: ${realNode.running ? 'running' : 'partial'}`);

@@ -1,8 +1,7 @@
 /**
  * Writes the files generated from the source: deploy/crd.yaml and deploy/burst-target-crd.yaml
- * from src/api, the modules embedding the scripts of src/ (see embedded-scripts.ts), the golden
- * renders of examples/ under test/golden/, and deploy/install.yaml and the generated parts of the
- * Helm chart from src/deploy.
+ * from src/api, the golden renders of examples/ under test/golden/, and deploy/install.yaml and the
+ * generated parts of the Helm chart from src/deploy.
  *
  *   node hack/generate.ts          write every target that is stale
  *   node hack/generate.ts --check  write nothing; exit 1 listing the targets that are stale
@@ -14,8 +13,11 @@ import { readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { stringify } from 'yaml';
-import { embeddedScripts } from './embedded-scripts.ts';
+import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
+import { miniClusterCrd } from '../src/api/minicluster-crd.ts';
+import { deployFiles } from './deploy-files.ts';
 import { GENERATE_COMMAND, generatedHeader } from './generated-header.ts';
+import { goldenRenders } from './golden-renders.ts';
 
 export interface GeneratedFile {
   /** Relative to the repository root. */
@@ -47,17 +49,6 @@ function writeGenerated(files: GeneratedFile[]): string[] {
   return written;
 }
 
-// The modules embedding the scripts come first, before the source that imports them is loaded (below):
-// so one run renders the goldens with the scripts as they are now, and a new script's constant exists
-// before the code using it is imported.
-const SCRIPT_MODULES: GeneratedFile[] = embeddedScripts(REPOSITORY_ROOT);
-const scriptsWritten =
-  import.meta.main && !process.argv.includes('--check') ? writeGenerated(SCRIPT_MODULES) : [];
-const { burstTargetCrd } = await import('../src/api/burst-target-crd.ts');
-const { miniClusterCrd } = await import('../src/api/minicluster-crd.ts');
-const { deployFiles } = await import('./deploy-files.ts');
-const { goldenRenders } = await import('./golden-renders.ts');
-
 /** A YAML document with a header saying where it comes from. */
 export function generatedYaml(source: string, document: unknown): string {
   // lineWidth 0: no folding, so a description change shows as a one-line diff.
@@ -70,7 +61,6 @@ export const GENERATED_FILES: GeneratedFile[] = [
     path: 'deploy/burst-target-crd.yaml',
     content: () => generatedYaml('src/api/burst-target-schema.ts', burstTargetCrd()),
   },
-  ...SCRIPT_MODULES,
   ...goldenRenders(REPOSITORY_ROOT),
   ...deployFiles(),
 ];
@@ -88,7 +78,7 @@ function main(argv: string[]): number {
     for (const path of stale) console.error(`stale: ${path} (run \`${GENERATE_COMMAND}\`)`);
     return stale.length === 0 ? 0 : 1;
   }
-  const written = [...scriptsWritten, ...writeGenerated(GENERATED_FILES)];
+  const written = writeGenerated(GENERATED_FILES);
   for (const path of written) console.log(`wrote ${path}`);
   if (written.length === 0) console.log('every generated file is up to date');
   return 0;

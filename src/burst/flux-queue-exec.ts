@@ -1,5 +1,5 @@
 /**
- * Reads the Flux queue of a MiniCluster by running FLUX_QUEUE_SCRIPT in its lead broker's pod through
+ * Reads the Flux queue of a MiniCluster by running fluxQueueScript() in its lead broker's pod through
  * the Kubernetes exec API (WebSocket): one round trip per snapshot. Every failure becomes a
  * FluxQueueReadError with a reason the controller can turn into a condition; nothing here throws
  * anything else for a broken, missing or slow pod.
@@ -7,9 +7,9 @@
 import { Writable } from 'node:stream';
 import { ApiException, CoreV1Api, Exec, type KubeConfig, type V1Status } from '@kubernetes/client-node';
 import {
-  FLUX_QUEUE_SCRIPT,
   FLUX_UNAVAILABLE_EXIT_CODE,
   FluxQueueParseError,
+  fluxQueueScript,
   formatIdset,
   parseSnapshotOutput,
 } from './flux-queue-parse.ts';
@@ -60,7 +60,7 @@ export function snapshotCommand(
   // With a Flux view the image may have no sh at all (the entrypoint needs bash and coreutils only,
   // docs/flux-view.md), and bash runs the POSIX script as well; images with Flux have sh.
   const shell = fluxDir !== undefined ? VIEW_SHELL : 'sh';
-  const command = [shell, '-c', FLUX_QUEUE_SCRIPT, 'flux-queue', fluxUri];
+  const command = [shell, '-c', fluxQueueScript(), 'flux-queue', fluxUri];
   if (fluxDir !== undefined) command.push(drain, undrain, fluxDir);
   else if (drain !== '' || undrain !== '') command.push(drain, undrain);
   if (runAs === undefined) return command;
@@ -175,7 +175,7 @@ export class ExecFluxQueueReader implements FluxQueueReader {
       // kwok (and some runtimes) quote the whole command line: leave the script out of the message.
       const said = (status.message ?? status.reason ?? 'unknown error').replace(
         command.join(' '),
-        `${command.slice(0, command.indexOf(FLUX_QUEUE_SCRIPT)).join(' ')} <flux-queue script>`,
+        `${command.slice(0, command.indexOf(fluxQueueScript())).join(' ')} <flux-queue script>`,
       );
       throw new FluxQueueReadError('ExecFailed', `exec in ${this.#target} failed: ${clip(said)}`);
     }

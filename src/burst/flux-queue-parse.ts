@@ -24,7 +24,7 @@
  */
 import type { FluxJob, FluxJobState, QueueSnapshot, RankStates } from './queue.ts';
 import { FLUX_JOB_STATES } from './queue.ts';
-import { FLUX_QUEUE_SH } from './scripts/embedded.ts';
+import { BURST_SCRIPTS } from './scripts/files.ts';
 
 /** Output that is not what flux-core prints; `where` names the part (job index, field, line). */
 export class FluxQueueParseError extends Error {
@@ -52,11 +52,12 @@ export const FLUX_UNAVAILABLE_EXIT_CODE = 69;
 export const SNAPSHOT_FORMAT_VERSION = 1;
 
 /**
- * The snapshot script, scripts/flux-queue.sh (embedded by `npm run generate`): `sh -c FLUX_QUEUE_SCRIPT
- * flux-queue [FLUX_URI]` prints one JSON document of the jobs, their jobspecs and the resources, in
- * version SNAPSHOT_FORMAT_VERSION, or exits with FLUX_UNAVAILABLE_EXIT_CODE (see the script).
+ * The snapshot script, scripts/flux-queue.sh: `sh -c SCRIPT flux-queue [FLUX_URI]` prints one JSON
+ * document of the jobs, their jobspecs and the resources, in version SNAPSHOT_FORMAT_VERSION, or exits with FLUX_UNAVAILABLE_EXIT_CODE (see the script).
  */
-export const FLUX_QUEUE_SCRIPT: string = FLUX_QUEUE_SH;
+export function fluxQueueScript(): string {
+  return BURST_SCRIPTS.text('flux-queue.sh');
+}
 
 // ---------------------------------------------------------------------------------------------------
 // Job ids (RFC 19 F58)
@@ -365,7 +366,7 @@ const ascending = (set: Iterable<number>): number[] => [...set].sort((a, b) => a
 // The snapshot script's document
 
 /**
- * Parses the output of FLUX_QUEUE_SCRIPT into a snapshot taken at `takenAt`. A job's burstable flag
+ * Parses the output of fluxQueueScript() into a snapshot taken at `takenAt`. A job's burstable flag
  * comes from its jobspec; a listed job without one (the script fetches them for SCHED and RUN jobs, and
  * one may have ended between the two listings) is not burstable. Jobspecs of unlisted jobs are ignored.
  */

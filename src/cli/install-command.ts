@@ -27,6 +27,7 @@ import {
   clusterRoleName,
   crdAndRbacObjects,
   installObjects,
+  installedMiniClusterCrd,
   operatorLabels,
   watchedRoleName,
 } from '../deploy/index.ts';
@@ -35,6 +36,15 @@ import { serverSideApply } from '../kube/apply.ts';
 import { poolConnections } from '../kube/connection-pool.ts';
 import { ObjectApi } from '../kube/object-api.ts';
 import { applyCrdKeepingClientConfig } from '../kube/conversion-client-config.ts';
+import { accessFromClientConfig } from '../kube/cluster-access.ts';
+import { KubeApiError, Transport } from '../kube/transport.ts';
+import { readCrdClientConfig } from '../controllers/conversion/crd-client-config.ts';
+import {
+  conversionLine,
+  crdWithoutOperator,
+  deploymentConversionLine,
+  type InstalledConversion,
+} from '../controllers/conversion/install-conversion.ts';
 import { InputError } from './input-error.ts';
 
 export interface InstallCommandOptions {
@@ -125,8 +135,8 @@ function messageOf(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The Status message of an ApiException (its body is the raw Status JSON), else its HTTP code. */
-function statusMessage(error: ApiException<unknown>): string {
+/** The Status message of an API error (its body is the raw Status JSON), else its HTTP code. */
+function statusMessage(error: { readonly code: number; readonly body: unknown }): string {
   const body = error.body;
   if (typeof body === 'string') {
     try {
@@ -143,7 +153,7 @@ function statusMessage(error: ApiException<unknown>): string {
 /** One clear error for a failed call: user-fixable causes (access, reachability) are InputErrors. */
 function failure(error: unknown, what: string, where: string): Error {
   if (error instanceof InputError) return error;
-  if (error instanceof ApiException) {
+  if (error instanceof ApiException || error instanceof KubeApiError) {
     const message = statusMessage(error);
     if (error.code === 401) {
       return new InputError([
@@ -318,7 +328,9 @@ async function waitEstablished(kc: KubeConfig, where: string, timeoutMs: number)
 /**
  * Applies the CRD, the RBAC, the Namespace and the ServiceAccount (and the Deployment with
  * `withDeployment`) with server-side apply (field manager `flux-operator`, force), then waits until
- * the CRD is Established. Throws InputError for problems the user can fix (kubeconfig, access,
+ * the CRD is Established and says where it sends conversions. Without the Deployment the CRD keeps
+ * a webhook the API server converts through, else converts nothing until an operator serves it
+ * (conversion/install-conversion.ts). Throws InputError for problems the user can fix (kubeconfig, access,
  * reachability, a bad namespace name), Error for the rest; both with a message naming the context.
  */
 export async function installCommand(options: InstallCommandOptions = {}): Promise<InstallResult> {
@@ -378,19 +390,50 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     }
   }
 
-  const applied: { object: string; outcome: ApplyOutcome }[] = [];
-  for (const object of objects) {
-    const outcome = await apply(client, object, where);
-    applied.push({ object: objectRef(object), outcome });
-    log(`${objectRef(object)} ${outcome}`);
+  // The operator's own client, for the CRD's conversion (conversion/install-conversion.ts).
+  const transport = new Transport(accessFromClientConfig(kc));
+  try {
+    let conversion: InstalledConversion | undefined;
+    const applied: { object: string; outcome: ApplyOutcome }[] = [];
+    for (const object of objects) {
+      let applying = object;
+      // Without the Deployment nothing of this install serves the webhook its CRD names.
+      if (
+        !options.withDeployment &&
+        object.kind === 'CustomResourceDefinition' &&
+        object.metadata.name === CRD_NAME
+      ) {
+        const planned = await crdWithoutOperator(transport, object, namespace).catch((error: unknown) => {
+          throw failure(error, `choosing the conversion of CustomResourceDefinition ${CRD_NAME}`, where);
+        });
+        applying = planned.crd;
+        conversion = planned.conversion;
+      }
+      const outcome = await apply(client, applying, where);
+      applied.push({ object: objectRef(object), outcome });
+      log(`${objectRef(object)} ${outcome}`);
+    }
+    await removeOtherModeBinding(client, namespace, watched, where, log);
+    // Only with the operator's own objects: installing the CRD and RBAC alone says nothing of a watch.
+    if (options.withDeployment) await removeUnwatchedRoles(kc, namespace, watched, where, log);
+    await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
+    log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
+    log(
+      conversion
+        ? conversionLine(conversion)
+        : deploymentConversionLine(
+            await readCrdClientConfig(transport).catch((error: unknown) => {
+              throw failure(error, `reading CustomResourceDefinition ${CRD_NAME}`, where);
+            }),
+            installedMiniClusterCrd(namespace).spec.conversion?.webhook.clientConfig,
+            options.leaveCrdConversion === true,
+          ),
+    );
+    log(scopeLine(watched));
+    return { applied };
+  } finally {
+    transport.close();
   }
-  await removeOtherModeBinding(client, namespace, watched, where, log);
-  // Only with the operator's own objects: installing the CRD and RBAC alone says nothing of a watch.
-  if (options.withDeployment) await removeUnwatchedRoles(kc, namespace, watched, where, log);
-  await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
-  log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
-  log(scopeLine(watched));
-  return { applied };
 }
 
 /** What the install grants, in one line: cluster-wide rights, or the watched namespaces only. */

@@ -34,6 +34,7 @@ import {
 } from '../images/index.ts';
 import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '../localcluster/index.ts';
 import { REAL_NODE_NAME } from '../localcluster/real-node/config.ts';
+import { REAL_NODE_IMAGE_GROUPS, type RealNodeImageGroup } from '../localcluster/real-node/images.ts';
 import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
 import { createLogger } from '../observability/logger.ts';
 import { fluxContainer, renderModel, type RenderInput } from '../render/index.ts';
@@ -46,7 +47,7 @@ import {
   progressLine,
   runsToCompletion,
 } from './quickstart-output.ts';
-import { describeSwaps, onRealNode, type RealNodeImages } from './real-node-placement.ts';
+import { describeSwaps, imagesUsed, onRealNode, type RealNodeImages } from './real-node-placement.ts';
 import { loadMiniClusters } from './render-command.ts';
 import { namespaceOf } from '../api/index.ts';
 
@@ -77,7 +78,11 @@ interface Cluster {
   runsPods: boolean;
 }
 
-async function clusterToUse(flag: string | undefined, say: (line: string) => void): Promise<Cluster> {
+async function clusterToUse(
+  flag: string | undefined,
+  say: (line: string) => void,
+  images: readonly RealNodeImageGroup[],
+): Promise<Cluster> {
   const configured = configuredKubeconfig(flag);
   // The local control plane's own kubeconfig, configured by hand, is still the local cluster.
   if (configured !== undefined && resolve(configured) !== kubeconfigPath(DEFAULT_CLUSTER)) {
@@ -89,13 +94,17 @@ async function clusterToUse(flag: string | undefined, say: (line: string) => voi
   say(
     clusterStatus().running
       ? `${configured === undefined ? 'No cluster configured: using' : 'Using'} the local control plane, which is running.`
-      : `${configured === undefined ? 'No cluster configured: starting' : 'Starting'} the local control plane (the first run builds it from source: ~20 minutes, more with the real node and Flux).`,
+      : `${configured === undefined ? 'No cluster configured: starting' : 'Starting'} the local control plane (what the cache lacks is built from source first: the next line says what and how long).`,
   );
   if (whyNot) {
     say(`No real node: ${whyNot}; the MiniCluster goes on simulated nodes, where nothing runs.`);
     return { kubeconfig: (await up({ progress })).kubeconfig, local: true, runsPods: false };
   }
-  return { kubeconfig: (await up({ realNode: true, progress })).kubeconfig, local: true, runsPods: true };
+  return {
+    kubeconfig: (await up({ realNode: true, realNodeImages: images, progress })).kubeconfig,
+    local: true,
+    runsPods: true,
+  };
 }
 
 /** Deletes a MiniCluster of this name left from an earlier run, and waits until it and its pods are gone. */
@@ -150,6 +159,22 @@ async function leadBroker(
   return { pod, log };
 }
 
+/**
+ * The groups of the real node's images a placed MiniCluster runs: the Flux image, the view, the plain
+ * image; every group when it runs another image built here (`localhost/...`), which may be any of them.
+ */
+export function imageGroupsFor(miniCluster: RenderInput, references: RealNodeImages): RealNodeImageGroup[] {
+  const groupOf = new Map<string, RealNodeImageGroup>([
+    [references.flux, 'flux'],
+    [references.view, 'view'],
+    [references.plain, 'plain'],
+  ]);
+  const used = imagesUsed(miniCluster);
+  if (used.some((image) => image.startsWith('localhost/') && !groupOf.has(image)))
+    return [...REAL_NODE_IMAGE_GROUPS];
+  return [...new Set(used.flatMap((image) => groupOf.get(image) ?? []))];
+}
+
 /** The images `npm run cluster:up -- --real-node` loads into the real node. */
 function realNodeImages(): RealNodeImages {
   const version = readFluxCoreVersion();
@@ -167,17 +192,23 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
   const name = loaded.metadata.name;
   const namespace = namespaceOf(loaded);
 
-  const cluster = await clusterToUse(options.kubeconfig, say);
+  // Placed before the cluster is up, so that a first run builds only the images this one runs.
+  const references = realNodeImages();
+  const placement = onRealNode(loaded, references);
+  const cluster = await clusterToUse(
+    options.kubeconfig,
+    say,
+    imageGroupsFor(placement.miniCluster, references),
+  );
   const kubectl = `kubectl --kubeconfig ${cluster.kubeconfig}`;
   let miniCluster = loaded;
-  const local = cluster.local && cluster.runsPods ? realNodeImages() : undefined;
+  const local = cluster.local && cluster.runsPods ? references : undefined;
   if (local) {
-    const placed = onRealNode(loaded, local);
-    miniCluster = placed.miniCluster;
+    miniCluster = placement.miniCluster;
     say(
-      placed.swaps.length === 0
+      placement.swaps.length === 0
         ? `Running ${name} on the real node ${REAL_NODE_NAME}.`
-        : `Running ${name} on the real node ${REAL_NODE_NAME} with images built here (there is no registry to pull from): ${describeSwaps(placed.swaps)}.`,
+        : `Running ${name} on the real node ${REAL_NODE_NAME} with images built here (there is no registry to pull from): ${describeSwaps(placement.swaps)}.`,
     );
   }
   const awaitOutcome = cluster.runsPods && runsToCompletion(miniCluster);

@@ -143,3 +143,17 @@ export function onRealNode(miniCluster: RenderInput, images: RealNodeImages): Re
 export function describeSwaps(swaps: readonly ImageSwap[]): string {
   return swaps.map((swap) => `${swap.from} -> ${swap.to} (${swap.role})`).join(', ');
 }
+
+/** Every image a MiniCluster's pods run: its containers', its services', and the view's when it uses one. */
+export function imagesUsed(miniCluster: RenderInput): string[] {
+  const { spec } = miniCluster;
+  const images = spec.containers.map((container) => container.image);
+  if (miniCluster.apiVersion !== API_VERSION) {
+    const v1alpha2 = spec as DefaultedMiniClusterV1alpha2['spec'];
+    images.push(...(v1alpha2.services ?? []).map((service) => service.image));
+    if (!v1alpha2.flux.container.disable) images.push(v1alpha2.flux.container.image);
+  } else {
+    images.push(...((spec as DefaultedMiniCluster['spec']).services ?? []).map((service) => service.image));
+  }
+  return [...new Set(images)];
+}

@@ -23,6 +23,8 @@ import { InputError } from './input-error.ts';
 import { DEFAULT_NAMESPACE } from '../api/index.ts';
 import { readSecret } from '../kube/secrets.ts';
 import { DEFAULT_WEBHOOK_ADDR, fluxViewImage, webhookSettings } from './webhook-flags.ts';
+import { describeClientConfig } from '../controllers/conversion/crd-client-config.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 
 export interface RunOptions {
   readonly kubeconfig?: string;
@@ -48,6 +50,8 @@ export interface RunOptions {
   readonly leaveCrdConversion?: boolean;
   /** Namespaces allowed host storage besides those labelled (the Helm value hostStorageNamespaces). */
   readonly hostStorageNamespaces?: readonly string[];
+  /** Out of cluster, how long to wait to be ready before exiting with 1; READY_TIMEOUT_MS by default. */
+  readonly readyTimeoutMs?: number;
 }
 
 export const LEASE_NAME = 'flux-operator-leader';
@@ -74,18 +78,75 @@ function loggerOptions(options: RunOptions): { level: LogLevel; format: LogForma
   return { level: options.logLevel as LogLevel, format: options.logFormat as LogFormat };
 }
 
+/** One readiness check of /readyz, and what to say when it keeps failing. */
+export interface ReadinessCheck {
+  readonly ready: () => boolean;
+  readonly why: () => string;
+}
+
 /**
  * What /readyz checks. In cluster (the webhook behind a Service) only the webhook: the Service sends
  * conversions to Ready pods alone, and the caches need conversions as soon as a MiniCluster is stored
  * as v1alpha1 (one written before an upgrade), so a pod waiting for its caches to be Ready would wait
- * forever. Out of cluster the API server calls this process directly: the caches too.
+ * forever; for the same reason it cannot wait for the API server to convert through it. Out of cluster
+ * the API server calls this process directly: the caches too, and the API server seen converting a
+ * v1alpha1 MiniCluster through the webhook the CRD now names (a newcomer's manifest then applies).
  */
 export function readinessChecks(
-  operator: Pick<Operator, 'synced' | 'webhookReady'>,
+  operator: Pick<Operator, 'synced' | 'webhookReady' | 'apiServerConverts' | 'conversionProblem'>,
   behindService: boolean,
-): Record<string, () => boolean> {
-  const webhook = { 'conversion-webhook': () => operator.webhookReady };
-  return behindService ? webhook : { 'informers-synced': () => operator.synced, ...webhook };
+): Record<string, ReadinessCheck> {
+  const webhook: ReadinessCheck = {
+    ready: () => operator.webhookReady,
+    why: () => `the conversion webhook does not serve: ${operator.conversionProblem ?? 'it is stopping'}`,
+  };
+  if (behindService) return { 'conversion-webhook': webhook };
+  return {
+    'informers-synced': {
+      ready: () => operator.synced,
+      why: () =>
+        'the caches have not listed every kind the operator watches (one not served, or MiniClusters stored as v1alpha1 with no webhook to convert them)',
+    },
+    'conversion-webhook': webhook,
+    'crd-conversion': {
+      ready: () => operator.apiServerConverts,
+      why: () => operator.conversionProblem ?? 'the API server has not converted through the webhook',
+    },
+  };
+}
+
+/** How long `run` out of cluster waits to be ready before it gives up (and exits with 1). */
+export const READY_TIMEOUT_MS = 60_000;
+const READY_POLL_MS = 50;
+
+/**
+ * Resolves with the names of the checks still failing at the deadline ([] once all pass), or
+ * undefined when `until` settles first (a signal).
+ */
+export async function waitUntilReady(
+  checks: Readonly<Record<string, ReadinessCheck>>,
+  timeoutMs: number,
+  until: Promise<unknown>,
+): Promise<string[] | undefined> {
+  let interrupted = false;
+  void until.then(() => (interrupted = true));
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (interrupted) return undefined;
+    const failing = Object.keys(checks).filter((name) => !checks[name]?.ready());
+    if (failing.length === 0 || Date.now() >= deadline) return failing;
+    await Promise.race([sleep(READY_POLL_MS), until]);
+  }
+}
+
+/** The line that gives up: each check still failing, and why. */
+export function notReadyMessage(
+  checks: Readonly<Record<string, ReadinessCheck>>,
+  failing: readonly string[],
+  timeoutMs: number,
+): string {
+  const reasons = failing.map((name) => `${name}: ${checks[name]?.why() ?? 'failing'}`);
+  return `flux-operator is not ready after ${Math.round(timeoutMs / 1000)} s: ${reasons.join('; ')}`;
 }
 
 /** Runs until SIGINT/SIGTERM (resolves with 0) or lost leadership (resolves with 1). */
@@ -167,12 +228,14 @@ export async function runOperator(options: RunOptions): Promise<number> {
       if (!leading) finish(1);
     },
   });
+  const behindService = webhook.settings?.service !== undefined;
+  const checks = readinessChecks(manager, behindService);
   const servers = await startObservabilityServers({
     metricsAddr: options.metricsAddr,
     healthAddr: options.healthAddr,
     registry: metrics.registry,
     ...(options.metricsSecure ? await secureMetrics(clients.transport) : {}),
-    checks: readinessChecks(manager, webhook.settings?.service !== undefined),
+    checks: Object.fromEntries(Object.entries(checks).map(([name, check]) => [name, check.ready])),
   });
   log.info(
     {
@@ -197,10 +260,37 @@ export async function runOperator(options: RunOptions): Promise<number> {
   };
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
+  const readyTimeoutMs = options.readyTimeoutMs ?? READY_TIMEOUT_MS;
+  const sayReady = () =>
+    log.info(
+      {
+        secondsSinceStart: Number((performance.now() / 1000).toFixed(2)),
+        ...(manager.conversionWebhook
+          ? { conversionWebhook: describeClientConfig(manager.conversionWebhook.clientConfig()) }
+          : {}),
+      },
+      'flux-operator ready',
+    );
   try {
     await manager.start();
+    const failing = await waitUntilReady(checks, readyTimeoutMs, finished);
+    if (failing?.length === 0) sayReady();
+    else if (failing !== undefined) {
+      const message = notReadyMessage(checks, failing, readyTimeoutMs);
+      // Out of cluster someone waits on this process: say what did not answer and stop. In cluster
+      // the kubelet's probes keep the pod out of its Service meanwhile; restarting would add nothing.
+      if (!behindService) {
+        log.error({ failing }, message);
+        throw new Error(message);
+      }
+      log.warn({ failing }, message);
+      void waitUntilReady(checks, Number.POSITIVE_INFINITY, finished).then(
+        (still) => still?.length === 0 && sayReady(),
+      );
+    }
   } catch (error) {
-    // Nothing runs without it (the webhook could not listen): leave nothing open behind.
+    // Nothing runs without it (the webhook could not listen, or was never converted through): leave
+    // nothing open behind.
     await manager.stop();
     await servers.close();
     throw error;

@@ -124,6 +124,19 @@ export class Operator {
     return this.conversionWebhook?.ready ?? true;
   }
 
+  /**
+   * The API server has been seen converting a v1alpha1 MiniCluster through this operator's webhook
+   * (true when this operator serves none: another process holds the conversions).
+   */
+  get apiServerConverts(): boolean {
+    return this.conversionWebhook?.apiServerConverts ?? true;
+  }
+
+  /** Why `apiServerConverts` is false. */
+  get conversionProblem(): string | undefined {
+    return this.apiServerConverts ? undefined : this.conversionWebhook?.conversionProblem;
+  }
+
   async start(): Promise<void> {
     await this.manager.start();
   }

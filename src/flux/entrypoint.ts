@@ -19,9 +19,9 @@
  * Every absolute path is a parameter so the script can run anywhere (the tests run it in a temp dir).
  *
  * The script is this input as a prologue of quoted parameters, then a fixed body,
- * `scripts/entrypoint.sh` (embedded at build time by `npm run generate`), which branches on them.
+ * `scripts/entrypoint.sh`, which branches on them.
  */
-import { ENTRYPOINT_SH, STAY_UP_SH } from './scripts/embedded.ts';
+import { FLUX_SCRIPTS } from './scripts/files.ts';
 import { shellQuote, shellQuoteWords } from './shell.ts';
 
 export interface EntrypointInput {
@@ -588,7 +588,8 @@ export function initialProgramWords(program: InitialProgram, context: ProgramCon
   }
   const text = commandText(program, context);
   if (program.whenDone !== 'stayUp') return ['bash', '-c', text];
-  return ['bash', '-c', STAY_UP_SH, 'stay-up', text, ...(context.quiet ? ['quiet'] : [])];
+  const stayUp = FLUX_SCRIPTS.text('stay-up.sh');
+  return ['bash', '-c', stayUp, 'stay-up', text, ...(context.quiet ? ['quiet'] : [])];
 }
 
 /** `name=value` with the value quoted: the script's parameters, set once at the top. */
@@ -771,5 +772,5 @@ export function entrypointScript(input: EntrypointInput): string {
   // The body runs the lead part only when the lead broker runs here; the program is set either way.
   parameters.push(...leadParameters(input));
 
-  return [header.join('\n'), parameters.join('\n'), ENTRYPOINT_SH].join('\n\n');
+  return [header.join('\n'), parameters.join('\n'), FLUX_SCRIPTS.text('entrypoint.sh')].join('\n\n');
 }

@@ -64,13 +64,13 @@ export {
   SPACK_SOFTWARE_COPY,
   SPACK_SOFTWARE_DIR,
   VIEW_INIT_FILE,
-  VIEW_INIT_SCRIPT,
   VIEW_INIT_SHELL,
   viewInitCommand,
+  viewInitScript,
 } from './view-init.ts';
 export type { SidecarInput } from './sidecar.ts';
 export {
   FORGET_CERTIFICATE_FILE,
   FORGET_CERTIFICATE_RC_PATH,
-  FORGET_CERTIFICATE_SCRIPT,
+  forgetCertificateScript,
 } from './rc-scripts.ts';

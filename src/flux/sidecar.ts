@@ -5,7 +5,7 @@
  * command and the post hook. The hooks, the script's path and the command are the user's shell, run
  * with eval / bash; every other parameter reaches the body as the words given.
  */
-import { SIDECAR_SH } from './scripts/embedded.ts';
+import { FLUX_SCRIPTS } from './scripts/files.ts';
 import { shellQuote } from './shell.ts';
 
 export interface SidecarInput {
@@ -94,5 +94,5 @@ export function sidecarScript(input: SidecarInput): string {
   if (hooks.init !== undefined) parameters.push(assignment('hook_init', hooks.init));
   if (hooks.servicePre !== undefined) parameters.push(assignment('hook_service_pre', hooks.servicePre));
   if (hooks.post !== undefined) parameters.push(assignment('hook_post', hooks.post));
-  return [header.join('\n'), parameters.join('\n'), SIDECAR_SH].join('\n\n');
+  return [header.join('\n'), parameters.join('\n'), FLUX_SCRIPTS.text('sidecar.sh')].join('\n\n');
 }

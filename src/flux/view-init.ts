@@ -1,16 +1,18 @@
-// The command of a MiniCluster's flux-view init container: scripts/view-init.sh (embedded by `npm run
-// generate`, and a file of the MiniCluster's ConfigMap), run with the view image's own /bin/sh, so one
-// command copies a view of either layout, this project's (its flux-view-copy) or the Go Flux
-// Operator's (a Spack view and /opt/software), and refuses, naming the image and both layouts, an
-// image that has neither (docs/flux-view.md). The script is a file, not the command's text: the pod
+// The command of a MiniCluster's flux-view init container: scripts/view-init.sh (a file of the
+// MiniCluster's ConfigMap), run with the view image's own /bin/sh, so one command copies a view of
+// either layout, this project's (its flux-view-copy) or the Go Flux Operator's (a Spack view and
+// /opt/software), and refuses, naming the image and both layouts, an image that has neither
+// (docs/flux-view.md). The script is a file, not the command's text: the pod
 // template then stays the same when a new operator build changes the script (a running Job's
 // template cannot change; the ConfigMap can).
-import { VIEW_INIT_SH } from './scripts/embedded.ts';
+import { FLUX_SCRIPTS } from './scripts/files.ts';
 
 /** The script's file in the MiniCluster's ConfigMap (mounted with the operator's files). */
 export const VIEW_INIT_FILE = 'view-init.sh';
 /** The script's text. */
-export const VIEW_INIT_SCRIPT = VIEW_INIT_SH;
+export function viewInitScript(): string {
+  return FLUX_SCRIPTS.text('view-init.sh');
+}
 /** The shell every view image has: busybox's in this project's, Ubuntu's or Rocky's in the Go operator's. */
 export const VIEW_INIT_SHELL = '/bin/sh';
 /** Where the Go operator's view images hold the software their Spack view's programs load. */

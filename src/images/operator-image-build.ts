@@ -39,6 +39,7 @@ export const OPERATOR_SOURCES = [
   'package-lock.json',
   'tsconfig.json',
   'tsconfig.build.json',
+  'hack/build.ts',
   'src',
 ];
 

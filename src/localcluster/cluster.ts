@@ -14,7 +14,8 @@ import {
 import path from 'node:path';
 import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import type { V1Node } from '@kubernetes/client-node';
-import { ensureBuilt, stderrProgress } from './build.ts';
+import { ensureBuilt, missingBinaries, stderrProgress } from './build.ts';
+import { firstRunPlan, type BuildStage } from './first-run.ts';
 import {
   componentSpecs,
   healthy,
@@ -37,12 +38,33 @@ import type { ListeningSocket } from './procfs.ts';
 import { until as untilDone } from './poll.ts';
 import { clientReviver } from './revive.ts';
 import { withLock } from './lock.ts';
-import { choosePorts, portsHeldIn, portsRegistered, registerConfig, type ComponentPorts } from './ports.ts';
+import { COMPONENT_PORT_OPTIONS, componentPorts, reservePorts, type ComponentPorts } from './ports.ts';
 import { STAGES_YAML } from './stages.ts';
 import type { Progress } from '../tooling/hack-script.ts';
-import { cacheRoot, readVersions } from '../tooling/project.ts';
+import { readVersions } from '../tooling/project.ts';
 import { KUBERNETES_SERVICE_IP, NODE_IP } from './real-node/config.ts';
-import { realNodeDown, realNodeStatus, realNodeUp, type RealNodeStatus } from './real-node/node.ts';
+import { REAL_NODE_IMAGE_GROUPS, uncachedImageGroups, type RealNodeImageGroup } from './real-node/images.ts';
+import {
+  REAL_NODE_BUILD,
+  realNodeBuilt,
+  realNodeDown,
+  realNodeStatus,
+  realNodeUnavailable,
+  realNodeUp,
+  type RealNodeStatus,
+} from './real-node/node.ts';
+import {
+  KUEUE_BUILD_SECONDS,
+  KUEUE_VERSION,
+  ensureKueueBuilt,
+  kueueBuilt,
+  kueueDown,
+  kueueExists,
+  kueueStatus,
+  kueueUnavailable,
+  kueueUp,
+  type KueueStatus,
+} from './kueue/index.ts';
 
 export interface ClusterOptions {
   /** Cluster name; `default` unless given. */
@@ -76,6 +98,13 @@ export interface UpOptions extends ClusterOptions {
    * pods that select it really run. Only the default cluster can have it (one per machine).
    */
   realNode?: boolean;
+  /** The real node's images to load (and build when the cache lacks them); default: every group. */
+  realNodeImages?: readonly RealNodeImageGroup[];
+  /**
+   * Also run Kueue (built from its Go module on first use) on this host, its CRDs, RBAC and webhooks
+   * installed in the cluster (kueue/). Without it, nothing of Kueue is built or started.
+   */
+  kueue?: boolean;
 }
 
 export interface ComponentProcess {
@@ -103,6 +132,8 @@ export interface ClusterStatus {
   apiserver?: string;
   /** The real node, when this is the default cluster and something of it is on the machine. */
   realNode?: RealNodeStatus;
+  /** Kueue, when the cluster was started with it. */
+  kueue?: KueueStatus;
 }
 
 export interface UpResult {
@@ -184,6 +215,7 @@ export function status(options: ClusterOptions = {}): ClusterStatus {
     rssBytes: pids.reduce((sum, pid) => sum + rssBytes(pid), 0),
     ...(ports.kubeApiserverPort ? { apiserver: `https://127.0.0.1:${ports.kubeApiserverPort}` } : {}),
     ...(realNode?.exists ? { realNode } : {}),
+    ...(kueueExists(r.clusterDir) ? { kueue: kueueStatus(r.clusterDir, r.env) } : {}),
   };
 }
 
@@ -406,18 +438,69 @@ export async function up(options: UpOptions = {}): Promise<UpResult> {
   if (options.realNode && r.name !== DEFAULT_CLUSTER) {
     throw new Error(`only the default cluster can have the real node (one per machine), not ${r.name}`);
   }
+  const noKueue = options.kueue ? kueueUnavailable() : undefined;
+  if (noKueue) throw new Error(noKueue);
+  const plan = firstRunPlan(buildsLacking(options, r.env), r.progress);
+  if (plan.announcement !== undefined) r.progress(plan.announcement);
+  plan.starting(CONTROL_PLANE_BUILD);
   const bin = await ensureBuilt({ progress: r.progress, env: r.env });
+  if (options.kueue) {
+    plan.starting(KUEUE_BUILD);
+    await ensureKueueBuilt(r.progress, r.env);
+  }
   return withLock(lockFile(r), r.progress, CLUSTER_LOCK_HOLDER, async () => {
     const result = await upLocked(options, r, bin);
-    if (!options.realNode) return result;
-    await realNodeUp(result.kubeconfig, {
-      stateDir: r.dir,
-      clusterDir: r.clusterDir,
-      progress: r.progress,
-      env: r.env,
-    });
+    if (!options.realNode && !options.kueue) return result;
+    if (options.realNode) {
+      await realNodeUp(result.kubeconfig, {
+        stateDir: r.dir,
+        clusterDir: r.clusterDir,
+        progress: r.progress,
+        env: r.env,
+        ...(options.realNodeImages === undefined ? {} : { images: options.realNodeImages }),
+        building: (stage) => plan.starting(stage),
+      });
+    }
+    if (options.kueue) {
+      const { clusterDir, workdir, progress, env } = r;
+      await kueueUp({ clusterDir, workdir, kubeconfig: result.kubeconfig, progress, env });
+    }
     return { ...result, status: status(options) };
   });
+}
+
+const CONTROL_PLANE_BUILD = 'control-plane';
+const KUEUE_BUILD = 'kueue';
+
+/**
+ * What `up` will build because the cache lacks it. The figures are a fresh 2-core machine's (the
+ * issue that measured a newcomer's first run: the control plane about 20 minutes, the real node 7).
+ */
+function buildsLacking(options: UpOptions, env: NodeJS.ProcessEnv): BuildStage[] {
+  const stages: BuildStage[] = [];
+  if (missingBinaries(binDir(readVersions(), env)).length > 0) {
+    stages.push({
+      key: CONTROL_PLANE_BUILD,
+      what: 'the control plane (Kubernetes, etcd and kwok from Go modules)',
+      seconds: 1200,
+    });
+  }
+  if (options.kueue && !kueueBuilt(env)) {
+    const what = `Kueue ${KUEUE_VERSION} from its Go module`;
+    stages.push({ key: KUEUE_BUILD, what, seconds: KUEUE_BUILD_SECONDS });
+  }
+  if (!options.realNode || realNodeUnavailable() !== undefined) return stages;
+  if (!realNodeBuilt(env)) {
+    stages.push({
+      key: REAL_NODE_BUILD,
+      what: "the real node's kubelet, kube-proxy and CoreDNS",
+      seconds: 420,
+    });
+  }
+  for (const stage of uncachedImageGroups(options.realNodeImages ?? REAL_NODE_IMAGE_GROUPS, env)) {
+    stages.push({ key: stage.group, what: stage.what, seconds: stage.seconds });
+  }
+  return stages;
 }
 
 /** Two processes do not start or stop the same cluster at once. */
@@ -427,25 +510,11 @@ function lockFile(r: ReturnType<typeof resolve>): string {
 
 const CLUSTER_LOCK_HOLDER = 'starting or stopping this cluster';
 
-/**
- * Writes the config kwokctl creates the cluster from, with ports that no cluster of this machine holds
- * (of this state folder or of any other that registered its config) and nothing listens on; one process
- * of the machine at a time, so that two clusters never get the same ports.
- */
+/** Writes the config kwokctl creates the cluster from, with ports of its own (ports.ts). */
 async function writeKwokctlConfig(r: ReturnType<typeof resolve>, bin: string, configFile: string) {
-  const machineWide = path.join(cacheRoot(r.env), 'local-clusters');
-  const registry = path.join(machineWide, 'ports');
-  await withLock(
-    path.join(machineWide, 'ports.lock'),
-    r.progress,
-    'choosing ports for its local cluster',
-    async () => {
-      const unavailable = new Set([...portsHeldIn(r.workdir), ...portsRegistered(registry)]);
-      for (const socket of listeningSockets()) unavailable.add(socket.port);
-      const ports = choosePorts(unavailable);
-      writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions(), r.clusterDir, ports));
-      registerConfig(registry, configFile);
-    },
+  const options = { env: r.env, progress: r.progress, workdir: r.workdir, configFile };
+  await reservePorts(options, COMPONENT_PORT_OPTIONS.length, (chosen) =>
+    writeFileSync(configFile, kwokctlConfigYaml(bin, readVersions(), r.clusterDir, componentPorts(chosen))),
   );
 }
 
@@ -614,6 +683,8 @@ async function downLocked(
     });
     if (problems.length > 0) throw new Error(`the real node left things behind:\n${problems.join('\n')}`);
   }
+  // Before the API server goes: nothing of Kueue outlives its cluster.
+  if (await kueueDown(r.clusterDir, r.env)) r.progress(`stopped Kueue of cluster ${r.name}`);
   if (before.exists) {
     r.progress(`stopping cluster ${r.name}`);
     const kwokctl = path.join(binDir(readVersions(), r.env), 'kwokctl');

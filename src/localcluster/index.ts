@@ -17,3 +17,5 @@ export type { Versions } from '../tooling/project.ts';
 export { listeningSockets, listeningSocketsOf } from './procfs.ts';
 export type { ListeningSocket } from './procfs.ts';
 export { EXIT_CODE_ANNOTATION, STAGES_YAML } from './stages.ts';
+export { KUEUE_VERSION, QUEUE_NAME_LABEL, kueueUnavailable } from './kueue/index.ts';
+export type { KueueStatus } from './kueue/index.ts';

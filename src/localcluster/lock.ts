@@ -6,15 +6,19 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { isAlive } from './procfs.ts';
 import type { Progress } from '../tooling/hack-script.ts';
 
-/** Runs fn holding `file`; `waiting` says what the holder is doing, once, when we have to wait. */
+/**
+ * Runs fn holding `file`; `waiting` says what the holder is doing, once, when we have to wait, for at
+ * most `waitMs` (a holder that builds for longer than the default needs a longer one).
+ */
 export async function withLock<T>(
   file: string,
   progress: Progress,
   waiting: string,
   fn: () => Promise<T>,
+  waitMs = 10 * 60_000,
 ): Promise<T> {
   mkdirSync(path.dirname(file), { recursive: true });
-  const deadline = Date.now() + 10 * 60_000;
+  const deadline = Date.now() + waitMs;
   let told = false;
   for (;;) {
     try {

@@ -6,6 +6,11 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
+import type { Progress } from '../tooling/hack-script.ts';
+import { cacheRoot } from '../tooling/project.ts';
+import { portsOfConfiguration } from './kueue/config.ts';
+import { withLock } from './lock.ts';
+import { listeningSockets } from './procfs.ts';
 
 /** kwokctl's options for the ports it would otherwise choose itself (binary runtime). */
 export const COMPONENT_PORT_OPTIONS = [
@@ -23,27 +28,38 @@ export type ComponentPorts = Record<(typeof COMPONENT_PORT_OPTIONS)[number], num
 const HIGHEST_PORT = 32767;
 const LOWEST_PORT = 10001;
 
-/** The highest ports of kwokctl's range that are not unavailable, one per option. */
-export function choosePorts(unavailable: ReadonlySet<number>): ComponentPorts {
+/** The `count` highest ports of kwokctl's range that are not unavailable. */
+export function freePorts(unavailable: ReadonlySet<number>, count: number): number[] {
   const chosen: number[] = [];
-  for (
-    let port = HIGHEST_PORT;
-    port >= LOWEST_PORT && chosen.length < COMPONENT_PORT_OPTIONS.length;
-    port--
-  ) {
+  for (let port = HIGHEST_PORT; port >= LOWEST_PORT && chosen.length < count; port--) {
     if (!unavailable.has(port)) chosen.push(port);
   }
-  if (chosen.length < COMPONENT_PORT_OPTIONS.length) {
+  if (chosen.length < count) {
     throw new Error(`no free loopback ports left in ${LOWEST_PORT}-${HIGHEST_PORT} for a local cluster`);
   }
+  return chosen;
+}
+
+/** kwokctl's port options, given the ports in their order. */
+export function componentPorts(chosen: readonly number[]): ComponentPorts {
   return Object.fromEntries(COMPONENT_PORT_OPTIONS.map((option, i) => [option, chosen[i]])) as ComponentPorts;
 }
 
-/** Every `...Port` option of the KwokctlConfiguration documents in a YAML text. */
+/** The highest ports of kwokctl's range that are not unavailable, one per option. */
+export function choosePorts(unavailable: ReadonlySet<number>): ComponentPorts {
+  return componentPorts(freePorts(unavailable, COMPONENT_PORT_OPTIONS.length));
+}
+
+/**
+ * The ports a YAML text of ours names: every `...Port` option of a KwokctlConfiguration, and the
+ * webhook, health and metrics ports of a Kueue Configuration (kueue/config.ts).
+ */
 export function portsInConfig(text: string): number[] {
   const ports: number[] = [];
   for (const doc of parseAllDocuments(text)) {
     const value = doc.toJS() as { kind?: string; options?: Record<string, unknown> } | null;
+    const kueue = portsOfConfiguration(value);
+    if (kueue) ports.push(kueue.webhook, kueue.health, kueue.metrics);
     if (value?.kind !== 'KwokctlConfiguration') continue;
     for (const [key, port] of Object.entries(value.options ?? {})) {
       if (/Port$/.test(key) && typeof port === 'number' && port > 0) ports.push(port);
@@ -109,4 +125,30 @@ export function portsHeldIn(workdir: string): Set<number> {
     for (const entry of readdirSync(clusters)) files.push(path.join(clusters, entry, 'kwok.yaml'));
   }
   return new Set(files.flatMap(portsInFile));
+}
+
+/**
+ * Writes, with `write(ports)`, a config naming `count` loopback ports that no local cluster of this
+ * machine holds (of the kwokctl work folder `workdir`, or of any state folder that registered its
+ * configs) and nothing listens on, then registers it; one process of the machine at a time, so that two
+ * clusters (or a cluster and its Kueue) never get the same ports.
+ */
+export async function reservePorts(
+  options: { env: NodeJS.ProcessEnv; progress: Progress; workdir: string; configFile: string },
+  count: number,
+  write: (ports: number[]) => void,
+): Promise<void> {
+  const machineWide = path.join(cacheRoot(options.env), 'local-clusters');
+  const registry = path.join(machineWide, 'ports');
+  await withLock(
+    path.join(machineWide, 'ports.lock'),
+    options.progress,
+    'choosing ports for its local cluster',
+    async () => {
+      const unavailable = new Set([...portsHeldIn(options.workdir), ...portsRegistered(registry)]);
+      for (const socket of listeningSockets()) unavailable.add(socket.port);
+      write(freePorts(unavailable, count));
+      registerConfig(registry, options.configFile);
+    },
+  );
 }

@@ -2,12 +2,12 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, commonLabels } from '../api/index.ts';
 import {
   FORGET_CERTIFICATE_FILE,
-  FORGET_CERTIFICATE_SCRIPT,
   VIEW_INIT_FILE,
-  VIEW_INIT_SCRIPT,
   brokerConfigToml,
   entrypointScript,
+  forgetCertificateScript,
   resourceSpecJson,
+  viewInitScript,
 } from '../flux/index.ts';
 import {
   brokerConfigInput,
@@ -20,7 +20,7 @@ import type { Rendered } from './kube-object.ts';
 import { renderModel, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
-import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
+import { restfulServerFiles } from '../restful/server-files.ts';
 import { servesRestful } from './restful.ts';
 import { containerScripts } from './sidecars.ts';
 import { usesFluxView } from './layout.ts';
@@ -41,7 +41,7 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
   const data: Record<string, string> = {
     [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),
-    [FORGET_CERTIFICATE_FILE]: FORGET_CERTIFICATE_SCRIPT,
+    [FORGET_CERTIFICATE_FILE]: forgetCertificateScript(),
   };
   const container = fluxContainer(miniCluster);
   const { cores } = container;
@@ -54,9 +54,9 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
     });
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
-  if (servesRestful(miniCluster)) Object.assign(data, RESTFUL_SERVER_FILES);
+  if (servesRestful(miniCluster)) Object.assign(data, restfulServerFiles());
   // The flux-view init container's command.
-  if (usesFluxView(miniCluster)) data[VIEW_INIT_FILE] = VIEW_INIT_SCRIPT;
+  if (usesFluxView(miniCluster)) data[VIEW_INIT_FILE] = viewInitScript();
   // commands.script of the containers and the wrappers of those beside Flux: user text, no secret.
   for (const [file, text] of containerScripts(miniCluster)) data[file] = text;
   return {

@@ -46,7 +46,7 @@ import {
 } from './paths.ts';
 import { isWrapped, layoutOf } from './layout.ts';
 import { containerScripts } from './sidecars.ts';
-import { RESTFUL_SERVER_FILES } from '../flux/restful-server.ts';
+import { RESTFUL_SERVER_FILE_NAMES } from '../restful/server-files.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
 import { containerVolumes, mountsOwnSharedMemory, sharedMemory } from './volumes.ts';
@@ -111,7 +111,7 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
   if (options.viewInitScript)
     operatorFiles.push({ key: VIEW_INIT_FILE, path: VIEW_INIT_FILE, mode: SCRIPT_FILE_MODE });
   if (options.restful) {
-    for (const file of Object.keys(RESTFUL_SERVER_FILES))
+    for (const file of RESTFUL_SERVER_FILE_NAMES)
       operatorFiles.push({ key: file, path: file, mode: CONFIG_FILE_MODE });
   }
   for (const file of options.scripts) operatorFiles.push({ key: file, path: file, mode: SCRIPT_FILE_MODE });

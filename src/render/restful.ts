@@ -11,7 +11,7 @@ import {
 } from '../api/index.ts';
 import { joinsAnother } from '../api/restful-schema.ts';
 import type { InitialProgram } from '../flux/index.ts';
-import { RESTFUL_SERVER_FILE } from '../flux/restful-server.ts';
+import { RESTFUL_SERVER_FILE } from '../restful/server-files.ts';
 import type { Rendered } from './kube-object.ts';
 import { layoutOf } from './layout.ts';
 import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';

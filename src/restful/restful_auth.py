@@ -5,7 +5,7 @@
 # non-dumpable before it reads the credentials, and removes their file once read (docs/security.md).
 #
 # Written for the Flux Operator; shipped beside restful-server.py in the MiniCluster's ConfigMap, as
-# restful_auth.py. Standard library only. Its tests are test/python/test_restful_auth.py.
+# restful_auth.py. Standard library only. Its tests are src/restful/tests/test_restful_auth.py.
 import base64
 import hashlib
 import hmac

@@ -5,7 +5,7 @@
 # its own. Standard library only (Python 3.8 and later).
 #
 # Written for the Flux Operator; shipped beside restful-server.py in the MiniCluster's ConfigMap, as
-# restful_http.py. Its tests are test/python/test_restful_http.py.
+# restful_http.py. Its tests are src/restful/tests/test_restful_http.py.
 import asyncio
 import http
 import json

@@ -15,7 +15,7 @@
 #
 # Flux is reached through a backend (restful-server.py's FluxBackend; the tests give their own), whose
 # calls run in the server's Flux threads through run(function) -> awaitable of function(handle).
-# Standard library only. Its tests are test/python/test_restful_pages.py.
+# Standard library only. Its tests are src/restful/tests/test_restful_pages.py.
 import asyncio
 import hmac
 import html

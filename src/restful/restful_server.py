@@ -15,8 +15,8 @@
 # Usage: flux python restful-server.py CREDENTIALS_FILE PORT
 #   CREDENTIALS_FILE  JSON {"secretKey": str, "users": {name: token}, "administrators": [name]}, a
 #                     private copy of the MiniCluster's Secret, removed once read
-# (This file is src/flux/scripts/restful_server.py in the operator's source, restful-server.py in the
-# MiniCluster's ConfigMap beside restful_http.py and restful_auth.py; its tests are test/python.)
+# (This file is src/restful/restful_server.py in the operator's source, restful-server.py in the
+# MiniCluster's ConfigMap beside restful_http.py and restful_auth.py; its tests are src/restful/tests.)
 import asyncio
 import base64
 import collections
@@ -34,7 +34,7 @@ from restful_pages import PREFIX as PAGES_PREFIX
 from restful_pages import Pages, when
 
 # Flux's Python bindings, imported by main() (import_flux): the module itself imports without Flux,
-# so its tests (test/python) run anywhere.
+# so its tests (src/restful/tests) run anywhere.
 flux = None
 
 PREFIX = "/v1"

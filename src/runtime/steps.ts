@@ -5,39 +5,40 @@
  * - stop: the pass cannot go on (a blocking problem, e.g. an invalid spec or a missing Secret); only
  *   the steps marked `always` still run, and see the problem (status says why, cleanup follows it);
  * - restart: the pass ends at once, nothing else runs, and the object is looked at again after the
- *   delay (a step learned something that changes what the earlier steps decided).
+ *   delay (a step learned something that changes what the earlier steps decided, or the steps after
+ *   it must wait for something it could not do yet).
  * A step that throws ends the pass with that error (the work queue retries it with backoff).
  * Generic: nothing here knows what is being reconciled.
  */
 
 /** Why a pass cannot go on: becomes a condition's reason and message. */
-export interface StepProblem {
+export interface BlockingProblem {
   /** CamelCase, e.g. `SecretMissing`. */
   readonly reason: string;
   /** For humans: what is wrong and how to fix it. Never secret material. */
   readonly message: string;
 }
 
-export type StepResult<P extends StepProblem = StepProblem> =
+export type StepResult =
   | { readonly next: 'continue'; readonly requeueAfterMs?: number }
-  | { readonly next: 'stop'; readonly problem: P; readonly requeueAfterMs?: number }
+  | { readonly next: 'stop'; readonly problem: BlockingProblem; readonly requeueAfterMs?: number }
   | { readonly next: 'restart'; readonly requeueAfterMs: number };
 
 /** The step that stopped a pass, and why. */
-export interface Stopped<P extends StepProblem = StepProblem> {
+export interface Stopped {
   readonly step: string;
-  readonly problem: P;
+  readonly problem: BlockingProblem;
 }
 
-export interface Step<C, P extends StepProblem = StepProblem> {
+export interface Step<C> {
   readonly name: string;
   /** Runs even after an earlier step stopped the pass (status, cleanup). */
   readonly always?: boolean;
-  run(context: C, stopped: Stopped<P> | undefined): Promise<StepResult<P>> | StepResult<P>;
+  run(context: C, stopped: Stopped | undefined): Promise<StepResult> | StepResult;
 }
 
-export interface StepsOutcome<P extends StepProblem = StepProblem> {
-  readonly stopped?: Stopped<P>;
+export interface StepsOutcome {
+  readonly stopped?: Stopped;
   /** The step that ended the pass early (see `restart`). */
   readonly restartedBy?: string;
   /** The shortest delay any step asked for; undefined when none did. */
@@ -57,17 +58,17 @@ export interface RunStepsOptions {
   readonly clock?: () => number;
 }
 
-export const CONTINUE: StepResult<never> = { next: 'continue' };
+export const CONTINUE: StepResult = { next: 'continue' };
 
-export function continueAfter(requeueAfterMs: number | undefined): StepResult<never> {
+export function continueAfter(requeueAfterMs: number | undefined): StepResult {
   return requeueAfterMs === undefined ? CONTINUE : { next: 'continue', requeueAfterMs };
 }
 
-export function stop<P extends StepProblem>(problem: P, requeueAfterMs?: number): StepResult<P> {
+export function stop(problem: BlockingProblem, requeueAfterMs?: number): StepResult {
   return requeueAfterMs === undefined ? { next: 'stop', problem } : { next: 'stop', problem, requeueAfterMs };
 }
 
-export function restart(requeueAfterMs: number): StepResult<never> {
+export function restart(requeueAfterMs: number): StepResult {
   return { next: 'restart', requeueAfterMs };
 }
 
@@ -76,13 +77,13 @@ function earliest(a: number | undefined, b: number | undefined): number | undefi
   return b === undefined ? a : Math.min(a, b);
 }
 
-export async function runSteps<C, P extends StepProblem>(
-  steps: readonly Step<C, P>[],
+export async function runSteps<C>(
+  steps: readonly Step<C>[],
   context: C,
   options: RunStepsOptions,
-): Promise<StepsOutcome<P>> {
+): Promise<StepsOutcome> {
   const clock = options.clock ?? (() => performance.now());
-  let stopped: Stopped<P> | undefined;
+  let stopped: Stopped | undefined;
   let requeueAfterMs: number | undefined;
   for (const step of steps) {
     if (stopped && !step.always) continue;
@@ -92,7 +93,7 @@ export async function runSteps<C, P extends StepProblem>(
       options.observe?.(step.name, ms / 1000);
       options.log.debug?.({ step: step.name, ms, ...fields }, message);
     };
-    let result: StepResult<P>;
+    let result: StepResult;
     try {
       result = await step.run(context, stopped);
     } catch (error) {

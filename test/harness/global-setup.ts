@@ -8,6 +8,7 @@ import { ensureOperatorImage } from '../../src/images/index.ts';
 import { stateDir } from '../../src/localcluster/index.ts';
 import { loadIntoRealNode, realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';
 import { kubeconfigPath } from '../../src/localcluster/paths.ts';
+import { ensureKueueBuilt } from '../../src/localcluster/kueue/build.ts';
 import { stopConversionWebhook } from './conversion-webhook.ts';
 
 let startedHere = false;
@@ -33,6 +34,9 @@ export async function globalSetup(): Promise<void> {
   });
   // Started here, before the tests load the machine, rather than on demand by the bursting tests.
   await up({ name: SECOND_CLUSTER });
+  // Kueue's build (minutes on 2 cores, once per version) here too, not beside the tests it would slow:
+  // test/integration/kueue.test.ts starts it on a cluster of its own.
+  await ensureKueueBuilt((line) => process.stderr.write(`[global-setup] ${line}\n`));
   process.stderr.write(
     `[global-setup] local cluster ${before.running ? 'reused' : 'started'} in ` +
       `${((Date.now() - t0) / 1000).toFixed(1)} s; KUBECONFIG=${res.kubeconfig}\n`,

@@ -25,6 +25,7 @@ import {
 import { installCommand } from '../../src/cli/install-command.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
+import { conversionLine } from '../../src/controllers/conversion/install-conversion.ts';
 import { StorageVersionMigration } from '../../src/controllers/storage-migration/migration.ts';
 import { V1ALPHA2_RESIDUE_ANNOTATION, convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
 import {
@@ -296,7 +297,20 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     // The upgrade, as a user makes it: `flux-operator install` applies the two-version CRD (pointing at
     // the in-cluster Service, which does not answer here); the running operator points it at itself
     // at its next pass, its own webhook answering.
-    await installCommand({ kubeconfig, log: () => undefined });
+    // Objects stored as v1alpha1 cannot do without the webhook: install points the CRD at the Service
+    // (not converting nothing, which would read them relabelled), and says it needs an operator.
+    const installLines: string[] = [];
+    await installCommand({ kubeconfig, log: (line) => installLines.push(line) });
+    assert.ok(
+      installLines.includes(
+        conversionLine({
+          kind: 'needs-operator',
+          webhook: `service ${OPERATOR_NAMESPACE}/flux-operator-webhook:443/convert`,
+          stored: [VERSION],
+        }),
+      ),
+      installLines.join('\n'),
+    );
     const webhook = running.operator.conversionWebhook;
     assert.ok(webhook);
     await waitPointedAt(webhook);

@@ -50,9 +50,16 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     !first.applied.some((a) => a.object.startsWith('deployment.')),
     'no Deployment without withDeployment',
   );
+  // The tests' shared webhook (or a test's installed operator) converts for this cluster: kept.
+  const conversion = lines.at(-2) ?? '';
+  assert.match(
+    conversion,
+    /^conversion: kept the webhook at \S+.*, which the API server converts MiniClusters through$/,
+  );
   assert.deepEqual(lines, [
     ...first.applied.map((a) => `${a.object} ${a.outcome}`),
     `customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`,
+    conversion,
     scopeLine([]),
   ]);
 

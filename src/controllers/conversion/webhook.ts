@@ -8,13 +8,17 @@
  *
  * The CRD is pointed here only once this webhook answers there, so a new operator never trades a
  * webhook that works for one that does not (yet); with `leaveCrd` never (another webhook holds it:
- * tests that share one CRD). One that does not answer is logged with the reason. Stopping, it keeps
+ * tests that share one CRD). One that does not answer is logged with the reason. Once the CRD is
+ * pointed here, a dry-run create of a v1alpha1 MiniCluster (api-server-check.ts) is repeated until the
+ * API server converts it through this webhook: `apiServerConverts`, which `run` waits for before it
+ * says it is ready (a newcomer's v1alpha1 manifest then applies). Stopping, it keeps
  * answering for `drainMs` (each connection closed after its answer) while the Service stops sending
  * to this pod, so the API server's conversions do not fail when a pod goes (a failover, a rollout).
  */
 import { isIP } from 'node:net';
 import type { Logger } from 'pino';
 import { CONVERSION_WEBHOOK_PATH, CRD_NAME, type ConversionClientConfig } from '../../api/index.ts';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { apiErrorCode, describeApiError, isConflict, isTransient } from '../../kube/api-errors.ts';
 import type { Transport } from '../../kube/transport.ts';
 import type { BindAddress } from '../../observability/health-server.ts';
@@ -26,6 +30,7 @@ import {
   type CertificateHosts,
 } from './certificates.ts';
 import { CertificateSecret, type SecretState } from './certificate-secret.ts';
+import { apiServerConverts } from './api-server-check.ts';
 import { describeClientConfig, readCrdClientConfig, syncCrdClientConfig } from './crd-client-config.ts';
 import type { MiniClusterConverter } from './review.ts';
 import {
@@ -49,6 +54,14 @@ const RETRY_SOON_MS = 2_000;
 export const DEFAULT_START_GRACE_MS = 60_000;
 /** An answer is trusted this long: passes (as often as every few hundred ms in tests) check no more. */
 const REACH_RECHECK_MS = 10_000;
+/**
+ * The API server takes a CRD change in a second or a few after it is made (measured: 1-2 s on 2 busy
+ * cores): the dry-run check is repeated this often for that long, then less often (doubling) while
+ * it keeps failing.
+ */
+const CONVERSION_CHECK_MS = 250;
+const CONVERSION_CHECK_FAST_FOR_MS = 10_000;
+const CONVERSION_CHECK_MAX_MS = 5_000;
 
 export const DEFAULT_SYNC_INTERVAL_MS = 60_000;
 /** A pass this long is logged: renewals wait for it. */
@@ -143,6 +156,14 @@ export class ConversionWebhook implements Runnable {
   private leaveLogged = false;
   /** When the drain ends, once stopping began. */
   private drainUntil: number | undefined;
+  /** Reviews of at least one object answered: the API server's (the self-check sends none). */
+  private objectReviews = 0;
+  /** When the API server was first seen converting through this webhook (see apiServerConverts). */
+  private convertedAt: number | undefined;
+  private checking: Promise<void> | undefined;
+  private halt = new AbortController();
+  /** Why the API server is not seen converting here yet, in words an error line can carry. */
+  private notConverting = 'the conversion webhook has not made its first pass';
 
   constructor(options: ConversionWebhookOptions) {
     this.options = options;
@@ -173,6 +194,7 @@ export class ConversionWebhook implements Runnable {
         } else if (event.result === 'invalid') {
           this.log.warn({ error: event.message }, 'refused a request that is not a ConversionReview');
         }
+        if (event.objects > 0) this.objectReviews += 1;
         options.onReview?.(event);
       },
     });
@@ -185,6 +207,21 @@ export class ConversionWebhook implements Runnable {
 
   get port(): number | undefined {
     return this.server.port;
+  }
+
+  /**
+   * The API server has converted a v1alpha1 MiniCluster (a dry-run create) through this webhook since
+   * it pointed the CRD here. A replica that does not point the CRD (a standby past its first pass,
+   * or `leaveCrd`) asks only that the API server converts, through the webhook the CRD names. Once true,
+   * it stays true: later trouble is logged by the passes.
+   */
+  get apiServerConverts(): boolean {
+    return this.convertedAt !== undefined;
+  }
+
+  /** Why `apiServerConverts` is false (what did not answer), for the line that gives up waiting. */
+  get conversionProblem(): string {
+    return this.notConverting;
   }
 
   /** Where the CRD sends conversions to reach this replica. */
@@ -210,6 +247,7 @@ export class ConversionWebhook implements Runnable {
   /** A first pass that may write, then one every interval. Rejects only when it cannot listen. */
   async start(): Promise<void> {
     this.stopped = false;
+    this.halt = new AbortController();
     this.startedAt = Date.now();
     await this.sync(true);
     const interval = this.options.syncIntervalMs ?? DEFAULT_SYNC_INTERVAL_MS;
@@ -236,6 +274,8 @@ export class ConversionWebhook implements Runnable {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    this.halt.abort();
+    await this.checking;
     if (this.timer) clearInterval(this.timer);
     if (this.retry) clearTimeout(this.retry);
     this.timer = undefined;
@@ -278,6 +318,7 @@ export class ConversionWebhook implements Runnable {
     if (this.stopped) return;
     const stored = state.stored;
     if (!stored) {
+      this.notConverting = `no webhook certificate yet: waiting for the leader to make it in the Secret ${this.secret.namespace}/${this.secret.name}`;
       if (!this.waitingLogged) {
         this.log.info(
           { secret: `${this.secret.namespace}/${this.secret.name}` },
@@ -290,8 +331,57 @@ export class ConversionWebhook implements Runnable {
     await this.serve({ certificate: stored.certificate, key: stored.key });
     this.caBundle = stored.caBundle;
     const reach = await this.checkReach();
+    const pointing = mayWrite && !this.options.leaveCrd;
     if (this.options.leaveCrd) await this.sayLeft();
-    else if (mayWrite) await this.pointCrd(reach);
+    if (!pointing || (await this.pointCrd(reach))) this.checkConversion(pointing);
+    else if (this.starting()) this.soon();
+  }
+
+  private starting(): boolean {
+    return Date.now() - this.startedAt < (this.options.startGraceMs ?? DEFAULT_START_GRACE_MS);
+  }
+
+  /**
+   * Dry-run creates of a v1alpha1 MiniCluster until one is converted (through this webhook, when it
+   * pointed the CRD here: a review of it answered meanwhile), sooner at first; one at a time, until
+   * it succeeds once or the webhook stops.
+   */
+  private checkConversion(throughThis: boolean): void {
+    if (this.convertedAt !== undefined || this.checking || this.stopped) return;
+    const where = describeClientConfig(this.clientConfig());
+    this.checking = (async () => {
+      const began = Date.now();
+      for (let waitMs = CONVERSION_CHECK_MS; !this.stopped;) {
+        const reviewsBefore = this.objectReviews;
+        const check = await apiServerConverts(this.options.transport, this.options.secret.namespace);
+        if (check.ok && (!throughThis || this.objectReviews > reviewsBefore)) {
+          this.convertedAt = Date.now();
+          this.log.info(
+            { webhook: where, secondsSinceStart: (this.convertedAt - this.startedAt) / 1000 },
+            throughThis
+              ? 'the API server converts MiniClusters through this webhook'
+              : 'the API server converts MiniClusters (through the webhook the CRD names)',
+          );
+          return;
+        }
+        this.notConverting = check.ok
+          ? `the API server converted a v1alpha1 MiniCluster through another webhook than ${where}, which the CRD names now`
+          : `the API server did not convert a v1alpha1 MiniCluster (a dry-run create in ${this.options.secret.namespace})` +
+            `${throughThis ? ` through ${where}` : ''}: ${check.reason}`;
+        this.log.debug(
+          { webhook: where, problem: this.notConverting },
+          'the API server does not convert yet',
+        );
+        // Without the right it will not come by waiting: the next pass asks again.
+        if (!check.ok && check.failure === 'forbidden') return;
+        await sleep(waitMs, undefined, { signal: this.halt.signal }).catch(() => undefined);
+        if (Date.now() - began >= CONVERSION_CHECK_FAST_FOR_MS) {
+          waitMs = Math.min(waitMs * 2, CONVERSION_CHECK_MAX_MS);
+        }
+      }
+    })().finally(() => {
+      this.checking = undefined;
+    });
   }
 
   /**
@@ -314,8 +404,8 @@ export class ConversionWebhook implements Runnable {
       this.unreachableLogged = undefined;
       return reach;
     }
-    const starting = Date.now() - this.startedAt < (this.options.startGraceMs ?? DEFAULT_START_GRACE_MS);
-    if (!this.answeredOnce && starting) {
+    this.notConverting = `the conversion webhook does not answer at ${where}: ${reach.reason}`;
+    if (!this.answeredOnce && this.starting()) {
       this.log.debug({ webhook: where, reason: reach.reason }, 'the conversion webhook does not answer yet');
       this.soon();
     } else if (this.unreachableLogged !== reach.reason) {
@@ -474,6 +564,7 @@ export class ConversionWebhook implements Runnable {
       );
       if (outcome.kind === 'deferred') {
         // Not answering there yet (checkReach said why): the CRD keeps the webhook it has, for now.
+        this.notConverting = `the CRD still sends conversions to ${outcome.current}: ${this.notConverting}`;
         this.log.debug(
           { current: outcome.current },
           'the conversion webhook does not answer yet; pointing the CRD at it later',
@@ -517,6 +608,7 @@ export class ConversionWebhook implements Runnable {
 
   /** A problem, logged when it is new (not at every pass while it lasts). */
   private problem(level: 'warn' | 'error', message: string): void {
+    this.notConverting = message;
     if (this.lastProblem === message) return;
     this.lastProblem = message;
     this.log[level]({}, message);

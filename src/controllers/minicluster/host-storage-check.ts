@@ -15,7 +15,7 @@ import {
   nodeAccessRefusal,
 } from '../../api/index.ts';
 import { describeApiError } from '../../kube/api-errors.ts';
-import type { BlockingProblem } from './status.ts';
+import type { BlockingProblem } from '../../runtime/steps.ts';
 
 /** The condition reasons of a refusal. */
 export const HOST_STORAGE_NOT_ALLOWED = 'HostStorageNotAllowed';

@@ -31,7 +31,8 @@ import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-
 import type { BurstEnvironment, ConnectedTarget } from './burst-step.ts';
 import { MiniClusterCollectors } from './collectors.ts';
 import { readMiniClusterStatus } from './minicluster-client.ts';
-import { Reconciler, type ControllerCache } from './reconciler.ts';
+import { Reconciler } from './reconciler.ts';
+import type { ReconcilerCache } from './reconciler-deps.ts';
 import { leadBrokerEnded } from './status.ts';
 import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { watchedKinds } from './watched-kinds.ts';
@@ -171,7 +172,7 @@ export function setupMiniClusterController(
 
   const child = <T extends KubernetesObject>(informer: ResilientInformer<T>) =>
     informer as unknown as ResilientInformer<KubeObject>;
-  const cache: ControllerCache = {
+  const cache: ReconcilerCache = {
     miniClusters,
     jobs,
     secrets,

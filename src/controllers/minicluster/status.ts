@@ -21,20 +21,14 @@ import {
 import { miniClusterNames, restfulPort, servesRestful, type MiniClusterModel } from '../../render/index.ts';
 import { canonical } from './canonical.ts';
 import { SPEC_CHANGE_NEEDS_RECREATE } from './job-template.ts';
-
-/** Something that stopped the reconcile pass before the Job could be brought to its desired state. */
-export interface BlockingProblem {
-  /** CamelCase, e.g. `CurveCertSecretMissing`. */
-  readonly reason: string;
-  /** For humans: what is wrong and how to fix it. Never secret material. */
-  readonly message: string;
-}
+import type { BlockingProblem } from '../../runtime/steps.ts';
 
 export interface Observation {
   readonly miniCluster: MiniClusterModel;
   readonly previous: MiniClusterStatus | undefined;
   readonly job: V1Job | undefined;
   readonly pods: readonly V1Pod[];
+  /** What stopped the pass before the Job could be brought to its desired state. */
   readonly problem?: BlockingProblem;
   /** The Service exposing the lead broker, when this MiniCluster declares burst clusters. */
   readonly leadBrokerService?: V1Service;
@@ -135,6 +129,16 @@ export function readyCondition(observation: Observation, readyPods: number): Des
       `broker pod ${first.pod} (index 0) exited with status ${first.exitCode}; the Job is finishing`,
     );
   }
+  const shutting = finishedWorker(pods);
+  if (shutting) {
+    // A worker broker ends with 0 only when the instance shuts down: the lead follows, not a restart.
+    return condition(
+      CONDITION_READY,
+      'False',
+      REASON_FINISHING,
+      `broker pod ${shutting} finished with status 0: the Flux instance is shutting down`,
+    );
+  }
   if (readyPods >= size) {
     return condition(CONDITION_READY, 'True', 'BrokersRunning', `${readyPods}/${size} brokers running`);
   }
@@ -147,6 +151,24 @@ export function readyCondition(observation: Observation, readyPods: number): Des
 }
 
 const REASON_FINISHING = 'Finishing';
+
+/**
+ * A worker broker's pod (index above 0, not being deleted) whose containers all ended with 0: the
+ * entrypoint ends a worker so only when its instance shut down (or a scale down deleted its pod,
+ * which the deletion shows). Its name, `flux-sample-2-abcde (index 2)`.
+ */
+function finishedWorker(pods: readonly V1Pod[]): string | undefined {
+  const finished = pods.find((pod) => {
+    const statuses = pod.status?.containerStatuses ?? [];
+    return (
+      podIndex(pod) > 0 &&
+      !pod.metadata?.deletionTimestamp &&
+      statuses.length > 0 &&
+      statuses.every((status) => status.state?.terminated?.exitCode === 0)
+    );
+  });
+  return finished ? `${finished.metadata?.name ?? '?'} (index ${podIndex(finished)})` : undefined;
+}
 
 /** Pod index 0 (the lead broker, whose end ends the Job) once its container has ended. */
 function exitedFirstBroker(pods: readonly V1Pod[]): { pod: string; exitCode: number } | undefined {
@@ -334,7 +356,9 @@ export function scalingCondition(observation: Observation, activePods: number): 
   const size = observation.miniCluster.spec.size;
   // Once the lead broker exited the others stop with it: that is the end, not a scale down.
   const finished =
-    outcomeConditions(observation.job).length > 0 || exitedFirstBroker(observation.pods) !== undefined;
+    outcomeConditions(observation.job).length > 0 ||
+    exitedFirstBroker(observation.pods) !== undefined ||
+    finishedWorker(observation.pods) !== undefined;
   if (finished || activePods === size || !observation.job) {
     return condition(CONDITION_SCALING, 'False', 'AtSize', `${activePods} of ${size} brokers`);
   }

@@ -21,7 +21,7 @@ import {
  * The version the controller watches and writes MiniClusters in: the one the CRD stores, v1alpha2,
  * so that its lists and watches need no conversion (a MiniCluster written as v1alpha1 reaches it
  * through the conversion webhook until it is written again). Whichever it is, the controller reads
- * each MiniCluster through its v1alpha2 form (reconciler.ts, validate).
+ * each MiniCluster through its v1alpha2 form (validate-steps.ts).
  */
 export const MINICLUSTER_VERSION = VERSION_V1ALPHA2;
 export const MINICLUSTER_API_VERSION = API_VERSION_V1ALPHA2;

@@ -52,7 +52,7 @@ import {
   type Footprint,
   type SavedHost,
 } from './host.ts';
-import { realNodeImages } from './images.ts';
+import { realNodeImages, type RealNodeImageGroup } from './images.ts';
 import { pauseImage } from './pause-image.ts';
 
 /** Debian packages the node runs on (containerd, runc, CNI plugins) and that its teardown uses. */
@@ -78,6 +78,20 @@ export interface RealNodeOptions {
   env?: NodeJS.ProcessEnv;
   /** How long to wait for the node to become Ready (default 180 s). */
   timeoutMs?: number;
+  /** The images to load (and build when the cache lacks them); default: every group. */
+  images?: readonly RealNodeImageGroup[];
+  /** Told before something is built: the node's binaries (`real-node`) or a group of images. */
+  building?: (stage: RealNodeImageGroup | typeof REAL_NODE_BUILD) => void;
+}
+
+/** The stage that builds the node's own binaries (hack/build-real-node.sh). */
+export const REAL_NODE_BUILD = 'real-node';
+const REAL_NODE_BINARIES = ['kubelet', 'kube-proxy', 'coredns', 'pause'];
+
+/** Whether the node's binaries are in the cache (hack/build-real-node.sh would build nothing). */
+export function realNodeBuilt(env: NodeJS.ProcessEnv = process.env): boolean {
+  const bin = realNodeBinDir(readVersions(), env);
+  return REAL_NODE_BINARIES.every((name) => existsSync(path.join(bin, name)));
 }
 
 /** Why the real node cannot run on this machine, or undefined when it can. */
@@ -356,7 +370,7 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
       // A node started before an image joined the set gets it now (one already there is skipped).
       await loadImages(
         paths,
-        (await realNodeImages(progress, env)).map((image) => image.archive),
+        (await realNodeImages(progress, env, options.images, options.building)).map((image) => image.archive),
         progress,
       );
       return;
@@ -364,13 +378,14 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   }
 
   await runHackScript('ensure-packages.sh', ['the real node', ...REAL_NODE_PACKAGES], { progress, env });
+  if (!realNodeBuilt(env)) options.building?.(REAL_NODE_BUILD);
   const bin = await runHackScript('build-real-node.sh', [], { progress, env });
   if (bin !== realNodeBinDir(readVersions(), env))
     throw new Error(
       `hack/build-real-node.sh built into ${bin}, expected ${realNodeBinDir(readVersions(), env)}`,
     );
 
-  const images = await realNodeImages(progress, env);
+  const images = await realNodeImages(progress, env, options.images, options.building);
   const pause = await pauseImage(bin, env);
   // Another checkout's real node (a CI clone beside a worktree) holds the machine's kubelet port, bridge
   // and rules: removing "our partial node" first would take them from it, so this comes before that.

@@ -1,6 +1,6 @@
-"""What the RESTful server's tests share: the server (src/flux/scripts) on a free loopback port, run
-by an event loop in a thread of its own, with test routes in place of Flux's (these answers come
-before a route reaches Flux, so Flux is not needed), and plain HTTP clients."""
+"""What the RESTful server's tests share: the server (src/restful, this folder's parent) on a free
+loopback port, run by an event loop in a thread of its own, with test routes in place of Flux's (these
+answers come before a route reaches Flux, so Flux is not needed), and plain HTTP clients."""
 import asyncio
 import base64
 import http.client
@@ -13,7 +13,7 @@ import time
 
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "src", "flux", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(__file__), ".."))
 import restful_auth  # noqa: E402
 import restful_http  # noqa: E402
 import restful_server as server  # noqa: E402

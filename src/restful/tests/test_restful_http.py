@@ -1,4 +1,4 @@
-"""The RESTful server's HTTP side (src/flux/scripts/restful_http.py) against hostile clients, over
+"""The RESTful server's HTTP side (src/restful/restful_http.py) against hostile clients, over
 real sockets on loopback: malformed requests, huge heads and bodies, bodies of strangers, invalid
 JSON, path traversal, slow senders and slow readers, floods of connections. Each gets one clear
 status (or, sending nothing, a closed connection), the server keeps answering, and no thread is

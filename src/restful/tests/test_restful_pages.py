@@ -1,4 +1,4 @@
-"""Unit tests of the RESTful server's web pages (src/flux/scripts/restful_pages.py), served over real
+"""Unit tests of the RESTful server's web pages (src/restful/restful_pages.py), served over real
 HTTP on a loopback port by the server's own Api, with a small in-memory instance in place of Flux
 (Flux's side is the e2e's: test/e2e/scenarios/restful-pages.ts): log in and out, sessions and their
 expiry, CSRF refusals, the cookie's flags, escaping, per-field errors, who sees which job, and that
@@ -14,7 +14,7 @@ import pytest
 
 from conftest import OTHER, OTHER_TOKEN, TOKEN, USER, credentials, restful_http, server
 
-import restful_pages as pages  # noqa: E402 (conftest puts src/flux/scripts on the path)
+import restful_pages as pages  # noqa: E402 (conftest puts src/restful on the path)
 
 HOSTILE = "<script>alert(1)</script>"
 

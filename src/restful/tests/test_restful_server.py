@@ -1,4 +1,4 @@
-"""Unit tests of the RESTful server's application (src/flux/scripts/restful_server.py): who may call
+"""Unit tests of the RESTful server's application (src/restful/restful_server.py): who may call
 it (Basic credentials, bearer tokens, the token handshake), administrators, and which jobs a user
 sees, served over real HTTP on a loopback port (see conftest.py). Run with `npm run test:python`."""
 import hashlib

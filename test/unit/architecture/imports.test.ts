@@ -17,6 +17,7 @@ const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
  */
 const LAYERS = [
   'flux', // pure: what Flux reads in a MiniCluster's pods (broker config, keys, entrypoint, scripts)
+  'restful', // the RESTful server a lead pod runs (Python, its pages and their tests), shipped as files
   'api', // pure: the CRDs' schemas, types, defaults and validation
   'render', // pure: a MiniCluster's Kubernetes objects
   'kube', // the transport to the API server

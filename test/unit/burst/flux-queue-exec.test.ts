@@ -8,13 +8,13 @@ import {
   exitCodeOf,
   snapshotCommand,
 } from '../../../src/burst/flux-queue-exec.ts';
-import { FLUX_QUEUE_SCRIPT } from '../../../src/burst/flux-queue-parse.ts';
+import { fluxQueueScript } from '../../../src/burst/flux-queue-parse.ts';
 
 test('the command: sh -c with the URI as $1, through sudo for runAs', () => {
   assert.deepEqual(snapshotCommand('local:///run/flux/local'), [
     'sh',
     '-c',
-    FLUX_QUEUE_SCRIPT,
+    fluxQueueScript(),
     'flux-queue',
     'local:///run/flux/local',
   ]);
@@ -26,7 +26,7 @@ test('the command: sh -c with the URI as $1, through sudo for runAs', () => {
     '--',
     'sh',
     '-c',
-    FLUX_QUEUE_SCRIPT,
+    fluxQueueScript(),
     'flux-queue',
     'local:///x',
   ]);

@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  FLUX_QUEUE_SCRIPT,
   FLUX_UNAVAILABLE_EXIT_CODE,
   FluxQueueParseError,
   decodeF58,
   f58plain,
+  fluxQueueScript,
   formatIdset,
   parseFluxJobs,
   parseIdset,
@@ -23,6 +23,7 @@ import {
 const FIXTURES = fileURLToPath(new URL('../../fixtures/flux-queue/', import.meta.url));
 const QUEUE = join(FIXTURES, 'queue');
 const read = (path: string) => readFileSync(join(FIXTURES, path), 'utf8');
+const FLUX_QUEUE_SCRIPT = fluxQueueScript();
 
 function throwsParse(fn: () => unknown, where: string, message: RegExp): void {
   assert.throws(fn, (err: unknown) => {

@@ -13,10 +13,13 @@ import {
 import {
   REAL_NODE_TOLERATION,
   describeSwaps,
+  imagesUsed,
   onRealNode,
   type RealNodeImages,
 } from '../../../src/cli/real-node-placement.ts';
+import { imageGroupsFor } from '../../../src/cli/quickstart-command.ts';
 import { loadMiniClusters } from '../../../src/cli/render-command.ts';
+import { REAL_NODE_IMAGE_GROUPS } from '../../../src/localcluster/real-node/images.ts';
 import { fluxContainer, miniCluster, withSidecar } from '../api/fixtures.ts';
 import { miniClusterV1alpha2 } from '../api/v1alpha2-fixtures.ts';
 
@@ -190,5 +193,35 @@ describe('onRealNode, v1alpha1: Flux in the image', () => {
     assert.deepEqual(onRealNode(without, IMAGES).miniCluster.spec.pod?.tolerations, [
       { key: REAL.key, value: REAL.value },
     ]);
+  });
+});
+
+describe('the images a placed MiniCluster runs, and the real node`s groups they come from', () => {
+  it('hello-world (v1alpha2): the view and the plain image only, so a first run builds no Flux image nor LAMMPS', async () => {
+    const [hello] = await loadMiniClusters([HELLO_WORLD]);
+    assert.ok(hello);
+    const { miniCluster: placed } = onRealNode(hello, IMAGES);
+    assert.deepEqual(imagesUsed(placed).sort(), [IMAGES.plain, IMAGES.view].sort());
+    assert.deepEqual(imageGroupsFor(placed, IMAGES).sort(), ['plain', 'view']);
+  });
+
+  it('v1alpha1, and v1alpha2 with flux.container.disable: the Flux image', () => {
+    const v1alpha1 = onRealNode(defaulted(), IMAGES).miniCluster;
+    assert.deepEqual(imagesUsed(v1alpha1), [IMAGES.flux]);
+    assert.deepEqual(imageGroupsFor(v1alpha1, IMAGES), ['flux']);
+    const disabled = onRealNode(
+      defaultedV1alpha2({ flux: { container: { disable: true } } }),
+      IMAGES,
+    ).miniCluster;
+    assert.deepEqual(imageGroupsFor(disabled, IMAGES), ['flux']);
+  });
+
+  it('another image built here (examples/lammps.yaml`s localhost/lammps-openmpi): every group', () => {
+    const lammps = onRealNode(
+      defaultedV1alpha2({ containers: [{ image: 'localhost/lammps-openmpi:bookworm' }] }),
+      IMAGES,
+    ).miniCluster;
+    assert.ok(imagesUsed(lammps).includes('localhost/lammps-openmpi:bookworm'));
+    assert.deepEqual(imageGroupsFor(lammps, IMAGES), [...REAL_NODE_IMAGE_GROUPS]);
   });
 });

@@ -22,8 +22,8 @@ import {
   sizeFlags,
 } from '../../../src/flux/entrypoint.ts';
 import type { EntrypointInput, EntrypointPaths } from '../../../src/flux/entrypoint.ts';
-import { STAY_UP_SH } from '../../../src/flux/scripts/embedded.ts';
-import { FORGET_CERTIFICATE_RC_PATH, FORGET_CERTIFICATE_SCRIPT } from '../../../src/flux/rc-scripts.ts';
+import { FLUX_SCRIPTS } from '../../../src/flux/scripts/files.ts';
+import { FORGET_CERTIFICATE_RC_PATH, forgetCertificateScript } from '../../../src/flux/rc-scripts.ts';
 
 const fixedPaths: EntrypointPaths = {
   configDir: '/etc/flux/config',
@@ -50,7 +50,7 @@ function entrypointInput(overrides: Partial<EntrypointInput> = {}): EntrypointIn
 }
 
 /** The initial program of an instance that stays up after its command (interactive with a command). */
-const STAY_UP_PROGRAM = STAY_UP_SH;
+const STAY_UP_PROGRAM = FLUX_SCRIPTS.text('stay-up.sh');
 
 describe('fluxStartWords', () => {
   it('puts wrap first, then the config dir and the broker options', () => {
@@ -214,7 +214,7 @@ describe('initialProgramWords', () => {
     );
     assert.deepEqual(
       initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'stayUp' }, { quiet: true }),
-      ['bash', '-c', STAY_UP_SH, 'stay-up', 'run', 'quiet'],
+      ['bash', '-c', STAY_UP_PROGRAM, 'stay-up', 'run', 'quiet'],
     );
     assert.deepEqual(initialProgramWords({ kind: 'launcher', command: 'run', whenDone: 'exit' }), [
       'bash',
@@ -487,7 +487,7 @@ function makeSandbox(): Sandbox {
   writeFileSync(join(installRoot, 'bin', 'uname'), '#!/bin/sh\necho "$STUB_HOSTNAME"\n', { mode: 0o755 });
   // The ConfigMap's folder of the operator's rc1 script, as the pods mount it.
   mkdirSync(join(root, 'operator', 'rc1.d'), { recursive: true });
-  writeFileSync(join(root, 'operator', FORGET_CERTIFICATE_RC_PATH), FORGET_CERTIFICATE_SCRIPT, {
+  writeFileSync(join(root, 'operator', FORGET_CERTIFICATE_RC_PATH), forgetCertificateScript(), {
     mode: 0o555,
   });
   return {

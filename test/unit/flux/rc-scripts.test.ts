@@ -4,14 +4,14 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
-import { FORGET_CERTIFICATE_SCRIPT } from '../../../src/flux/rc-scripts.ts';
+import { forgetCertificateScript } from '../../../src/flux/rc-scripts.ts';
 
 const folder = mkdtempSync(join(tmpdir(), 'flux-rc-scripts-'));
 after(() => rmSync(folder, { recursive: true, force: true }));
 
 function runForget(env: Record<string, string>): number | null {
   const script = join(folder, 'forget-certificate.sh');
-  writeFileSync(script, FORGET_CERTIFICATE_SCRIPT, { mode: 0o555 });
+  writeFileSync(script, forgetCertificateScript(), { mode: 0o555 });
   return spawnSync(script, [], { env: { PATH: '/usr/bin:/bin', ...env }, timeout: 10_000 }).status;
 }
 

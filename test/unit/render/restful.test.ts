@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { RESTFUL_SERVER_FILES, RESTFUL_SERVER_SCRIPT } from '../../../src/flux/restful-server.ts';
+import { restfulServerFiles } from '../../../src/restful/server-files.ts';
 import { renderMiniCluster, restfulCredentials } from '../../../src/render/index.ts';
 import type { KubeObject } from '../../../src/render/index.ts';
 import { IMAGE, KEYS, defaulted, find, present } from './fixtures.ts';
@@ -163,8 +164,9 @@ describe('RESTful mode', () => {
       { name: 'flux-operator-restful', mountPath: '/etc/flux-operator/restful', readOnly: true },
       { name: 'flux-operator-shm', mountPath: '/dev/shm' },
     ]);
-    assert.equal(find.configMap(objects).data?.['restful-server.py'], RESTFUL_SERVER_SCRIPT);
-    for (const [file, text] of Object.entries(RESTFUL_SERVER_FILES)) {
+    const server = readFileSync(new URL('../../../src/restful/restful_server.py', import.meta.url), 'utf8');
+    assert.equal(find.configMap(objects).data?.['restful-server.py'], server);
+    for (const [file, text] of Object.entries(restfulServerFiles())) {
       assert.equal(find.configMap(objects).data?.[file], text, file);
     }
   });

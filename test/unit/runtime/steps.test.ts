@@ -7,7 +7,7 @@ import {
   runSteps,
   stop,
   type Step,
-  type StepProblem,
+  type BlockingProblem,
 } from '../../../src/runtime/steps.ts';
 
 /** A step that records its name (and the stop it saw) in the context when it runs. */
@@ -47,7 +47,7 @@ function recorder() {
   };
 }
 
-const MISSING: StepProblem = { reason: 'SecretMissing', message: 'Secret ns/x does not exist' };
+const MISSING: BlockingProblem = { reason: 'SecretMissing', message: 'Secret ns/x does not exist' };
 
 describe('runSteps', () => {
   it('runs every step in order, timing each by name, and asks for the shortest delay any step asked for', async () => {

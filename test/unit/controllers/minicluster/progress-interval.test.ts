@@ -4,7 +4,7 @@ import {
   STATUS_PROGRESS_INTERVAL_MS,
   STATUS_PROGRESS_WRITES_PER_SECOND,
   progressIntervalMs,
-} from '../../../../src/controllers/minicluster/reconciler.ts';
+} from '../../../../src/controllers/minicluster/status-steps.ts';
 
 describe('progressIntervalMs', () => {
   it('is 10 s while up to 200 MiniClusters start, then grows to keep progress writes at 20 a second', () => {

@@ -12,11 +12,12 @@ import {
   type MiniClusterSpec,
   type MiniClusterStatus,
 } from '../../../../src/api/index.ts';
-import {
-  Reconciler,
-  type ReconcilerCache,
-  type ReconcilerClients,
-} from '../../../../src/controllers/minicluster/reconciler.ts';
+import { Reconciler } from '../../../../src/controllers/minicluster/reconciler.ts';
+import type {
+  ReconcilerCache,
+  ReconcilerClients,
+} from '../../../../src/controllers/minicluster/reconciler-deps.ts';
+import { BURST_FINALIZER } from '../../../../src/controllers/minicluster/burst-step.ts';
 import type { WriteCounter } from '../../../../src/runtime/write-counter.ts';
 import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/watched-kinds.ts';
 import type { RecordedEvent } from '../../../../src/runtime/events.ts';
@@ -44,6 +45,8 @@ class FakeApi {
   readonly hidden = new Set<string>();
   readonly calls: string[] = [];
   statusPatches: { status: Record<string, unknown> }[] = [];
+  /** Bodies of the merge patches of the MiniCluster itself (spec.size, finalizers). */
+  readonly patches: unknown[] = [];
   miniCluster: LiveMiniCluster;
 
   constructor(miniCluster: LiveMiniCluster) {
@@ -111,8 +114,9 @@ class FakeApi {
         this.statusPatches.push(body as { status: Record<string, unknown> });
         return {};
       },
-      patchNamespacedCustomObject: async ({ name }) => {
+      patchNamespacedCustomObject: async ({ name, body }) => {
         this.calls.push(`patch MiniCluster/${name}`);
+        this.patches.push(body);
         return {};
       },
       deleteNamespacedCustomObject: async ({ name }) => {
@@ -576,5 +580,28 @@ describe('Reconciler', () => {
       await reconcile();
       assert.deepEqual(api.calls, []);
     }
+  });
+
+  it('runs the deletion steps for a MiniCluster being deleted: its burst finalizer released, nothing else written', async () => {
+    const { api, steps, writes, reconcile } = harness({ size: 1 });
+    const deleting = (finalizers: string[]): LiveMiniCluster => ({
+      ...api.miniCluster,
+      metadata: { ...api.miniCluster.metadata, resourceVersion: '7', deletionTimestamp: NOW, finalizers },
+    });
+    api.miniCluster = deleting(['example.com/other', BURST_FINALIZER]);
+    // No burst environment: nothing can be removed elsewhere, and the deletion is not held forever.
+    assert.deepEqual(await reconcile(), { applied: [] });
+    assert.deepEqual(steps, ['remove-bursts', 'release-finalizer']);
+    assert.deepEqual(api.calls, [`patch MiniCluster/${NAME}`]);
+    assert.deepEqual(api.patches, [
+      { metadata: { finalizers: ['example.com/other'], resourceVersion: '7' } },
+    ]);
+    assert.deepEqual(writes, ['apply MiniCluster']);
+
+    api.miniCluster = deleting(['example.com/other']);
+    api.calls.length = 0;
+    assert.deepEqual(await reconcile(), { applied: [] });
+    assert.deepEqual(steps, ['remove-bursts', 'release-finalizer']);
+    assert.deepEqual(api.calls, [], 'no finalizer of ours: nothing to write');
   });
 });

@@ -236,6 +236,33 @@ describe('computeStatus', () => {
     );
   });
 
+  it('is Finishing, not Starting, once a worker broker ended with 0 (the instance shutting down) while the lead still runs', () => {
+    const status = computeStatus(
+      observe({ pods: [pod(0, 'Running'), pod(1, 'Succeeded', exited(0)), pod(2, 'Running')] }),
+    );
+    assert.equal(status.summary, 'Finishing');
+    assert.deepEqual(
+      [condition(status, 'Ready')?.reason, condition(status, 'Ready')?.message],
+      [
+        'Finishing',
+        'broker pod flux-sample-1-abcde (index 1) finished with status 0: the Flux instance is shutting down',
+      ],
+    );
+    assert.deepEqual(
+      [condition(status, 'Scaling')?.status, condition(status, 'Scaling')?.reason],
+      ['False', 'AtSize'],
+    );
+    // A worker that failed, or whose pod a scale down is deleting, is no shutdown.
+    const deleting = pod(2, 'Running', exited(0));
+    deleting.metadata = { ...deleting.metadata, deletionTimestamp: NOW };
+    for (const pods of [
+      [pod(0, 'Running'), pod(1, 'Failed', exited(1)), pod(2, 'Running')],
+      [pod(0, 'Running'), pod(1, 'Running'), deleting],
+    ]) {
+      assert.notEqual(computeStatus(observe({ pods })).summary, 'Finishing', JSON.stringify(pods));
+    }
+  });
+
   it("is Succeeded as soon as the lead pod's containers all ended with 0, before the Job's verdict", () => {
     const finishedAt = new Date('2026-03-01T11:59:58Z');
     const lead = pod(0, 'Running', exited(0, finishedAt));
@@ -552,33 +579,6 @@ describe('leadBrokerAddress', () => {
       address: 'broker.example.com',
       port: 8050,
     });
-  });
-});
-
-describe('statusPatch', () => {
-  it('nulls the fields the next status drops, so a merge patch removes them', async () => {
-    const { statusPatch } = await import('../../../../src/controllers/minicluster/reconciler.ts');
-    assert.deepEqual(statusPatch({ size: 2, bursts: [], completionTime: 'x' }, { size: 3 }), {
-      size: 3,
-      bursts: null,
-      completionTime: null,
-    });
-    assert.deepEqual(statusPatch(undefined, { size: 3 }), { size: 3 });
-  });
-
-  it('nulls dropped fields of nested objects too (ranks no longer drained), and replaces lists whole', async () => {
-    const { statusPatch } = await import('../../../../src/controllers/minicluster/reconciler.ts');
-    const scaleIn = { fromSize: 4, toSize: 2, since: '2026-01-01T00:00:00Z' };
-    assert.deepEqual(
-      statusPatch(
-        {
-          autoscale: { drainedRanks: '2-3', scaleIn },
-          burstJobs: [{ id: 'f1', reason: 'NoFreeCapacity', message: 'm' }],
-        },
-        { autoscale: { readError: 'timed out' }, burstJobs: [] },
-      ),
-      { autoscale: { readError: 'timed out', drainedRanks: null, scaleIn: null }, burstJobs: [] },
-    );
   });
 });
 

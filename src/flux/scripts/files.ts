@@ -1,0 +1,11 @@
+// The scripts of a MiniCluster's pods, files of this folder (linted with shellcheck, tested as shell):
+// the entrypoint's body, the stay-up wrapper, the rc1 script, the sidecar wrapper, the view's init.
+import { packagedFiles } from '../packaged-files.ts';
+
+export const FLUX_SCRIPTS = packagedFiles(import.meta.url, [
+  'entrypoint.sh',
+  'forget-certificate.sh',
+  'sidecar.sh',
+  'stay-up.sh',
+  'view-init.sh',
+]);

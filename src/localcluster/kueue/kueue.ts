@@ -1,0 +1,236 @@
+// Real Kueue in a local cluster: its manager, built from its Go module, runs on this host beside the
+// control plane as its own ServiceAccount, with its CRDs, RBAC and webhook configurations from the same
+// module, the webhooks pointing at its loopback port. Started with the cluster on request, stopped with it.
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { ObjectApi } from '../../kube/object-api.ts';
+import type { Progress } from '../../tooling/hack-script.ts';
+import { until, within } from '../poll.ts';
+import { isAlive } from '../procfs.ts';
+import { reservePorts } from '../ports.ts';
+import { ensureKueueBuilt } from './build.ts';
+import { KUEUE_CREDENTIALS_DAYS, writeKueueCertificates } from './certs.ts';
+import {
+  kueueConfiguration,
+  kueueFiles,
+  kueuePorts,
+  portsOfConfigurationText,
+  tokenKubeconfig,
+  type KueueFiles,
+  type KueuePorts,
+} from './config.ts';
+import type { KubeObject } from './manifests.ts';
+import { kueueModuleDir, readKueueManifests, readPlacement, type KueueManifests } from './module.ts';
+import { KUEUE_VERSION, kueueBinary, kueueStateDir } from './paths.ts';
+import { kueueLog, kueuePid, kueueUnavailable, startKueue, stopKueue } from './process.ts';
+import { kueueReadyz, kueueWebhookAnswers } from './ready.ts';
+
+const FIELD_MANAGER = 'flux-operator-localcluster';
+const CALL_TIMEOUT_MS = 30_000;
+
+export interface KueueOptions {
+  /** kwokctl's folder of the cluster; Kueue's state goes in its `kueue/`. */
+  clusterDir: string;
+  /** kwokctl's work folder of the state folder (the port registry reads the clusters' configs there). */
+  workdir: string;
+  /** The cluster's admin kubeconfig. */
+  kubeconfig: string;
+  progress: Progress;
+  env: NodeJS.ProcessEnv;
+  /** How long to wait for Kueue to become ready (default 180 s). */
+  timeoutMs?: number;
+}
+
+export interface KueueStatus {
+  version: string;
+  pid?: number;
+  /** The manager's process lives. */
+  running: boolean;
+  ports?: KueuePorts;
+  /** Its webhook server, as the webhook configurations call it. */
+  webhookUrl?: string;
+  log: string;
+}
+
+function filesOf(clusterDir: string): KueueFiles {
+  return kueueFiles(kueueStateDir(clusterDir));
+}
+
+function portsOf(files: KueueFiles): KueuePorts | undefined {
+  return existsSync(files.configFile)
+    ? portsOfConfigurationText(readFileSync(files.configFile, 'utf8'))
+    : undefined;
+}
+
+/** Whether the cluster has Kueue's state (it was started with Kueue), without asking the API server. */
+export function kueueExists(clusterDir: string): boolean {
+  return existsSync(filesOf(clusterDir).configFile);
+}
+
+export function kueueStatus(clusterDir: string, env: NodeJS.ProcessEnv = process.env): KueueStatus {
+  const files = filesOf(clusterDir);
+  const pid = kueuePid(files, kueueBinary(env));
+  const ports = portsOf(files);
+  return {
+    version: KUEUE_VERSION,
+    ...(pid === undefined ? {} : { pid }),
+    running: pid !== undefined,
+    ...(ports === undefined ? {} : { ports, webhookUrl: `https://127.0.0.1:${ports.webhook}` }),
+    log: kueueLog(files),
+  };
+}
+
+/** Server-side apply of the object as it is: CRDs' schemas keep the fields the client's models lack. */
+function apply(objects: ObjectApi, object: KubeObject): Promise<KubernetesObject> {
+  return within(
+    `the API server (applying ${object.kind} ${object.metadata.name})`,
+    CALL_TIMEOUT_MS,
+    objects.apply(object as KubernetesObject, FIELD_MANAGER),
+  );
+}
+
+/** A ServiceAccount token for Kueue, valid as long as the cluster's certificates are. */
+async function serviceAccountToken(kc: KubeConfig, account: KueueManifests['serviceAccount']) {
+  const core = kc.makeApiClient(CoreV1Api);
+  const request = await within(
+    'the API server (a token for Kueue)',
+    CALL_TIMEOUT_MS,
+    core.createNamespacedServiceAccountToken({
+      ...account,
+      body: { spec: { audiences: [], expirationSeconds: KUEUE_CREDENTIALS_DAYS * 86_400 } },
+    }),
+  );
+  const token = request.status?.token;
+  if (!token) throw new Error(`the API server gave no token for ${account.namespace}/${account.name}`);
+  return token;
+}
+
+function writeKueueKubeconfig(kc: KubeConfig, file: string, token: string, user: string): void {
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error('the cluster kubeconfig names no current cluster');
+  const apiServer = {
+    server: cluster.server,
+    ...(cluster.caFile === undefined ? {} : { caFile: cluster.caFile }),
+    ...(cluster.caData === undefined ? {} : { caData: cluster.caData }),
+  };
+  writeFileSync(file, tokenKubeconfig(apiServer, token, user), { mode: 0o600 });
+}
+
+async function waitEstablished(kc: KubeConfig, crds: readonly KubeObject[], deadline: number) {
+  const api = kc.makeApiClient(ApiextensionsV1Api);
+  for (const crd of crds) {
+    await until(`CRD ${crd.metadata.name} Established`, deadline, async () => {
+      const read = await within(
+        'the API server',
+        CALL_TIMEOUT_MS,
+        api.readCustomResourceDefinition(crd.metadata),
+      );
+      return read.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
+        ? true
+        : undefined;
+    });
+  }
+}
+
+/** The last lines of Kueue's log, to say why it is not ready. */
+function logTail(files: KueueFiles, lines = 15): string {
+  try {
+    return readFileSync(kueueLog(files), 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+/**
+ * Waits until `check` holds; fails at once, with the end of its log, when the process started as `pid`
+ * (unshare, then the script, then Kueue: one process) exits meanwhile.
+ */
+async function untilKueue(
+  what: string,
+  files: KueueFiles,
+  pid: number,
+  deadline: number,
+  check: () => Promise<boolean>,
+): Promise<void> {
+  const outcome = await until(`${what} (log: ${kueueLog(files)})`, deadline, async () => {
+    if (!isAlive(pid)) return 'exited';
+    return (await check()) ? 'ready' : undefined;
+  });
+  if (outcome === 'exited')
+    throw new Error(`Kueue exited; the end of ${kueueLog(files)}:\n${logTail(files)}`);
+}
+
+/** Whether Kueue answers its readiness endpoint and, through the API server, its webhook. */
+async function ready(status: KueueStatus, kc: KubeConfig): Promise<boolean> {
+  if (!status.running || !status.ports || !(await kueueReadyz(status.ports.health))) return false;
+  return kueueWebhookAnswers(kc).catch(() => false);
+}
+
+/**
+ * Starts the cluster's Kueue (building it on first use) and returns once it is ready: its readiness
+ * endpoint answers and its webhook, called by the API server, suspends a queued Job. A Kueue already
+ * ready is left as it is; one that is not is started afresh, with new ports and certificates.
+ */
+export async function kueueUp(options: KueueOptions): Promise<KueueStatus> {
+  const why = kueueUnavailable();
+  if (why) throw new Error(why);
+  const { progress, env } = options;
+  const binary = await ensureKueueBuilt(progress, env);
+  const files = filesOf(options.clusterDir);
+  const kc = new KubeConfig();
+  kc.loadFromFile(options.kubeconfig);
+  const before = kueueStatus(options.clusterDir, env);
+  if (await ready(before, kc)) return before;
+  if (before.pid !== undefined) {
+    progress(`Kueue (pid ${before.pid}) is not ready; starting it afresh`);
+    await stopKueue(files, binary);
+  }
+
+  const t0 = Date.now();
+  const deadline = t0 + (options.timeoutMs ?? 180_000);
+  progress(`starting Kueue ${KUEUE_VERSION} (its manager on this host, its webhooks on loopback)`);
+  const moduleDir = await kueueModuleDir(env);
+  const placement = readPlacement(moduleDir);
+  for (const dir of [files.certDir, files.pidDir, files.logDir]) mkdirSync(dir, { recursive: true });
+  const ca = await writeKueueCertificates(files.certDir);
+  let ports: KueuePorts | undefined;
+  const registration = { env, progress, workdir: options.workdir, configFile: files.configFile };
+  await reservePorts(registration, 3, (chosen) => {
+    ports = kueuePorts(chosen);
+    writeFileSync(files.configFile, kueueConfiguration(ports, files.certDir, placement.namespace));
+  });
+  if (!ports) throw new Error('no ports were reserved for Kueue');
+  const webhookUrl = `https://127.0.0.1:${ports.webhook}`;
+  const manifests = readKueueManifests(moduleDir, {
+    url: webhookUrl,
+    caBundle: Buffer.from(ca).toString('base64'),
+  });
+
+  const objects = ObjectApi.forConfig(kc);
+  for (const object of [manifests.namespace, ...manifests.crds, ...manifests.rbac])
+    await apply(objects, object);
+  await waitEstablished(kc, manifests.crds, deadline);
+  const account = manifests.serviceAccount;
+  const user = `system:serviceaccount:${account.namespace}:${account.name}`;
+  writeKueueKubeconfig(kc, files.kubeconfig, await serviceAccountToken(kc, account), user);
+
+  const pid = startKueue(files, binary, env);
+  const { health } = ports;
+  await untilKueue('Kueue ready', files, pid, deadline, () => kueueReadyz(health));
+  for (const object of manifests.webhooks) await apply(objects, object);
+  await untilKueue("Kueue's webhook answering the API server", files, pid, deadline, () =>
+    kueueWebhookAnswers(kc),
+  );
+  progress(
+    `Kueue ${KUEUE_VERSION} ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (pid ${pid}, webhooks at ` +
+      `${webhookUrl}, ${manifests.crds.length} CRDs, integrations: batch/job); log: ${kueueLog(files)}`,
+  );
+  return kueueStatus(options.clusterDir, env);
+}
+
+/** Stops the cluster's Kueue, if it has one; its state goes with the cluster's folder. */
+export async function kueueDown(clusterDir: string, env: NodeJS.ProcessEnv = process.env): Promise<boolean> {
+  if (!kueueExists(clusterDir)) return false;
+  await stopKueue(filesOf(clusterDir), kueueBinary(env));
+  return true;
+}
