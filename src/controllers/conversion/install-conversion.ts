@@ -8,7 +8,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { GROUP, KIND, type ConversionClientConfig } from '../../api/index.ts';
-import { isNotFound } from '../../kube/api-errors.ts';
+import { apiErrorCode, isNotFound } from '../../kube/api-errors.ts';
 import type { Transport } from '../../kube/transport.ts';
 import { apiServerConverts, type ApiServerConversion } from './api-server-check.ts';
 import { describeClientConfig, patchCrdConversion, readCrd } from './crd-client-config.ts';
@@ -44,11 +44,15 @@ async function converts(transport: Transport, namespace: string): Promise<ApiSer
   return check;
 }
 
+/**
+ * The live CRD; undefined when there is none, or when this user may not read it: then the install's
+ * apply of the CRD is what fails, with the one line that names the right it lacks.
+ */
 async function readLive(transport: Transport): Promise<CrdConversionView | undefined> {
   try {
     return await readCrd(transport);
   } catch (error) {
-    if (isNotFound(error)) return undefined;
+    if (isNotFound(error) || apiErrorCode(error) === 403) return undefined;
     throw error;
   }
 }
