@@ -25,7 +25,7 @@ import { installCommand } from '../../src/cli/install-command.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { createNamespace, deleteNamespace, ensureCapacity, pool, waitAllRunning } from './cluster-objects.ts';
 import { oursCommand } from './operator-commands.ts';
-import { metricsByLabel, metricsTotal, round, settled } from './process-metrics.ts';
+import { loggedNumber, metricsByLabel, metricsTotal, round, settled } from './process-metrics.ts';
 
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
 const run = promisify(execFile);
@@ -50,19 +50,6 @@ async function apiServerExecs(kubeconfig: string): Promise<number> {
   return total;
 }
 
-/** The metrics port from the operator's start-up log line. */
-async function startedOn(output: () => string): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const line = output()
-      .split('\n')
-      .find((candidate) => candidate.includes('"msg":"flux-operator starting"'));
-    if (line) return (JSON.parse(line) as { metricsPort: number }).metricsPort;
-    await sleep(100);
-  }
-  throw new Error(`the operator did not start:\n${output()}`);
-}
-
 export async function autoscaleBench(argv: readonly string[]): Promise<void> {
   const count = option(argv, '--count', 50);
   const size = option(argv, '--size', 1);
@@ -82,7 +69,12 @@ export async function autoscaleBench(argv: readonly string[]): Promise<void> {
   try {
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const port = await startedOn(() => output);
+    const port = await loggedNumber(
+      () => output,
+      'flux-operator starting',
+      'metricsPort',
+      'the operator did not start',
+    );
     await sleep(1000);
     process.stderr.write(`[bench] ${count} autoscaled MiniClusters x ${size}, pollSeconds ${pollSeconds}\n`);
     const miniClusters = Array.from({ length: count }, (_, index) => {

@@ -77,3 +77,25 @@ export function rssMiB(pid: number): { rss: number; peak: number } {
 export function round(value: number): number {
   return Math.round(value * 100) / 100;
 }
+
+/**
+ * A number the operator logs once: `field` of its first JSON log line whose message is `msg` (a port
+ * it listens on), waited for up to `timeoutMs`; fails with `failure` and the output so far.
+ */
+export async function loggedNumber(
+  output: () => string,
+  msg: string,
+  field: string,
+  failure: string,
+  timeoutMs = 30_000,
+): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const line = output()
+      .split('\n')
+      .find((candidate) => candidate.includes(`"msg":"${msg}"`));
+    if (line) return (JSON.parse(line) as Record<string, number>)[field] ?? NaN;
+    await sleep(100);
+  }
+  throw new Error(`${failure}:\n${output()}`);
+}

@@ -56,7 +56,15 @@ import {
   waitGone,
 } from './cluster-objects.ts';
 import { oursCommand } from './operator-commands.ts';
-import { cpuSeconds, metricsByLabel, metricsTotal, round, rssMiB, settled } from './process-metrics.ts';
+import {
+  cpuSeconds,
+  loggedNumber,
+  metricsByLabel,
+  metricsTotal,
+  round,
+  rssMiB,
+  settled,
+} from './process-metrics.ts';
 
 // The operator as deployed (the image runs the compiled CLI): `npm run bench` builds it first.
 const MAIN = fileURLToPath(new URL('../../dist/src/cli/main.js', import.meta.url));
@@ -140,7 +148,12 @@ async function main(): Promise<void> {
     });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const metricsPort = await startedOn(() => output);
+    const metricsPort = await loggedNumber(
+      () => output,
+      'flux-operator starting',
+      'metricsPort',
+      'the operator did not start',
+    );
     await sleep(1000); // caches synced
 
     const startCpu = cpuSeconds(child.pid ?? 0);
@@ -201,19 +214,6 @@ async function main(): Promise<void> {
     await deleteNamespace(clients, operatorNamespace);
     for (const name of nodes) await clients.core.deleteNode({ name }).catch(() => undefined);
   }
-}
-
-/** The metrics port from the operator's start-up log line. */
-async function startedOn(output: () => string): Promise<number> {
-  const deadline = Date.now() + 30_000;
-  while (Date.now() < deadline) {
-    const line = output()
-      .split('\n')
-      .find((candidate) => candidate.includes('"msg":"flux-operator starting"'));
-    if (line) return (JSON.parse(line) as { metricsPort: number }).metricsPort;
-    await sleep(100);
-  }
-  throw new Error(`the operator did not start:\n${output()}`);
 }
 
 const argv = process.argv.slice(2);

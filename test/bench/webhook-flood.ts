@@ -19,7 +19,7 @@ import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { down, up } from '../../src/localcluster/index.ts';
 import { floodWebhook } from '../harness/webhook-flood.ts';
-import { rssMiB, round } from './process-metrics.ts';
+import { loggedNumber, rssMiB, round } from './process-metrics.ts';
 
 const CLUSTER = 'flood-bench';
 const NAMESPACE = 'flood-bench';
@@ -120,7 +120,13 @@ export async function webhookFloodBench(argv: readonly string[]): Promise<void> 
     await installCommand({ kubeconfig, log: () => undefined });
     const clients = kubeClients(loadKubeConfig(kubeconfig));
     await clients.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }).catch(() => undefined);
-    const port = await webhookPort(() => output);
+    const port = await loggedNumber(
+      () => output,
+      'serving the conversion webhook',
+      'port',
+      'the operator did not serve its webhook',
+      60_000,
+    );
     await serverSideApply(
       clients.objects,
       minicluster('stored', API_VERSION_V1ALPHA2) as never,
@@ -182,17 +188,4 @@ export async function webhookFloodBench(argv: readonly string[]): Promise<void> 
     await Promise.race([once(operator, 'exit'), sleep(15_000)]);
     await down({ name: CLUSTER, progress });
   }
-}
-
-/** The webhook's port from the operator's log line. */
-async function webhookPort(output: () => string): Promise<number> {
-  const deadline = Date.now() + 60_000;
-  while (Date.now() < deadline) {
-    const line = output()
-      .split('\n')
-      .find((candidate) => candidate.includes('"msg":"serving the conversion webhook"'));
-    if (line) return (JSON.parse(line) as { port: number }).port;
-    await sleep(100);
-  }
-  throw new Error(`the operator did not serve its webhook:\n${output()}`);
 }
