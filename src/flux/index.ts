@@ -72,5 +72,9 @@ export type { SidecarInput } from './sidecar.ts';
 export {
   FORGET_CERTIFICATE_FILE,
   FORGET_CERTIFICATE_RC_PATH,
+  MODPROBE_DIR,
+  ONE_STEP_CLEANUP_FILE,
+  ONE_STEP_CLEANUP_RC_PATH,
+  oneStepCleanupScript,
   forgetCertificateScript,
 } from './rc-scripts.ts';

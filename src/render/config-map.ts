@@ -2,10 +2,12 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, commonLabels } from '../api/index.ts';
 import {
   FORGET_CERTIFICATE_FILE,
+  ONE_STEP_CLEANUP_FILE,
   VIEW_INIT_FILE,
   brokerConfigToml,
   entrypointScript,
   forgetCertificateScript,
+  oneStepCleanupScript,
   resourceSpecJson,
   viewInitScript,
 } from '../flux/index.ts';
@@ -42,6 +44,7 @@ export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Re
     [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),
     [FORGET_CERTIFICATE_FILE]: forgetCertificateScript(),
+    [ONE_STEP_CLEANUP_FILE]: oneStepCleanupScript(),
   };
   const container = fluxContainer(miniCluster);
   const { cores } = container;

@@ -15,6 +15,8 @@ import {
   DEFAULT_BROKER_PORT,
   FORGET_CERTIFICATE_FILE,
   FORGET_CERTIFICATE_RC_PATH,
+  ONE_STEP_CLEANUP_FILE,
+  ONE_STEP_CLEANUP_RC_PATH,
   SPACK_SOFTWARE_COPY,
   VIEW_INIT_FILE,
   viewInitCommand,
@@ -105,6 +107,8 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
     { key: ENTRYPOINT_FILE, path: ENTRYPOINT_FILE, mode: SCRIPT_FILE_MODE },
     // The brokers' rc1 script (FLUX_RC_EXTRA is this mount's folder).
     { key: FORGET_CERTIFICATE_FILE, path: FORGET_CERTIFICATE_RC_PATH, mode: SCRIPT_FILE_MODE },
+    // The instance's cleanup in one process (FLUX_MODPROBE_PATH_APPEND is this mount's modprobe/).
+    { key: ONE_STEP_CLEANUP_FILE, path: ONE_STEP_CLEANUP_RC_PATH, mode: CONFIG_FILE_MODE },
   ];
   if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });

@@ -265,7 +265,7 @@ export async function leadLog(
  * bursting policy.
  */
 /** An application image without Flux, no sh, no hostname (src/images/plain-image.ts). */
-const PLAIN_IMAGE = `${PLAIN_IMAGE_REPOSITORY}:bookworm`;
+export const PLAIN_IMAGE = `${PLAIN_IMAGE_REPOSITORY}:bookworm`;
 
 export async function burstableMiniCluster(
   clients: KubeClients,

@@ -261,13 +261,19 @@ trap 'on_stop INT' INT
 # broker's rc1 removes (rc_extra_dir/rc1.d/forget-certificate.sh on FLUX_RC_EXTRA: a broker has read
 # its certificate before rc1, and runs no job before rc1 ends), and which goes when the broker ends.
 
-# use_rc_extra: the operator's rc1 folder first on FLUX_RC_EXTRA (once), with the copy's path.
+# use_rc_extra: the operator's rc1 folder first on FLUX_RC_EXTRA (once), with the copy's path, and its
+# modprobe folder last on FLUX_MODPROBE_PATH_APPEND (once).
 # shellcheck disable=SC2154 # rc_extra_dir is set only when the MiniCluster has it, as tested here
 use_rc_extra() {
   if [ -n "${rc_extra_dir+set}" ]; then
     case ":${FLUX_RC_EXTRA:-}:" in
       *":$rc_extra_dir:"*) ;;
       *) export FLUX_RC_EXTRA="$rc_extra_dir${FLUX_RC_EXTRA:+:$FLUX_RC_EXTRA}" ;;
+    esac
+    # Its modprobe/rc1.d/one-step-cleanup.py, read by `flux modprobe rc1` (one-step-cleanup.py says why).
+    case ":${FLUX_MODPROBE_PATH_APPEND:-}:" in
+      *":$rc_extra_dir/modprobe:"*) ;;
+      *) export FLUX_MODPROBE_PATH_APPEND="${FLUX_MODPROBE_PATH_APPEND:+$FLUX_MODPROBE_PATH_APPEND:}$rc_extra_dir/modprobe" ;;
     esac
     export FLUX_OPERATOR_CURVE_CERT="$curve_cert"
   fi

@@ -5,6 +5,7 @@ import { packagedFiles } from '../packaged-files.ts';
 export const FLUX_SCRIPTS = packagedFiles(import.meta.url, [
   'entrypoint.sh',
   'forget-certificate.sh',
+  'one-step-cleanup.py',
   'sidecar.sh',
   'stay-up.sh',
   'view-init.sh',

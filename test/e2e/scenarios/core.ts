@@ -4,12 +4,15 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
+import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
 import { waitFor } from '../../harness/cluster.ts';
+import { assertOneStepCleanup } from '../../harness/flux-log.ts';
 import { applyMiniCluster, readStatus, scaleMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import {
   AWKWARD_FLUX_IMAGE,
   FLUX_IMAGE,
   ON_REAL_NODE,
+  PLAIN_IMAGE,
   fluxInLead,
   hostnamesFromJob,
   leadLog,
@@ -56,6 +59,24 @@ export function coreScenarios(): void {
     const log = await leadLog(clients, namespace, 'tasks');
     const hosts = log.split('\n').filter((line) => /^tasks-\d$/.test(line));
     assert.deepEqual(hosts.sort(), ['tasks-0', 'tasks-1', 'tasks-2', 'tasks-3'], log);
+  });
+
+  it('a job the command leaves running is cancelled by the one-step cleanup, and the MiniCluster ends', async (t) => {
+    const { namespace, clients } = await scenario(t, 'leftover');
+    // The command submits an hour-long job and ends: the instance's cleanup must cancel it, or the
+    // brokers would wait for it (or kill it unannounced) and the MiniCluster would not succeed now.
+    // v1alpha2, Flux from the view in an image without Flux.
+    const object = realMiniCluster(
+      namespace,
+      'leftover',
+      { size: 2 },
+      { image: PLAIN_IMAGE, command: 'flux submit --job-name=leftover sleep 3600' },
+    );
+    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+    await waitForCondition(clients, namespace, 'leftover', 'Succeeded', 'True', 180_000);
+    const log = await leadLog(clients, namespace, 'leftover');
+    assertOneStepCleanup(log);
+    assert.match(log, /flux-operator cleanup: cancelled 1 running job\(s\)/, log);
   });
 
   it('a failing command fails the MiniCluster with its exit status', async (t) => {

@@ -13,6 +13,7 @@ import {
   MPICH_IMAGE,
 } from '../../../src/images/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
+import { assertOneStepCleanup } from '../../harness/flux-log.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import {
   execIn,
@@ -111,6 +112,7 @@ async function lammpsOn(t: TestContext, brokers: number): Promise<void> {
   assert.equal(loop.steps, 250);
   // One MPI_COMM_WORLD: the processor grid spans every rank.
   assert.equal(gridRanks(log), brokers);
+  assertOneStepCleanup(log);
   t.diagnostic(`LAMMPS melt on ${brokers} brokers: loop time ${loop.seconds} s`);
 }
 

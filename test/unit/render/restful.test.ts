@@ -146,6 +146,8 @@ describe('RESTful mode', () => {
     assert.deepEqual(pod.volumes?.find((volume) => volume.name === 'flux-operator-files')?.configMap?.items, [
       { key: 'entrypoint.sh', path: 'entrypoint.sh', mode: 0o555 },
       { key: 'forget-certificate.sh', path: 'rc1.d/forget-certificate.sh', mode: 0o555 },
+      // Read by flux modprobe, never run: not executable.
+      { key: 'one-step-cleanup.py', path: 'modprobe/rc1.d/one-step-cleanup.py', mode: 0o444 },
       { key: 'restful-server.py', path: 'restful-server.py', mode: 0o444 },
       // The modules the server imports, beside it under their module names.
       { key: 'restful_auth.py', path: 'restful_auth.py', mode: 0o444 },
