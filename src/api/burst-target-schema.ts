@@ -220,6 +220,11 @@ export const BurstTargetSpecSchema = Type.Object(
     ),
     gke: Type.Optional(GkeTargetSchema),
     eks: Type.Optional(EksTargetSchema),
+    queueName: Type.Optional(
+      dns1123Label(
+        "Kueue's LocalQueue on the target cluster, in spec.namespace: burst MiniClusters made there carry it as their kueue.x-k8s.io/queue-name label, so that they wait in that queue and start as a whole under its quota (docs/kueue.md). Unset: they are not queued.",
+      ),
+    ),
   },
   {
     description: 'Where to burst and how to connect there.',

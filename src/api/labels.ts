@@ -50,6 +50,16 @@ export const LABEL_JOB_COMPLETION_INDEX = 'batch.kubernetes.io/job-completion-in
 /** Set by the Job controller on the pods it creates: the Job's name. */
 export const LABEL_JOB_NAME = 'batch.kubernetes.io/job-name';
 
+/**
+ * Kueue's labels (kueue.x-k8s.io): the LocalQueue a Job waits in, and its WorkloadPriorityClass. On
+ * the MiniCluster (or in v1alpha2 spec.jobLabels, as Go operator users write them) they go to the Job,
+ * which Kueue then suspends until it admits all of its pods at once (docs/kueue.md).
+ */
+export const LABEL_QUEUE_NAME = 'kueue.x-k8s.io/queue-name';
+export const LABEL_KUEUE_PRIORITY_CLASS = 'kueue.x-k8s.io/priority-class';
+/** Kueue's labels a MiniCluster passes on to its Job. */
+export const QUEUE_LABEL_KEYS: readonly string[] = [LABEL_QUEUE_NAME, LABEL_KUEUE_PRIORITY_CLASS];
+
 /** Hash of the rendered broker config on the pod template, so a config change rolls the pods. */
 export const ANNOTATION_CONFIG_HASH = 'flux-framework.org/config-hash';
 

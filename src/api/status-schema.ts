@@ -25,6 +25,8 @@ export const CONDITION_SCALING = 'Scaling';
 export const CONDITION_BURSTING = 'Bursting';
 /** RESTful mode: where the API is, and what of v1alpha1's fluxRestful and users differs here. */
 export const CONDITION_RESTFUL_API = 'RestfulApi';
+/** Under Kueue (a queue-name label): True while Kueue holds the Job suspended, with Kueue's own reason. */
+export const CONDITION_QUEUED = 'Queued';
 /** A scale-in waits for jobs on the ranks that go (they are drained in Flux first). */
 export const CONDITION_DRAINING = 'Draining';
 
@@ -44,7 +46,15 @@ export const MAX_LISTED_BURST_JOBS = 32;
 export const MAX_BURST_RECORD_JOBS = 32;
 
 /** Values of `status.summary`, the Status column of `kubectl get`. */
-export const SUMMARIES = ['Pending', 'Starting', 'Ready', 'Finishing', 'Succeeded', 'Failed'] as const;
+export const SUMMARIES = [
+  'Pending',
+  'Queued',
+  'Starting',
+  'Ready',
+  'Finishing',
+  'Succeeded',
+  'Failed',
+] as const;
 
 /** Condition `type`: CamelCase, optionally domain-prefixed (metav1.Condition's pattern). */
 const CONDITION_TYPE_PATTERN =

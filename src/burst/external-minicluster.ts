@@ -10,6 +10,7 @@ import {
   API_VERSION,
   KIND,
   LABEL_MANAGED_BY,
+  LABEL_QUEUE_NAME,
   MANAGED_BY,
   SECRET_DATA_KEYS,
   defaultMiniCluster,
@@ -56,6 +57,11 @@ export interface ExternalMiniClusterRequest {
   readonly leadBroker: { readonly address: string; readonly port: number };
   /** Namespace on the burst target. */
   readonly namespace: string;
+  /**
+   * Kueue's queue on the burst target (BurstTarget spec.queueName): the burst MiniCluster carries it
+   * as its queue-name label, so its Job waits there and starts as a whole (docs/kueue.md).
+   */
+  readonly queueName?: string;
   /** Identity of the local cluster (kube-system's uid), if known. */
   readonly originCluster?: string;
   /**
@@ -190,6 +196,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
         ...(request.originCluster ? { [LABEL_BURST_ORIGIN_CLUSTER]: request.originCluster } : {}),
         [LABEL_BURST_SLOT]: slot,
         [LABEL_BURST_CONFIG_HASH]: configHash,
+        ...(request.queueName === undefined ? {} : { [LABEL_QUEUE_NAME]: request.queueName }),
       },
       annotations: {
         [ANNOTATION_BURST_ORIGIN]: namespacedName(local),

@@ -174,6 +174,12 @@ export const NAMESPACED_RULES: readonly DocumentedRule[] = [
     why: "Read the MiniCluster's namespace's labels: host storage only where flux-framework.org/host-storage=allowed (in a Role, the namespace it is in only).",
   },
   {
+    apiGroups: ['kueue.x-k8s.io'],
+    resources: ['workloads'],
+    verbs: ['list'],
+    why: "Read Kueue's Workload of a queued MiniCluster's Job (why it waits, or was evicted) for MiniCluster status; never changes them. Without Kueue, unused.",
+  },
+  {
     apiGroups: ['events.k8s.io'],
     resources: ['events'],
     verbs: ['create', 'patch'],

@@ -12,6 +12,7 @@ export { ownerReference } from './kube-object.ts';
 export type { KubeObject, Owner } from './kube-object.ts';
 export { brokerHosts, brokerHostEntries, fluxContainer, joinsAnotherInstance } from './flux-inputs.ts';
 export { exposesLeadBroker } from './service.ts';
+export { queueLabels, queueNameOf, withQueueLabels } from './queue.ts';
 export { hasServices } from './services.ts';
 export {
   renderRestfulSecret,

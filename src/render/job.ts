@@ -48,6 +48,7 @@ import {
 } from './paths.ts';
 import { isWrapped, layoutOf } from './layout.ts';
 import { containerScripts } from './sidecars.ts';
+import { queueLabels } from './queue.ts';
 import { RESTFUL_SERVER_FILE_NAMES } from '../restful/server-files.ts';
 import { restfulPort, servesRestful } from './restful.ts';
 import { storageClaimName } from './storage.ts';
@@ -574,7 +575,8 @@ export function renderJob(
     metadata: {
       name: names.job,
       namespace: namespaceOf(miniCluster),
-      labels: { ...sortedObject(spec.jobLabels), ...labels },
+      // Kueue's labels of the MiniCluster (its queue) reach the Job; spec.jobLabels win (render/queue.ts).
+      labels: { ...queueLabels(metadata.labels), ...sortedObject(spec.jobLabels), ...labels },
     },
     spec: {
       completionMode: 'Indexed',

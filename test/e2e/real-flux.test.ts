@@ -24,6 +24,7 @@ import {
   goV1alpha2ExampleScenarios,
 } from './scenarios/go-v1alpha2-examples.ts';
 import { inClusterScenarios } from './scenarios/in-cluster.ts';
+import { kueueScenarios } from './scenarios/kueue.ts';
 import { installedOperatorScenarios } from './scenarios/installed-operator.ts';
 import { mpiScenarios } from './scenarios/mpi.ts';
 import { servicesScenarios } from './scenarios/services.ts';
@@ -64,6 +65,7 @@ describe('real Flux on the real node', { concurrency: 3 }, () => {
   mpiScenarios();
   gpuScenarios();
   badCommandScenarios();
+  kueueScenarios();
 });
 
 it('the real node listens only on loopback and on its own address, never on the machine network', () => {

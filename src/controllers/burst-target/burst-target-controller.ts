@@ -106,7 +106,10 @@ export interface BurstTargetControllerOptions {
 }
 
 /** What the controller knows of a connected target. */
-export type TargetConnectionInfo = Omit<TargetConnected, 'ok'>;
+export type TargetConnectionInfo = Omit<TargetConnected, 'ok'> & {
+  /** spec.queueName: Kueue's queue on the target, named by the burst MiniClusters made there. */
+  readonly queueName?: string;
+};
 
 /** How to list and watch BurstTargets. */
 export function burstTargetKind(clients: ApiClients): WatchedKind<LiveBurstTarget> {
@@ -357,6 +360,8 @@ export class BurstTargetController {
         server: outcome.server,
         version: outcome.version,
         namespace: outcome.namespace,
+        // Kueue's queue there, which the burst MiniClusters made on it name (docs/kueue.md).
+        ...(live.spec.queueName === undefined ? {} : { queueName: live.spec.queueName }),
       });
       this.failures.delete(key);
       if (!wasConnected) this.options.onConnectionChange?.(namespace, name, true);

@@ -5,7 +5,12 @@
  */
 import type { V1Job, V1PersistentVolume, V1Secret } from '@kubernetes/client-node';
 import { KIND } from '../../api/index.ts';
-import { renderMiniCluster, type KubeObject, type MiniClusterNames } from '../../render/index.ts';
+import {
+  renderMiniCluster,
+  withQueueLabels,
+  type KubeObject,
+  type MiniClusterNames,
+} from '../../render/index.ts';
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError, isConflict, isNotFound, isTransient } from '../../kube/api-errors.ts';
 import { serverSideApply } from '../../kube/apply.ts';
@@ -46,10 +51,13 @@ export function render(pass: Pass): StepResult {
       owner: { apiVersion: MINICLUSTER_API_VERSION, kind: KIND, name, uid: live.metadata.uid ?? '' },
     }).map((object) => withTemplateSpecKey(object, specKey));
   });
-  // A scale-in waiting for its drained ranks keeps the Job at the size it runs.
-  const jobSize = pass.scale?.jobSize ?? miniCluster.spec.size;
+  // A scale-in waiting for its drained ranks keeps the Job at the size it runs; so does a Job Kueue
+  // admitted and runs (queue-status.ts).
+  const jobSize = pass.queue?.jobSize ?? pass.scale?.jobSize ?? miniCluster.spec.size;
+  // Kueue's labels of the MiniCluster as they are now (the render above is kept while the spec is).
+  const labelled = rendered.map((object) => withQueueLabels(object, live.metadata.labels));
   pass.objects =
-    jobSize === miniCluster.spec.size ? rendered : rendered.map((object) => withJobSize(object, jobSize));
+    jobSize === miniCluster.spec.size ? labelled : labelled.map((object) => withJobSize(object, jobSize));
   return CONTINUE;
 }
 

@@ -74,6 +74,7 @@ export async function actOnPlan(
       size: action.size,
       leadBroker,
       namespace: target.namespace,
+      ...(target.queueName === undefined ? {} : { queueName: target.queueName }),
       sameCluster: action.target === IN_CLUSTER_TARGET,
       ...(environment.clusterId() ? { originCluster: environment.clusterId() } : {}),
     });

@@ -36,6 +36,8 @@ export type BurstRecord = NonNullable<MiniClusterStatus['bursts']>[number];
 export interface ConnectedTarget {
   readonly clients: ApiClients;
   readonly namespace: string;
+  /** The target's Kueue queue (BurstTarget spec.queueName): the burst MiniClusters wait there. */
+  readonly queueName?: string;
 }
 
 export interface BurstEnvironment {

@@ -9,6 +9,7 @@ import { patchFinalizers } from '../../kube/custom-objects.ts';
 import type { ReconcileLog } from '../../observability/logger.ts';
 import type { ObjectKey } from '../../runtime/object-key.ts';
 import type { BurstOutcome } from './burst-step.ts';
+import type { QueueState } from './queue-status.ts';
 import type { ReconcilerDeps } from './reconciler-deps.ts';
 import type { RenderMemo } from './render-memo.ts';
 import type { ScaleMemory, ScaleOutcome } from './scale-step.ts';
@@ -47,6 +48,8 @@ export interface Pass {
   readonly applied: string[];
   /** Set by scale: the Job's size this pass, the queue as read, status.autoscale. */
   scale?: ScaleOutcome;
+  /** Set by queue, for a MiniCluster under Kueue: why it waits, and the size its Job keeps. */
+  queue?: QueueState;
   /** Set by burst. */
   burst?: BurstOutcome;
   /** The status written this pass, if one was (cleanup follows it). */

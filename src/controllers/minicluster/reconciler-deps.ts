@@ -41,7 +41,10 @@ export interface ReconcilerClients {
   readonly apps: Pick<AppsApi, 'deleteNamespacedDeployment'>;
   readonly custom: Pick<
     CustomObjectsApi,
-    'patchNamespacedCustomObjectStatus' | 'patchNamespacedCustomObject' | 'deleteNamespacedCustomObject'
+    | 'patchNamespacedCustomObjectStatus'
+    | 'patchNamespacedCustomObject'
+    | 'deleteNamespacedCustomObject'
+    | 'listNamespacedCustomObject'
   >;
 }
 

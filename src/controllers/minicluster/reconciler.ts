@@ -12,6 +12,7 @@ import { applyChanged, pruneStale, reclaimReleasedVolumes, render } from './appl
 import { releaseBurstFinalizer, removeBursts } from './deletion-steps.ts';
 import { burst, scale } from './elastic-steps.ts';
 import type { Pass, ReconcilerMemory } from './pass.ts';
+import { queue } from './queue-step.ts';
 import type { ReconcilerDeps } from './reconciler-deps.ts';
 import { RenderMemo } from './render-memo.ts';
 import type { ScaleMemory } from './scale-step.ts';
@@ -29,6 +30,7 @@ const PASS_STEPS: readonly Step<Pass>[] = [
   { name: 'user-secrets', run: requireUserSecrets },
   { name: 'keys', run: readOrMakeKeys },
   { name: 'scale', run: scale },
+  { name: 'queue', run: queue },
   { name: 'render', run: render },
   { name: 'prune', run: pruneStale },
   { name: 'apply', run: applyChanged },

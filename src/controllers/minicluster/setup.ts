@@ -198,7 +198,13 @@ export function setupMiniClusterController(
     localClients: clients,
     target: (namespace, name) => {
       const connection = options.targets.connectionFor(namespace, name);
-      return connection ? { clients: connection.clients, namespace: connection.namespace } : undefined;
+      if (!connection) return undefined;
+      const { clients: targetClients, namespace: targetNamespace, queueName } = connection;
+      return {
+        clients: targetClients,
+        namespace: targetNamespace,
+        ...(queueName === undefined ? {} : { queueName }),
+      };
     },
     queueReader:
       options.queueReader ??

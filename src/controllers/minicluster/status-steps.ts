@@ -54,7 +54,7 @@ export function progressIntervalMs(starting: number): number {
  * (progress alone at most every progressIntervalMs), then the events of its transitions.
  */
 export async function updateStatus(pass: Pass, problem: BlockingProblem | undefined): Promise<StepResult> {
-  const { live, miniCluster, namespace, name, objectKey, burst, scale } = pass;
+  const { live, miniCluster, namespace, name, objectKey, burst, scale, queue } = pass;
   const job = pass.deps.cache.jobs.get(pass.names ? pass.names.job : name, namespace);
   const subject: MiniClusterModel =
     miniCluster ??
@@ -73,6 +73,7 @@ export async function updateStatus(pass: Pass, problem: BlockingProblem | undefi
     ...(leadBrokerService ? { leadBrokerService } : {}),
     ...(burst ? { burst: { bursts: burst.bursts, jobs: burst.jobs, condition: burst.condition } } : {}),
     ...(scale?.status ? { scale: scale.status } : {}),
+    ...(queue ? { queue } : {}),
     miniCluster: subject,
     previous,
     job: job?.metadata?.labels?.[LABEL_MINICLUSTER] === name ? job : undefined,

@@ -8,6 +8,7 @@ import {
   CONDITION_BURSTING,
   CONDITION_DRAINING,
   CONDITION_FAILED,
+  CONDITION_QUEUED,
   CONDITION_READY,
   CONDITION_RESTFUL_API,
   CONDITION_SCALING,
@@ -42,6 +43,12 @@ export interface Observation {
   readonly scale?: {
     readonly autoscale: MiniClusterStatus['autoscale'];
     readonly condition?: DesiredCondition;
+  };
+  /** Under Kueue (queue-status.ts): the Queued condition, whether Kueue holds the Job, a held size. */
+  readonly queue?: {
+    readonly condition: DesiredCondition;
+    readonly waiting: boolean;
+    readonly scaling?: DesiredCondition;
   };
   readonly now: Date;
 }
@@ -119,6 +126,9 @@ export function readyCondition(observation: Observation, readyPods: number): Des
     return condition(CONDITION_READY, 'False', 'Succeeded', 'the lead broker finished its command');
   }
   if (!job) return condition(CONDITION_READY, 'False', 'JobPending', 'the Job has not been created yet');
+  // Kueue holds the Job suspended: no broker runs until it admits them all.
+  const { queue } = observation;
+  if (queue?.waiting) return condition(CONDITION_READY, 'False', REASON_QUEUED, queue.condition.message);
   const first = exitedFirstBroker(pods);
   if (first) {
     // Between the pod's end and the Job's verdict the other brokers stop: not "starting" again.
@@ -151,6 +161,7 @@ export function readyCondition(observation: Observation, readyPods: number): Des
 }
 
 const REASON_FINISHING = 'Finishing';
+const REASON_QUEUED = 'Queued';
 
 /**
  * A worker broker's pod (index above 0, not being deleted) whose containers all ended with 0: the
@@ -362,6 +373,16 @@ export function scalingCondition(observation: Observation, activePods: number): 
   if (finished || activePods === size || !observation.job) {
     return condition(CONDITION_SCALING, 'False', 'AtSize', `${activePods} of ${size} brokers`);
   }
+  const { queue } = observation;
+  if (queue?.scaling) return queue.scaling;
+  if (queue?.waiting) {
+    return condition(
+      CONDITION_SCALING,
+      'False',
+      REASON_QUEUED,
+      `${activePods} of ${size} brokers: Kueue admits them all at once`,
+    );
+  }
   const direction = activePods < size ? 'ScalingUp' : 'ScalingDown';
   return condition(CONDITION_SCALING, 'True', direction, `${activePods} brokers, moving to ${size}`);
 }
@@ -371,6 +392,7 @@ export function summaryOf(conditions: readonly DesiredCondition[], activePods: n
   if (isTrue(CONDITION_FAILED)) return 'Failed';
   if (isTrue(CONDITION_SUCCEEDED)) return 'Succeeded';
   if (isTrue(CONDITION_READY)) return 'Ready';
+  if (isTrue(CONDITION_QUEUED)) return 'Queued';
   if (conditions.some((c) => c.type === CONDITION_READY && c.reason === REASON_FINISHING)) return 'Finishing';
   return activePods > 0 ? 'Starting' : 'Pending';
 }
@@ -473,6 +495,7 @@ export function computeStatus(observation: Observation): MiniClusterStatus {
     readyCondition(observation, readyPods),
     scalingCondition(observation, activePods),
     ...outcomeConditions(job, observation.pods),
+    ...(observation.queue ? [observation.queue.condition] : []),
     ...burstingConditions(observation),
     ...drainingConditions(observation),
     ...restfulApiConditions(miniCluster),
@@ -583,6 +606,20 @@ export function transitionEvents(
   const succeeded = trueCondition(next, CONDITION_SUCCEEDED);
   if (became(CONDITION_SUCCEEDED) && succeeded) {
     events.push({ type: 'Normal', reason: 'Succeeded', note: succeeded.message });
+  }
+  // Kueue: held in its queue (a first time, or again after running: evicted), and admitted.
+  const queued = next.conditions?.find((c) => c.type === CONDITION_QUEUED);
+  const wasQueued = previous?.conditions?.find((c) => c.type === CONDITION_QUEUED);
+  if (queued?.status === 'True' && wasQueued?.status !== 'True') {
+    const evicted = wasQueued?.status === 'False';
+    events.push({
+      type: evicted ? 'Warning' : 'Normal',
+      reason: evicted ? 'Evicted' : 'Queued',
+      note: queued.message,
+    });
+  }
+  if (queued?.status === 'False' && queued.reason === 'Admitted' && wasQueued?.status === 'True') {
+    events.push({ type: 'Normal', reason: 'Admitted', note: queued.message });
   }
   // A new blocking reason (a missing Secret, an invalid spec) is worth a warning once.
   const blocking = new Set(['InvalidSpec', 'SecretMissing', 'ApplyFailed', SPEC_CHANGE_NEEDS_RECREATE]);

@@ -1,8 +1,14 @@
 // Real Kueue in a local cluster: its manager, built from its Go module, runs on this host beside the
 // control plane as its own ServiceAccount, with its CRDs, RBAC and webhook configurations from the same
 // module, the webhooks pointing at its loopback port. Started with the cluster on request, stopped with it.
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { ApiextensionsV1Api, CoreV1Api, KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  AdmissionregistrationV1Api,
+  ApiextensionsV1Api,
+  CoreV1Api,
+  KubeConfig,
+  type KubernetesObject,
+} from '@kubernetes/client-node';
 import { ObjectApi } from '../../kube/object-api.ts';
 import type { Progress } from '../../tooling/hack-script.ts';
 import { until, within } from '../poll.ts';
@@ -233,4 +239,45 @@ export async function kueueDown(clusterDir: string, env: NodeJS.ProcessEnv = pro
   if (!kueueExists(clusterDir)) return false;
   await stopKueue(filesOf(clusterDir), kueueBinary(env));
   return true;
+}
+
+/** The webhook configurations kueueUp installs, by kind and name (read from the module's config). */
+async function webhookConfigurationNames(env: NodeJS.ProcessEnv) {
+  const moduleDir = await kueueModuleDir(env);
+  // The endpoint only fills the client configs; the names do not depend on it.
+  const { webhooks } = readKueueManifests(moduleDir, { url: 'https://127.0.0.1:1', caBundle: '' });
+  return webhooks.map((webhook) => ({ kind: webhook.kind, name: webhook.metadata.name }));
+}
+
+/**
+ * Takes Kueue off a cluster that keeps running (a shared cluster a test brought Kueue up on): its
+ * webhook configurations first, so that no Job or pod of anyone else is sent to a webhook that is
+ * going (they fail closed), then its process, then its state folder, which frees its ports. Its CRDs
+ * and RBAC stay, as harmless as any unused API; a later kueueUp applies them again.
+ */
+export async function kueueDetach(options: {
+  clusterDir: string;
+  kubeconfig: string;
+  env?: NodeJS.ProcessEnv;
+}): Promise<{ deleted: string[] }> {
+  const env = options.env ?? process.env;
+  const kc = new KubeConfig();
+  kc.loadFromFile(options.kubeconfig);
+  const api = kc.makeApiClient(AdmissionregistrationV1Api);
+  const deleted: string[] = [];
+  for (const { kind, name } of await webhookConfigurationNames(env)) {
+    const remove =
+      kind === 'MutatingWebhookConfiguration'
+        ? api.deleteMutatingWebhookConfiguration({ name })
+        : api.deleteValidatingWebhookConfiguration({ name });
+    try {
+      await within(`the API server (deleting ${kind} ${name})`, CALL_TIMEOUT_MS, remove);
+      deleted.push(`${kind}/${name}`);
+    } catch (error) {
+      if ((error as { code?: number }).code !== 404) throw error;
+    }
+  }
+  await kueueDown(options.clusterDir, env);
+  rmSync(kueueStateDir(options.clusterDir), { recursive: true, force: true });
+  return { deleted };
 }

@@ -48,6 +48,7 @@ const NAMESPACED_SUMMARY = [
   'core pods: get,list,watch',
   'core pods/exec: get,create',
   'core namespaces: get',
+  'kueue.x-k8s.io workloads: list',
   'events.k8s.io events: create,patch',
   'core events: create,patch',
 ];

@@ -178,6 +178,13 @@ Named templates the chart's hand-written templates include.
     - namespaces
   verbs:
     - get
+# Read Kueue's Workload of a queued MiniCluster's Job (why it waits, or was evicted) for MiniCluster status; never changes them. Without Kueue, unused.
+- apiGroups:
+    - kueue.x-k8s.io
+  resources:
+    - workloads
+  verbs:
+    - list
 # Record events on MiniClusters (events.k8s.io/v1).
 - apiGroups:
     - events.k8s.io
@@ -393,6 +400,13 @@ Named templates the chart's hand-written templates include.
     - namespaces
   verbs:
     - get
+# Read Kueue's Workload of a queued MiniCluster's Job (why it waits, or was evicted) for MiniCluster status; never changes them. Without Kueue, unused.
+- apiGroups:
+    - kueue.x-k8s.io
+  resources:
+    - workloads
+  verbs:
+    - list
 # Record events on MiniClusters (events.k8s.io/v1).
 - apiGroups:
     - events.k8s.io

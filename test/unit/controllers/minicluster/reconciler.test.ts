@@ -123,8 +123,15 @@ class FakeApi {
         this.calls.push(`delete MiniCluster/${name}`);
         return {};
       },
+      // Kueue's Workloads (the queue step reads them for a suspended Job with a queue label).
+      listNamespacedCustomObject: async ({ plural, labelSelector }) => {
+        this.calls.push(`list ${plural} ${labelSelector ?? ''}`);
+        return { items: this.workloads };
+      },
     },
   };
+  /** What listing Kueue's Workloads answers. */
+  workloads: unknown[] = [];
 
   private reader<T extends KubernetesObject>(kind: string) {
     return {
@@ -230,6 +237,7 @@ const ALL_STEPS = [
   'user-secrets',
   'keys',
   'scale',
+  'queue',
   'render',
   'prune',
   'apply',
