@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds flux-core from the source archive in ../shared/deps (no registry has it) once per version and
-# prefix into the cache, installed under <cache>/flux-core/<version>/root with prefix /usr (what a Flux
-# image holds) or, given a PREFIX, under <cache>/flux-core/<version>-<PREFIX as a name>/root with that
-# prefix (the Flux view's /mnt/flux/view: its Python is PREFIX/bin/python3, compiled in).
+# prefix into the cache, installed under <cache>/flux-core/<version>-<PREFIX as a name>/root with that
+# prefix (its Python is PREFIX/bin/python3, compiled in). PREFIX is /mnt/flux/view unless given: the
+# Flux view's; the Flux images take a copy relocated to /opt/flux-core (src/images/flux-core.ts), so a
+# first run builds flux-core once.
 # Prints that root on stdout; progress goes to stderr. Reuses a complete build.
 # The machine is Debian 12 like the image's bookworm root file system, so the build runs in the image.
 # Usage: hack/build-flux-core.sh [PREFIX]
@@ -14,11 +15,11 @@ source "$here/versions.env"
 source "$here/lib.sh"
 
 version=$FLUX_CORE_VERSION
-prefix=${1:-/usr}
+prefix=${1:-/mnt/flux/view}
 case $prefix in
-/usr) name=$version ;;
+/usr | /usr/*) die "PREFIX must not be in /usr: the build gives itself PREFIX/bin/python3 on a tmpfs over PREFIX's first existing parent" ;;
 /*/*) name=$version-$(echo "${prefix#/}" | tr / -) ;;
-*) die "PREFIX must be /usr or an absolute path of at least two parts without spaces, not '$prefix'" ;;
+*) die "PREFIX must be an absolute path of at least two parts without spaces, not '$prefix'" ;;
 esac
 [[ $prefix =~ ^[A-Za-z0-9/_.-]+$ ]] || die "PREFIX may hold only letters, digits and / _ . -, not '$prefix'"
 archive="$(deps_dir)/flux-core-$version.tar.gz"
@@ -43,26 +44,21 @@ if ! flock -n 9; then
 fi
 if complete; then echo "$root"; exit 0; fi
 
-# Outside /usr, flux-core is configured with PYTHON=PREFIX/bin/python3, the interpreter its commands will
-# run under. configure and make run that path, so each build step runs in a mount namespace of its own
-# where a tmpfs over PREFIX's first existing parent holds PREFIX/bin/python3 -> Debian's python3: nothing
-# of the host changes.
-if [ "$prefix" = /usr ]; then
-  python=/usr/bin/python3
-  in_build() { "$@"; }
-else
-  [ "$(id -u)" -eq 0 ] || die "building flux-core for $prefix needs root (a mount namespace gives it $prefix/bin/python3)"
-  python=$prefix/bin/python3
-  parent=$prefix
-  while [ ! -d "$parent" ]; do parent=$(dirname "$parent"); done
-  [ "$parent" != / ] || die "no parent of $prefix but / exists to mount a tmpfs on"
-  in_build() {
-    # shellcheck disable=SC2016 # expanded by the inner bash
-    unshare --mount --propagation private -- bash -c \
-      'mount -t tmpfs -o mode=0755 flux-core-build "$1" && mkdir -p "$2/bin" && ln -s /usr/bin/python3 "$2/bin/python3" && shift 2 && exec "$@"' \
-      in-build "$parent" "$prefix" "$@"
-  }
-fi
+# flux-core is configured with PYTHON=PREFIX/bin/python3, the interpreter its commands will run under
+# (the view's own Python; in a Flux image, a link to Debian's at the relocated prefix). configure and make run that path, so each
+# build step runs in a mount namespace of its own where a tmpfs over PREFIX's first existing parent holds
+# PREFIX/bin/python3 -> Debian's python3: nothing of the host changes.
+[ "$(id -u)" -eq 0 ] || die "building flux-core for $prefix needs root (a mount namespace gives it $prefix/bin/python3)"
+python=$prefix/bin/python3
+parent=$prefix
+while [ ! -d "$parent" ]; do parent=$(dirname "$parent"); done
+[ "$parent" != / ] || die "no parent of $prefix but / exists to mount a tmpfs on"
+in_build() {
+  # shellcheck disable=SC2016 # expanded by the inner bash
+  unshare --mount --propagation private -- bash -c \
+    'mount -t tmpfs -o mode=0755 flux-core-build "$1" && mkdir -p "$2/bin" && ln -s /usr/bin/python3 "$2/bin/python3" && shift 2 && exec "$@"' \
+    in-build "$parent" "$prefix" "$@"
+}
 
 start=$(date +%s)
 work=$(mktemp -d)
@@ -76,12 +72,7 @@ cd "$src"
 log "autogen (the archive has no .git: FLUX_VERSION names the version)"
 FLUX_VERSION=$version ./autogen.sh >"$work/autogen.log" 2>&1 || { tail -40 "$work/autogen.log" >&2; die "autogen.sh failed"; }
 log "configure"
-if [ "$prefix" = /usr ]; then
-  dirs=(--prefix=/usr --sysconfdir=/etc --localstatedir=/var)
-else
-  dirs=(--prefix="$prefix")
-fi
-in_build ./configure "${dirs[@]}" --disable-docs \
+in_build ./configure --prefix="$prefix" --disable-docs \
   PYTHON="$python" >"$work/configure.log" 2>&1 || { tail -40 "$work/configure.log" >&2; die "configure failed"; }
 log "make -j$(nproc) (about 10 minutes on 2 cores)"
 in_build make -j"$(nproc)" >"$work/make.log" 2>&1 || { tail -60 "$work/make.log" >&2; die "make failed"; }

@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
-# Proves that an unpacked Flux image root file system works, in a chroot (as root): no flux-core
-# program or library lacks a shared library, `flux --version`, the Python bindings, a 2-broker instance
-# running a 2-node job, and, when the image has /run/munge, munged started as the munge user.
+# Proves that an unpacked Flux image root file system works, in a chroot (as root): /usr/bin/flux is
+# there (flux-core's own prefix found from it: /opt/flux-core, linked into /usr, whose files name no
+# longer the view's prefix it was relocated from), flux-broker and the job shell's initrc where the
+# entrypoint looks for an image's Flux, no flux-core program or library lacks a
+# shared library, `flux --version`, the Python bindings, a 2-broker instance running a 2-node job, and,
+# when the image has /run/munge, munged started as the munge user.
 # Mounts /proc, /dev and /sys (binds) and a /tmp inside only for the checks; unmounts them whatever happens.
 # Usage: bash hack/check-image-rootfs.sh ROOTFS
 set -euo pipefail
@@ -21,12 +24,28 @@ in_root() {
   chroot "$root" /usr/bin/env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME=/root "$@"
 }
 
+echo "== flux-core's prefix, and what the entrypoint looks for under /usr and /etc"
+# shellcheck disable=SC2016 # expanded inside the chroot
+prefix=$(in_root sh -c 'dirname "$(dirname "$(readlink -f /usr/bin/flux)")"')
+echo "/usr/bin/flux -> $prefix/bin/flux"
+# The images' flux-core is the view's build relocated (src/images/relocate.ts): nothing may still name
+# the view's prefix, which a MiniCluster's state volume hides (/mnt/flux).
+if [ "$prefix" != /mnt/flux/view ]; then
+  left=$(grep -rlF /mnt/flux/view "$root$prefix" || true)
+  [ -z "$left" ] || die "files of $prefix still name /mnt/flux/view: $(echo "$left" | head -n 5 | paste -sd' ')"
+  echo "no file of $prefix names /mnt/flux/view"
+fi
+for p in /usr/libexec/flux/cmd/flux-broker /etc/flux/shell/initrc.lua "$prefix/bin/python3"; do
+  in_root test -e "$p" || die "the image has no $p"
+  echo "$p"
+done
+
 echo "== shared libraries of flux-core (ldd)"
 # shellcheck disable=SC2016 # expanded inside the chroot
 not_found=$(in_root sh -c '
-  find /usr/bin/flux /usr/lib/flux /usr/libexec/flux /usr/lib/lua /usr/lib/libflux* \
-    /usr/lib/python3*/site-packages/_flux -type f \( -name "*.so*" -o -perm -u+x \) |
-    while read -r f; do ldd "$f" 2>/dev/null | sed -n "s|^\s*\(.* not found\)|$f: \1|p"; done')
+  find "$1/bin/flux" "$1/lib/flux" "$1/libexec/flux" "$1/lib/lua" "$1"/lib/libflux* \
+    "$1"/lib/python3*/site-packages/_flux -type f \( -name "*.so*" -o -perm -u+x \) |
+    while read -r f; do ldd "$f" 2>/dev/null | sed -n "s|^\s*\(.* not found\)|$f: \1|p"; done' sh "$prefix")
 if [ -n "$not_found" ]; then
   echo "$not_found"
   echo "error: shared libraries missing in the image" >&2

@@ -6,14 +6,24 @@
 //                                              and munge as Debian installs it (no /run/munge).
 // A recipe is a set of variants over one base; other sets (flux-lammps-image.ts) add packages to the
 // base. Built once per recipe into <cache>/images/<repository>-<version>-<recipe hash>/, then reused.
-import { existsSync } from 'node:fs';
+//
+// flux-core is the Flux view's build (flux-core.ts: prefix /mnt/flux/view), so that a first run builds
+// it once for the images and the view. It cannot stay at that prefix here: a MiniCluster running Flux
+// from its image mounts its state volume (an emptyDir) at /mnt/flux, which would hide it. So the base
+// holds a copy relocated to FLUX_IMAGE_PREFIX, a prefix of the same length (relocate.ts rewrites the
+// compiled-in prefix in place), and links that make it look installed in /usr for what expects an
+// image's Flux there (FLUX_IN_USR_LINKS): `flux` on PATH, flux-broker where the entrypoint makes it
+// execute-only, the job shell's initrc where the entrypoint looks, and Debian's python3 finding the
+// bindings.
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
-import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import type { Progress } from '../tooling/hack-script.ts';
 import { findProjectRoot, readVersions } from '../tooling/project.ts';
 import { ensureCachedBuild, imageCacheDir, imageOf, readBuildRecord, stepTimer } from './cached-build.ts';
 import type { BuiltImage, ImageBuildOptions } from './cached-build.ts';
 import { checkImageInChroot } from './chroot-check.ts';
+import { FLUX_CORE_PREFIX, ensureFluxCore } from './flux-core.ts';
+import { relocateTree } from './relocate.ts';
 import {
   DEBIAN_SUITE,
   debianImageFields,
@@ -31,7 +41,7 @@ import { writeTar } from './tar-writer.ts';
 export const stderrProgress: Progress = (line) => process.stderr.write(`[flux-images] ${line}\n`);
 
 /** Bump when the build changes in a way the recipe data does not show, so caches rebuild. */
-export const RECIPE_REVISION = 1;
+export const RECIPE_REVISION = 2;
 
 export const FLUX_IMAGE_REPOSITORY = 'localhost/flux';
 
@@ -88,7 +98,7 @@ export const MUNGE_RUN_DIR: VariantStep = {
 
 /**
  * The recipe of Flux images whose base holds FLUX_RUNTIME_PACKAGES, the `extraPackages` and flux-core
- * `fluxCoreVersion` (installed with prefix /usr), with the given variants over it.
+ * `fluxCoreVersion` (at FLUX_IMAGE_PREFIX, linked into /usr), with the given variants over it.
  */
 export function fluxBaseRecipe<N extends string>(
   fluxCoreVersion: string,
@@ -122,8 +132,32 @@ export function fluxImageRecipe(fluxCoreVersion: string): FluxImageRecipe {
   });
 }
 
+/**
+ * Where the Flux images hold flux-core: the view's build relocated (same length as FLUX_CORE_PREFIX, so
+ * the prefix can be rewritten inside binaries), outside /mnt/flux, the state volume's mount.
+ */
+export const FLUX_IMAGE_PREFIX = '/opt/flux-core';
+
+/**
+ * Links (path -> relative target) that make flux-core at FLUX_IMAGE_PREFIX look installed in /usr, as the
+ * entrypoint's default `flux.installRoot: /usr` expects. Relative, so that they resolve inside an
+ * unpacked root file system too (the chroot check tests them from outside).
+ */
+export const FLUX_IN_USR_LINKS: Readonly<Record<string, string>> = {
+  // On the image's PATH.
+  '/usr/bin/flux': `../..${FLUX_IMAGE_PREFIX}/bin/flux`,
+  '/usr/bin/flux-python': `../..${FLUX_IMAGE_PREFIX}/bin/flux-python`,
+  // <installRoot>/libexec/flux/cmd/flux-broker: the entrypoint makes it execute-only for the flux user.
+  '/usr/libexec/flux': `../..${FLUX_IMAGE_PREFIX}/libexec/flux`,
+  // The job shell's initrc.lua, where the entrypoint looks for an image's Flux before asking Flux's Python.
+  '/etc/flux/shell': `../..${FLUX_IMAGE_PREFIX}/etc/flux/shell`,
+  // flux-core runs its Python commands with the interpreter it was configured with, PREFIX/bin/python3
+  // (the view's own Python there): here Debian's.
+  [`${FLUX_IMAGE_PREFIX}/bin/python3`]: '../../../usr/bin/python3',
+};
+
 export interface MmdebstrapPaths {
-  /** The flux-core install (prefix /usr) to put into the root file system. */
+  /** The flux-core install relocated to FLUX_IMAGE_PREFIX (a DESTDIR holding it), for the root file system. */
   fluxRoot: string;
   /** The root file system tar to write. */
   output: string;
@@ -133,12 +167,15 @@ export interface MmdebstrapPaths {
 
 /** The mmdebstrap command line (without `mmdebstrap` itself) that makes the base layer. */
 export function mmdebstrapArgs(recipe: FluxImageRecipe<string>, paths: MmdebstrapPaths): string[] {
+  const links = Object.entries(FLUX_IN_USR_LINKS).map(
+    ([link, target]) => `mkdir -p "$1${path.posix.dirname(link)}" && ln -s ${target} "$1${link}"`,
+  );
   return debianRootfsArgs(recipe, { output: paths.output, etcCopy: paths.etcCopy }, [
     `sync-in ${hookPath('fluxRoot', paths.fluxRoot)} /`,
-    'chroot "$1" ldconfig',
-    // flux-core's Python package lives in /usr/lib/python3.X/site-packages, which Debian's python3 does
+    ...links,
+    // flux-core's Python package lives in PREFIX/lib/python3.X/site-packages, which Debian's python3 does
     // not search (the flux command adds it for its own subcommands): a .pth file makes `import flux` work.
-    'for d in "$1"/usr/lib/python3*/site-packages; do if [ -d "$d/flux" ]; then echo "${d#"$1"}"; fi; done >"$1/usr/lib/python3/dist-packages/flux-core.pth"',
+    `for d in "$1"${FLUX_IMAGE_PREFIX}/lib/python3*/site-packages; do if [ -d "$d/flux" ]; then echo "\${d#"$1"}"; fi; done >"$1/usr/lib/python3/dist-packages/flux-core.pth"`,
   ]);
 }
 
@@ -217,7 +254,7 @@ export function cachedFluxImages(options: { env?: NodeJS.ProcessEnv } = {}): Flu
 
 /**
  * The build record of a recipe's images, building them when the cache lacks them (as root: mmdebstrap, a
- * minute or more, plus flux-core once per version, about 12 minutes). One build at a time per recipe;
+ * minute or more, plus flux-core once per version for these and the view, about 9 minutes). One build at a time per recipe;
  * `what` names them in messages.
  */
 export async function ensureFluxImagesBuild<N extends string>(
@@ -263,16 +300,24 @@ async function buildFluxImages<N extends string>(
   const { seconds, timed, finish } = stepTimer();
   progress(`building the Flux images of recipe ${path.basename(dir)} (flux-core ${recipe.fluxCoreVersion})`);
 
-  const fluxRoot = await timed('flux-core', async () => {
-    const built = await runHackScript('build-flux-core.sh', [], { progress, env });
-    if (!existsSync(path.join(built, 'usr', 'bin', 'flux'))) {
-      throw new Error(`hack/build-flux-core.sh printed ${JSON.stringify(built)}, which has no usr/bin/flux`);
-    }
-    return built;
-  });
+  // The view's build: cached, it costs nothing here (flux-core.ts).
+  const built = await timed('flux-core', () => ensureFluxCore({ progress, env }));
 
   const work = path.join(dir, 'work');
   await rm(work, { recursive: true, force: true });
+  const fluxRoot = path.join(work, 'flux-core');
+  await timed('relocate', async () => {
+    await mkdir(path.dirname(path.join(fluxRoot, FLUX_IMAGE_PREFIX)), { recursive: true });
+    const moved = await relocateTree(
+      path.join(built, FLUX_CORE_PREFIX),
+      path.join(fluxRoot, FLUX_IMAGE_PREFIX),
+      FLUX_CORE_PREFIX,
+      FLUX_IMAGE_PREFIX,
+    );
+    progress(
+      `flux-core relocated from ${FLUX_CORE_PREFIX} to ${FLUX_IMAGE_PREFIX}: ${moved.files} files, ${moved.rewritten} rewritten`,
+    );
+  });
   const etcCopy = path.join(work, 'etc');
   await mkdir(etcCopy, { recursive: true });
   const baseLayer = path.join(work, 'base.tar');
@@ -300,7 +345,7 @@ async function buildFluxImages<N extends string>(
         config: recipe.config,
         output: archive,
         history: [
-          `mmdebstrap --variant=minbase ${recipe.suite} + ${recipe.packages.length} packages + flux-core ${recipe.fluxCoreVersion}`,
+          `mmdebstrap --variant=minbase ${recipe.suite} + ${recipe.packages.length} packages + flux-core ${recipe.fluxCoreVersion} at ${FLUX_IMAGE_PREFIX}, linked into /usr`,
           `${name}: ${variant.steps.map(describeStep).join('; ')}`,
         ],
       });

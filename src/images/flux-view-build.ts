@@ -1,16 +1,18 @@
 // Builds the Flux view image (flux-view.ts) once per recipe into <cache>/images/flux-view-<version>-<key>/:
-// flux-core with prefix /mnt/flux/view (hack/build-flux-core.sh, cached per version and prefix), the view
+// flux-core with prefix /mnt/flux/view (flux-core.ts: hack/build-flux-core.sh, cached per version, the
+// same build as the Flux images'), the view
 // assembled by hack/assemble-flux-view.sh in a bookworm root file system from mmdebstrap, then two
 // layers, the copier (busybox and the copy script) and the view at /opt/flux-view.
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { mkdir, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { runCommand } from '../tooling/command.ts';
-import { runHackScript, type Progress } from '../tooling/hack-script.ts';
+import type { Progress } from '../tooling/hack-script.ts';
 import { findProjectRoot } from '../tooling/project.ts';
 import { ensureImageBuild, imageCacheDir, imageOf, readImageBuild, stepTimer } from './cached-build.ts';
 import type { BuiltImage, ImageBuildOptions, ImageBuildRecord } from './cached-build.ts';
 import { writeDirectoryLayer } from './directory-layer.ts';
+import { ensureFluxCore } from './flux-core.ts';
 import { readFluxCoreVersion } from './flux-image.ts';
 import {
   FLUX_VIEW_SOURCE,
@@ -66,8 +68,8 @@ export function cachedFluxViewImage(options: { env?: NodeJS.ProcessEnv } = {}): 
 export type EnsureFluxViewOptions = ImageBuildOptions;
 
 /**
- * The Flux view image's build record, building what the cache lacks (as root: flux-core with the view's
- * prefix once per version, about 12 minutes; the assembly, about 2 minutes). One build per recipe at a time.
+ * The Flux view image's build record, building what the cache lacks (as root: flux-core once per version
+ * for the view and the Flux images, about 9 minutes; the assembly, about 3). One build per recipe at a time.
  */
 export async function ensureFluxViewBuild(options: EnsureFluxViewOptions = {}): Promise<FluxViewBuild> {
   const progress = options.progress ?? viewProgress;
@@ -104,15 +106,8 @@ async function buildFluxView(
 ): Promise<FluxViewBuild> {
   const { seconds, timed, finish } = stepTimer();
   progress(`building ${recipe.reference} (${path.basename(dir)})`);
-  const fluxRoot = await timed('flux-core', async () => {
-    const built = await runHackScript('build-flux-core.sh', [recipe.prefix], { progress, env });
-    if (!existsSync(path.join(built, recipe.prefix, 'bin', 'flux'))) {
-      throw new Error(
-        `hack/build-flux-core.sh ${recipe.prefix} printed ${JSON.stringify(built)}, which has no ${recipe.prefix.slice(1)}/bin/flux`,
-      );
-    }
-    return built;
-  });
+  // recipe.prefix is FLUX_CORE_PREFIX: the build the Flux images share.
+  const fluxRoot = await timed('flux-core', () => ensureFluxCore({ progress, env }));
 
   const work = path.join(dir, 'work');
   await rm(work, { recursive: true, force: true });

@@ -22,13 +22,17 @@ import {
   hookPath,
   mmdebstrapOptions,
 } from './debian-rootfs.ts';
+import { FLUX_CORE_PREFIX } from './flux-core.ts';
 import { FLUX_LIBRARY_PACKAGES } from './flux-image.ts';
 import { byPath } from './layer-steps.ts';
 import type { TarEntry } from './tar-writer.ts';
 import { createHash } from 'node:crypto';
 
-/** Where the view lives in the application container: flux-core's --prefix. */
-export const FLUX_VIEW_PREFIX = '/mnt/flux/view';
+/**
+ * Where the view lives in the application container: flux-core's --prefix, the one build the Flux
+ * images share (flux-core.ts).
+ */
+export const FLUX_VIEW_PREFIX = FLUX_CORE_PREFIX;
 /** Where the shared volume is mounted, in the init container and the application container alike. */
 export const FLUX_VIEW_MOUNT_PATH = '/mnt/flux';
 /** Where the image holds the view. */

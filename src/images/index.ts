@@ -46,6 +46,8 @@ export type { VariantStep } from './layer-steps.ts';
 export {
   FLUX_IMAGE_NAMES,
   FLUX_IMAGE_REPOSITORY,
+  FLUX_IMAGE_PREFIX,
+  FLUX_IN_USR_LINKS,
   FLUX_RUNTIME_PACKAGES,
   MUNGE_RUN_DIR,
   RECIPE_REVISION,
@@ -65,6 +67,15 @@ export {
   recipeRepository,
   stderrProgress,
 } from './flux-image.ts';
+export {
+  FLUX_CORE_BUILD_SECONDS,
+  FLUX_CORE_PREFIX,
+  cachedFluxCore,
+  ensureFluxCore,
+  fluxCoreDir,
+} from './flux-core.ts';
+export { relocateTree, replaceSameLength } from './relocate.ts';
+export type { Relocated } from './relocate.ts';
 export type {
   EnsureFluxImagesOptions,
   FluxImage,

@@ -38,7 +38,7 @@ async function failed(clients: KubeClients, namespace: string): Promise<MiniClus
 export function fluxViewErrorScenarios(): void {
   it('Flux view errors: an image of neither layout fails the MiniCluster, naming the image and both layouts', async (t) => {
     const { namespace, clients } = await scenario(t, 'view-not-a-view');
-    // A Flux image: /bin/sh and coreutils, Flux in /usr, but no view of either layout.
+    // A Flux image: /bin/sh and coreutils, Flux reached from /usr (its /opt/flux-core), but no view of either layout.
     await applyMiniCluster(clients, await helloWorldWithView(namespace, FLUX_IMAGE));
     const status = await failed(clients, namespace);
     const condition = conditionOf(status, 'Failed');

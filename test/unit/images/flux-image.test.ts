@@ -1,7 +1,13 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import {
+  FLUX_CORE_PREFIX,
+  FLUX_IMAGE_PREFIX,
+  FLUX_IN_USR_LINKS,
   FLUX_RUNTIME_PACKAGES,
+  fluxCoreDir,
+  fluxViewRecipe,
   fluxBaseRecipe,
   fluxImageRecipe,
   mmdebstrapArgs,
@@ -13,7 +19,7 @@ import {
 import type { BaseEtc, BaseFile, FluxImageRecipe } from '../../../src/images/index.ts';
 
 const paths = {
-  fluxRoot: '/cache/flux-core/0.88.0/root',
+  fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',
   output: '/cache/images/work/base.tar',
   etcCopy: '/cache/images/work/etc',
 };
@@ -95,9 +101,13 @@ describe('mmdebstrapArgs', () => {
       '--dpkgopt=path-include=/usr/share/doc/*/copyright',
       '--dpkgopt=path-exclude=/usr/share/locale/*',
       '--dpkgopt=path-include=/usr/share/locale/locale.alias',
-      '--customize-hook=sync-in /cache/flux-core/0.88.0/root /',
-      '--customize-hook=chroot "$1" ldconfig',
-      '--customize-hook=for d in "$1"/usr/lib/python3*/site-packages; do if [ -d "$d/flux" ]; then echo "${d#"$1"}"; fi; done >"$1/usr/lib/python3/dist-packages/flux-core.pth"',
+      '--customize-hook=sync-in /cache/flux-core/0.88.0-mnt-flux-view/root /',
+      '--customize-hook=mkdir -p "$1/usr/bin" && ln -s ../../opt/flux-core/bin/flux "$1/usr/bin/flux"',
+      '--customize-hook=mkdir -p "$1/usr/bin" && ln -s ../../opt/flux-core/bin/flux-python "$1/usr/bin/flux-python"',
+      '--customize-hook=mkdir -p "$1/usr/libexec" && ln -s ../../opt/flux-core/libexec/flux "$1/usr/libexec/flux"',
+      '--customize-hook=mkdir -p "$1/etc/flux" && ln -s ../../opt/flux-core/etc/flux/shell "$1/etc/flux/shell"',
+      '--customize-hook=mkdir -p "$1/opt/flux-core/bin" && ln -s ../../../usr/bin/python3 "$1/opt/flux-core/bin/python3"',
+      '--customize-hook=for d in "$1"/opt/flux-core/lib/python3*/site-packages; do if [ -d "$d/flux" ]; then echo "${d#"$1"}"; fi; done >"$1/usr/lib/python3/dist-packages/flux-core.pth"',
       '--customize-hook=rm -f "$1/etc/hostname" "$1/etc/resolv.conf" && touch "$1/etc/hostname" "$1/etc/resolv.conf"',
       '--customize-hook=copy-out /etc/passwd /etc/group /etc/shadow /etc/gshadow /etc/skel /cache/images/work/etc',
       'bookworm',
@@ -138,6 +148,40 @@ describe('mmdebstrapArgs', () => {
     const recipe = fluxImageRecipe('0.88.0');
     assert.throws(() => mmdebstrapArgs(recipe, { ...paths, fluxRoot: '/my cache/root' }), /without spaces/);
     assert.throws(() => mmdebstrapArgs(recipe, { ...paths, etcCopy: 'work/etc' }), /absolute path/);
+  });
+});
+
+describe('FLUX_IN_USR_LINKS', () => {
+  it("puts flux-core, relocated out of /mnt/flux, where an image's /usr install has it, each link resolving to its place", () => {
+    assert.equal(FLUX_IMAGE_PREFIX, '/opt/flux-core');
+    const resolved = Object.fromEntries(
+      Object.entries(FLUX_IN_USR_LINKS).map(([link, target]) => [
+        link,
+        path.posix.resolve(path.posix.dirname(link), target),
+      ]),
+    );
+    assert.deepEqual(resolved, {
+      '/usr/bin/flux': '/opt/flux-core/bin/flux',
+      '/usr/bin/flux-python': '/opt/flux-core/bin/flux-python',
+      '/usr/libexec/flux': '/opt/flux-core/libexec/flux',
+      '/etc/flux/shell': '/opt/flux-core/etc/flux/shell',
+      '/opt/flux-core/bin/python3': '/usr/bin/python3',
+    });
+    for (const target of Object.values(FLUX_IN_USR_LINKS)) assert.ok(!path.posix.isAbsolute(target), target);
+  });
+
+  it("relocates the view's build: one flux-core for both, its prefix rewritten in place (same length)", () => {
+    assert.equal(
+      fluxViewRecipe('0.88.0', { assemble: '', zipModules: '', copy: '' }).prefix,
+      FLUX_CORE_PREFIX,
+    );
+    assert.equal(FLUX_IMAGE_PREFIX.length, FLUX_CORE_PREFIX.length);
+    // Not under the state volume's mount of a MiniCluster running Flux from its image.
+    assert.ok(!FLUX_IMAGE_PREFIX.startsWith('/mnt/flux/'));
+    assert.match(
+      fluxCoreDir('0.88.0', { FLUX_OPERATOR_CACHE: '/c' }),
+      /^\/c\/flux-core\/0\.88\.0-mnt-flux-view$/,
+    );
   });
 });
 

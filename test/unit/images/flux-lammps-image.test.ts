@@ -26,7 +26,7 @@ describe('fluxLammpsImageRecipe', () => {
     assert.deepEqual(FLUX_LAMMPS_PACKAGES, ['lammps', 'lammps-examples', 'openmpi-bin']);
     assert.deepEqual(FLUX_LAMMPS_PACKAGES, MPI_IMAGE_PACKAGES['lammps-openmpi']);
     assert.deepEqual(fluxLammpsImageRecipe('0.88.0'), {
-      revision: 1,
+      revision: 2,
       fluxCoreVersion: '0.88.0',
       sourceDateEpoch: 1_735_689_600,
       suite: 'bookworm',
@@ -49,9 +49,9 @@ describe('fluxLammpsImageRecipe', () => {
     );
   });
 
-  it('installs the packages with apt in the minbase chroot (maintainer scripts run), then flux-core', () => {
+  it('installs the packages with apt in the minbase chroot (maintainer scripts run), then flux-core linked into /usr', () => {
     const args = mmdebstrapArgs(fluxLammpsImageRecipe('0.88.0'), {
-      fluxRoot: '/cache/flux-core/0.88.0/root',
+      fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',
       output: '/cache/images/work/base.tar',
       etcCopy: '/cache/images/work/etc',
     });
@@ -65,9 +65,16 @@ describe('fluxLammpsImageRecipe', () => {
         'python3,python3-cffi,python3-ply,python3-yaml',
     ]);
     assert.deepEqual(args.slice(11, 13), [
-      '--customize-hook=sync-in /cache/flux-core/0.88.0/root /',
-      '--customize-hook=chroot "$1" ldconfig',
+      '--customize-hook=sync-in /cache/flux-core/0.88.0-mnt-flux-view/root /',
+      '--customize-hook=mkdir -p "$1/usr/bin" && ln -s ../../opt/flux-core/bin/flux "$1/usr/bin/flux"',
     ]);
+    // The same base as the Flux images' but for the packages: the same flux-core, linked the same way.
+    const flux = mmdebstrapArgs(fluxImageRecipe('0.88.0'), {
+      fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',
+      output: '/cache/images/work/base.tar',
+      etcCopy: '/cache/images/work/etc',
+    });
+    assert.deepEqual(args.slice(5), flux.slice(5));
     assert.deepEqual(args.slice(-4), ['/cache/images/work/base.tar', ...BOOKWORM_MIRRORS]);
   });
 
