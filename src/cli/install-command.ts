@@ -10,6 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import {
   ApiException,
   ApiextensionsV1Api,
+  AppsV1Api,
+  CoreV1Api,
   KubeConfig,
   KubernetesObjectApi,
   RbacAuthorizationV1Api,
@@ -22,6 +24,7 @@ import type {
 import { CRD_NAME } from '../api/index.ts';
 import {
   FIELD_MANAGER,
+  OPERATOR_NAME,
   OPERATOR_NAMESPACE,
   clusterRoleBindingName,
   clusterRoleName,
@@ -29,6 +32,7 @@ import {
   installObjects,
   installedMiniClusterCrd,
   operatorLabels,
+  operatorSelectorLabels,
   watchedRoleName,
 } from '../deploy/index.ts';
 import type { InstallObject } from '../deploy/index.ts';
@@ -46,6 +50,7 @@ import {
   type InstalledConversion,
 } from '../controllers/conversion/install-conversion.ts';
 import { InputError } from './input-error.ts';
+import { DEFAULT_OPERATOR_WAIT_SECONDS, waitForOperator, type OperatorWaitReads } from './install-wait.ts';
 
 export interface InstallCommandOptions {
   /** Kubeconfig file; the default loading rules ($KUBECONFIG, ~/.kube/config, in-cluster) when absent. */
@@ -69,6 +74,11 @@ export interface InstallCommandOptions {
   readonly allowHostStorage?: readonly string[];
   /** How long to wait for the CRD to become Established; 60 s by default. */
   readonly establishTimeoutMs?: number;
+  /**
+   * With the Deployment: how long to wait for a Ready pod of it (install-wait.ts), 0 for not at all;
+   * DEFAULT_OPERATOR_WAIT_SECONDS by default.
+   */
+  readonly waitSeconds?: number;
   /** Receives one progress line per object; stdout by default. */
   readonly log?: (line: string) => void;
 }
@@ -347,6 +357,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     (options.tolerations?.length ?? 0) > 0 && '--toleration',
     options.fluxViewImage !== undefined && '--flux-view-image',
     options.leaveCrdConversion === true && '--leave-crd-conversion',
+    options.waitSeconds !== undefined && '--wait-seconds',
   ].filter((flag): flag is string => typeof flag === 'string');
   if (!options.withDeployment && deploymentOnly.length > 0) {
     throw new InputError([
@@ -357,6 +368,12 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
   for (const allowed of options.allowHostStorage ?? []) checkNamespaceName('--allow-host-storage', allowed);
   if (options.replicas !== undefined && !(Number.isInteger(options.replicas) && options.replicas >= 1)) {
     throw new InputError([`--replicas ${String(options.replicas)}: expected a whole number, 1 or more`]);
+  }
+  const waitSeconds = options.waitSeconds ?? DEFAULT_OPERATOR_WAIT_SECONDS;
+  if (!(Number.isInteger(waitSeconds) && waitSeconds >= 0)) {
+    throw new InputError([
+      `--wait-seconds ${String(options.waitSeconds)}: expected a whole number of seconds, 0 (do not wait) or more`,
+    ]);
   }
   const objects = options.withDeployment
     ? installObjects({
@@ -430,10 +447,52 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
           ),
     );
     log(scopeLine(watched));
+    if (options.withDeployment && waitSeconds > 0) {
+      const names = {
+        deployment: `deployment.apps/${OPERATOR_NAME}`,
+        namespace,
+        selector: Object.entries(operatorSelectorLabels())
+          .map(([key, value]) => `${key}=${value}`)
+          .join(','),
+      };
+      const seconds = await waitForOperator(
+        operatorReads(kc, namespace, names.selector),
+        names,
+        waitSeconds,
+        log,
+      );
+      log(`${names.deployment} ready: a pod of it is Ready (waited ${seconds.toFixed(1)} s)`);
+    }
     return { applied };
   } finally {
     transport.close();
   }
+}
+
+/** One read of the wait, bounded: a read that hangs is retried on the next poll, not waited for. */
+const WAIT_READ_TIMEOUT_MS = 10_000;
+
+function bounded<T>(promise: Promise<T>, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<T>((resolve) => {
+    timer = setTimeout(() => resolve(fallback), WAIT_READ_TIMEOUT_MS);
+  });
+  return Promise.race([promise.catch(() => fallback), timeout]).finally(() => clearTimeout(timer));
+}
+
+/** The Deployment and its pods, as the wait reads them; a failed or slow read reads as not there yet. */
+function operatorReads(kc: KubeConfig, namespace: string, labelSelector: string): OperatorWaitReads {
+  const apps = kc.makeApiClient(AppsV1Api);
+  const core = kc.makeApiClient(CoreV1Api);
+  return {
+    readDeployment: () =>
+      bounded(apps.readNamespacedDeployment({ name: OPERATOR_NAME, namespace }), undefined),
+    listPods: () =>
+      bounded(
+        core.listNamespacedPod({ namespace, labelSelector }).then((list) => list.items),
+        [],
+      ),
+  };
 }
 
 /** What the install grants, in one line: cluster-wide rights, or the watched namespaces only. */

@@ -8,6 +8,7 @@ import { generateMiniClusterKeys } from '../render/index.ts';
 import { INPUT_ERROR_EXIT_CODE, InputError } from './input-error.ts';
 import { addJobsCommand } from './jobs-command.ts';
 import { parseNodeSelectors, parseTolerations } from './placement-flags.ts';
+import { DEFAULT_OPERATOR_WAIT_SECONDS } from './install-wait.ts';
 // Each command's module is imported when it runs: `run` (the operator) then loads neither the
 // official client (install, quickstart, burst-status) nor what it does not use (docs/performance.md).
 
@@ -181,6 +182,11 @@ export function buildProgram(): Command {
       "the operator leaves the CRD's conversion where it points, and so does the install (the operator's --leave-crd-conversion)",
       false,
     )
+    .option(
+      '--wait-seconds <n>',
+      `with --with-deployment: wait this long for a Ready operator pod, saying what it waits on (default ${DEFAULT_OPERATOR_WAIT_SECONDS}; 0: do not wait)`,
+      (value) => Number(value),
+    )
     .action(
       async (options: {
         kubeconfig?: string;
@@ -194,6 +200,7 @@ export function buildProgram(): Command {
         nodeSelector: string[];
         toleration: string[];
         allowHostStorage: string[];
+        waitSeconds?: number;
       }) => {
         const { installCommand } = await import('./install-command.ts');
         await installCommand({
@@ -203,6 +210,7 @@ export function buildProgram(): Command {
           ...(options.fluxViewImage !== undefined ? { fluxViewImage: options.fluxViewImage } : {}),
           ...(options.replicas !== undefined ? { replicas: options.replicas } : {}),
           ...(options.leaveCrdConversion ? { leaveCrdConversion: true } : {}),
+          ...(options.waitSeconds !== undefined ? { waitSeconds: options.waitSeconds } : {}),
           watchNamespaces: options.watchNamespace,
           nodeSelector: parseNodeSelectors(options.nodeSelector),
           tolerations: parseTolerations(options.toleration),

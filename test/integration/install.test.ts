@@ -13,6 +13,7 @@ import type { V1ResourceAttributes } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../src/api/index.ts';
 import { installCommand, scopeLine } from '../../src/cli/install-command.ts';
 import { InputError } from '../../src/cli/input-error.ts';
+import { OperatorNotReady } from '../../src/cli/install-wait.ts';
 import {
   LEADER_ELECTION_ROLE_NAME,
   OPERATOR_NAME,
@@ -332,6 +333,60 @@ test('install --with-deployment runs a pod the restricted Pod Security profile a
   assert.equal(container?.image, 'example.com/flux-operator:test');
   assert.equal(pod.spec?.serviceAccountName, OPERATOR_NAME);
   assert.equal(container?.securityContext?.readOnlyRootFilesystem, true);
+});
+
+test('install --with-deployment waits for a Ready operator pod, and names what a pod that cannot start waits on', async (t) => {
+  const { kubeconfig, kc } = await cluster();
+  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  // The namespaces go with the test; the install's binding of the cluster-wide role is cluster-scoped.
+  const withInstall = async (prefix: string) => {
+    const namespace = await withNamespace(t, prefix);
+    t.after(() =>
+      rbac.deleteClusterRoleBinding({ name: clusterRoleBindingName(namespace) }).then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+    return namespace;
+  };
+  // kwok runs the pod at once: the install says so and returns.
+  const ready = await withInstall('install-wait');
+  const said: string[] = [];
+  await installCommand({
+    kubeconfig,
+    namespace: ready,
+    withDeployment: true,
+    image: 'example.com/flux-operator:test',
+    leaveCrdConversion: true,
+    log: (line) => said.push(line),
+  });
+  assert.match(
+    said.at(-1) ?? '',
+    /^deployment\.apps\/flux-operator ready: a pod of it is Ready \(waited \d+\.\d s\)$/,
+  );
+  // No node has the label: the time is up, the error names the pod, the scheduler's reason and the fix.
+  const stuck = await withInstall('install-stuck');
+  await assert.rejects(
+    installCommand({
+      kubeconfig,
+      namespace: stuck,
+      withDeployment: true,
+      image: 'example.com/flux-operator:test',
+      leaveCrdConversion: true,
+      nodeSelector: { 'flux-operator.test/no-such-node': 'true' },
+      waitSeconds: 3,
+      log: () => {},
+    }),
+    (error: unknown) => {
+      assert.ok(error instanceof OperatorNotReady, String(error));
+      assert.match(
+        error.message,
+        /^deployment\.apps\/flux-operator has no Ready pod after 3 s: flux-operator-[a-z0-9]+-[a-z0-9]+: not scheduled: 0\/\d+ nodes are available: .*didn't match Pod's node affinity\/selector/,
+      );
+      assert.match(error.message, new RegExp(`kubectl -n ${stuck} describe pods -l ${selector};`));
+      return true;
+    },
+  );
 });
 
 test('install by a user without rights fails with a message naming the context', async (t) => {

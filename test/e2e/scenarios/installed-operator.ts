@@ -367,6 +367,11 @@ export function installedOperatorScenarios(): void {
       '--leave-crd-conversion',
     ]);
     assert.equal(installed.code, 0, installed.stderr);
+    // The install returned once the operator it installed was Ready, and said so.
+    assert.match(
+      installed.stdout,
+      /^deployment\.apps\/flux-operator ready: a pod of it is Ready \(waited [\d.]+ s\)$/m,
+    );
     // One path bursts too: the RBAC is generated from one source for every install path.
     await exercise(
       clients,
