@@ -7,12 +7,12 @@
 import { stringify } from 'yaml';
 import { burstTargetCrd } from '../src/api/burst-target-crd.ts';
 import { miniClusterCrd } from '../src/api/minicluster-crd.ts';
-import { LABEL_APP_COMPONENT } from '../src/api/labels.ts';
+import { LABEL_APP_COMPONENT } from '../src/api/shared/labels.ts';
 import {
   HOST_STORAGE_ALLOWED,
   HOST_STORAGE_HELM_VALUE,
   HOST_STORAGE_LABEL,
-} from '../src/api/host-storage.ts';
+} from '../src/api/shared/host-storage.ts';
 import {
   DEFAULT_FLUX_VIEW_IMAGE,
   DEFAULT_OPERATOR_IMAGE,

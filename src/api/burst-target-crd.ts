@@ -10,13 +10,14 @@ import {
   BURST_TARGET_PLURAL,
   BURST_TARGET_SHORT_NAMES,
   BURST_TARGET_SINGULAR,
+  BURST_TARGET_VERSION,
   BurstTargetSchema,
   BurstTargetSpecSchema,
   BurstTargetStatusSchema,
   CONDITION_CONNECTED,
 } from './burst-target-schema.ts';
-import { namespacedCrd, rootSchemaOf } from './crd.ts';
-import type { CustomResourceDefinitionOf, JsonSchemaProps, PrinterColumn } from './crd.ts';
+import { namespacedCrd, rootSchemaOf } from './shared/crd.ts';
+import type { CustomResourceDefinitionOf, JsonSchemaProps, PrinterColumn } from './shared/crd.ts';
 
 /** The BurstTarget CRD: namespaced, status subresource, no scale subresource. */
 export type BurstTargetCustomResourceDefinition = CustomResourceDefinitionOf<{
@@ -69,6 +70,7 @@ function rootSchema(): JsonSchemaProps {
 export function burstTargetCrd(): BurstTargetCustomResourceDefinition {
   return namespacedCrd({
     name: BURST_TARGET_CRD_NAME,
+    version: BURST_TARGET_VERSION,
     names: {
       kind: BURST_TARGET_KIND,
       listKind: BURST_TARGET_LIST_KIND,

@@ -9,9 +9,9 @@
  */
 import { CloneType, Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
-import { GROUP, VERSION } from './group.ts';
-import { DNS_LABEL_MAX_LENGTH, DNS_SUBDOMAIN_MAX_LENGTH, SHORT_STRING_MAX_LENGTH } from './limits.ts';
-import { ObjectMetaSchema } from './schema.ts';
+import { GROUP } from './group.ts';
+import { DNS_LABEL_MAX_LENGTH, DNS_SUBDOMAIN_MAX_LENGTH, SHORT_STRING_MAX_LENGTH } from './shared/limits.ts';
+import { ObjectMetaSchema } from './v1alpha1/schema.ts';
 import {
   DNS_1035_LABEL_PATTERN,
   celRules,
@@ -20,16 +20,18 @@ import {
   objectName,
   stringEnum,
   withDefault,
-} from './schema-helpers.ts';
-import type { Defaulted } from './schema-helpers.ts';
-import { ConditionSchema } from './status-schema.ts';
+} from './shared/schema-helpers.ts';
+import type { Defaulted } from './shared/schema-helpers.ts';
+import { ConditionSchema } from './shared/status-schema.ts';
 
 export const BURST_TARGET_KIND = 'BurstTarget';
 export const BURST_TARGET_LIST_KIND = 'BurstTargetList';
 export const BURST_TARGET_PLURAL = 'bursttargets';
 export const BURST_TARGET_SINGULAR = 'bursttarget';
 export const BURST_TARGET_SHORT_NAMES: readonly string[] = ['bt'];
-export const BURST_TARGET_API_VERSION = `${GROUP}/${VERSION}`;
+/** BurstTarget has one version of its own, whatever the MiniCluster's are. */
+export const BURST_TARGET_VERSION = 'v1alpha1';
+export const BURST_TARGET_API_VERSION = `${GROUP}/${BURST_TARGET_VERSION}`;
 /** The CRD's own name: `<plural>.<group>`. */
 export const BURST_TARGET_CRD_NAME = `${BURST_TARGET_PLURAL}.${GROUP}`;
 

@@ -26,12 +26,12 @@ import type {
   DefaultedBurstTarget,
   DefaultedBurstTargetSpec,
 } from './burst-target-schema.ts';
-import { applySchemaDefaults } from './defaults.ts';
-import { DNS_LABEL_MAX_LENGTH } from './limits.ts';
-import type { Problem } from './problems.ts';
-import { schemaProblems } from './schema-errors.ts';
-import { DNS_1035_LABEL_PATTERN } from './schema-helpers.ts';
-import { namespaceOf } from './namespaced.ts';
+import { applySchemaDefaults } from './shared/defaulting.ts';
+import { DNS_LABEL_MAX_LENGTH } from './shared/limits.ts';
+import type { Problem } from './shared/problems.ts';
+import { schemaProblems } from './shared/schema-errors.ts';
+import { DNS_1035_LABEL_PATTERN } from './shared/schema-helpers.ts';
+import { namespaceOf } from './shared/namespaced.ts';
 
 export type BurstTargetValidationResult =
   { ok: true; value: DefaultedBurstTarget } | { ok: false; problems: Problem[] };

@@ -1,51 +1,66 @@
-/** The MiniCluster API: import from here rather than from the individual modules. */
+/**
+ * The MiniCluster API: import from here rather than from the individual modules. The plain names are
+ * the hub, the stored version (v1alpha2); v1alpha1's carry its version (MiniClusterV1alpha1,
+ * validateMiniClusterV1alpha1, ...) and live in v1alpha1/ with the conversion; shared/ holds what
+ * both versions are built from.
+ */
 export * from './group.ts';
-export * from './labels.ts';
-export * from './limits.ts';
+export * from './go-defaults.ts';
 export * from './schema.ts';
-export * from './secret-keys.ts';
-export * from './namespaced.ts';
-export * from './status-schema.ts';
-export * from './autoscale-schema.ts';
-export { ContainerSchema, VolumeSchema } from './container-schema.ts';
-export { StorageVolumeSchema } from './storage-schema.ts';
-export { hasOwnSource } from './storage-rules.ts';
-export { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS } from './storage-cel.ts';
+export { ContainerVolumeSchema, EMPTY_DIR_MEDIA } from './volume-schema.ts';
+export { FluxContainerSchema } from './flux-schema.ts';
+export { applyDefaults, defaultMiniCluster } from './defaults.ts';
+export type { DefaultsOptions } from './defaults.ts';
+export { validateMiniCluster } from './validate.ts';
+export type { ValidationResult } from './validate.ts';
+export { volumeMountPath, volumeSources } from './volume-rules.ts';
+export { miniClusterCrdVersion } from './crd-version.ts';
+export type { MiniClusterCrdVersion } from './crd-version.ts';
+export { miniClusterCrd } from './minicluster-crd.ts';
+export { NOT_YET_RENDERED, notYetRenderedProblems } from './not-yet-rendered.ts';
+export type { NotYetRendered } from './not-yet-rendered.ts';
+export * from './v1alpha1/index.ts';
+
+export * from './shared/labels.ts';
+export * from './shared/limits.ts';
+export * from './shared/secret-keys.ts';
+export * from './shared/namespaced.ts';
+export * from './shared/autoscale-schema.ts';
+export * from './shared/status-schema.ts';
+export { VolumeSchema } from './shared/container-fields.ts';
+export { StorageVolumeSchema } from './shared/storage-schema.ts';
+export { hasOwnSource } from './v1alpha1/storage-rules.ts';
+export { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS } from './shared/storage-cel.ts';
 export {
-  FluxSchema,
   BurstingSchema,
   LeadBrokerSchema,
   LeadBrokerExposureSchema,
   BurstClusterSchema,
   QUEUE_POLICIES,
   FLAT_TOPOLOGY,
-} from './flux-schema.ts';
-export type { CelRule, Defaulted } from './schema-helpers.ts';
-export { applyDefaults, applySchemaDefaults, defaultMiniCluster } from './defaults.ts';
-export { validateMiniCluster } from './validate.ts';
-export { miniClusterNameProblems } from './host-name-rules.ts';
-export { userBrokerConfigFacts } from './user-broker-config.ts';
-export type { UserBrokerConfigFacts } from './user-broker-config.ts';
-export type { ValidationResult } from './validate.ts';
-export { formatProblem } from './problems.ts';
-export type { Problem } from './problems.ts';
+} from './shared/flux-fields.ts';
+export type { CelRule, Defaulted } from './shared/schema-helpers.ts';
+export { applySchemaDefaults } from './shared/defaulting.ts';
+export { miniClusterNameProblems } from './v1alpha1/host-name-rules.ts';
+export { userBrokerConfigFacts } from './shared/user-broker-config.ts';
+export type { UserBrokerConfigFacts } from './shared/user-broker-config.ts';
+export { formatProblem } from './shared/problems.ts';
+export type { Problem } from './shared/problems.ts';
 export {
   CONVERSION_WEBHOOK_PATH,
   DEFAULT_CONVERSION_SERVICE,
-  miniClusterV1alpha1Crd,
   toStructuralSchema,
   webhookConversion,
   PRINTER_COLUMNS,
   SCALE_SUBRESOURCE,
-} from './crd.ts';
-export { miniClusterCrd } from './minicluster-crd.ts';
+} from './shared/crd.ts';
 export type {
   ConversionClientConfig,
   CrdConversion,
   CustomResourceDefinition,
   JsonSchemaProps,
   PrinterColumn,
-} from './crd.ts';
+} from './shared/crd.ts';
 export * from './burst-target-schema.ts';
 export { burstTargetCrd, BURST_TARGET_PRINTER_COLUMNS } from './burst-target-crd.ts';
 export type { BurstTargetCustomResourceDefinition } from './burst-target-crd.ts';
@@ -61,8 +76,8 @@ export {
   FluxRestfulSchema,
   UsersSchema,
   servesRestfulApi,
-} from './restful-schema.ts';
-export * from './host-storage.ts';
-export * from './node-access.ts';
-export { DEFAULT_SHM_SIZE, SHM_MOUNT_PATH } from './shm-cel.ts';
-export { shmSizeLimit } from './shm-rules.ts';
+} from './shared/restful-schema.ts';
+export * from './shared/host-storage.ts';
+export * from './shared/node-access.ts';
+export { DEFAULT_SHM_SIZE, SHM_MOUNT_PATH } from './shared/shm-cel.ts';
+export { shmSizeLimit } from './v1alpha1/shm-rules.ts';

@@ -1,16 +1,15 @@
 /**
- * The MiniCluster CRD as installed: the v1alpha1 version of crd.ts (served, no longer stored) and the
- * v1alpha2 version (served and stored), converted by the operator's webhook. Apart from crd.ts, which
- * the v1alpha2 schema builds on, so that neither imports the other in a loop.
+ * The MiniCluster CRD as installed: the spoke's v1alpha1 version (v1alpha1/crd.ts: served, no longer
+ * stored) and the hub's version (crd-version.ts: served and stored), converted by the operator's webhook.
  */
 import {
   DEFAULT_CONVERSION_SERVICE,
-  miniClusterV1alpha1Crd,
   webhookConversion,
   type ConversionClientConfig,
   type CustomResourceDefinition,
-} from './crd.ts';
-import { miniClusterV1alpha2CrdVersion } from './v1alpha2/index.ts';
+} from './shared/crd.ts';
+import { miniClusterCrdVersion } from './crd-version.ts';
+import { miniClusterV1alpha1Crd } from './v1alpha1/crd.ts';
 
 /**
  * The MiniCluster CRD: v1alpha1 served, v1alpha2 served and stored, converted by the operator's
@@ -26,7 +25,7 @@ export function miniClusterCrd(
     ...single,
     spec: {
       ...single.spec,
-      versions: [...v1alpha1, miniClusterV1alpha2CrdVersion()],
+      versions: [...v1alpha1, miniClusterCrdVersion()],
       conversion: webhookConversion(clientConfig),
     },
   };

@@ -1,289 +1,120 @@
 /**
- * The MiniCluster schema: the single source of the TypeScript types (via `Static`), the runtime
- * validation (validate.ts) and the CRD (crd.ts, written to deploy/crd.yaml by hack/generate.ts).
- *
- * Field names follow the Go Flux Operator's v1alpha1 so its manifests apply. Cross-field rules are
- * CEL `x-kubernetes-validations` next to the fields they read, so `kubectl apply` refuses with the
- * field path; the validator (validate.ts, semantic-rules.ts and the *-rules.ts modules, each rule
- * beside its CEL twin) makes the same checks, and one CEL cannot afford: expanding a hostlist.
+ * The v1alpha2 MiniCluster schema: the Go Flux Operator's current API (every field, with its names,
+ * types and defaults) and every capability of this operator's v1alpha1 that it has no field for,
+ * under v1alpha1's names. One source for the TypeScript types, the validator (validate.ts) and the
+ * CRD version (crd-version.ts). v1alpha1's rules hold where the fields are shared; the rules of what
+ * v1alpha2 shapes differently (volumes, the Flux view, the pod's new fields) are beside them here.
  */
 import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { API_VERSION, KIND } from './group.ts';
-import { ContainerSchema, VolumeSchema } from './container-schema.ts';
-import { BurstClusterSchema, FluxSchema, LeadBrokerExposureSchema, LeadBrokerSchema } from './flux-schema.ts';
-import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './host-name-cel.ts';
-import { SPEC_SERVICE_RULES } from './service-cel.ts';
-import { AutoscaleSchema, SPEC_AUTOSCALE_RULES } from './autoscale-schema.ts';
-import { ServiceContainerSchema } from './service-schema.ts';
-import { FluxRestfulSchema, SPEC_RESTFUL_RULES, UsersSchema } from './restful-schema.ts';
+import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './shared/host-name-cel.ts';
+import { MAX_BROKERS, MAX_CONTAINERS, MAX_SERVICES } from './shared/limits.ts';
+import { SPEC_RESOURCE_RULES } from './shared/resource-cel.ts';
 import {
-  DNS_LABEL_MAX_LENGTH,
-  MAX_BROKERS,
-  MAX_CONTAINERS,
-  MAX_SERVICES,
-  MAX_INTEGER,
-  MAX_TASKS,
-  MAX_TOLERATIONS,
-  SHORT_STRING_MAX_LENGTH,
-} from './limits.ts';
-import { ANNOTATION_RULES, TOLERATION_RULES } from './pod-cel.ts';
-import { celLabelKeys, celNoReservedLabelKeys } from './qualified-names.ts';
-import { POD_RESOURCE_MAP_RULES, SPEC_RESOURCE_RULES } from './resource-cel.ts';
+  CEL_JOINS_ANOTHER,
+  CEL_SERVES_V1ALPHA2,
+  RESTFUL_STARTS_AS_ROOT_RULES,
+  restfulRootJobsRule,
+  RESTFUL_COMMAND_RULE,
+  RESTFUL_JOINS_RULE,
+  RESTFUL_PORT_RULE,
+  RESTFUL_USERNAME_RULE,
+} from './shared/restful-schema.ts';
+import { celRunsFlux } from './shared/rule-helpers.ts';
 import {
-  LABEL_VALUE_PATTERN,
-  absolutePath,
-  celRules,
-  derivedDefault,
-  dns1035Label,
-  labelMap,
-  objectName,
-  quantity,
-  quantityMap,
-  stringEnum,
-  stringMap,
-  withDefault,
-} from './schema-helpers.ts';
-import { SPEC_SCRIPT_RULES } from './script-cel.ts';
-import { SHM_SIZE_DESCRIPTION, SPEC_SHM_RULES } from './shm-cel.ts';
-import { SPEC_STORAGE_RULES } from './storage-cel.ts';
-import { StorageVolumeSchema, StorageVolumesSchema } from './storage-schema.ts';
+  MiniClusterV1alpha1SpecSchema,
+  ObjectMetaSchema,
+  ROOT_RULES,
+  SPEC_RULES,
+} from './v1alpha1/schema.ts';
+import { celRules, withDefault } from './shared/schema-helpers.ts';
+import type { CelRule, Defaulted } from './shared/schema-helpers.ts';
+import { SPEC_SCRIPT_RULES } from './shared/script-cel.ts';
+import { SPEC_SERVICE_RULES } from './shared/service-cel.ts';
+import { SPEC_SHM_RULES } from './shared/shm-cel.ts';
+import { StatusFieldsSchema } from './shared/status-schema.ts';
+import { ContainerSchema, ServiceContainerSchema } from './container-schema.ts';
+import { FluxSchema } from './flux-schema.ts';
+import { LoggingSchema, NetworkSchema, PodSchema } from './pod-schema.ts';
+import { DEFAULT_FLUX_VIEW_NAME } from './go-defaults.ts';
 import { SPEC_VOLUME_RULES } from './volume-cel.ts';
-import type { CelRule, Defaulted } from './schema-helpers.ts';
-import { MiniClusterStatusSchema } from './status-schema.ts';
 
-/** Approximately one year: Go's default; the Job's activeDeadlineSeconds cannot be zero. */
-export const DEFAULT_DEADLINE_SECONDS = 31500000;
+const V1 = MiniClusterV1alpha1SpecSchema.properties;
 
-export const LoggingSchema = Type.Object(
-  {
-    quiet: withDefault(
-      Type.Boolean({
-        description:
-          "Print only the job's own output and errors: no entrypoint banners, brokers log errors only.",
-      }),
-      false,
-    ),
-    strict: withDefault(
-      Type.Boolean({ description: 'Stop the entrypoint at the first failing command.' }),
-      true,
-    ),
-    debug: withDefault(Type.Boolean({ description: 'Verbose entrypoint and Flux output.' }), false),
-    zeromq: withDefault(Type.Boolean({ description: 'Log ZeroMQ overlay events.' }), false),
-    timed: withDefault(Type.Boolean({ description: 'Time the Flux commands of the entrypoint.' }), false),
-  },
-  { description: 'What the pods log.', additionalProperties: false },
-);
+export const USERS_MESSAGE =
+  'are users of the RESTful API, which a v1alpha2 MiniCluster serves only with fluxRestful (and not when its brokers join another instance): set fluxRestful, or remove users';
+export const MIN_SIZE_MESSAGE =
+  'must be <= spec.size: the brokers Flux waits for before it starts; lower minSize';
+export const SCRIPT_AND_COMMAND_MESSAGE =
+  'the Flux container has both command and commands.script, and the script runs in place of the command; keep one of them';
+export const NO_WRAP_MESSAGE =
+  'applies to containers that do not run Flux (their command is wrapped to wait for Flux); the Flux container runs the brokers either way: remove noWrapEntrypoint';
+export const VIEW_NAME_MESSAGE =
+  'is also the name of the Flux view init container (flux.container.name, default flux-view); container names in a pod must be unique, so rename one of them';
 
-export const NetworkSchema = Type.Object(
-  {
-    headlessName: derivedDefault(
-      dns1035Label(
-        "Name of the headless Service giving the pods DNS names (`<name>-<index>.<headlessName>`). Default: the MiniCluster's name, so no two MiniClusters share one by accident.",
-      ),
-    ),
-    sharedSelector: Type.Optional(
-      labelMap(
-        "Connect to another MiniCluster: labels added to the pods, which the headless Service then selects instead of this MiniCluster's own label, so MiniClusters with the same sharedSelector and headlessName resolve each other's pods.",
-        celLabelKeys('spec.network.sharedSelector'),
-        celNoReservedLabelKeys('spec.network.sharedSelector'),
-      ),
-    ),
-  },
-  {
-    description: 'Networking of the pods.',
-    additionalProperties: false,
-    ...celRules({
-      rule: '!has(self.sharedSelector) || has(self.headlessName)',
-      message:
-        'headlessName is required with sharedSelector: set the same headlessName on every MiniCluster that shares the selector',
-      fieldPath: '.headlessName',
-      reason: 'FieldValueRequired',
-    }),
-  },
-);
+/** CEL: the view's init container name, defaulted. */
+const CEL_VIEW_NAME = `(has(self.flux) && has(self.flux.container) && has(self.flux.container.name) ? self.flux.container.name : '${DEFAULT_FLUX_VIEW_NAME}')`;
 
-export const TolerationSchema = Type.Object(
+/** Rules of v1alpha2's own spec fields. */
+export const SPEC_V1ALPHA2_RULES: CelRule[] = [
   {
-    key: Type.Optional(
-      Type.String({ description: 'Taint key to tolerate; empty with Exists: every taint.', maxLength: 317 }),
-    ),
-    operator: Type.Optional(stringEnum(['Exists', 'Equal'], 'How key and value are matched. Unset: Equal.')),
-    value: Type.Optional(
-      Type.String({
-        description: 'Taint value to match with Equal (a label value); empty with Exists.',
-        maxLength: 63,
-        pattern: LABEL_VALUE_PATTERN,
-      }),
-    ),
-    effect: Type.Optional(
-      stringEnum(
-        ['NoSchedule', 'PreferNoSchedule', 'NoExecute'],
-        'Taint effect to tolerate. Unset: every effect.',
-      ),
-    ),
-    tolerationSeconds: Type.Optional(
-      Type.Integer({
-        description: 'With NoExecute: how long the pod stays after the taint appears.',
-        minimum: 0,
-        maximum: MAX_INTEGER,
-      }),
-    ),
-  },
-  {
-    description: 'A toleration of node taints.',
-    additionalProperties: false,
-    ...celRules(...TOLERATION_RULES),
-  },
-);
-
-export const PodSchema = Type.Object(
-  {
-    annotations: Type.Optional(
-      stringMap(
-        'Annotations of every pod (at most 256 KiB of keys and values, as Kubernetes allows).',
-        { maxLength: SHORT_STRING_MAX_LENGTH * 64 },
-        celLabelKeys('spec.pod.annotations'),
-        ...ANNOTATION_RULES,
-      ),
-    ),
-    labels: Type.Optional(
-      labelMap(
-        "Labels of every pod (the operator's own label keys are reserved).",
-        celLabelKeys('spec.pod.labels'),
-        celNoReservedLabelKeys('spec.pod.labels'),
-      ),
-    ),
-    serviceAccountName: Type.Optional(objectName('Service account of the pods.')),
-    nodeSelector: Type.Optional(
-      labelMap('Node labels the pods must be scheduled on.', celLabelKeys('spec.pod.nodeSelector')),
-    ),
-    tolerations: Type.Optional(
-      Type.Array(TolerationSchema, {
-        description: 'Node taints the pods tolerate.',
-        maxItems: MAX_TOLERATIONS,
-        'x-kubernetes-list-type': 'atomic',
-      }),
-    ),
-    resources: Type.Optional(
-      quantityMap(
-        'Pod-level resource limits: cpu and memory, for resources the containers do not set themselves.',
-        ...POD_RESOURCE_MAP_RULES,
-      ),
-    ),
-    shmSize: Type.Optional(quantity(SHM_SIZE_DESCRIPTION)),
-  },
-  { description: 'Settings of every MiniCluster pod.', additionalProperties: false },
-);
-
-export const ArchiveSchema = Type.Object(
-  {
-    path: absolutePath(
-      'File (in the Flux container) Flux saves its archive to on exit and loads it from on start.',
-    ),
-  },
-  { description: "Keep Flux's job archive across MiniClusters.", additionalProperties: false },
-);
-
-/** The number of brokers after defaulting, as CEL sees it (maxSize has no static default). */
-const CEL_MAX_SIZE = '(has(self.maxSize) ? self.maxSize : self.size)';
-const CEL_IS_RUNNER = '(has(container.runFlux) && container.runFlux)';
-const CEL_BURSTING = 'has(self.flux) && has(self.flux.bursting)';
-
-/**
- * The spec's own rules: sizes, the Flux container and container names, the broker count. v1alpha2
- * shares them (src/api/v1alpha2/schema.ts).
- */
-export const SPEC_RULES: CelRule[] = [
-  {
-    rule: '!has(self.maxSize) || self.maxSize >= self.size',
-    message: 'spec.maxSize must be >= spec.size; raise maxSize or lower size',
-    fieldPath: '.maxSize',
+    rule: '!has(self.minSize) || self.minSize <= self.size',
+    message: `spec.minSize ${MIN_SIZE_MESSAGE}`,
+    fieldPath: '.minSize',
     reason: 'FieldValueInvalid',
   },
   {
-    // The broker config lists hosts up to maxSize when Flux starts; changing it later would
-    // need a new instance. Setting, changing and removing it are all refused.
-    rule: 'has(self.maxSize) == has(oldSelf.maxSize) && (!has(self.maxSize) || self.maxSize == oldSelf.maxSize)',
-    message: 'spec.maxSize is fixed at creation; recreate the MiniCluster to change it',
-    fieldPath: '.maxSize',
+    rule: `!has(self.users) || self.users.size() == 0 || (has(self.fluxRestful) && !(${CEL_JOINS_ANOTHER}))`,
+    message: `spec.users ${USERS_MESSAGE}`,
+    fieldPath: '.users',
     reason: 'FieldValueForbidden',
   },
-  ...SPEC_AUTOSCALE_RULES,
   {
-    rule: `self.containers.size() == 1 || self.containers.filter(container, ${CEL_IS_RUNNER}).size() == 1`,
-    message: 'exactly one container must set runFlux: true when there are several containers',
+    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.command) || !has(container.commands) || !has(container.commands.script))`,
+    message: SCRIPT_AND_COMMAND_MESSAGE,
     fieldPath: '.containers',
-    reason: 'FieldValueInvalid',
+    reason: 'FieldValueForbidden',
   },
   {
-    rule: `self.containers.size() == 1 || self.containers.all(container, ${CEL_IS_RUNNER} || has(container.name))`,
-    message: 'containers that do not run Flux need a name; add name to each of them',
+    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.noWrapEntrypoint) || !container.noWrapEntrypoint)`,
+    message: `noWrapEntrypoint on the Flux container ${NO_WRAP_MESSAGE}`,
     fieldPath: '.containers',
-    reason: 'FieldValueRequired',
+    reason: 'FieldValueForbidden',
   },
   {
-    rule: 'self.containers.all(container, !has(container.name) || self.containers.filter(other, has(other.name) && other.name == container.name).size() == 1)',
-    message: 'container names must be unique',
+    rule: `self.containers.all(container, !has(container.name) || container.name != ${CEL_VIEW_NAME})`,
+    message: `a container name ${VIEW_NAME_MESSAGE}`,
     fieldPath: '.containers',
     reason: 'FieldValueDuplicate',
-  },
-  {
-    rule: `${CEL_MAX_SIZE} + (${CEL_BURSTING} && has(self.flux.bursting.clusters) ? self.flux.bursting.clusters.map(cluster, has(cluster.size) ? cluster.size : self.size).sum() : 0) + (${CEL_BURSTING} && has(self.flux.bursting.leadBroker) ? self.flux.bursting.leadBroker.size : 0) <= ${MAX_BROKERS}`,
-    message: `the Flux instance may list at most ${MAX_BROKERS} brokers (maxSize, burst cluster sizes and leadBroker.size together); lower them`,
-    fieldPath: '.maxSize',
-    reason: 'FieldValueInvalid',
   },
 ];
 
 export const MiniClusterSpecSchema = Type.Object(
   {
-    size: withDefault(
-      Type.Integer({
-        description: 'Number of pods (brokers) to run; `kubectl scale` changes it, up to maxSize.',
-        minimum: 1,
-        maximum: MAX_BROKERS,
-      }),
-      1,
-    ),
-    maxSize: derivedDefault(
+    size: V1.size,
+    maxSize: V1.maxSize,
+    autoscale: V1.autoscale,
+    minSize: Type.Optional(
       Type.Integer({
         description:
-          'Most pods the MiniCluster can grow to, fixed at creation; hosts up to it are listed in the broker config from the start. Default: size.',
+          'Brokers that must be up before Flux starts (its quorum), at most size. Unset: size. Tasks are not lowered with it: a job may then wait for the rest.',
         minimum: 1,
         maximum: MAX_BROKERS,
       }),
     ),
-    autoscale: Type.Optional(AutoscaleSchema),
-    tasks: withDefault(
+    backoffLimit: Type.Optional(
       Type.Integer({
-        description: 'Number of tasks the command is submitted with (`flux submit -n`).',
-        minimum: 1,
-        maximum: MAX_TASKS,
+        description:
+          "How often the Job retries a failed pod before it fails (the Job's backoffLimit). Unset: 0.",
+        minimum: 0,
+        maximum: 2147483647,
       }),
-      1,
     ),
-    interactive: withDefault(
-      Type.Boolean({
-        description: 'Keep the Flux instance running after the command, for users to submit jobs.',
-      }),
-      false,
-    ),
-    deadlineSeconds: withDefault(
-      Type.Integer({
-        description: "Most seconds the MiniCluster may run (the Job's activeDeadlineSeconds).",
-        minimum: 1,
-        maximum: MAX_INTEGER,
-      }),
-      DEFAULT_DEADLINE_SECONDS,
-    ),
-    jobLabels: Type.Optional(
-      labelMap(
-        "Labels of the Job (the operator's own label keys are reserved).",
-        celLabelKeys('spec.jobLabels'),
-        celNoReservedLabelKeys('spec.jobLabels'),
-      ),
-    ),
+    tasks: V1.tasks,
+    interactive: V1.interactive,
+    deadlineSeconds: V1.deadlineSeconds,
+    jobLabels: V1.jobLabels,
     containers: Type.Array(ContainerSchema, {
       description: 'Containers of every pod; exactly one runs Flux.',
       minItems: 1,
@@ -293,7 +124,7 @@ export const MiniClusterSpecSchema = Type.Object(
     services: Type.Optional(
       Type.Array(ServiceContainerSchema, {
         description:
-          "Service containers (v1alpha1): run together in one pod of their own, `<name>-services`, on the MiniCluster's network, so brokers and jobs reach them as `<name>-services.<headlessName>`. Not brokers: not counted, scaled or given work by Flux.",
+          "Service containers: run together in one pod of their own, `<name>-services`, on the MiniCluster's network, so brokers and jobs reach them as `<name>-services.<headlessName>`. Not brokers.",
         maxItems: MAX_SERVICES,
         'x-kubernetes-list-type': 'atomic',
       }),
@@ -301,90 +132,48 @@ export const MiniClusterSpecSchema = Type.Object(
     logging: withDefault(LoggingSchema, {}),
     network: withDefault(NetworkSchema, {}),
     pod: Type.Optional(PodSchema),
-    shareProcessNamespace: Type.Optional(
-      Type.Boolean({
-        description:
-          "The containers of a pod see each other's processes (the pod's shareProcessNamespace): a sidecar's program can be reached through /proc. The entrypoint is then not PID 1. Unset: false.",
-      }),
-    ),
+    shareProcessNamespace: V1.shareProcessNamespace,
     flux: withDefault(FluxSchema, {}),
-    archive: Type.Optional(ArchiveSchema),
-    volumes: Type.Optional(StorageVolumesSchema),
-    cleanup: withDefault(
-      Type.Boolean({
-        description: 'Delete the pods when the lead broker completes, instead of keeping them for logs.',
-      }),
-      false,
-    ),
-    fluxRestful: Type.Optional(FluxRestfulSchema),
-    users: Type.Optional(UsersSchema),
+    archive: V1.archive,
+    volumes: V1.volumes,
+    cleanup: V1.cleanup,
+    fluxRestful: V1.fluxRestful,
+    users: V1.users,
   },
   {
     description: 'Desired state of the MiniCluster.',
     additionalProperties: false,
     ...celRules(
       ...SPEC_RULES,
+      ...SPEC_V1ALPHA2_RULES,
       ...SPEC_HOST_NAME_RULES,
       ...SPEC_VOLUME_RULES,
-      ...SPEC_STORAGE_RULES,
       ...SPEC_RESOURCE_RULES,
       ...SPEC_SHM_RULES,
       ...SPEC_SCRIPT_RULES,
       ...SPEC_SERVICE_RULES,
-      ...SPEC_RESTFUL_RULES,
+      RESTFUL_COMMAND_RULE,
+      RESTFUL_JOINS_RULE,
+      RESTFUL_PORT_RULE,
+      RESTFUL_USERNAME_RULE,
+      restfulRootJobsRule(CEL_SERVES_V1ALPHA2),
+      ...RESTFUL_STARTS_AS_ROOT_RULES,
     ),
   },
 );
 
-/** The part of ObjectMeta the operator reads; everything else passes through. */
-export const ObjectMetaSchema = Type.Object(
+export const MiniClusterStatusSchema = Type.Object(
   {
-    name: Type.String({ description: 'Name of the MiniCluster.', minLength: 1 }),
-    namespace: Type.Optional(Type.String({ description: 'Namespace of the MiniCluster.' })),
-    generation: Type.Optional(
-      Type.Integer({ description: 'Incremented by the API server on spec changes.' }),
+    ...StatusFieldsSchema.properties,
+    jobid: Type.Optional(
+      Type.String({
+        description: "The Go operator's job id field; kept as it is written, unused here.",
+        maxLength: 253,
+      }),
     ),
-    uid: Type.Optional(Type.String({ description: 'Unique id, set by the API server.' })),
-    labels: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Labels.' })),
-    annotations: Type.Optional(Type.Record(Type.String(), Type.String(), { description: 'Annotations.' })),
   },
-  { description: 'Standard object metadata.' },
+  { description: 'Observed state of the MiniCluster, written by the operator.', additionalProperties: false },
 );
-
-/** Highest pod index digits: a MiniCluster of maxSize N has hosts `<name>-0` ... `<name>-(N-1)`. */
-const CEL_LAST_INDEX_DIGITS = `string((has(self.spec.maxSize) ? self.spec.maxSize : self.spec.size) - 1).size()`;
-
-/** Rules on the whole MiniCluster (they read metadata.name and status); v1alpha2 shares them. */
-export const ROOT_RULES: CelRule[] = [
-  {
-    // Flux host names and the Service name derived from it must be RFC 1035 labels; the API
-    // server itself only requires a DNS subdomain.
-    rule: `self.metadata.name.matches('^[a-z]([-a-z0-9]*[a-z0-9])?$')`,
-    message: 'metadata.name must be a DNS label starting with a letter (lowercase letters, digits, -)',
-    reason: 'FieldValueInvalid',
-  },
-  {
-    rule: `self.metadata.name.size() + 1 + ${CEL_LAST_INDEX_DIGITS} <= ${DNS_LABEL_MAX_LENGTH}`,
-    message: `metadata.name is too long: pod host names <name>-<index> up to maxSize-1 must fit in ${DNS_LABEL_MAX_LENGTH} characters; shorten the name`,
-    reason: 'FieldValueInvalid',
-  },
-  {
-    // Covers MiniClusters without spec.maxSize: the size at creation, recorded by the operator
-    // in status.maximumSize, is the most they can scale to.
-    rule: '!has(self.status) || !has(self.status.maximumSize) || self.spec.size <= self.status.maximumSize',
-    message: 'spec.size cannot exceed status.maximumSize, the maximum fixed at creation; scale within it',
-    fieldPath: '.spec.size',
-    reason: 'FieldValueForbidden',
-  },
-  {
-    // An unnamed Flux container is named after the MiniCluster.
-    rule: 'self.spec.containers.size() == 1 || !self.spec.containers.exists(container, !has(container.name) && has(container.runFlux) && container.runFlux) || !self.spec.containers.exists(container, has(container.name) && container.name == self.metadata.name)',
-    message:
-      "a container is named like the MiniCluster, which is the unnamed Flux container's name; name the Flux container or rename the other",
-    fieldPath: '.spec.containers',
-    reason: 'FieldValueDuplicate',
-  },
-];
 
 export const MiniClusterSchema = Type.Object(
   {
@@ -396,35 +185,29 @@ export const MiniClusterSchema = Type.Object(
   },
   {
     description:
-      'A MiniCluster is one Flux instance: an indexed Job of pods, one broker each, wired together over a headless Service.',
-    ...celRules(...ROOT_RULES, ...ROOT_HOST_NAME_RULES),
+      'A MiniCluster is one Flux instance: an indexed Job of pods, one broker each, wired together over a headless Service; Flux comes from a view an init container copies beside the application.',
+    ...celRules(...ROOT_RULES, ...ROOT_HOST_NAME_RULES, {
+      rule: `!self.spec.containers.exists(container, !has(container.name) && ${celRunsFlux('self.spec', 'container')}) || self.metadata.name != ${CEL_VIEW_NAME.replaceAll('self.flux', 'self.spec.flux')}`,
+      message: `metadata.name names the unnamed Flux container, and ${VIEW_NAME_MESSAGE}`,
+      fieldPath: '.spec.containers',
+      reason: 'FieldValueDuplicate',
+    }),
   },
 );
 
-export type MiniClusterSpec = Static<typeof MiniClusterSpecSchema>;
 export type MiniCluster = Static<typeof MiniClusterSchema>;
-export type ObjectMeta = Static<typeof ObjectMetaSchema>;
+export type MiniClusterSpec = Static<typeof MiniClusterSpecSchema>;
+export type MiniClusterStatus = Static<typeof MiniClusterStatusSchema>;
 export type Container = Static<typeof ContainerSchema>;
 export type ServiceContainer = Static<typeof ServiceContainerSchema>;
 export type FluxSpec = Static<typeof FluxSchema>;
-export type LoggingSpec = Static<typeof LoggingSchema>;
-export type NetworkSpec = Static<typeof NetworkSchema>;
-export type PodSpec = Static<typeof PodSchema>;
-export type Toleration = Static<typeof TolerationSchema>;
-export type ArchiveSpec = Static<typeof ArchiveSchema>;
-export type Volume = Static<typeof VolumeSchema>;
-export type StorageVolume = Static<typeof StorageVolumeSchema>;
-export type BurstCluster = Static<typeof BurstClusterSchema>;
-export type LeadBroker = Static<typeof LeadBrokerSchema>;
-export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;
 
 /** The spec after `applyDefaults`: every field with a default (static or derived) is present. */
 export type DefaultedMiniClusterSpec = Defaulted<typeof MiniClusterSpecSchema>;
 export type DefaultedContainer = DefaultedMiniClusterSpec['containers'][number];
+export type DefaultedContainerVolume = NonNullable<DefaultedContainer['volumes']>[string];
 export type DefaultedServiceContainer = NonNullable<DefaultedMiniClusterSpec['services']>[number];
 export type DefaultedFluxSpec = DefaultedMiniClusterSpec['flux'];
-export type DefaultedBurstPolicy = NonNullable<NonNullable<DefaultedFluxSpec['bursting']>['policy']>;
-/** A MiniCluster whose spec went through `applyDefaults`. */
-export type DefaultedMiniCluster = Omit<MiniCluster, 'spec'> & { spec: DefaultedMiniClusterSpec };
-
-export type { MiniClusterStatus, Condition, Summary } from './status-schema.ts';
+export type DefaultedMiniCluster = Omit<MiniCluster, 'spec'> & {
+  spec: DefaultedMiniClusterSpec;
+};

@@ -1,141 +1,91 @@
 /**
- * Volumes: the CEL rules the CRD carries, twins of the validator's rules in volume-rules.ts. The
- * schema takes these and the rules take the schema's types, so the two halves live apart.
+ * v1alpha2 volumes: the CEL rules across volumes (a container's mount paths, one source per pod
+ * volume name, the operator's own paths, spec.volumes names), twins of volume-rules.ts. The rules of
+ * one volume are on its schema (volume-schema.ts).
  */
-import { DNS_LABEL_MAX_LENGTH } from './limits.ts';
-import { celRunsFlux } from './rule-helpers.ts';
-import { DNS_1123_LABEL_PATTERN, celRegex } from './schema-helpers.ts';
-import type { CelRule } from './schema-helpers.ts';
+import { celRunsFlux } from './shared/rule-helpers.ts';
+import type { CelRule } from './shared/schema-helpers.ts';
+import {
+  CEL_OPERATOR_PATHS,
+  OPERATOR_MOUNT_PATHS,
+  VOLUME_SOURCE_FIELDS,
+  celSameSource,
+} from './shared/volume-cel.ts';
+import type { VolumeSourceFields } from './shared/volume-cel.ts';
+import { DEFAULT_EMPTY_DIR_PATH, DEFAULT_FLUX_VIEW_MOUNT_PATH } from './go-defaults.ts';
 
-/** The operator names its own pod volumes with this prefix (src/render/job.ts). */
-export const OPERATOR_VOLUME_NAME_PREFIX = 'flux-operator-';
-
-/** Where the operator mounts its own volumes in the Flux container (src/render/paths.ts). */
-export const OPERATOR_MOUNT_PATHS: readonly string[] = [
-  '/etc/flux/config',
-  '/flux_operator',
-  '/etc/flux-operator/curve',
-  '/etc/flux-operator/munge',
-  '/mnt/flux',
-];
-
-export const VOLUME_MAPS = ['volumes', 'existingVolumes'] as const;
-
-// ---------------------------------------------------------------------------------------------
-// The same checks in CEL.
-
-/** Rules on a volume map (`volumes`, `existingVolumes`). */
-export const VOLUME_MAP_RULES: CelRule[] = [
-  {
-    rule: `self.all(name, name.size() <= ${DNS_LABEL_MAX_LENGTH} && name.matches(${celRegex(DNS_1123_LABEL_PATTERN)}))`,
-    message: `volume names must be DNS labels (lowercase letters, digits and "-", at most ${DNS_LABEL_MAX_LENGTH} characters)`,
-    reason: 'FieldValueInvalid',
-  },
-  {
-    rule: `self.all(name, !name.startsWith('${OPERATOR_VOLUME_NAME_PREFIX}'))`,
-    message: `volume names starting with ${OPERATOR_VOLUME_NAME_PREFIX} are the operator's own; rename the volume`,
-    reason: 'FieldValueForbidden',
-  },
-];
-
-/** Rules on a volume's `items`. */
-export const VOLUME_ITEMS_RULES: CelRule[] = [
-  { rule: "self.all(key, key != '')", message: 'items keys must not be empty', reason: 'FieldValueInvalid' },
-];
-
-function celOptional(volume: string, field: string): string {
-  return `(has(${volume}.${field}) ? ${volume}.${field} : '')`;
+/** CEL: where the volume `volume` is mounted (an emptyDir without a path: /dev/shm). */
+export function celMountPath(volume: string): string {
+  return `(has(${volume}.path) ? ${volume}.path : '${DEFAULT_EMPTY_DIR_PATH}')`;
 }
 
-/** The fields that make a volume's source, beside emptyDir: strings, and those compared whole. */
-export interface VolumeSourceFields {
-  readonly strings: readonly string[];
-  readonly compared: readonly string[];
+/** CEL: the volume `volume` has a source of its own (without one it names spec.volumes or is scratch). */
+export function celHasOwnSource(volume: string): string {
+  return `(has(${volume}.configMapName) || has(${volume}.secretName) || has(${volume}.claimName) || has(${volume}.hostPath) || has(${volume}.csiDriver) || (has(${volume}.emptyDir) && ${volume}.emptyDir))`;
 }
 
-export const VOLUME_SOURCE_FIELDS: VolumeSourceFields = {
-  strings: ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDirMedium'],
-  compared: ['emptyDirSizeLimit', 'items'],
+/** What makes a v1alpha2 volume's source, as written (volume-rules.ts sourceKey): v1alpha1's and the CSI fields. */
+const SOURCE_FIELDS: VolumeSourceFields = {
+  strings: [...VOLUME_SOURCE_FIELDS.strings, 'csiDriver'],
+  compared: [...VOLUME_SOURCE_FIELDS.compared, 'csiDriverAttributes'],
 };
 
-/** CEL: two volumes (`a`, `b`) have the same source (volumeSourceKey), as `fields` make it. */
-export function celSameSource(
-  a: string,
-  b: string,
-  fields: VolumeSourceFields = VOLUME_SOURCE_FIELDS,
-): string {
-  const strings = fields.strings.map((field) => `${celOptional(a, field)} == ${celOptional(b, field)}`);
-  const compared = fields.compared.map(
-    (field) =>
-      `has(${a}.${field}) == has(${b}.${field}) && (!has(${a}.${field}) || ${a}.${field} == ${b}.${field})`,
-  );
-  return [
-    ...strings,
-    `(has(${a}.emptyDir) && ${a}.emptyDir) == (has(${b}.emptyDir) && ${b}.emptyDir)`,
-    ...compared,
-  ].join(' && ');
-}
+export const PATHS_MESSAGE =
+  'two volumes of the container have the same path (an emptyDir without one is at /dev/shm); mount paths in a container must be unique';
 
-/** CEL: the volumes named alike in two volume maps have the same source. */
-function celMapsAgree(first: string, second: string): string {
-  return `(!has(${first}) || !has(${second}) || ${first}.all(name, !(name in ${second}) || (${celSameSource(`${first}[name]`, `${second}[name]`)})))`;
-}
-
-/** CEL: no two entries of the volume maps `first` and `second` (maybe the same map) share a path. */
-function celPathsDistinct(first: string, second: string): string {
-  if (first === second) {
-    return `!has(${first}) || ${first}.all(name, !${first}.exists(other, other != name && ${first}[other].path == ${first}[name].path))`;
-  }
-  return `!has(${first}) || !has(${second}) || !${first}.exists(name, ${second}.exists(other, ${second}[other].path == ${first}[name].path))`;
-}
-
-const PATHS_MESSAGE =
-  'two volumes of the container have the same path; mount paths in a container must be unique';
-
-/** Rules on a container: one per pair of maps, since the API server prices each rule on its own. */
-export const CONTAINER_VOLUME_RULES: CelRule[] = [
-  ['self.volumes', 'self.volumes'],
-  ['self.existingVolumes', 'self.existingVolumes'],
-  ['self.volumes', 'self.existingVolumes'],
-].map(([first = '', second = '']) => ({
-  rule: celPathsDistinct(first, second),
+/** On a container (or a service). */
+export const CONTAINER_VOLUME_PATH_RULE: CelRule = {
+  rule: `!has(self.volumes) || self.volumes.all(name, !self.volumes.exists(other, other != name && ${celMountPath('self.volumes[other]')} == ${celMountPath('self.volumes[name]')}))`,
   message: PATHS_MESSAGE,
-  fieldPath: first === second ? first.slice('self'.length) : '.existingVolumes',
+  fieldPath: '.volumes',
   reason: 'FieldValueDuplicate',
-}));
+};
 
-/** CEL: the list of OPERATOR_MOUNT_PATHS. */
-export const CEL_OPERATOR_PATHS = `[${OPERATOR_MOUNT_PATHS.map((path) => `'${path}'`).join(', ')}]`;
-
-/**
- * Rules on the spec. Volumes against volumes, existingVolumes against existingVolumes, and volumes
- * against existingVolumes (every ordered pair of containers covers the fourth), each a rule of its
- * own since the API server prices each rule on its own.
- */
-export function podVolumeAgreementRules(list: 'containers' | 'services'): CelRule[] {
-  const self = list === 'containers' ? 'self.containers' : 'self.services';
-  const guard = list === 'containers' ? '' : '!has(self.services) || ';
-  return [
-    ['volumes', 'volumes'],
-    ['existingVolumes', 'existingVolumes'],
-    ['volumes', 'existingVolumes'],
-  ].map(([first = '', second = '']) => ({
-    rule: `${guard}${self}.all(first, ${self}.all(second, ${celMapsAgree(`first.${first}`, `second.${second}`)}))`,
-    message: `a volume name has different sources in different ${list} (or in volumes and existingVolumes); a pod volume name means one source, so rename one of them`,
-    fieldPath: `.${list}`,
-    reason: 'FieldValueInvalid' as const,
-  }));
+export function agreementMessage(list: 'containers' | 'services'): string {
+  return `a volume name has different sources in different ${list}; a pod volume name means one source, so rename one of them`;
 }
 
+function agreementRule(list: 'containers' | 'services'): CelRule {
+  const self = `self.${list}`;
+  const guard = list === 'containers' ? '' : '!has(self.services) || ';
+  return {
+    rule: `${guard}${self}.all(first, ${self}.all(second, !has(first.volumes) || !has(second.volumes) || first.volumes.all(name, !(name in second.volumes) || (${celSameSource('first.volumes[name]', 'second.volumes[name]', SOURCE_FIELDS)}))))`,
+    message: agreementMessage(list),
+    fieldPath: `.${list}`,
+    reason: 'FieldValueInvalid',
+  };
+}
+
+export const STORAGE_NAME_MESSAGE =
+  'a volume with a source of its own has the name of a spec.volumes entry; a pod volume name means one volume: rename one of them, or remove the source to mount the spec.volumes entry';
+
+function storageNameRule(list: 'containers' | 'services'): CelRule {
+  const all =
+    list === 'containers'
+      ? 'self.containers.all(container, '
+      : '!has(self.services) || self.services.all(container, ';
+  return {
+    rule: `!has(self.volumes) || ${all}!has(container.volumes) || container.volumes.all(name, !(name in self.volumes) || !${celHasOwnSource('container.volumes[name]')}))`,
+    message: `${list}: ${STORAGE_NAME_MESSAGE}`,
+    fieldPath: `.${list}`,
+    reason: 'FieldValueDuplicate',
+  };
+}
+
+/** CEL: the Flux view's mount path, defaulted. */
+export const CEL_VIEW_MOUNT_PATH = `(has(self.flux) && has(self.flux.container) && has(self.flux.container.mountPath) ? self.flux.container.mountPath : '${DEFAULT_FLUX_VIEW_MOUNT_PATH}')`;
+
+export const OPERATOR_PATH_MESSAGE = `the Flux container mounts a volume where the operator mounts its own files (${OPERATOR_MOUNT_PATHS.join(', ')}) or the Flux view (flux.container.mountPath); choose another path`;
+
+/** On the spec. */
 export const SPEC_VOLUME_RULES: CelRule[] = [
-  ...podVolumeAgreementRules('containers'),
-  ...podVolumeAgreementRules('services'),
+  agreementRule('containers'),
+  agreementRule('services'),
+  storageNameRule('containers'),
+  storageNameRule('services'),
   {
-    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || ${VOLUME_MAPS.map(
-      (map) =>
-        `(!has(container.${map}) || !container.${map}.exists(name, container.${map}[name].path in ${CEL_OPERATOR_PATHS}))`,
-    ).join(' && ')})`,
-    message: `the Flux container mounts a volume where the operator mounts its own files (${OPERATOR_MOUNT_PATHS.join(', ')}); choose another path`,
+    rule: `self.containers.all(container, !${celRunsFlux('self', 'container')} || !has(container.volumes) || !container.volumes.exists(name, ${celMountPath('container.volumes[name]')} in ${CEL_OPERATOR_PATHS} || ${celMountPath('container.volumes[name]')} == ${CEL_VIEW_MOUNT_PATH}))`,
+    message: OPERATOR_PATH_MESSAGE,
     fieldPath: '.containers',
     reason: 'FieldValueForbidden',
   },

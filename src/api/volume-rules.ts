@@ -1,194 +1,149 @@
 /**
- * Volumes of the pods: each has one source and a DNS label name outside the operator's own names;
- * a name means one source in the whole pod (containers share pod volumes); mount paths are unique
- * in a container and stay off the Flux container's own mounts, as Kubernetes requires. The
- * CRD's CEL rules for the same checks are in volume-cel.ts.
+ * v1alpha2 volumes, as the validator checks them (the CEL twins are volume-schema.ts and
+ * volume-cel.ts): one source or none, a path (but for an emptyDir), DNS label names, unique mount
+ * paths in a container (an emptyDir without a path is at /dev/shm), one source per pod volume name,
+ * no source of its own under a spec.volumes name, and the Flux container's paths kept off the
+ * operator's own and the view's.
  */
-import { DNS_LABEL_MAX_LENGTH } from './limits.ts';
-import { fieldPath, indexPath } from './problems.ts';
-import type { Problem } from './problems.ts';
-import { duplicates } from './rule-helpers.ts';
-import type { SemanticRule } from './semantic-rule.ts';
-import { DNS_1123_LABEL_PATTERN } from './schema-helpers.ts';
-import type { DefaultedContainer, Volume } from './schema.ts';
-import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX, VOLUME_MAPS } from './volume-cel.ts';
+import { fieldPath, indexPath } from './shared/problems.ts';
+import type { Problem } from './shared/problems.ts';
+import { duplicates } from './shared/rule-helpers.ts';
+import { OPERATOR_MOUNT_PATHS } from './shared/volume-cel.ts';
+import { volumeFieldProblems, volumeNameProblems, volumeSourcesAmong } from './v1alpha1/volume-rules.ts';
+import type { DefaultedContainerVolume, DefaultedMiniClusterSpec } from './schema.ts';
+import { DEFAULT_EMPTY_DIR_PATH } from './go-defaults.ts';
+import { OPERATOR_PATH_MESSAGE, PATHS_MESSAGE, agreementMessage } from './volume-cel.ts';
+import { V1ALPHA2_SOURCES } from './volume-schema.ts';
 
-const dns1123Label = new RegExp(DNS_1123_LABEL_PATTERN);
-const VOLUME_SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDir'] as const;
+type Volume = DefaultedContainerVolume;
+type VolumeMap = Readonly<Record<string, Volume>> | undefined;
 
-/** Which of `sources` the volume sets (emptyDir: only when true); v1alpha2's volumes have more. */
-export function volumeSourcesAmong<V extends { emptyDir?: boolean }>(
-  sources: readonly (keyof V & string)[],
-  volume: V,
-): string[] {
-  return sources.filter((source) =>
-    source === 'emptyDir' ? volume.emptyDir === true : volume[source] !== undefined,
-  );
+const SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'csiDriver', 'emptyDir'] as const;
+
+export function volumeSources(volume: Volume): string[] {
+  return volumeSourcesAmong(SOURCES, volume);
 }
 
-function volumeSources(volume: Volume): string[] {
-  return volumeSourcesAmong(VOLUME_SOURCES, volume);
+/** Where the volume is mounted: its path, or /dev/shm for an emptyDir without one. */
+export function volumeMountPath(volume: Pick<Volume, 'path'>): string {
+  return volume.path ?? DEFAULT_EMPTY_DIR_PATH;
 }
 
-/**
- * What makes two mounts of the same pod volume the same volume (path and readOnly may differ):
- * compared as the CEL rule compares them (`emptyDir: false` is no emptyDir; map order is no
- * difference).
- */
-function volumeSourceKey(volume: Volume): string {
-  const { configMapName, secretName, claimName, hostPath, emptyDirMedium, emptyDirSizeLimit, items } = volume;
-  const sortedItems =
-    items === undefined ? undefined : Object.entries(items).sort(([a], [b]) => (a < b ? -1 : 1));
+/** What makes two mounts of one pod volume the same volume, as written (the CEL compares the same). */
+function sourceKey(volume: Volume): string {
+  const sorted = (map: Readonly<Record<string, string>> | undefined) =>
+    map === undefined ? undefined : Object.entries(map).sort(([a], [b]) => (a < b ? -1 : 1));
   return JSON.stringify([
-    configMapName,
-    secretName,
-    claimName,
-    hostPath,
+    volume.configMapName,
+    volume.secretName,
+    volume.claimName,
+    volume.hostPath,
+    volume.emptyDirMedium,
+    volume.csiDriver,
     volume.emptyDir === true,
-    emptyDirMedium,
-    emptyDirSizeLimit,
-    sortedItems,
+    volume.emptyDirSizeLimit,
+    sorted(volume.items),
+    sorted(volume.csiDriverAttributes),
   ]);
 }
 
-/** A pod volume name: a DNS label outside the operator's own names. */
-export function volumeNameProblems(path: string, volumeName: string): Problem[] {
-  if (volumeName.length > DNS_LABEL_MAX_LENGTH || !dns1123Label.test(volumeName)) {
-    return [
-      {
-        path,
-        message: `volume name ${JSON.stringify(volumeName)} must be a DNS label (lowercase letters, digits and "-", at most ${DNS_LABEL_MAX_LENGTH} characters); rename it`,
-      },
-    ];
-  }
-  if (volumeName.startsWith(OPERATOR_VOLUME_NAME_PREFIX)) {
-    return [
-      {
-        path,
-        message: `volume names starting with ${OPERATOR_VOLUME_NAME_PREFIX} are the operator's own; rename it`,
-      },
-    ];
-  }
-  return [];
-}
-
-/** The fields of a volume that volumeFieldProblems reads, the same in v1alpha2. */
-interface ItemsAndEmptyDir {
-  configMapName?: string;
-  secretName?: string;
-  items?: Readonly<Record<string, string>>;
-  emptyDir?: boolean;
-  emptyDirMedium?: string;
-  emptyDirSizeLimit?: unknown;
-}
-
-/** items only with a ConfigMap or Secret, and no empty key; the emptyDir settings only with emptyDir: true. */
-export function volumeFieldProblems(path: string, volume: ItemsAndEmptyDir): Problem[] {
-  const problems: Problem[] = [];
-  if (volume.items !== undefined && volume.configMapName === undefined && volume.secretName === undefined) {
-    problems.push({
-      path: fieldPath(path, 'items'),
-      message: 'applies to configMapName or secretName volumes only; remove items',
-    });
-  }
-  if (Object.keys(volume.items ?? {}).includes('')) {
-    problems.push({ path: fieldPath(path, 'items'), message: 'keys must not be empty' });
-  }
-  if (
-    (volume.emptyDirMedium !== undefined || volume.emptyDirSizeLimit !== undefined) &&
-    volume.emptyDir !== true
-  ) {
-    problems.push({
-      path,
-      message:
-        'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only; set emptyDir or remove them',
-    });
-  }
-  return problems;
-}
-
-function volumeEntryProblems(
-  path: string,
-  mapName: (typeof VOLUME_MAPS)[number],
-  volumeName: string,
-  volume: Volume,
-): Problem[] {
-  const problems: Problem[] = volumeNameProblems(path, volumeName);
+function entryProblems(path: string, name: string, volume: Volume): Problem[] {
+  const problems = volumeNameProblems(path, name);
   const sources = volumeSources(volume);
-  // Without a source, an entry of `volumes` names storage of spec.volumes (storage-rules.ts).
-  if (sources.length === 0 && mapName === 'existingVolumes') {
+  if (sources.length > 1) {
     problems.push({
       path,
-      message:
-        'has no source; set one of configMapName, secretName, claimName, hostPath or emptyDir: true (storage of spec.volumes is mounted from volumes)',
+      message: `has several sources (${sources.join(', ')}); keep one of ${V1ALPHA2_SOURCES}`,
     });
-  } else if (sources.length > 1) {
-    problems.push({ path, message: `has several sources (${sources.join(', ')}); keep exactly one` });
   }
   problems.push(...volumeFieldProblems(path, volume));
+  if (volume.csiDriverAttributes !== undefined && volume.csiDriver === undefined) {
+    problems.push({
+      path: fieldPath(path, 'csiDriverAttributes'),
+      message: 'applies to csiDriver volumes only; set csiDriver or remove them',
+    });
+  }
+  if (volume.path === undefined && !volume.emptyDir) {
+    problems.push({
+      path: fieldPath(path, 'path'),
+      message: `is required: where the volume is mounted in the container (only an emptyDir may leave it out, for ${DEFAULT_EMPTY_DIR_PATH})`,
+    });
+  }
   return problems;
 }
 
-/** The mounts of a container: every entry of its volumes and existingVolumes, with its field path. */
-function mounts(container: DefaultedContainer, containerPath: string) {
-  return VOLUME_MAPS.flatMap((mapName) =>
-    Object.entries(container[mapName] ?? {}).map(([volumeName, volume]) => ({
-      mapName,
-      volumeName,
-      volume,
-      path: indexPath(`${containerPath}.${mapName}`, volumeName),
-    })),
-  );
+interface Mounter {
+  path: string;
+  volumes: VolumeMap;
+  runsFlux: boolean;
 }
 
-function mountPathProblems(container: DefaultedContainer, containerPath: string): Problem[] {
-  const containerMounts = mounts(container, containerPath);
-  const problems = duplicates(containerMounts, (mount) => mount.volume.path).map(({ index, firstIndex }) => ({
-    path: fieldPath(containerMounts[index]?.path ?? containerPath, 'path'),
-    message: `is also the path of ${containerMounts[firstIndex]?.path}; mount paths in a container must be unique`,
-  }));
-  if (container.runFlux) {
-    for (const mount of containerMounts) {
-      if (OPERATOR_MOUNT_PATHS.includes(mount.volume.path)) {
+function mounters(list: 'containers' | 'services', spec: DefaultedMiniClusterSpec): Mounter[] {
+  return list === 'containers'
+    ? spec.containers.map((container, index) => ({
+        path: `spec.containers[${index}]`,
+        volumes: container.volumes,
+        runsFlux: container.runFlux,
+      }))
+    : (spec.services ?? []).map((service, index) => ({
+        path: `spec.services[${index}]`,
+        volumes: service.volumes as VolumeMap,
+        runsFlux: false,
+      }));
+}
+
+function listProblems(
+  list: 'containers' | 'services',
+  spec: DefaultedMiniClusterSpec,
+  viewMountPath: string,
+): Problem[] {
+  const problems: Problem[] = [];
+  const firstDefinition = new Map<string, { path: string; key: string }>();
+  const storage = spec.volumes ?? {};
+  for (const mounter of mounters(list, spec)) {
+    const mounts = Object.entries(mounter.volumes ?? {}).map(([name, volume]) => ({
+      name,
+      volume,
+      path: indexPath(`${mounter.path}.volumes`, name),
+    }));
+    for (const { name, volume, path } of mounts) {
+      problems.push(...entryProblems(path, name, volume));
+      if (volumeSources(volume).length > 0 && Object.hasOwn(storage, name)) {
         problems.push({
-          path: fieldPath(mount.path, 'path'),
-          message: `is where the operator mounts its own files in the Flux container (${OPERATOR_MOUNT_PATHS.join(', ')}); choose another path`,
+          path,
+          message: `has a source of its own and the name of spec.volumes[${name}]; a pod volume name means one volume: rename one of them, or remove the source to mount spec.volumes[${name}]`,
         });
       }
+      const key = sourceKey(volume);
+      const first = firstDefinition.get(name);
+      if (first === undefined) firstDefinition.set(name, { path, key });
+      else if (first.key !== key) {
+        problems.push({ path, message: `${agreementMessage(list)} (${first.path})` });
+      }
+      if (mounter.runsFlux) {
+        const mountPath = volumeMountPath(volume);
+        if (OPERATOR_MOUNT_PATHS.includes(mountPath) || mountPath === viewMountPath) {
+          problems.push({
+            path: fieldPath(path, 'path'),
+            message: `is ${mountPath}: ${OPERATOR_PATH_MESSAGE}`,
+          });
+        }
+      }
+    }
+    for (const { index, firstIndex } of duplicates(mounts, (mount) => volumeMountPath(mount.volume))) {
+      problems.push({
+        path: fieldPath(mounts[index]?.path ?? mounter.path, 'path'),
+        message: `is also the mount path of ${mounts[firstIndex]?.path}: ${PATHS_MESSAGE}`,
+      });
     }
   }
   return problems;
 }
 
-export const volumes: SemanticRule = {
-  name: 'volumes have one source, DNS label names, one definition per pod volume name, unique mount paths',
-  check: ({ spec }) => {
-    const problems: Problem[] = [];
-    // Pod volumes are shared by all containers: a name must mean the same source everywhere.
-    const firstDefinition = new Map<string, { path: string; sourceKey: string }>();
-    spec.containers.forEach((container, index) => {
-      const containerPath = `spec.containers[${index}]`;
-      for (const { mapName, volumeName, volume, path } of mounts(container, containerPath)) {
-        problems.push(...volumeEntryProblems(path, mapName, volumeName, volume));
-        if (mapName === 'existingVolumes' && container.volumes?.[volumeName] !== undefined) {
-          problems.push({
-            path,
-            message: `is also in ${containerPath}.volumes; keep each volume name in one of volumes and existingVolumes`,
-          });
-          continue;
-        }
-        const sourceKey = volumeSourceKey(volume);
-        const first = firstDefinition.get(volumeName);
-        if (first === undefined) firstDefinition.set(volumeName, { path, sourceKey });
-        else if (first.sourceKey !== sourceKey) {
-          problems.push({
-            path,
-            message: `has a different source than ${first.path}; a pod volume name means one source, so rename one of them`,
-          });
-        }
-      }
-      problems.push(...mountPathProblems(container, containerPath));
-    });
-    return problems;
-  },
-};
+export function volumeProblems(spec: DefaultedMiniClusterSpec): Problem[] {
+  const viewMountPath = spec.flux.container.mountPath;
+  return [
+    ...listProblems('containers', spec, viewMountPath),
+    ...listProblems('services', spec, viewMountPath),
+  ];
+}

@@ -7,30 +7,30 @@
 import { createHash } from 'node:crypto';
 import type { V1Secret } from '@kubernetes/client-node';
 import {
-  API_VERSION,
+  API_VERSION_V1ALPHA1,
   KIND,
   LABEL_MANAGED_BY,
   LABEL_QUEUE_NAME,
   MANAGED_BY,
   SECRET_DATA_KEYS,
-  defaultMiniCluster,
-  type DefaultedContainer,
-  type DefaultedMiniCluster,
-  type MiniCluster,
+  defaultMiniClusterV1alpha1,
+  type DefaultedContainerV1alpha1,
+  type DefaultedMiniClusterV1alpha1,
+  type MiniClusterV1alpha1,
 } from '../api/index.ts';
 import { brokerConfigText } from '../render/config-map.ts';
 import { dnsLabel, miniClusterNames } from '../render/names.ts';
-import { validateMiniCluster } from '../api/index.ts';
+import { validateMiniClusterV1alpha1 } from '../api/index.ts';
 import { namespaceOf, namespacedName } from '../api/index.ts';
 import {
   V1ALPHA1_RESIDUE_ANNOTATION,
   toV1alpha1,
   toV1alpha2,
-  validateMiniClusterV1alpha2,
-  type DefaultedFluxV1alpha2,
-  type DefaultedMiniClusterV1alpha2,
-  type MiniClusterV1alpha2,
-} from '../api/v1alpha2/index.ts';
+  validateMiniCluster,
+  type DefaultedFluxSpec,
+  type DefaultedMiniCluster,
+  type MiniCluster,
+} from '../api/index.ts';
 
 /** The MiniCluster (by uid) a remote object was made for; the orphan collector reads it. */
 export const LABEL_BURST_ORIGIN_UID = 'flux-framework.org/burst-origin-uid';
@@ -48,7 +48,7 @@ const HASH_LENGTH = 10;
 const POD_INDEX_RESERVE = 6;
 
 export interface ExternalMiniClusterRequest {
-  readonly local: DefaultedMiniCluster;
+  readonly local: DefaultedMiniClusterV1alpha1;
   /** One of the local spec.flux.bursting.clusters. */
   readonly slot: string;
   /** Brokers to start there (at most the slot's size). */
@@ -74,20 +74,22 @@ export interface ExternalMiniClusterRequest {
    * The local MiniCluster's Flux view (v1alpha2's `flux.container`), when its Flux comes from one:
    * the burst brokers run the same Flux the same way, so the burst MiniCluster is a v1alpha2 one.
    */
-  readonly fluxView?: DefaultedFluxV1alpha2['container'];
+  readonly fluxView?: DefaultedFluxSpec['container'];
 }
 
 export interface ExternalMiniCluster {
   readonly name: string;
   readonly configHash: string;
-  readonly miniCluster: MiniCluster | MiniClusterV1alpha2;
+  readonly miniCluster: MiniClusterV1alpha1 | MiniCluster;
   /** Names of the Secrets the burst MiniCluster mounts; `secretsFor` fills them. */
   readonly secretNames: { readonly curveCert: string; readonly mungeKey: string };
 }
 
 /** What a burst broker needs of the local container; local-only references (volumes, pull secrets) stay behind. */
-function burstContainer(container: DefaultedContainer): MiniCluster['spec']['containers'][number] {
-  const copy: MiniCluster['spec']['containers'][number] = {
+function burstContainer(
+  container: DefaultedContainerV1alpha1,
+): MiniClusterV1alpha1['spec']['containers'][number] {
+  const copy: MiniClusterV1alpha1['spec']['containers'][number] = {
     name: container.name,
     image: container.image,
     runFlux: container.runFlux,
@@ -109,9 +111,9 @@ function burstContainer(container: DefaultedContainer): MiniCluster['spec']['con
  * say, Flux from a view, beside it.
  */
 export function burstLocal(
-  model: DefaultedMiniClusterV1alpha2,
+  model: DefaultedMiniCluster,
 ): Pick<ExternalMiniClusterRequest, 'local' | 'fluxView'> {
-  const local = defaultMiniCluster(toV1alpha1(model) as unknown as MiniCluster);
+  const local = defaultMiniClusterV1alpha1(toV1alpha1(model) as unknown as MiniClusterV1alpha1);
   const view = model.spec.flux.container;
   return view.disable ? { local } : { local, fluxView: view };
 }
@@ -138,7 +140,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
         mungeKey: dnsLabel([local.metadata.name, 'munge-key']),
       };
   const flux = local.spec.flux;
-  const spec: MiniCluster['spec'] = {
+  const spec: MiniClusterV1alpha1['spec'] = {
     size,
     maxSize: declared.size,
     interactive: true,
@@ -171,13 +173,13 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
 
   // The name comes from the broker config, which does not depend on the name: the same request gives
   // the same MiniCluster, a changed one (other address, other slots) a new one.
-  const draft: MiniCluster = {
-    apiVersion: API_VERSION,
+  const draft: MiniClusterV1alpha1 = {
+    apiVersion: API_VERSION_V1ALPHA1,
     kind: KIND,
     metadata: { name: 'draft', namespace: request.namespace },
     spec,
   };
-  const validated = validateMiniCluster(draft);
+  const validated = validateMiniClusterV1alpha1(draft);
   if (!validated.ok) {
     throw new Error(
       `the burst MiniCluster for slot ${slot} is invalid: ${validated.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
@@ -185,7 +187,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
   }
   const configHash = hashOf(brokerConfigText(validated.value, miniClusterNames(validated.value)));
   const name = dnsLabel([local.metadata.name, slot, configHash], POD_INDEX_RESERVE);
-  const miniCluster: MiniCluster = {
+  const miniCluster: MiniClusterV1alpha1 = {
     ...draft,
     metadata: {
       name,
@@ -216,18 +218,18 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
  * and Flux from the same view (the conversion says "Flux in the image", v1alpha1's only way).
  */
 function withFluxView(
-  miniCluster: MiniCluster,
-  fluxView: DefaultedFluxV1alpha2['container'],
-): MiniClusterV1alpha2 {
-  const converted = toV1alpha2(miniCluster) as unknown as MiniClusterV1alpha2;
+  miniCluster: MiniClusterV1alpha1,
+  fluxView: DefaultedFluxSpec['container'],
+): MiniCluster {
+  const converted = toV1alpha2(miniCluster) as unknown as MiniCluster;
   // Written as v1alpha2 and never read back as v1alpha1: no residue of a v1alpha1 form to keep.
   const { [V1ALPHA1_RESIDUE_ANNOTATION]: _residue, ...annotations } = converted.metadata?.annotations ?? {};
   const result = {
     ...converted,
     metadata: { ...converted.metadata, annotations },
     spec: { ...converted.spec, flux: { ...converted.spec.flux, container: structuredClone(fluxView) } },
-  } as MiniClusterV1alpha2;
-  const validated = validateMiniClusterV1alpha2(result);
+  } as MiniCluster;
+  const validated = validateMiniCluster(result);
   if (!validated.ok) {
     throw new Error(
       `the burst MiniCluster ${miniCluster.metadata.name} with the local Flux view is invalid: ${validated.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
@@ -239,7 +241,7 @@ function withFluxView(
 /** Copies of the local key Secrets' data for the burst target, labelled with their origin. */
 export function burstSecrets(
   external: ExternalMiniCluster,
-  local: DefaultedMiniCluster,
+  local: DefaultedMiniClusterV1alpha1,
   data: { readonly curveCert: string; readonly mungeKey: string },
 ): (V1Secret & { metadata: { name: string } })[] {
   const originCluster = external.miniCluster.metadata.labels?.[LABEL_BURST_ORIGIN_CLUSTER];

@@ -4,7 +4,7 @@
  * field, it never throws.
  */
 import type { DefaultedBurstPolicy } from '../api/index.ts';
-import { MAX_BROKERS } from '../api/limits.ts';
+import { MAX_BROKERS } from '../api/shared/limits.ts';
 
 export interface BurstTarget {
   /** Name of a burst target (a provider: a kubeconfig Secret's cluster, GKE, EKS, this cluster). */

@@ -21,7 +21,7 @@ import {
   DEFAULT_KUBECONFIG_KEY,
   GROUP,
   PLURAL,
-  VERSION,
+  VERSION_V1ALPHA1,
   defaultBurstTarget,
   type BurstTarget,
   type DefaultedBurstTarget,
@@ -238,7 +238,7 @@ export async function servesMiniClusters(config: KubeConfig, timeoutMs: number):
   try {
     const list = await config
       .makeApiClient(CustomObjectsApi)
-      .getAPIResources({ group: GROUP, version: VERSION }, timeoutOptions(timeoutMs));
+      .getAPIResources({ group: GROUP, version: VERSION_V1ALPHA1 }, timeoutOptions(timeoutMs));
     return list.resources.some((resource) => resource.name === PLURAL);
   } catch (error) {
     if (apiErrorCode(error) === 404) return false;
@@ -263,7 +263,7 @@ async function checkOperator(
   } catch (error) {
     return classifyProbeError(error, context);
   }
-  const served = `${GROUP}/${VERSION} ${PLURAL}`;
+  const served = `${GROUP}/${VERSION_V1ALPHA1} ${PLURAL}`;
   if (target.spec.provider !== 'kubeconfig') {
     return failure(
       'OperatorInstalling',

@@ -3,7 +3,12 @@
  * MiniCluster with burst slots, its lead broker address, its Bursting condition and its burst
  * clusters (where, how big, for which jobs), and the burst targets with their Connected condition.
  */
-import { CONDITION_BURSTING, PLURAL, type MiniCluster, type MiniClusterStatus } from '../api/index.ts';
+import {
+  CONDITION_BURSTING,
+  PLURAL,
+  type MiniClusterV1alpha1,
+  type MiniClusterV1alpha1Status,
+} from '../api/index.ts';
 import { isNotFound } from '../kube/api-errors.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/clients.ts';
 import { InputError } from './input-error.ts';
@@ -17,7 +22,7 @@ export interface BurstStatusOptions {
   readonly namespace?: string;
 }
 
-type Listed = MiniCluster & { status?: MiniClusterStatus };
+type Listed = MiniClusterV1alpha1 & { status?: MiniClusterV1alpha1Status };
 interface ListedTarget {
   metadata: { name: string; namespace?: string };
   spec?: { provider?: string };

@@ -6,13 +6,8 @@
  * printed then.
  */
 import { Document } from 'yaml';
-import { API_VERSION, KIND, formatProblem, validateMiniCluster } from '../api/index.ts';
-import {
-  API_VERSION_V1ALPHA2,
-  V1ALPHA1_RESIDUE_ANNOTATION,
-  toV1alpha2,
-  validateMiniClusterV1alpha2,
-} from '../api/v1alpha2/index.ts';
+import { API_VERSION_V1ALPHA1, KIND, formatProblem, validateMiniClusterV1alpha1 } from '../api/index.ts';
+import { API_VERSION, V1ALPHA1_RESIDUE_ANNOTATION, toV1alpha2, validateMiniCluster } from '../api/index.ts';
 import { InputError } from './input-error.ts';
 import { describeDocument, readManifests } from './manifests.ts';
 
@@ -39,7 +34,7 @@ function fieldOf(object: unknown, ...path: string[]): unknown {
 
 /** What the reader of the converted manifest should know, as comments above it. */
 function notes(where: string, original: Record<string, unknown>, converted: Record<string, unknown>): string {
-  const lines = [` Converted from ${API_VERSION} (${where}) by flux-operator convert.`];
+  const lines = [` Converted from ${API_VERSION_V1ALPHA1} (${where}) by flux-operator convert.`];
   if (fieldOf(converted, 'spec', 'flux', 'container', 'disable') === true) {
     lines.push(
       ' flux.container.disable: true keeps Flux from the image, as v1alpha1 did; remove it to run Flux',
@@ -94,31 +89,29 @@ export async function convertFiles(files: readonly string[]): Promise<string> {
       continue;
     }
     miniClusters += 1;
-    if (content.apiVersion === API_VERSION_V1ALPHA2) {
-      const result = validateMiniClusterV1alpha2(content);
+    if (content.apiVersion === API_VERSION) {
+      const result = validateMiniCluster(content);
       if (result.ok) output.push(documentText(content));
       else problems.push(...result.problems.map((problem) => `${where}: ${formatProblem(problem)}`));
       continue;
     }
-    if (content.apiVersion !== API_VERSION) {
+    if (content.apiVersion !== API_VERSION_V1ALPHA1) {
       problems.push(
-        `${where}: apiVersion: must be ${API_VERSION} (or ${API_VERSION_V1ALPHA2}, printed as it is); got ${JSON.stringify(content.apiVersion)}`,
+        `${where}: apiVersion: must be ${API_VERSION_V1ALPHA1} (or ${API_VERSION}, printed as it is); got ${JSON.stringify(content.apiVersion)}`,
       );
       continue;
     }
-    const given = validateMiniCluster(content);
+    const given = validateMiniClusterV1alpha1(content);
     if (!given.ok) {
       problems.push(...given.problems.map((problem) => `${where}: ${formatProblem(problem)}`));
       continue;
     }
     const converted = forKeeping(toV1alpha2(content));
     // A valid v1alpha1 MiniCluster always is a valid v1alpha2 one; should one not be, say where.
-    const result = validateMiniClusterV1alpha2(converted);
+    const result = validateMiniCluster(converted);
     if (!result.ok) {
       problems.push(
-        ...result.problems.map(
-          (problem) => `${where}: as ${API_VERSION_V1ALPHA2}: ${formatProblem(problem)}`,
-        ),
+        ...result.problems.map((problem) => `${where}: as ${API_VERSION}: ${formatProblem(problem)}`),
       );
       continue;
     }

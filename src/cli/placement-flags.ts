@@ -4,9 +4,9 @@
  * `kubectl taint`). Each parser throws InputError naming the flag and the fix.
  */
 import type { V1Toleration } from '@kubernetes/client-node';
-import { LABEL_VALUE_MAX_LENGTH } from '../api/limits.ts';
-import { isQualifiedName } from '../api/qualified-names.ts';
-import { LABEL_VALUE_PATTERN } from '../api/schema-helpers.ts';
+import { LABEL_VALUE_MAX_LENGTH } from '../api/shared/limits.ts';
+import { isQualifiedName } from '../api/shared/qualified-names.ts';
+import { LABEL_VALUE_PATTERN } from '../api/shared/schema-helpers.ts';
 import { InputError } from './input-error.ts';
 
 const EFFECTS = ['NoSchedule', 'PreferNoSchedule', 'NoExecute'] as const;

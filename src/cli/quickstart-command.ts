@@ -15,7 +15,7 @@ import {
   LABEL_JOB_COMPLETION_INDEX,
   LABEL_MINICLUSTER,
   PLURAL,
-  VERSION,
+  VERSION_V1ALPHA1,
   type MiniClusterStatus,
 } from '../api/index.ts';
 import { isNotFound } from '../kube/api-errors.ts';
@@ -117,7 +117,7 @@ async function removeEarlierRun(
   const earlier = await readMiniClusterStatus(clients, namespace, name);
   if (earlier === undefined) return;
   say(`Deleting MiniCluster ${namespace}/${name} (${earlier.summary ?? 'Pending'}) left from an earlier run`);
-  const target = { group: GROUP, version: VERSION, namespace, plural: PLURAL, name };
+  const target = { group: GROUP, version: VERSION_V1ALPHA1, namespace, plural: PLURAL, name };
   await clients.custom
     .deleteNamespacedCustomObject({ ...target, propagationPolicy: 'Foreground' })
     .catch((error: unknown) => {
@@ -281,7 +281,7 @@ async function convertsThroughTheWebhook(clients: KubeClients, namespace: string
     try {
       await clients.custom.listNamespacedCustomObject({
         group: GROUP,
-        version: VERSION,
+        version: VERSION_V1ALPHA1,
         plural: PLURAL,
         namespace,
       });

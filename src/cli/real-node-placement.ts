@@ -3,8 +3,8 @@
  * pulled there (no registry), so the images the file names give way to the ones built here and loaded
  * into the node, and the pods select the node and tolerate its taint.
  */
-import { API_VERSION, type DefaultedMiniCluster, type Toleration } from '../api/index.ts';
-import type { DefaultedMiniClusterV1alpha2 } from '../api/v1alpha2/index.ts';
+import { API_VERSION_V1ALPHA1, type DefaultedMiniClusterV1alpha1, type Toleration } from '../api/index.ts';
+import type { DefaultedMiniCluster } from '../api/index.ts';
 import { REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
 import { fluxContainer, type RenderInput } from '../render/index.ts';
 
@@ -61,9 +61,9 @@ function swapOf(from: string, to: string, role: string): ImageSwap[] {
 
 /** Flux in the image (every v1alpha1 MiniCluster): its Flux container runs on the local Flux image. */
 function fluxInImage(
-  miniCluster: DefaultedMiniCluster,
+  miniCluster: DefaultedMiniClusterV1alpha1,
   images: RealNodeImages,
-): RealNodePlacement<DefaultedMiniCluster> {
+): RealNodePlacement<DefaultedMiniClusterV1alpha1> {
   const { spec } = miniCluster;
   const flux = fluxContainer(miniCluster);
   return {
@@ -74,7 +74,7 @@ function fluxInImage(
         containers: spec.containers.map((container) =>
           container === flux ? { ...container, image: images.flux, pullAlways: false } : container,
         ),
-        pod: placedPod<DefaultedMiniCluster>(spec),
+        pod: placedPod<DefaultedMiniClusterV1alpha1>(spec),
       },
     },
     swaps: swapOf(flux.image, images.flux, 'Flux built here'),
@@ -86,9 +86,9 @@ function fluxInImage(
  * image stands for), or, with `flux.container.disable`, from the local Flux image as in v1alpha1.
  */
 function v1alpha2OnRealNode(
-  miniCluster: DefaultedMiniClusterV1alpha2,
+  miniCluster: DefaultedMiniCluster,
   images: RealNodeImages,
-): RealNodePlacement<DefaultedMiniClusterV1alpha2> {
+): RealNodePlacement<DefaultedMiniCluster> {
   const { spec } = miniCluster;
   const view = spec.flux.container;
   const flux = fluxContainer(miniCluster);
@@ -116,7 +116,7 @@ function v1alpha2OnRealNode(
         ...spec,
         containers,
         flux: { ...spec.flux, container: { ...view, image: viewImage, pullAlways: false } },
-        pod: placedPod<DefaultedMiniClusterV1alpha2>(spec),
+        pod: placedPod<DefaultedMiniCluster>(spec),
       },
     },
     swaps: [...new Map(swaps.map((swap) => [`${swap.from} ${swap.to}`, swap])).values()],
@@ -125,16 +125,16 @@ function v1alpha2OnRealNode(
 
 /** The MiniCluster placed on the real node with the images loaded there, and which images it swapped. */
 export function onRealNode(
+  miniCluster: DefaultedMiniClusterV1alpha1,
+  images: RealNodeImages,
+): RealNodePlacement<DefaultedMiniClusterV1alpha1>;
+export function onRealNode(
   miniCluster: DefaultedMiniCluster,
   images: RealNodeImages,
 ): RealNodePlacement<DefaultedMiniCluster>;
-export function onRealNode(
-  miniCluster: DefaultedMiniClusterV1alpha2,
-  images: RealNodeImages,
-): RealNodePlacement<DefaultedMiniClusterV1alpha2>;
 export function onRealNode(miniCluster: RenderInput, images: RealNodeImages): RealNodePlacement<RenderInput>;
 export function onRealNode(miniCluster: RenderInput, images: RealNodeImages): RealNodePlacement<RenderInput> {
-  return miniCluster.apiVersion === API_VERSION
+  return miniCluster.apiVersion === API_VERSION_V1ALPHA1
     ? fluxInImage(miniCluster, images)
     : v1alpha2OnRealNode(miniCluster, images);
 }
@@ -148,12 +148,14 @@ export function describeSwaps(swaps: readonly ImageSwap[]): string {
 export function imagesUsed(miniCluster: RenderInput): string[] {
   const { spec } = miniCluster;
   const images = spec.containers.map((container) => container.image);
-  if (miniCluster.apiVersion !== API_VERSION) {
-    const v1alpha2 = spec as DefaultedMiniClusterV1alpha2['spec'];
+  if (miniCluster.apiVersion !== API_VERSION_V1ALPHA1) {
+    const v1alpha2 = spec as DefaultedMiniCluster['spec'];
     images.push(...(v1alpha2.services ?? []).map((service) => service.image));
     if (!v1alpha2.flux.container.disable) images.push(v1alpha2.flux.container.image);
   } else {
-    images.push(...((spec as DefaultedMiniCluster['spec']).services ?? []).map((service) => service.image));
+    images.push(
+      ...((spec as DefaultedMiniClusterV1alpha1['spec']).services ?? []).map((service) => service.image),
+    );
   }
   return [...new Set(images)];
 }

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
-import { API_VERSION, formatProblem, validateMiniCluster, type Problem } from '../api/index.ts';
 import {
-  API_VERSION_V1ALPHA2,
-  validateMiniClusterV1alpha2,
-  type DefaultsOptions,
-} from '../api/v1alpha2/index.ts';
+  API_VERSION_V1ALPHA1,
+  formatProblem,
+  validateMiniClusterV1alpha1,
+  type Problem,
+} from '../api/index.ts';
+import { API_VERSION, validateMiniCluster, type DefaultsOptions } from '../api/index.ts';
 import { MUNGE_KEY_BYTES, parseCurveCertificate } from '../flux/index.ts';
 import {
   generateMiniClusterKeys,
@@ -78,14 +79,14 @@ type Validated = { ok: true; value: RenderInput } | { ok: false; problems: Probl
 /** A document validated by the rules of the version it names. */
 function validateEitherVersion(content: unknown, options: DefaultsOptions): Validated {
   const apiVersion = (content as { apiVersion?: unknown } | null)?.apiVersion;
-  if (apiVersion === API_VERSION_V1ALPHA2) return validateMiniClusterV1alpha2(content, options);
-  if (apiVersion === API_VERSION) return validateMiniCluster(content);
+  if (apiVersion === API_VERSION) return validateMiniCluster(content, options);
+  if (apiVersion === API_VERSION_V1ALPHA1) return validateMiniClusterV1alpha1(content);
   return {
     ok: false,
     problems: [
       {
         path: 'apiVersion',
-        message: `must be ${API_VERSION_V1ALPHA2} (the current API) or ${API_VERSION}; got ${JSON.stringify(apiVersion ?? null)}`,
+        message: `must be ${API_VERSION} (the current API) or ${API_VERSION_V1ALPHA1}; got ${JSON.stringify(apiVersion ?? null)}`,
       },
     ],
   };

@@ -5,8 +5,8 @@
  */
 import type { KubeConfig } from '@kubernetes/client-node';
 import { DEFAULT_RESTFUL_USER, PLURAL, SECRET_DATA_KEYS } from '../api/index.ts';
-import { joinsAnother } from '../api/restful-schema.ts';
-import { toV1alpha2, type MiniClusterV1alpha2 } from '../api/v1alpha2/index.ts';
+import { joinsAnother } from '../api/shared/restful-schema.ts';
+import { toV1alpha2, type MiniCluster } from '../api/index.ts';
 import { MINICLUSTER_VERSION } from '../controllers/minicluster/watched-kinds.ts';
 import { apiErrorCode, isNotFound } from '../kube/api-errors.ts';
 import { kubeClients } from '../kube/clients.ts';
@@ -95,7 +95,7 @@ export async function restfulServiceOf(
     throw error;
   }
   // In the current API's words, whichever version it was written in: v1alpha1's implied API is spelled out.
-  const { spec } = toV1alpha2(miniCluster) as MiniClusterV1alpha2;
+  const { spec } = toV1alpha2(miniCluster) as MiniCluster;
   if (spec.fluxRestful === undefined || joinsAnother(spec)) {
     throw new InputError([
       `MiniCluster ${options.namespace}/${options.name} does not serve the RESTful API (its Flux container has a command, or it is interactive without fluxRestful); create one without a command, or with spec.fluxRestful`,

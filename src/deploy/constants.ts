@@ -3,7 +3,7 @@
  * `flux-operator install` and the Dockerfile agree on.
  */
 import { LABEL_APP_COMPONENT, LABEL_APP_NAME } from '../api/index.ts';
-import { DEFAULT_FLUX_VIEW_IMAGE } from '../api/v1alpha2/index.ts';
+import { DEFAULT_FLUX_VIEW_IMAGE } from '../api/index.ts';
 
 /** The operator's version; a unit test keeps it equal to package.json's. */
 export const OPERATOR_VERSION = '0.1.0';

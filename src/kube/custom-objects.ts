@@ -25,13 +25,13 @@ export interface CustomObjectReader {
     param: CustomObjectRef & { namespace: string; name: string; propagationPolicy?: string },
   ): Promise<object>;
 }
-import { GROUP, VERSION } from '../api/index.ts';
+import { GROUP, VERSION_V1ALPHA1 } from '../api/index.ts';
 import { isNotFound } from './api-errors.ts';
 import { namespaceOf } from '../api/index.ts';
 
 /** The collection path, for watches. */
 export function customObjectsPath(plural: string, namespace: string | undefined): string {
-  return collectionPath(`/apis/${GROUP}/${VERSION}`, plural, namespace);
+  return collectionPath(`/apis/${GROUP}/${VERSION_V1ALPHA1}`, plural, namespace);
 }
 
 export async function listCustomObjects<T extends KubernetesObject>(
@@ -42,10 +42,15 @@ export async function listCustomObjects<T extends KubernetesObject>(
 ): Promise<KubernetesListObject<T>> {
   return (
     namespace === undefined
-      ? await custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural, labelSelector })
+      ? await custom.listClusterCustomObject({
+          group: GROUP,
+          version: VERSION_V1ALPHA1,
+          plural,
+          labelSelector,
+        })
       : await custom.listNamespacedCustomObject({
           group: GROUP,
-          version: VERSION,
+          version: VERSION_V1ALPHA1,
           namespace,
           plural,
           labelSelector,
@@ -63,7 +68,7 @@ export async function deleteCustomObject(
   try {
     await custom.deleteNamespacedCustomObject({
       group: GROUP,
-      version: VERSION,
+      version: VERSION_V1ALPHA1,
       namespace,
       plural,
       name,
@@ -85,7 +90,7 @@ export async function patchFinalizers(
 ): Promise<void> {
   await custom.patchNamespacedCustomObject({
     group: GROUP,
-    version: VERSION,
+    version: VERSION_V1ALPHA1,
     namespace: namespaceOf(object),
     plural,
     name: object.metadata.name,

@@ -5,8 +5,8 @@
 import {
   FLAT_TOPOLOGY,
   userBrokerConfigFacts,
-  type DefaultedContainer,
-  type DefaultedMiniCluster,
+  type DefaultedContainerV1alpha1,
+  type DefaultedMiniClusterV1alpha1,
   type UserBrokerConfigFacts,
 } from '../api/index.ts';
 import {
@@ -38,7 +38,12 @@ import {
 } from './paths.ts';
 import { layoutOf } from './layout.ts';
 import { placementInput } from './placement.ts';
-import { renderModel, type ContainerModel, type MiniClusterModel, type RenderInput } from './model.ts';
+import {
+  renderModel,
+  type DefaultedContainer,
+  type DefaultedMiniCluster,
+  type RenderInput,
+} from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
 
@@ -58,11 +63,12 @@ const WORKER_MAX_ATTEMPTS = 720;
 const QUIET_LOG_LEVEL = 3;
 
 /** The one container that runs Flux (defaulting guarantees exactly one). */
+export function fluxContainer(miniCluster: DefaultedMiniClusterV1alpha1): DefaultedContainerV1alpha1;
 export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer;
-export function fluxContainer(miniCluster: MiniClusterModel): ContainerModel;
-export function fluxContainer(miniCluster: RenderInput): DefaultedContainer | ContainerModel {
+export function fluxContainer(miniCluster: RenderInput): DefaultedContainerV1alpha1 | DefaultedContainer {
   // Found in the version given, so a caller may compare it with the containers it has.
-  const containers: readonly (DefaultedContainer | ContainerModel)[] = miniCluster.spec.containers;
+  const containers: readonly (DefaultedContainerV1alpha1 | DefaultedContainer)[] =
+    miniCluster.spec.containers;
   const container = containers.find((candidate) => candidate.runFlux);
   if (!container) throw new Error(`MiniCluster ${miniCluster.metadata.name} has no container with runFlux`);
   return container;
@@ -78,7 +84,7 @@ export function joinsAnotherInstance(input: RenderInput): boolean {
  * The instance has brokers in more than one MiniCluster. Every broker of an instance must compute
  * the same tree, so both sides (lead and burst, first and connected) choose the flat one.
  */
-function spansClusters(miniCluster: MiniClusterModel): boolean {
+function spansClusters(miniCluster: DefaultedMiniCluster): boolean {
   const bursting = miniCluster.spec.flux.bursting;
   return joinsAnotherInstance(miniCluster) || (bursting?.clusters?.length ?? 0) > 0;
 }
@@ -88,7 +94,7 @@ function spansClusters(miniCluster: MiniClusterModel): boolean {
  * must never get a local worker, or another burst broker, as its parent), and with a minimal Service
  * only the lead has a DNS record. A flat tree makes rank 0 every broker's parent.
  */
-function onlyLeadReachable(miniCluster: MiniClusterModel): boolean {
+function onlyLeadReachable(miniCluster: DefaultedMiniCluster): boolean {
   return spansClusters(miniCluster) || miniCluster.spec.flux.minimalService === true;
 }
 
@@ -131,7 +137,7 @@ export function brokerHosts(miniCluster: RenderInput): string[] {
 }
 
 /** What the user's own broker.toml says about the pod's files; nothing without one. */
-function userBrokerConfig(miniCluster: MiniClusterModel): UserBrokerConfigFacts {
+function userBrokerConfig(miniCluster: DefaultedMiniCluster): UserBrokerConfigFacts {
   const text = miniCluster.spec.flux.brokerConfig;
   return text === undefined ? {} : userBrokerConfigFacts(text);
 }
@@ -217,14 +223,14 @@ export function initialProgram(input: RenderInput): InitialProgram {
 }
 
 /** The Flux container's command: its text, or its script (commands.script) run with bash. */
-function commandOf(container: ContainerModel): string | undefined {
+function commandOf(container: DefaultedContainer): string | undefined {
   if (container.commands.script !== undefined)
     return `/bin/bash ${OPERATOR_DIR}/${scriptFile(container.name)}`;
   return container.command?.trim();
 }
 
 /** Where the jobs of a batch command write their output (`logs`), on every pod. */
-function batchOutputDir(container: ContainerModel): string {
+function batchOutputDir(container: DefaultedContainer): string {
   return container.logs ?? DEFAULT_BATCH_OUTPUT_DIR;
 }
 
@@ -242,8 +248,8 @@ const SHELL_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
  * user (root with runFluxAsRoot).
  */
 function fluxSource(
-  miniCluster: MiniClusterModel,
-  container: ContainerModel,
+  miniCluster: DefaultedMiniCluster,
+  container: DefaultedContainer,
   layout: PodLayout,
 ): Pick<EntrypointInput, 'fluxInstallRoot' | 'fluxUser' | 'view' | 'keepSecretsFromJobs'> {
   const { flux } = miniCluster.spec;

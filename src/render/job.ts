@@ -24,10 +24,10 @@ import {
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import {
   renderModel,
-  type ContainerModel,
-  type MiniClusterModel,
+  type DefaultedContainer,
+  type DefaultedMiniCluster,
   type RenderInput,
-  type ServiceModel,
+  type DefaultedServiceContainer,
 } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import {
@@ -188,7 +188,7 @@ function fluxMounts(layout: PodLayout, restful: boolean): V1VolumeMount[] {
  * application containers then run Flux from there. Its log's end is its termination message when it
  * fails, so the MiniCluster's status says why.
  */
-function viewInitContainer(miniCluster: MiniClusterModel, layout: PodLayout): V1Container {
+function viewInitContainer(miniCluster: DefaultedMiniCluster, layout: PodLayout): V1Container {
   const view = miniCluster.spec.flux.container;
   const rendered: V1Container = {
     name: view.name,
@@ -214,7 +214,7 @@ function shellExec(shell: string, command: string) {
 
 /** What a pod container is rendered from: a MiniCluster container, or a service (runFlux: false). */
 export type ContainerFields = Pick<
-  ContainerModel,
+  DefaultedContainer,
   | 'name'
   | 'image'
   | 'pullAlways'
@@ -230,7 +230,9 @@ export type ContainerFields = Pick<
   | 'runFlux'
 >;
 
-type SecurityContextModel = NonNullable<ContainerModel['securityContext'] | ServiceModel['securityContext']>;
+type SecurityContextModel = NonNullable<
+  DefaultedContainer['securityContext'] | DefaultedServiceContainer['securityContext']
+>;
 
 /**
  * A container's security context as Kubernetes takes it: privileged first and the capabilities it
@@ -349,8 +351,8 @@ export function renderContainer(
  * runs as it is.
  */
 function containerAdditions(
-  miniCluster: MiniClusterModel,
-  container: ContainerModel,
+  miniCluster: DefaultedMiniCluster,
+  container: DefaultedContainer,
   layout: PodLayout,
   restful: boolean,
 ): ContainerAdditions {
@@ -387,7 +389,7 @@ export function storageOf(input: RenderInput): Parameters<typeof containerVolume
 }
 
 function podSpec(
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
   writesResourceSpec: boolean,
 ): V1PodSpec {
@@ -462,7 +464,7 @@ function podSpec(
  */
 export function setPodPlacement(
   pod: V1PodSpec,
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   pullSecrets: readonly string[],
 ): void {
   if (pullSecrets.length > 0) pod.imagePullSecrets = pullSecrets.map((name) => ({ name }));
@@ -485,7 +487,9 @@ export function setPodPlacement(
   if (nodeAffinity !== undefined) pod.affinity = { nodeAffinity };
 }
 
-type PodSecurityContextModel = NonNullable<NonNullable<MiniClusterModel['spec']['pod']>['securityContext']>;
+type PodSecurityContextModel = NonNullable<
+  NonNullable<DefaultedMiniCluster['spec']['pod']>['securityContext']
+>;
 
 /** The pod's security context as Kubernetes takes it (v1alpha2 takes core/v1's fields). */
 export function renderPodSecurityContext(context: PodSecurityContextModel): V1PodSecurityContext {
@@ -503,7 +507,7 @@ export function renderPodSecurityContext(context: PodSecurityContextModel): V1Po
 }
 
 /** `pod.nodeAffinity`: the nodes whose label has one of the listed values (required, operator In). */
-function requiredNodeAffinity(miniCluster: MiniClusterModel): V1NodeAffinity | undefined {
+function requiredNodeAffinity(miniCluster: DefaultedMiniCluster): V1NodeAffinity | undefined {
   const entries = sortedEntries(miniCluster.spec.pod?.nodeAffinity);
   if (entries.length === 0) return undefined;
   return {
@@ -520,7 +524,7 @@ function requiredNodeAffinity(miniCluster: MiniClusterModel): V1NodeAffinity | u
  * a node of its own, as the Go operator schedules them. Preferences only: a cluster with fewer
  * nodes or one zone still runs them. v1alpha1 MiniClusters have none (their conversion disables it).
  */
-function brokerAffinity(miniCluster: MiniClusterModel): V1Affinity | undefined {
+function brokerAffinity(miniCluster: DefaultedMiniCluster): V1Affinity | undefined {
   const { network } = miniCluster.spec;
   const nodeAffinity = requiredNodeAffinity(miniCluster);
   if (network.disableAffinity === true) return nodeAffinity === undefined ? undefined : { nodeAffinity };

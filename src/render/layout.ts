@@ -2,8 +2,8 @@
  * Where Flux comes from in a MiniCluster's pods, and where their writable files are: decided once
  * from the spec, for the Job, the entrypoint and broker.toml alike.
  */
-import { FLUX_VIEW_MEMORY_MEDIUM } from '../api/v1alpha2/version.ts';
-import { renderModel, type ContainerModel, type RenderInput } from './model.ts';
+import { FLUX_VIEW_MEMORY_MEDIUM } from '../api/go-defaults.ts';
+import { renderModel, type DefaultedContainer, type RenderInput } from './model.ts';
 import { podLayout, type PodLayout } from './paths.ts';
 
 /**
@@ -19,7 +19,7 @@ export function usesFluxView(input: RenderInput): boolean {
  * A container beside the Flux container whose command is wrapped in a script that waits for Flux
  * (v1alpha2's default; `noWrapEntrypoint` runs it as it is, as every v1alpha1 one does).
  */
-export function isWrapped(container: ContainerModel): boolean {
+export function isWrapped(container: DefaultedContainer): boolean {
   return !container.runFlux && container.noWrapEntrypoint !== true;
 }
 

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
+import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
 
 /** Kubernetes DNS labels (RFC 1123) are at most 63 characters. */
 export const DNS_LABEL_MAX = 63;
@@ -62,7 +62,7 @@ export function burstSlotOf(input: RenderInput): string | undefined {
  * needs the same CURVE certificate and munge key (with its own, a joining broker hangs in join with
  * nothing logged), so a connecting MiniCluster makes none and waits for the boot server's.
  */
-function keyOwner(miniCluster: MiniClusterModel): string {
+function keyOwner(miniCluster: DefaultedMiniCluster): string {
   return miniCluster.spec.flux.bootServer ?? miniCluster.metadata.name;
 }
 

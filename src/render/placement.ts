@@ -3,10 +3,10 @@
  * (flux/entrypoint.ts `PlacementInput`, docs/mpi.md). The pod decides the rest when it starts: only
  * it sees the CPUs it may run on.
  */
-import { quantityCeilUnits, quantityNanos, quantityUnits } from '../api/quantity.ts';
+import { quantityCeilUnits, quantityNanos, quantityUnits } from '../api/shared/quantity.ts';
 import type { PlacementInput } from '../flux/index.ts';
 import { layoutOf } from './layout.ts';
-import type { ContainerModel, MiniClusterModel } from './model.ts';
+import type { DefaultedContainer, DefaultedMiniCluster } from './model.ts';
 
 /** Where the entrypoint writes the job shell's initrc: its own folder in the pod's state volume. */
 export const SHELL_RC_FOLDER = 'shell';
@@ -70,7 +70,10 @@ export function exclusiveCpus(limits: QuantityMap, requests: QuantityMap): numbe
 }
 
 /** The placement of the pods of `miniCluster`, whose Flux container is `container`. */
-export function placementInput(miniCluster: MiniClusterModel, container: ContainerModel): PlacementInput {
+export function placementInput(
+  miniCluster: DefaultedMiniCluster,
+  container: DefaultedContainer,
+): PlacementInput {
   const limits: QuantityMap = container.resources?.limits ?? {};
   const requests: QuantityMap = container.resources?.requests ?? {};
   const placement: PlacementInput = { shellRcDir: `${layoutOf(miniCluster).stateRoot}/${SHELL_RC_FOLDER}` };

@@ -9,12 +9,12 @@ import {
   commonLabels,
   selectorLabels,
 } from '../api/index.ts';
-import { joinsAnother } from '../api/restful-schema.ts';
+import { joinsAnother } from '../api/shared/restful-schema.ts';
 import type { InitialProgram } from '../flux/index.ts';
 import { RESTFUL_SERVER_FILE } from '../restful/server-files.ts';
 import type { Rendered } from './kube-object.ts';
 import { layoutOf } from './layout.ts';
-import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
+import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { OPERATOR_DIR, RESTFUL_CREDENTIALS_FILE, RESTFUL_MOUNT_DIR } from './paths.ts';
 
@@ -71,7 +71,7 @@ export function restfulCredentials(input: RenderInput, seed: Uint8Array): Restfu
   };
 }
 
-function requireSeed(miniCluster: MiniClusterModel, seed: Uint8Array | undefined): Uint8Array {
+function requireSeed(miniCluster: DefaultedMiniCluster, seed: Uint8Array | undefined): Uint8Array {
   if (seed === undefined || seed.length === 0) {
     throw new Error(
       `MiniCluster ${miniCluster.metadata.name} serves the RESTful API but its keys have no restfulSeed`,

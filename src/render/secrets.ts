@@ -2,13 +2,18 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, SECRET_DATA_KEYS, commonLabels } from '../api/index.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import type { Rendered } from './kube-object.ts';
-import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
+import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { renderRestfulSecret, servesRestful } from './restful.ts';
 
 type NamedSecret = Rendered<V1Secret>;
 
-function secret(miniCluster: MiniClusterModel, name: string, key: string, value: Uint8Array): NamedSecret {
+function secret(
+  miniCluster: DefaultedMiniCluster,
+  name: string,
+  key: string,
+  value: Uint8Array,
+): NamedSecret {
   return {
     apiVersion: 'v1',
     kind: 'Secret',

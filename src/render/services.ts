@@ -9,7 +9,7 @@ import {
 } from '../api/index.ts';
 import { podMetadata, renderContainer, setPodPlacement, storageOf } from './job.ts';
 import type { Rendered } from './kube-object.ts';
-import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
+import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { containerVolumes } from './volumes.ts';
 
@@ -18,7 +18,7 @@ export function hasServices(input: RenderInput): boolean {
   return (renderModel(input).spec.services?.length ?? 0) > 0;
 }
 
-function servicesPodSpec(miniCluster: MiniClusterModel, names: MiniClusterNames): V1PodSpec {
+function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): V1PodSpec {
   const { spec } = miniCluster;
   const services = spec.services ?? [];
   const storage = storageOf(miniCluster);

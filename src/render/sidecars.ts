@@ -5,10 +5,10 @@
  */
 import { SPACK_SOFTWARE_DIR, sidecarScript, type SidecarInput } from '../flux/index.ts';
 import { isWrapped, layoutOf } from './layout.ts';
-import type { ContainerModel, MiniClusterModel } from './model.ts';
+import type { DefaultedContainer, DefaultedMiniCluster } from './model.ts';
 import { OPERATOR_DIR, scriptFile, wrapperFile } from './paths.ts';
 
-export function sidecarInput(miniCluster: MiniClusterModel, container: ContainerModel): SidecarInput {
+export function sidecarInput(miniCluster: DefaultedMiniCluster, container: DefaultedContainer): SidecarInput {
   const { spec } = miniCluster;
   const layout = layoutOf(miniCluster);
   const { commands } = container;
@@ -38,7 +38,7 @@ export function sidecarInput(miniCluster: MiniClusterModel, container: Container
 }
 
 /** The scripts a broker pod's containers run from the ConfigMap: file name to text, in name order. */
-export function containerScripts(miniCluster: MiniClusterModel): [string, string][] {
+export function containerScripts(miniCluster: DefaultedMiniCluster): [string, string][] {
   const files: [string, string][] = [];
   for (const container of miniCluster.spec.containers) {
     if (container.commands.script !== undefined)

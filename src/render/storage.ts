@@ -17,13 +17,13 @@ import {
   type StorageVolume,
 } from '../api/index.ts';
 import { ownerReference, sortedEntries, type Owner, type Rendered } from './kube-object.ts';
-import { renderModel, type MiniClusterModel, type RenderInput } from './model.ts';
+import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
 import { namespaceOf } from './names.ts';
 
 /** As in v1alpha1: every broker pod mounts the same storage. */
 const ACCESS_MODES = ['ReadWriteMany'];
 
-type DefaultedStorageVolume = NonNullable<MiniClusterModel['spec']['volumes']>[string];
+type DefaultedStorageVolume = NonNullable<DefaultedMiniCluster['spec']['volumes']>[string];
 
 /**
  * The claim of one `spec.volumes` entry: `<minicluster>.<volume>`. Both parts are DNS labels, so
@@ -50,7 +50,7 @@ export function makesPersistentVolume(volume: StorageVolume): boolean {
   );
 }
 
-function storageLabels(miniCluster: MiniClusterModel, volumeName: string): Record<string, string> {
+function storageLabels(miniCluster: DefaultedMiniCluster, volumeName: string): Record<string, string> {
   return { ...commonLabels(miniCluster.metadata.name, COMPONENT_STORAGE), [LABEL_VOLUME]: volumeName };
 }
 
@@ -59,7 +59,7 @@ function sortedObject(map: Readonly<Record<string, string>> | undefined): Record
 }
 
 function persistentVolume(
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   volumeName: string,
   volume: DefaultedStorageVolume,
   ownerUid: string | undefined,
@@ -116,7 +116,7 @@ function persistentVolume(
 }
 
 function claim(
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   volumeName: string,
   volume: DefaultedStorageVolume,
   owner: Owner | undefined,

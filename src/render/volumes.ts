@@ -1,12 +1,12 @@
 import { posix } from 'node:path';
 import type { V1Volume, V1VolumeMount } from '@kubernetes/client-node';
 import { SHM_MOUNT_PATH, shmSizeLimit } from '../api/index.ts';
-import { volumeMountPath, volumeSources } from '../api/v1alpha2/index.ts';
+import { volumeMountPath, volumeSources } from '../api/index.ts';
 import { sortedEntries } from './kube-object.ts';
-import type { ContainerModel, MiniClusterModel } from './model.ts';
+import type { DefaultedContainer, DefaultedMiniCluster } from './model.ts';
 
 /** A container's volume in its v1alpha2 shape (a v1alpha1 one is converted to it). */
-export type ContainerVolumeModel = NonNullable<ContainerModel['volumes']>[string];
+export type ContainerVolumeModel = NonNullable<DefaultedContainer['volumes']>[string];
 
 /** Kubernetes' spelling of an emptyDir medium (the Go operator's `memory` is `Memory`). */
 function emptyDirMedium(medium: NonNullable<ContainerVolumeModel['emptyDirMedium']>): string {
@@ -52,7 +52,7 @@ export interface ContainerVolumes {
  * containers share under that name.
  */
 export function containerVolumes(
-  container: { readonly volumes?: ContainerModel['volumes'] },
+  container: { readonly volumes?: DefaultedContainer['volumes'] },
   storage: { readonly names: ReadonlySet<string>; readonly claimOf: (volumeName: string) => string },
 ): ContainerVolumes {
   const declared = sortedEntries(container.volumes);
@@ -90,7 +90,7 @@ export interface SharedMemory {
  * The memory-backed /dev/shm of a broker pod (docs/mpi.md), sized by `spec.pod.shmSize` (shm-rules.ts
  * `shmSizeLimit`: unset, 1Gi or a smaller memory limit); undefined when the spec turns it off.
  */
-export function sharedMemory(miniCluster: Pick<MiniClusterModel, 'spec'>): SharedMemory | undefined {
+export function sharedMemory(miniCluster: Pick<DefaultedMiniCluster, 'spec'>): SharedMemory | undefined {
   const sizeLimit = shmSizeLimit(miniCluster.spec);
   if (sizeLimit === undefined) return undefined;
   return {

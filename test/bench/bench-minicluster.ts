@@ -1,5 +1,5 @@
 // The MiniCluster every bench creates, and the same MiniCluster in the Go operator's v1alpha2 API.
-import { API_VERSION, GROUP, KIND } from '../../src/api/index.ts';
+import { API_VERSION_V1ALPHA1, GROUP, KIND } from '../../src/api/index.ts';
 
 export const GO_API_VERSION = `${GROUP}/v1alpha2`;
 
@@ -20,7 +20,7 @@ export interface BenchMiniCluster {
 
 export function benchMiniCluster(namespace: string, index: number, size: number): BenchMiniCluster {
   return {
-    apiVersion: API_VERSION,
+    apiVersion: API_VERSION_V1ALPHA1,
     kind: KIND,
     metadata: { name: `bench-${index}`, namespace },
     spec: { size, interactive: true, containers: [{ image: BENCH_IMAGE, cores: 4 }] },
@@ -45,9 +45,9 @@ export interface TranslateOptions {
  * new bench field cannot silently make the two workloads differ.
  */
 export function toV1alpha2(miniCluster: BenchMiniCluster, options: TranslateOptions = {}) {
-  if (miniCluster.apiVersion !== API_VERSION || miniCluster.kind !== KIND) {
+  if (miniCluster.apiVersion !== API_VERSION_V1ALPHA1 || miniCluster.kind !== KIND) {
     throw new Error(
-      `toV1alpha2: expected a ${API_VERSION} ${KIND}, got ${miniCluster.apiVersion} ${miniCluster.kind}`,
+      `toV1alpha2: expected a ${API_VERSION_V1ALPHA1} ${KIND}, got ${miniCluster.apiVersion} ${miniCluster.kind}`,
     );
   }
   const untranslated = (path: string) =>

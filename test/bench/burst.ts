@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { API_VERSION, KIND, PLURAL } from '../../src/api/index.ts';
+import { API_VERSION_V1ALPHA1, KIND, PLURAL } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
@@ -133,7 +133,7 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
       serverSideApply(
         clients.objects,
         {
-          apiVersion: API_VERSION,
+          apiVersion: API_VERSION_V1ALPHA1,
           kind: KIND,
           metadata: { name: 'burst-local', namespace },
           spec: {

@@ -4,7 +4,7 @@
 // list of all N as v1alpha2 (nothing converted) and as v1alpha1 (every object through the webhook).
 // Prints one JSON line: the medians in ms and what conversion adds.
 import { Writable } from 'node:stream';
-import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../src/deploy/index.ts';
@@ -48,7 +48,7 @@ export async function conversionBench(argv: readonly string[]): Promise<void> {
       await serverSideApply(
         clients.objects,
         {
-          apiVersion: `${GROUP}/${VERSION}`,
+          apiVersion: `${GROUP}/${VERSION_V1ALPHA1}`,
           kind: 'MiniCluster',
           metadata: { name: `mc-${i}`, namespace: NAMESPACE },
           spec: { size: 2, containers: [{ image: 'localhost/flux:0.88.0', command: 'hostname' }] },
@@ -68,10 +68,10 @@ export async function conversionBench(argv: readonly string[]): Promise<void> {
         clients.custom.getNamespacedCustomObject({ ...ref(STORED), name: 'mc-0' }),
       );
       await time('get_converted', () =>
-        clients.custom.getNamespacedCustomObject({ ...ref(VERSION), name: 'mc-0' }),
+        clients.custom.getNamespacedCustomObject({ ...ref(VERSION_V1ALPHA1), name: 'mc-0' }),
       );
       await time('list_stored', () => clients.custom.listNamespacedCustomObject(ref(STORED)));
-      await time('list_converted', () => clients.custom.listNamespacedCustomObject(ref(VERSION)));
+      await time('list_converted', () => clients.custom.listNamespacedCustomObject(ref(VERSION_V1ALPHA1)));
     }
     const m = Object.fromEntries(
       Object.entries(samples).map(([name, values]) => [name, median(values.slice(10))]),

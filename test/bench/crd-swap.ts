@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ApiextensionsV1Api, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { CRD_NAME, GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { CRD_NAME, GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { isNotFound } from '../../src/kube/api-errors.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
@@ -56,9 +56,9 @@ export async function useOurCrd(
 ): Promise<void> {
   const api = clients.config.makeApiClient(ApiextensionsV1Api);
   const served = await servedVersions(api);
-  if (served !== undefined && !served.includes(VERSION)) await deleteCrd(api, progress);
+  if (served !== undefined && !served.includes(VERSION_V1ALPHA1)) await deleteCrd(api, progress);
   await installCommand({ kubeconfig, log: () => undefined });
-  await waitServed(clients, VERSION);
+  await waitServed(clients, VERSION_V1ALPHA1);
 }
 
 export async function useGoCrd(

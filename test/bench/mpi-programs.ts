@@ -2,7 +2,7 @@
 // the MPI's own launcher (the floor), by `flux run` in a MiniCluster with Flux's default binding, and
 // with binding off. Pure: argument lists and objects.
 import type { V1Pod } from '@kubernetes/client-node';
-import { API_VERSION_V1ALPHA2 } from '../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../src/api/index.ts';
 import {
   LAMMPS_EXAMPLES_DIR,
   LAMMPS_HNS_DIR,
@@ -164,6 +164,6 @@ export function mpiMiniCluster(
   const command = program === undefined ? {} : { command: commandLine(program.argv) };
   return {
     ...realMiniCluster(namespace, name, spec, { image, ...command, ...container }),
-    apiVersion: API_VERSION_V1ALPHA2,
+    apiVersion: API_VERSION,
   };
 }

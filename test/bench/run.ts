@@ -31,7 +31,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { validateMiniCluster } from '../../src/api/index.ts';
+import { validateMiniClusterV1alpha1 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
@@ -101,7 +101,7 @@ async function direct(clients: KubeClients, namespace: string, options: Options)
   // Rendering (and key generation) is done before the clock starts: the figure is the apply path.
   const objects: KubeObject[] = [];
   for (let index = 0; index < options.count; index++) {
-    const result = validateMiniCluster(benchMiniCluster(namespace, index, options.size));
+    const result = validateMiniClusterV1alpha1(benchMiniCluster(namespace, index, options.size));
     if (!result.ok) throw new Error(JSON.stringify(result.problems));
     objects.push(...renderMiniCluster(result.value, generateMiniClusterKeys(result.value.metadata.name)));
   }

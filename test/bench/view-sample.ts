@@ -3,7 +3,13 @@ import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
-import { GROUP, LABEL_MINICLUSTER, PLURAL, VERSION, type MiniClusterStatus } from '../../src/api/index.ts';
+import {
+  GROUP,
+  LABEL_MINICLUSTER,
+  PLURAL,
+  VERSION_V1ALPHA1,
+  type MiniClusterStatus,
+} from '../../src/api/index.ts';
 import { timeoutOptions } from '../../src/burst/target-connection.ts';
 import { stateDir } from '../../src/localcluster/index.ts';
 import { realNodeLayout, realNodePaths } from '../../src/localcluster/real-node/config.ts';
@@ -46,7 +52,13 @@ const request = () => timeoutOptions(REQUEST_TIMEOUT_MS);
 
 async function readStatus(target: SampleTarget): Promise<MiniClusterStatus | undefined> {
   const object = (await target.clients.custom.getNamespacedCustomObject(
-    { group: GROUP, version: VERSION, plural: PLURAL, namespace: target.namespace, name: target.name },
+    {
+      group: GROUP,
+      version: VERSION_V1ALPHA1,
+      plural: PLURAL,
+      namespace: target.namespace,
+      name: target.name,
+    },
     request(),
   )) as { status?: MiniClusterStatus };
   return object.status;
@@ -148,7 +160,13 @@ export async function deleteMiniCluster(target: SampleTarget): Promise<void> {
   );
   try {
     await target.clients.custom.deleteNamespacedCustomObject(
-      { group: GROUP, version: VERSION, plural: PLURAL, namespace: target.namespace, name: target.name },
+      {
+        group: GROUP,
+        version: VERSION_V1ALPHA1,
+        plural: PLURAL,
+        namespace: target.namespace,
+        name: target.name,
+      },
       request(),
     );
   } catch (error) {

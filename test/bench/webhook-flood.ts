@@ -11,8 +11,8 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
-import { API_VERSION_V1ALPHA2 } from '../../src/api/v1alpha2/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
+import { API_VERSION } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { FIELD_MANAGER, OPERATOR_NODE_OPTIONS, OPERATOR_RESOURCES } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
@@ -60,7 +60,7 @@ async function conversions(clients: KubeClients, count: number): Promise<number[
     const start = performance.now();
     await clients.custom.getNamespacedCustomObject({
       group: GROUP,
-      version: VERSION,
+      version: VERSION_V1ALPHA1,
       namespace: NAMESPACE,
       plural: PLURAL,
       name: 'stored',
@@ -73,7 +73,11 @@ async function conversions(clients: KubeClients, count: number): Promise<number[
 /** Seconds from writing a v1alpha1 MiniCluster (converted on its way in) to its first status. */
 async function reconcileSeconds(clients: KubeClients, name: string): Promise<number> {
   const start = performance.now();
-  await serverSideApply(clients.objects, minicluster(name, `${GROUP}/${VERSION}`) as never, FIELD_MANAGER);
+  await serverSideApply(
+    clients.objects,
+    minicluster(name, `${GROUP}/${VERSION_V1ALPHA1}`) as never,
+    FIELD_MANAGER,
+  );
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
     const object = (await clients.custom.getNamespacedCustomObject({
@@ -127,11 +131,7 @@ export async function webhookFloodBench(argv: readonly string[]): Promise<void> 
       'the operator did not serve its webhook',
       60_000,
     );
-    await serverSideApply(
-      clients.objects,
-      minicluster('stored', API_VERSION_V1ALPHA2) as never,
-      FIELD_MANAGER,
-    );
+    await serverSideApply(clients.objects, minicluster('stored', API_VERSION) as never, FIELD_MANAGER);
     // Through the webhook once it is the CRD's (the operator points it at itself after it serves).
     const ready = Date.now() + 60_000;
     while ((await conversions(clients, 1).catch(() => undefined)) === undefined) {

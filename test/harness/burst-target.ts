@@ -9,7 +9,7 @@ import {
   BURST_TARGET_PLURAL,
   GROUP,
   PLURAL,
-  VERSION,
+  VERSION_V1ALPHA1,
   burstTargetCrd,
   miniClusterCrd,
   type BurstTargetStatus,
@@ -34,7 +34,7 @@ export async function installBurstTargetCrd(clients: KubeClients): Promise<void>
       if (!crd.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')) return false;
       await clients.custom.listClusterCustomObject({
         group: GROUP,
-        version: VERSION,
+        version: VERSION_V1ALPHA1,
         plural: BURST_TARGET_PLURAL,
       });
       return true;
@@ -54,7 +54,11 @@ export async function installMiniClusterCrd(clients: KubeClients, kubeconfig: st
   );
   await waitFor(
     async () => {
-      await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
+      await clients.custom.listClusterCustomObject({
+        group: GROUP,
+        version: VERSION_V1ALPHA1,
+        plural: PLURAL,
+      });
       return true;
     },
     { what: 'the MiniCluster CRD served' },
@@ -116,10 +120,15 @@ export async function createBurstTarget(
 ): Promise<void> {
   await clients.custom.createNamespacedCustomObject({
     group: GROUP,
-    version: VERSION,
+    version: VERSION_V1ALPHA1,
     namespace,
     plural: BURST_TARGET_PLURAL,
-    body: { apiVersion: `${GROUP}/${VERSION}`, kind: 'BurstTarget', metadata: { name, namespace }, spec },
+    body: {
+      apiVersion: `${GROUP}/${VERSION_V1ALPHA1}`,
+      kind: 'BurstTarget',
+      metadata: { name, namespace },
+      spec,
+    },
   });
 }
 
@@ -141,7 +150,7 @@ export async function readBurstTarget(
 ): Promise<{ metadata: { finalizers?: string[] }; status?: BurstTargetStatus }> {
   return (await clients.custom.getNamespacedCustomObject({
     group: GROUP,
-    version: VERSION,
+    version: VERSION_V1ALPHA1,
     namespace,
     plural: BURST_TARGET_PLURAL,
     name,

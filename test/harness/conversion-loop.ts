@@ -5,7 +5,7 @@
 // answering while an operator pod goes?
 import { Agent, request } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { API_VERSION_V1ALPHA2 } from '../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../src/api/index.ts';
 import {
   CONVERSION_REVIEW_API_VERSION,
   CONVERSION_REVIEW_KIND,
@@ -26,7 +26,7 @@ function review(agent: Agent, url: URL, servername: string, ca: string, object: 
   const body = JSON.stringify({
     apiVersion: CONVERSION_REVIEW_API_VERSION,
     kind: CONVERSION_REVIEW_KIND,
-    request: { uid, desiredAPIVersion: API_VERSION_V1ALPHA2, objects: [object] },
+    request: { uid, desiredAPIVersion: API_VERSION, objects: [object] },
   });
   return new Promise((resolve, reject) => {
     const req = request(
@@ -57,7 +57,7 @@ function review(agent: Agent, url: URL, servername: string, ca: string, object: 
               res.statusCode === 200 &&
               answer.response?.uid === uid &&
               answer.response.result?.status === 'Success' &&
-              converted === API_VERSION_V1ALPHA2
+              converted === API_VERSION
             ) {
               resolve();
             } else reject(new Error(`HTTP ${res.statusCode ?? '?'}: ${text.slice(0, 200)}`));

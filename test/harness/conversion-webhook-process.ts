@@ -10,7 +10,7 @@ import { rmSync, writeFileSync } from 'node:fs';
 import { isDeepStrictEqual } from 'node:util';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
-import { convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
+import { convertMiniCluster } from '../../src/api/index.ts';
 import { apiClients } from '../../src/kube/api-clients.ts';
 import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
 import { createLogger } from '../../src/observability/logger.ts';

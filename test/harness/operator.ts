@@ -8,7 +8,7 @@ import {
   CRD_NAME,
   GROUP,
   PLURAL,
-  VERSION,
+  VERSION_V1ALPHA1,
   miniClusterCrd,
   type MiniClusterStatus,
 } from '../../src/api/index.ts';
@@ -50,7 +50,11 @@ export function installCrd(): Promise<void> {
           return false;
         // Established can precede the storage being ready to list: list once to be sure (through the
         // webhook, when anything is stored).
-        await clients.custom.listClusterCustomObject({ group: GROUP, version: VERSION, plural: PLURAL });
+        await clients.custom.listClusterCustomObject({
+          group: GROUP,
+          version: VERSION_V1ALPHA1,
+          plural: PLURAL,
+        });
         return true;
       },
       { what: 'the MiniCluster CRD to be established', timeoutMs: 30_000 },
@@ -127,7 +131,7 @@ export function miniClusterObject(
   spec: Record<string, unknown>,
 ): Record<string, unknown> {
   return {
-    apiVersion: `${GROUP}/${VERSION}`,
+    apiVersion: `${GROUP}/${VERSION_V1ALPHA1}`,
     kind: 'MiniCluster',
     metadata: { name, namespace },
     spec: {
@@ -185,7 +189,14 @@ export async function scaleMiniCluster(
   replicas: number,
 ): Promise<void> {
   await clients.custom.patchNamespacedCustomObjectScale(
-    { group: GROUP, version: VERSION, namespace, plural: PLURAL, name, body: { spec: { replicas } } },
+    {
+      group: GROUP,
+      version: VERSION_V1ALPHA1,
+      namespace,
+      plural: PLURAL,
+      name,
+      body: { spec: { replicas } },
+    },
     setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
   );
 }

@@ -16,7 +16,7 @@ import {
   type ExtraOperatorOptions,
 } from './operator.ts';
 import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
-import { API_VERSION_V1ALPHA2 } from '../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../src/api/index.ts';
 import { PLAIN_IMAGE_REPOSITORY } from '../../src/images/plain-image.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
@@ -285,10 +285,7 @@ export async function burstableMiniCluster(
     // v1alpha2 with no flux.container: Flux from the view, in an image without Flux.
     options.fromView ? { image: PLAIN_IMAGE } : {},
   );
-  await applyMiniCluster(
-    clients,
-    options.fromView ? { ...object, apiVersion: API_VERSION_V1ALPHA2 } : object,
-  );
+  await applyMiniCluster(clients, options.fromView ? { ...object, apiVersion: API_VERSION } : object);
   await waitForCondition(clients, namespace, name, 'Ready', 'True', 180_000);
   const lead = (await podAt(clients, namespace, name)).metadata?.name ?? '';
   await waitForNodesUp(namespace, lead, 2, 120_000, options.fromView ? fluxFromView : fluxInLead);

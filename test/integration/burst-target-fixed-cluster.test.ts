@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { BURST_TARGET_PLURAL, GROUP, VERSION } from '../../src/api/index.ts';
+import { BURST_TARGET_PLURAL, GROUP, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { kubeClients } from '../../src/kube/clients.ts';
 import { cluster, withNamespace } from '../harness/cluster.ts';
 import { createBurstTarget } from '../harness/burst-target.ts';
@@ -35,7 +35,14 @@ async function patchSpec(
   const clients = kubeClients((await cluster()).kc);
   try {
     await clients.custom.patchNamespacedCustomObject(
-      { group: GROUP, version: VERSION, namespace, plural: BURST_TARGET_PLURAL, name, body: { spec } },
+      {
+        group: GROUP,
+        version: VERSION_V1ALPHA1,
+        namespace,
+        plural: BURST_TARGET_PLURAL,
+        name,
+        body: { spec },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     return undefined;
@@ -68,7 +75,7 @@ describe('the cloud cluster a BurstTarget names', () => {
     assert.equal(await patchSpec(namespace, 'eks', { eks: { nodeCount: 2 } }), undefined);
     const live = (await clients.custom.getNamespacedCustomObject({
       group: GROUP,
-      version: VERSION,
+      version: VERSION_V1ALPHA1,
       namespace,
       plural: BURST_TARGET_PLURAL,
       name: 'gke',

@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { generateKeyPairSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../../src/api/index.ts';
+import { BURST_TARGET_PLURAL, GROUP, VERSION_V1ALPHA1, type BurstTargetStatus } from '../../src/api/index.ts';
 import { providerConnectors } from '../../src/burst/providers/connectors.ts';
 import { OWNER_UID_KEY } from '../../src/burst/providers/ownership.ts';
 import {
@@ -37,7 +37,7 @@ async function read(clients: KubeClients, namespace: string, name: string): Prom
   try {
     return (await clients.custom.getNamespacedCustomObject({
       group: GROUP,
-      version: VERSION,
+      version: VERSION_V1ALPHA1,
       namespace,
       plural: BURST_TARGET_PLURAL,
       name,

@@ -11,7 +11,7 @@ import {
   setHeaderOptions,
   type V1Deployment,
 } from '@kubernetes/client-node';
-import { BURST_TARGET_PLURAL, GROUP, VERSION, type BurstTargetStatus } from '../../src/api/index.ts';
+import { BURST_TARGET_PLURAL, GROUP, VERSION_V1ALPHA1, type BurstTargetStatus } from '../../src/api/index.ts';
 import { installOperatorObjects } from '../../src/burst/install-operator.ts';
 import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
@@ -223,14 +223,14 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     });
     assert.equal(
       missing.condition.message,
-      `${kubeconfig.server} does not serve flux-framework.org/${VERSION} miniclusters, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --with-deployment --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
+      `${kubeconfig.server} does not serve flux-framework.org/${VERSION_V1ALPHA1} miniclusters, so nothing there would run burst MiniClusters; install the operator there (flux-operator install --with-deployment --kubeconfig <that cluster's kubeconfig>) or set spec.kubeconfig.installOperator: true`,
     );
     assert.equal(controller.clientsFor(namespace, 'bare'), undefined);
 
     await clients.custom.patchNamespacedCustomObject(
       {
         group: GROUP,
-        version: VERSION,
+        version: VERSION_V1ALPHA1,
         namespace,
         plural: BURST_TARGET_PLURAL,
         name: 'bare',

@@ -18,7 +18,7 @@ import {
   CRD_NAME,
   GROUP,
   PLURAL,
-  VERSION,
+  VERSION_V1ALPHA1,
   miniClusterV1alpha1Crd,
   type ConversionClientConfig,
 } from '../../src/api/index.ts';
@@ -27,7 +27,7 @@ import { Operator } from '../../src/controllers/operator.ts';
 import { ConversionWebhook } from '../../src/controllers/conversion/webhook.ts';
 import { conversionLine } from '../../src/controllers/conversion/install-conversion.ts';
 import { StorageVersionMigration } from '../../src/controllers/storage-migration/migration.ts';
-import { V1ALPHA2_RESIDUE_ANNOTATION, convertMiniCluster } from '../../src/api/v1alpha2/index.ts';
+import { V1ALPHA2_RESIDUE_ANNOTATION, convertMiniCluster } from '../../src/api/index.ts';
 import {
   OPERATOR_NAME,
   OPERATOR_NAMESPACE,
@@ -192,7 +192,7 @@ async function waitPointedAt(webhook: ConversionWebhook): Promise<void> {
   // version not stored converts whatever MiniClusters there are through the webhook now named.
   await waitFor(
     async () => {
-      await clients.custom.listNamespacedCustomObject(custom(VERSION));
+      await clients.custom.listNamespacedCustomObject(custom(VERSION_V1ALPHA1));
       return true;
     },
     { what: 'the API server converting through the webhook the CRD names', timeoutMs: 20_000 },
@@ -256,9 +256,12 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     clients = kubeClients(loadKubeConfig(kubeconfig));
     // The CRD as it was before v1alpha2: one version, stored, no conversion.
     await serverSideApply(clients.objects, miniClusterV1alpha1Crd() as never, 'flux-operator-tests');
-    await waitFor(() => clients.custom.listNamespacedCustomObject(custom(VERSION)).catch(() => undefined), {
-      what: 'the single-version CRD served',
-    });
+    await waitFor(
+      () => clients.custom.listNamespacedCustomObject(custom(VERSION_V1ALPHA1)).catch(() => undefined),
+      {
+        what: 'the single-version CRD served',
+      },
+    );
     for (const name of [NAMESPACE, ELSEWHERE]) {
       await clients.core.createNamespace({ body: { metadata: { name } } }).catch(() => undefined);
     }
@@ -286,7 +289,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
       clients,
       miniClusterObject(ELSEWHERE, 'elsewhere', { size: 2, interactive: true }),
     );
-    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${VERSION}`);
+    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${VERSION_V1ALPHA1}`);
     // This operator watches v1alpha2, which the old CRD does not serve yet: it waits for it.
     running = await startOperator();
     await waitFor(() => running?.lines.find((line) => line.includes('does not convert through a webhook')), {
@@ -306,7 +309,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
         conversionLine({
           kind: 'needs-operator',
           webhook: `service ${OPERATOR_NAMESPACE}/flux-operator-webhook:443/convert`,
-          stored: [VERSION],
+          stored: [VERSION_V1ALPHA1],
         }),
       ),
       installLines.join('\n'),
@@ -324,7 +327,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     assert.equal(oldJob.spec?.template.spec?.affinity, undefined, "v1alpha1's pods: no affinity");
     // Still reconciled: a spec change through v1alpha1 reaches the Job.
     await clients.custom.patchNamespacedCustomObject(
-      { ...custom(VERSION), name: 'old', body: { spec: { size: 3 } } },
+      { ...custom(VERSION_V1ALPHA1), name: 'old', body: { spec: { size: 3 } } },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     );
     await waitFor(
@@ -349,8 +352,8 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
       /in the watched namespaces \(conversion-test\) in [\d.]+ s; status\.storedVersions stays \[v1alpha1, v1alpha2\]: this operator watches only these namespaces/,
     );
     assert.equal(await storedApiVersion(NAMESPACE, 'old'), `${GROUP}/${V1ALPHA2}`);
-    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${VERSION}`);
-    assert.deepEqual((await readCrdStatus()).storedVersions?.sort(), [VERSION, V1ALPHA2]);
+    assert.equal(await storedApiVersion(ELSEWHERE, 'elsewhere'), `${GROUP}/${VERSION_V1ALPHA1}`);
+    assert.deepEqual((await readCrdStatus()).storedVersions?.sort(), [VERSION_V1ALPHA1, V1ALPHA2]);
   });
 
   it('watching every namespace, the migration rewrites what is stored as v1alpha1, then storedVersions is v1alpha2 alone', async () => {
@@ -366,7 +369,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
       return { apiVersion: object.apiVersion, spec: object.spec, uid, labels, annotations, generation };
     };
     const both = async (namespace: string, name: string) => ({
-      v1: await read(namespace, name, VERSION),
+      v1: await read(namespace, name, VERSION_V1ALPHA1),
       v2: await read(namespace, name, V1ALPHA2),
     });
     const old = await both(NAMESPACE, 'old');
@@ -465,13 +468,13 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
   });
 
   it('reads a v1alpha1 object back through v1alpha2 and back again unchanged', async () => {
-    const before = await getAs(VERSION, 'new');
+    const before = await getAs(VERSION_V1ALPHA1, 'new');
     const asV2 = await getAs(V1ALPHA2, 'new');
     assert.equal(asV2.apiVersion, `${GROUP}/${V1ALPHA2}`);
     // Written back as v1alpha2 (a replace), then read as v1alpha1 again.
     await clients.custom.replaceNamespacedCustomObject({ ...custom(V1ALPHA2), name: 'new', body: asV2 });
-    const back = await getAs(VERSION, 'new');
-    assert.equal(back.apiVersion, `${GROUP}/${VERSION}`);
+    const back = await getAs(VERSION_V1ALPHA1, 'new');
+    assert.equal(back.apiVersion, `${GROUP}/${VERSION_V1ALPHA1}`);
     assert.deepEqual(back.spec, before.spec);
     const meta = (o: Record<string, unknown>) => {
       const { name, namespace, uid, labels, annotations, generation } = o.metadata as Record<string, unknown>;
@@ -486,7 +489,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
         .trim()
         .split('\n')
         .sort();
-    const v1 = await names(VERSION);
+    const v1 = await names(VERSION_V1ALPHA1);
     assert.deepEqual(v1, [`minicluster.${GROUP}/new`, `minicluster.${GROUP}/old`]);
     assert.deepEqual(await names(V1ALPHA2), v1);
     const items = JSON.parse(
@@ -505,7 +508,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     for (let i = 0; i < 110; i++) {
       for (const [version, samples] of [
         [V1ALPHA2, direct],
-        [VERSION, through],
+        [VERSION_V1ALPHA1, through],
       ] as const) {
         const start = performance.now();
         await getAs(version, 'new');
@@ -561,8 +564,8 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     const until = Date.now() + 30_000;
     while (Date.now() < until) {
       try {
-        await read(() => getAs(VERSION, 'new'));
-        await read(() => clients.custom.listNamespacedCustomObject(custom(VERSION)));
+        await read(() => getAs(VERSION_V1ALPHA1, 'new'));
+        await read(() => clients.custom.listNamespacedCustomObject(custom(VERSION_V1ALPHA1)));
         reads += 2;
       } catch (error) {
         failures.push((error as Error).message);
@@ -591,7 +594,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     const url = (running?.operator.conversionWebhook?.clientConfig() as { url: string }).url;
     await running?.stop();
     running = undefined;
-    const error = await getAs(VERSION, 'new').then(
+    const error = await getAs(VERSION_V1ALPHA1, 'new').then(
       () => assert.fail('a read needing conversion succeeded with no webhook'),
       (thrown: unknown) => thrown as { code?: number; body?: unknown; message: string },
     );
@@ -667,7 +670,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     // (Until the API server has taken the patched CRD in, it still calls the URL before it.)
     const error = await waitFor(
       () =>
-        getAs(VERSION, 'new').then(
+        getAs(VERSION_V1ALPHA1, 'new').then(
           () => undefined,
           (thrown: unknown) => {
             const failed = thrown as { code?: number; body?: unknown };
@@ -709,7 +712,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
           `https://127.0.0.1:${String(serving['port'])}/convert`,
         { what: 'the CRD pointed at the process', timeoutMs: 20_000 },
       );
-      assert.ok(await waitFor(() => getAs(VERSION, 'new'), { what: 'a read through it' }));
+      assert.ok(await waitFor(() => getAs(VERSION_V1ALPHA1, 'new'), { what: 'a read through it' }));
     } finally {
       await operator.kill('SIGTERM');
     }
@@ -777,7 +780,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     await installed.start();
     try {
       await waitPointedAt(installed);
-      assert.ok(await getAs(VERSION, 'new'), 'conversions work through it');
+      assert.ok(await getAs(VERSION_V1ALPHA1, 'new'), 'conversions work through it');
       assert.deepEqual(
         lines.filter((line) => /"level":"(warn|error)"/.test(line)),
         [],

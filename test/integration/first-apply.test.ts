@@ -12,7 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { CRD_NAME, GROUP, PLURAL, VERSION } from '../../src/api/index.ts';
+import { CRD_NAME, GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { runOperator } from '../../src/cli/run-command.ts';
 import { conversionLine } from '../../src/controllers/conversion/install-conversion.ts';
 import { loadKubeConfig, operatorClients } from '../../src/kube/clients.ts';
@@ -163,7 +163,7 @@ describe(
 
     it('install without the Deployment leaves the CRD converting nothing, serving v1alpha2 only, and says so', async () => {
       const lines = await install();
-      const said = conversionLine({ kind: 'none', served: [V1ALPHA2], unserved: [VERSION] });
+      const said = conversionLine({ kind: 'none', served: [V1ALPHA2], unserved: [VERSION_V1ALPHA1] });
       assert.ok(lines.includes(said), lines.join('\n'));
       assert.match(
         said,
@@ -174,14 +174,14 @@ describe(
       assert.deepEqual(
         crd.spec.versions.map(({ name, served }) => [name, served]),
         [
-          [VERSION, false],
+          [VERSION_V1ALPHA1, false],
           [V1ALPHA2, true],
         ],
       );
       // As the line says: v1alpha2 accepted, v1alpha1 refused as not found (never a 500, never stored
       // unconverted).
       assert.deepEqual(await create(V1ALPHA2, 'second-version'), { code: 201, message: 'created' });
-      const refused = await create(VERSION, 'first-version');
+      const refused = await create(VERSION_V1ALPHA1, 'first-version');
       assert.equal(refused.code, 404, refused.message);
       const applied = await kubectlApply('first-version');
       assert.equal(applied.code, 1, applied.output);
@@ -246,18 +246,18 @@ describe(
         const webhook = String(operator.line['conversionWebhook']);
         assert.match(webhook, /^https:\/\/127\.0\.0\.1:\d+\/convert$/);
         assert.ok(lines.includes(conversionLine({ kind: 'kept', webhook })), lines.join('\n'));
-        assert.deepEqual(await create(VERSION, 'while-running'), { code: 201, message: 'created' });
+        assert.deepEqual(await create(VERSION_V1ALPHA1, 'while-running'), { code: 201, message: 'created' });
       } finally {
         assert.equal(await operator.stop(), 0);
       }
       // Stopped: the CRD names a URL nothing answers; install turns it back to converting nothing.
       lines = await install();
       assert.ok(
-        lines.includes(conversionLine({ kind: 'none', served: [V1ALPHA2], unserved: [VERSION] })),
+        lines.includes(conversionLine({ kind: 'none', served: [V1ALPHA2], unserved: [VERSION_V1ALPHA1] })),
         lines.join('\n'),
       );
       assert.equal((await liveCrd()).spec.conversion.strategy, 'None');
-      assert.equal((await create(VERSION, 'after-run')).code, 404);
+      assert.equal((await create(VERSION_V1ALPHA1, 'after-run')).code, 404);
       assert.deepEqual(await create(V1ALPHA2, 'after-run'), { code: 201, message: 'created' });
     });
 

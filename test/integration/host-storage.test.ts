@@ -14,7 +14,7 @@ import { describe, it, type TestContext } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { HOST_STORAGE_LABEL } from '../../src/api/index.ts';
-import { toV1alpha1 } from '../../src/api/v1alpha2/convert.ts';
+import { toV1alpha1 } from '../../src/api/v1alpha1/convert.ts';
 import { FIELD_MANAGER, hostStoragePolicy, hostStoragePolicyBinding } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients } from '../../src/kube/clients.ts';

@@ -11,8 +11,8 @@ import { after, before, describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { KIND, LIST_KIND, PLURAL, SINGULAR } from '../../src/api/group.ts';
-import { miniClusterV1alpha2CrdVersion } from '../../src/api/v1alpha2/crd-version.ts';
-import { validateMiniClusterV1alpha2 } from '../../src/api/v1alpha2/validate.ts';
+import { miniClusterCrdVersion } from '../../src/api/crd-version.ts';
+import { validateMiniCluster } from '../../src/api/validate.ts';
 import { cluster, waitFor } from '../harness/cluster.ts';
 import { goV1alpha2TestManifests } from '../harness/go-v1alpha2-examples.ts';
 import { V1ALPHA2_BAD_CASES } from '../unit/api/v1alpha2-cases.ts';
@@ -103,7 +103,7 @@ describe('the v1alpha2 CRD version on the local API server', () => {
         group: GROUP,
         names: { kind: KIND, listKind: LIST_KIND, plural: PLURAL, singular: SINGULAR },
         scope: 'Namespaced',
-        versions: [miniClusterV1alpha2CrdVersion()],
+        versions: [miniClusterCrdVersion()],
       },
     };
     const created = await request(kc, 'POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
@@ -158,7 +158,7 @@ describe('the v1alpha2 CRD version on the local API server', () => {
   it('refuses each bad input of the table, naming the field the validator names', async () => {
     const failures: string[] = [];
     for (const { name, input, problems } of V1ALPHA2_BAD_CASES) {
-      assert.equal(validateMiniClusterV1alpha2(input).ok, false, name);
+      assert.equal(validateMiniCluster(input).ok, false, name);
       const answer = await dryRunCreate(kc, input);
       if (answer.status !== 422 && answer.status !== 400) failures.push(`${name}: stored (${answer.status})`);
       else {

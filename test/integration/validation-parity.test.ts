@@ -12,9 +12,15 @@ import https from 'node:https';
 import { describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { API_VERSION, GROUP, PLURAL, SCRIPT_MAX_LENGTH, VERSION } from '../../src/api/index.ts';
-import { formatProblem, validateMiniCluster } from '../../src/api/validate.ts';
-import type { ValidationResult } from '../../src/api/validate.ts';
+import {
+  API_VERSION_V1ALPHA1,
+  GROUP,
+  PLURAL,
+  SCRIPT_MAX_LENGTH,
+  VERSION_V1ALPHA1,
+} from '../../src/api/index.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../src/api/v1alpha1/validate.ts';
+import type { ValidationResultV1alpha1 } from '../../src/api/v1alpha1/validate.ts';
 import { renderMiniCluster } from '../../src/render/index.ts';
 import type { KubeObject } from '../../src/render/index.ts';
 import { cluster, withNamespace } from '../harness/cluster.ts';
@@ -246,7 +252,7 @@ function collectionPath(object: KubeObject, namespace: string): string {
  * The one rule CEL cannot mirror: expanding a burst hostlist (ranges in order, one padding, each
  * host once, at least size hosts). The CRD checks its syntax; the validator alone checks the rest.
  */
-function refusedOnlyForTheHostlist(result: ValidationResult): boolean {
+function refusedOnlyForTheHostlist(result: ValidationResultV1alpha1): boolean {
   return (
     !result.ok &&
     result.problems.every(
@@ -298,12 +304,12 @@ describe('the CRD and the validator agree (local API server)', () => {
 
     await forEachConcurrently(samples, async (sample, index) => {
       const body = sample as { metadata?: Record<string, unknown> };
-      const result = validateMiniCluster(sample);
+      const result = validateMiniClusterV1alpha1(sample);
       const answer = await dryRunCreate(
         kc,
         agent,
-        `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}`,
-        { ...body, apiVersion: API_VERSION, metadata: { ...body.metadata, namespace } },
+        `/apis/${GROUP}/${VERSION_V1ALPHA1}/namespaces/${namespace}/${PLURAL}`,
+        { ...body, apiVersion: API_VERSION_V1ALPHA1, metadata: { ...body.metadata, namespace } },
       );
       const stored = answer.status === 201;
       if (stored && !result.ok && refusedOnlyForTheHostlist(result)) hostlistOnly++;
@@ -318,7 +324,7 @@ describe('the CRD and the validator agree (local API server)', () => {
       accepted++;
       const miniClusterInNamespace = { ...result.value, metadata: { ...result.value.metadata, namespace } };
       const owner = {
-        apiVersion: API_VERSION,
+        apiVersion: API_VERSION_V1ALPHA1,
         kind: 'MiniCluster',
         name: result.value.metadata.name,
         uid: `uid-${index}`,

@@ -16,7 +16,7 @@ import {
   BURST_TARGET_KIND,
   BURST_TARGET_PLURAL,
   GROUP,
-  VERSION,
+  VERSION_V1ALPHA1,
   formatProblem,
   namespaceOf,
   validateBurstTarget,
@@ -384,7 +384,7 @@ export class BurstTargetController {
       this.options.onWrite?.('status', BURST_TARGET_KIND);
       await this.options.clients.custom.patchNamespacedCustomObjectStatus({
         group: GROUP,
-        version: VERSION,
+        version: VERSION_V1ALPHA1,
         namespace,
         plural: BURST_TARGET_PLURAL,
         name,

@@ -6,7 +6,7 @@
  * (service-probe.ts) cannot tell this: the API server takes a CRD change in a moment after it is made,
  * and may still call the webhook named before.
  */
-import { API_VERSION, GROUP, KIND, PLURAL, VERSION } from '../../api/index.ts';
+import { API_VERSION_V1ALPHA1, GROUP, KIND, PLURAL, VERSION_V1ALPHA1 } from '../../api/index.ts';
 import { apiErrorCode, describeApiError } from '../../kube/api-errors.ts';
 import type { Transport } from '../../kube/transport.ts';
 
@@ -28,7 +28,7 @@ export type ApiServerConversion =
 /** The smallest v1alpha1 MiniCluster the schema admits, named by the API server. */
 function checkObject(namespace: string): object {
   return {
-    apiVersion: API_VERSION,
+    apiVersion: API_VERSION_V1ALPHA1,
     kind: KIND,
     metadata: { generateName: 'conversion-check-', namespace },
     spec: { containers: [{ image: 'conversion-check' }] },
@@ -50,7 +50,7 @@ export async function apiServerConverts(
   timeoutMs = API_SERVER_CHECK_TIMEOUT_MS,
 ): Promise<ApiServerConversion> {
   try {
-    await transport.request('POST', `/apis/${GROUP}/${VERSION}/namespaces/${namespace}/${PLURAL}`, {
+    await transport.request('POST', `/apis/${GROUP}/${VERSION_V1ALPHA1}/namespaces/${namespace}/${PLURAL}`, {
       query: { dryRun: 'All' },
       body: checkObject(namespace),
       timeoutMs,

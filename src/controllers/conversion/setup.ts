@@ -4,7 +4,7 @@
  * v1alpha2), whose later passes write only while this replica leads.
  */
 import type { Logger } from 'pino';
-import { convertMiniCluster } from '../../api/v1alpha2/index.ts';
+import { convertMiniCluster } from '../../api/index.ts';
 import type { Transport } from '../../kube/transport.ts';
 import type { Manager } from '../../runtime/manager.ts';
 import { ConversionWebhook, type ConversionWebhookOptions } from './webhook.ts';

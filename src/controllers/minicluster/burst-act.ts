@@ -9,7 +9,8 @@ import { burstLocal, burstSecrets, externalMiniCluster } from '../../burst/exter
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError } from '../../kube/api-errors.ts';
 import { serverSideApply } from '../../kube/apply.ts';
-import { miniClusterNames, type MiniClusterModel } from '../../render/index.ts';
+import { miniClusterNames } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { burstingCondition } from './burst-jobs.ts';
 import type { BurstObservation } from './burst-observe.ts';
 import type { PlannedBursts } from './burst-plan.ts';
@@ -28,7 +29,7 @@ import type { TransitionEvent } from './status.ts';
 
 export async function actOnPlan(
   environment: BurstEnvironment,
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   observation: BurstObservation,
   planned: PlannedBursts,
 ): Promise<BurstOutcome> {

@@ -5,7 +5,7 @@
  */
 import type { V1Pod, V1Service } from '@kubernetes/client-node';
 import type { MiniClusterStatus } from '../../api/index.ts';
-import type { MiniClusterModel } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { LABEL_JOB_COMPLETION_INDEX } from '../../api/index.ts';
 import { FluxQueueReadError } from '../../burst/flux-queue-error.ts';
 import type { BurstCluster } from '../../burst/planner.ts';
@@ -43,7 +43,7 @@ export interface BurstObservation {
 export type Observed = { readonly observed: BurstObservation } | { readonly outcome: BurstOutcome };
 
 export async function observeBursts(
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   previous: MiniClusterStatus | undefined,
   pods: readonly V1Pod[],
   leadBrokerService: V1Service | undefined,

@@ -3,7 +3,7 @@
  * Pure: the decisions are src/burst/planner.ts's; this adds what status and events say of them.
  */
 import type { MiniClusterStatus } from '../../api/index.ts';
-import type { MiniClusterModel } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { planBursts, type BurstPlan } from '../../burst/planner.ts';
 import { policyOfSpec, type BurstPolicy } from '../../burst/policy.ts';
 import { cannotFitEvents, unservedJobs, type BurstJobRecord } from './burst-jobs.ts';
@@ -20,7 +20,7 @@ export interface PlannedBursts {
 }
 
 export function planBurstActions(
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   previous: MiniClusterStatus | undefined,
   observation: BurstObservation,
 ): PlannedBursts {

@@ -9,7 +9,8 @@
 import type { V1Pod, V1Secret } from '@kubernetes/client-node';
 import { CONDITION_BURSTING, PLURAL, namespaceOf, type MiniClusterStatus } from '../../api/index.ts';
 import type { FluxQueueReader } from '../../burst/queue.ts';
-import { miniClusterNames, type MiniClusterModel } from '../../render/index.ts';
+import { miniClusterNames } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { isNotFound } from '../../kube/api-errors.ts';
 import type { BurstJobRecord } from './burst-jobs.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
@@ -20,7 +21,7 @@ import { deleteCustomObject } from '../../kube/custom-objects.ts';
 export const BURST_POLL_MS = 10_000;
 
 /** The queue poll interval of a MiniCluster: spec.flux.bursting.policy.pollSeconds. */
-export function burstPollMs(miniCluster: MiniClusterModel): number {
+export function burstPollMs(miniCluster: DefaultedMiniCluster): number {
   const seconds = miniCluster.spec.flux.bursting?.policy?.pollSeconds;
   return seconds === undefined ? BURST_POLL_MS : seconds * 1000;
 }
@@ -45,7 +46,7 @@ export interface BurstEnvironment {
   /** A connected burst target named in the policy, or undefined while it is not (or does not exist). */
   target(miniClusterNamespace: string, name: string): ConnectedTarget | undefined;
   /** How to read the queue of the lead broker running in `leadPod`. */
-  queueReader(miniCluster: MiniClusterModel, leadPod: V1Pod): FluxQueueReader;
+  queueReader(miniCluster: DefaultedMiniCluster, leadPod: V1Pod): FluxQueueReader;
   readSecret(name: string, namespace: string): Promise<V1Secret | undefined>;
   countWrite(verb: 'apply' | 'delete', kind: string): void;
   now(): Date;
@@ -85,7 +86,7 @@ export function waiting(
 
 export function resolveTarget(
   environment: BurstEnvironment,
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   name: string,
 ): ConnectedTarget | undefined {
   const namespace = namespaceOf(miniCluster);
@@ -106,7 +107,7 @@ export async function deleteRemote(
 /** Deletes every burst MiniCluster and copied Secret of a MiniCluster (on its deletion). */
 export async function removeAllBursts(
   environment: BurstEnvironment,
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   bursts: readonly BurstRecord[],
 ): Promise<string[]> {
   const unreachable: string[] = [];
@@ -137,7 +138,7 @@ export async function removeAllBursts(
  */
 export async function removeUndeclaredBursts(
   environment: BurstEnvironment,
-  miniCluster: MiniClusterModel,
+  miniCluster: DefaultedMiniCluster,
   bursts: readonly BurstRecord[],
 ): Promise<BurstOutcome> {
   const unreachable = await removeAllBursts(environment, miniCluster, bursts);

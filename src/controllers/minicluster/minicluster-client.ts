@@ -1,4 +1,4 @@
-import { GROUP, PLURAL, VERSION, type MiniClusterStatus } from '../../api/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1, type MiniClusterStatus } from '../../api/index.ts';
 import { isNotFound } from '../../kube/api-errors.ts';
 import type { CustomObjectReader } from '../../kube/custom-objects.ts';
 
@@ -11,7 +11,7 @@ export async function readMiniClusterStatus(
   try {
     const object = (await clients.custom.getNamespacedCustomObject({
       group: GROUP,
-      version: VERSION,
+      version: VERSION_V1ALPHA1,
       namespace,
       plural: PLURAL,
       name,

@@ -4,7 +4,8 @@
  */
 import type { V1Secret } from '@kubernetes/client-node';
 import { KIND, PLURAL, type MiniClusterStatus } from '../../api/index.ts';
-import type { KubeObject, MiniClusterKeys, MiniClusterModel, MiniClusterNames } from '../../render/index.ts';
+import type { KubeObject, MiniClusterKeys, MiniClusterNames } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { patchFinalizers } from '../../kube/custom-objects.ts';
 import type { ReconcileLog } from '../../observability/logger.ts';
 import type { ObjectKey } from '../../runtime/object-key.ts';
@@ -37,7 +38,7 @@ export interface Pass {
   readonly live: LiveMiniCluster;
   readonly log: ReconcileLog;
   /** Set by validate. */
-  miniCluster?: MiniClusterModel;
+  miniCluster?: DefaultedMiniCluster;
   names?: MiniClusterNames;
   /** Set by keys: the keys, and the generated Secrets that hold new ones (created, never applied). */
   keys?: MiniClusterKeys;
@@ -57,7 +58,7 @@ export interface Pass {
 }
 
 /** The MiniCluster and its names, which every step after validate has. */
-export function validOf(pass: Pass): { miniCluster: MiniClusterModel; names: MiniClusterNames } {
+export function validOf(pass: Pass): { miniCluster: DefaultedMiniCluster; names: MiniClusterNames } {
   const { miniCluster, names } = pass;
   if (!miniCluster || !names) throw new Error('a reconcile step ran before validate');
   return { miniCluster, names };

@@ -10,8 +10,8 @@
  * always says what the spec says now. Entries are few and bounded (the most recently used), since a
  * MiniCluster at rest has no passes to speed up.
  */
-import { API_VERSION_V1ALPHA2, type ValidationResultV1alpha2 } from '../../api/v1alpha2/index.ts';
-import type { MiniClusterModel } from '../../render/index.ts';
+import { API_VERSION, type ValidationResult } from '../../api/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import type { KubeObject, MiniClusterKeys } from '../../render/index.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
 
@@ -20,7 +20,7 @@ export const RENDER_MEMO_CAPACITY = 256;
 
 interface Entry {
   readonly fingerprint: string;
-  readonly spec: MiniClusterModel['spec'];
+  readonly spec: DefaultedMiniCluster['spec'];
   keys?: MiniClusterKeys;
   objects?: readonly KubeObject[];
   /** For each rendered object (kind/name), the live resourceVersion already found to contain it. */
@@ -59,17 +59,13 @@ export class RenderMemo {
   }
 
   /** validate(live)'s answer, from the last pass when its spec and maximumSize are the same. */
-  validated(
-    key: string,
-    live: LiveMiniCluster,
-    validate: () => ValidationResultV1alpha2,
-  ): ValidationResultV1alpha2 {
+  validated(key: string, live: LiveMiniCluster, validate: () => ValidationResult): ValidationResult {
     const fingerprint = fingerprintOf(live);
     const entry = this.entries.get(key);
     if (fingerprint !== undefined && entry?.fingerprint === fingerprint) {
       this.touch(key, entry);
       // Metadata and status as they are now; only the spec (its v1alpha2 form) is the one validated before.
-      const value = { ...live, apiVersion: API_VERSION_V1ALPHA2, spec: entry.spec } as MiniClusterModel;
+      const value = { ...live, apiVersion: API_VERSION, spec: entry.spec } as DefaultedMiniCluster;
       return { ok: true, value };
     }
     const result = validate();

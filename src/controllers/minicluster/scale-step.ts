@@ -18,7 +18,7 @@ import {
   LABEL_JOB_COMPLETION_INDEX,
 } from '../../api/index.ts';
 import type { MiniClusterStatus } from '../../api/index.ts';
-import type { MiniClusterModel } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import type { FluxQueueCounts } from '../../observability/metrics.ts';
 import {
   decideAutoscale,
@@ -56,7 +56,7 @@ export function fluxQueueCounts(snapshot: QueueSnapshot): FluxQueueCounts {
 }
 
 export interface ScaleEnvironment {
-  queueReader(miniCluster: MiniClusterModel, leadPod: V1Pod): FluxQueueReader;
+  queueReader(miniCluster: DefaultedMiniCluster, leadPod: V1Pod): FluxQueueReader;
 }
 
 /**
@@ -76,7 +76,7 @@ export interface ScaleMemory {
 }
 
 export interface ScaleInput {
-  readonly miniCluster: MiniClusterModel;
+  readonly miniCluster: DefaultedMiniCluster;
   readonly job: V1Job | undefined;
   readonly pods: readonly V1Pod[];
   readonly previous: MiniClusterStatus | undefined;

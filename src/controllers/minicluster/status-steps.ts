@@ -12,7 +12,8 @@ import {
   namespaceOf,
   type MiniClusterStatus,
 } from '../../api/index.ts';
-import { exposesLeadBroker, type MiniClusterModel } from '../../render/index.ts';
+import { exposesLeadBroker } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { deleteCustomObject } from '../../kube/custom-objects.ts';
 import { mergePatch } from '../../kube/merge-patch.ts';
 import { CONTINUE, continueAfter, type BlockingProblem, type StepResult } from '../../runtime/steps.ts';
@@ -56,13 +57,13 @@ export function progressIntervalMs(starting: number): number {
 export async function updateStatus(pass: Pass, problem: BlockingProblem | undefined): Promise<StepResult> {
   const { live, miniCluster, namespace, name, objectKey, burst, scale, queue } = pass;
   const job = pass.deps.cache.jobs.get(pass.names ? pass.names.job : name, namespace);
-  const subject: MiniClusterModel =
+  const subject: DefaultedMiniCluster =
     miniCluster ??
     // An invalid spec still gets a status; defaults that cannot be computed fall back to the raw spec.
     ({
       ...live,
       spec: { ...live.spec, maxSize: live.spec.maxSize ?? live.spec.size ?? 1, size: live.spec.size ?? 1 },
-    } as MiniClusterModel);
+    } as DefaultedMiniCluster);
   const previous = live.status;
   const leadBrokerService =
     miniCluster && pass.names && exposesLeadBroker(miniCluster)

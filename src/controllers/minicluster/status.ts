@@ -19,13 +19,14 @@ import {
   type MiniClusterStatus,
   type Summary,
 } from '../../api/index.ts';
-import { miniClusterNames, restfulPort, servesRestful, type MiniClusterModel } from '../../render/index.ts';
+import { miniClusterNames, restfulPort, servesRestful } from '../../render/index.ts';
+import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { canonical } from './canonical.ts';
 import { SPEC_CHANGE_NEEDS_RECREATE } from './job-template.ts';
 import type { BlockingProblem } from '../../runtime/steps.ts';
 
 export interface Observation {
-  readonly miniCluster: MiniClusterModel;
+  readonly miniCluster: DefaultedMiniCluster;
   readonly previous: MiniClusterStatus | undefined;
   readonly job: V1Job | undefined;
   readonly pods: readonly V1Pod[];
@@ -466,7 +467,7 @@ function burstingConditions(observation: Observation): DesiredCondition[] {
  * RESTful mode: where the API is served, and what differs from the Go operator's v1alpha1 (which
  * cloned the server at `fluxRestful.branch` and made Linux users of `users`). Never a credential.
  */
-export function restfulApiConditions(miniCluster: MiniClusterModel): DesiredCondition[] {
+export function restfulApiConditions(miniCluster: DefaultedMiniCluster): DesiredCondition[] {
   if (!servesRestful(miniCluster)) return [];
   const { name, namespace = 'default' } = miniCluster.metadata;
   const service = miniClusterNames(miniCluster).restful;

@@ -6,9 +6,9 @@ import { formatProblem } from '../../api/index.ts';
 import {
   notYetRenderedProblems,
   toV1alpha2,
-  validateMiniClusterV1alpha2,
-  type ValidationResultV1alpha2,
-} from '../../api/v1alpha2/index.ts';
+  validateMiniCluster,
+  type ValidationResult,
+} from '../../api/index.ts';
 import { miniClusterNames } from '../../render/index.ts';
 import { CONTINUE, stop, type StepResult } from '../../runtime/steps.ts';
 import { HOST_STORAGE_RECHECK_MS, hostStorageProblem } from './host-storage-check.ts';
@@ -34,14 +34,11 @@ export function validate(pass: Pass): StepResult {
  * validated and defaulted, with the operator's Flux view image. A field the renderer does not act
  * on yet is refused by its v1alpha2 name, never run without.
  */
-export function validateLive(
-  live: LiveMiniCluster,
-  fluxViewImage: string | undefined,
-): ValidationResultV1alpha2 {
+export function validateLive(live: LiveMiniCluster, fluxViewImage: string | undefined): ValidationResult {
   const v1alpha2 = toV1alpha2(live);
   const unrendered = notYetRenderedProblems(v1alpha2);
   if (unrendered.length > 0) return { ok: false, problems: unrendered };
-  return validateMiniClusterV1alpha2(v1alpha2, fluxViewImage === undefined ? {} : { fluxViewImage });
+  return validateMiniCluster(v1alpha2, fluxViewImage === undefined ? {} : { fluxViewImage });
 }
 
 /** Host storage only where the namespace allows it (host-storage-check.ts). */

@@ -10,12 +10,8 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
-import { PLURAL, type MiniCluster } from '../../api/index.ts';
-import {
-  API_VERSION_V1ALPHA2,
-  VERSION_V1ALPHA2,
-  type MiniClusterV1alpha2,
-} from '../../api/v1alpha2/index.ts';
+import { PLURAL, type MiniClusterV1alpha1 } from '../../api/index.ts';
+import { API_VERSION, VERSION, type MiniCluster } from '../../api/index.ts';
 
 /**
  * The version the controller watches and writes MiniClusters in: the one the CRD stores, v1alpha2,
@@ -23,13 +19,13 @@ import {
  * through the conversion webhook until it is written again). Whichever it is, the controller reads
  * each MiniCluster through its v1alpha2 form (validate-steps.ts).
  */
-export const MINICLUSTER_VERSION = VERSION_V1ALPHA2;
-export const MINICLUSTER_API_VERSION = API_VERSION_V1ALPHA2;
+export const MINICLUSTER_VERSION = VERSION;
+export const MINICLUSTER_API_VERSION = API_VERSION;
 import type { WatchedKind } from '../../runtime/informers.ts';
 import { collectionPath, type ApiClients } from '../../kube/api-clients.ts';
 
 /** A MiniCluster as the API returns it (in MINICLUSTER_VERSION): its schema's shape plus server-set metadata. */
-export type LiveMiniCluster = (MiniCluster | MiniClusterV1alpha2) &
+export type LiveMiniCluster = (MiniCluster | MiniClusterV1alpha1) &
   KubernetesObject & {
     metadata: MiniCluster['metadata'] & {
       uid?: string;

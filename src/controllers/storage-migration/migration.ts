@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { CRD_NAME, GROUP, PLURAL } from '../../api/index.ts';
-import { VERSION_V1ALPHA2 } from '../../api/v1alpha2/index.ts';
+import { VERSION } from '../../api/index.ts';
 import { collectionPath } from '../../kube/api-clients.ts';
 import { apiErrorCode, describeApiError } from '../../kube/api-errors.ts';
 import type { Transport } from '../../kube/transport.ts';
@@ -130,9 +130,9 @@ export class StorageVersionMigration implements Runnable {
     const crd = await this.readCrd();
     if (!crd) return 'failed';
     const watchesAll = this.options.namespaces.length === 0;
-    const plan = planStorageMigration(crd.versions, VERSION_V1ALPHA2, watchesAll);
+    const plan = planStorageMigration(crd.versions, VERSION, watchesAll);
     if (plan.kind === 'current') {
-      this.log.debug({}, `${CRD_NAME} stores every MiniCluster as ${VERSION_V1ALPHA2}: no migration`);
+      this.log.debug({}, `${CRD_NAME} stores every MiniCluster as ${VERSION}: no migration`);
       return 'done';
     }
     if (plan.kind === 'crd-not-upgraded') {
@@ -140,7 +140,7 @@ export class StorageVersionMigration implements Runnable {
         this.waitingLogged = true;
         this.log.info(
           { storageVersion: plan.storageVersion },
-          `the ${CRD_NAME} CRD stores ${plan.storageVersion ?? 'no version'}, not ${VERSION_V1ALPHA2}: ` +
+          `the ${CRD_NAME} CRD stores ${plan.storageVersion ?? 'no version'}, not ${VERSION}: ` +
             'the storage-version migration waits for the current CRD (flux-operator install)',
         );
       }
@@ -173,13 +173,13 @@ export class StorageVersionMigration implements Runnable {
     // version above all), and the rewrites may have taken minutes.
     const fresh = await this.readCrd();
     if (!fresh) return 'failed';
-    const again = planStorageMigration(fresh.versions, VERSION_V1ALPHA2, watchesAll);
+    const again = planStorageMigration(fresh.versions, VERSION, watchesAll);
     if (again.kind !== 'migrate') return again.kind === 'current' ? 'done' : 'waiting';
     await this.setStoredVersions(after, fresh.resourceVersion);
     this.log.info(
       { ...figures, storedVersions: after },
       `storage-version migration: rewrote ${tally.rewritten} of ${tally.listed} MiniClusters in ${seconds} s ` +
-        `(${tally.unchanged} already stored as ${VERSION_V1ALPHA2}, ${tally.conflicts} written meanwhile, ` +
+        `(${tally.unchanged} already stored as ${VERSION}, ${tally.conflicts} written meanwhile, ` +
         `${tally.gone} gone); status.storedVersions is now [${after.join(', ')}] (was ` +
         `[${crd.storedVersions.join(', ')}]): ${plan.stale.join(', ')} may be removed from the CRD`,
     );
@@ -223,7 +223,7 @@ export class StorageVersionMigration implements Runnable {
     const namespaces = this.options.namespaces.length === 0 ? [undefined] : this.options.namespaces;
     let last = Number.NEGATIVE_INFINITY;
     for (const namespace of namespaces) {
-      const path = collectionPath(`/apis/${GROUP}/${VERSION_V1ALPHA2}`, PLURAL, namespace);
+      const path = collectionPath(`/apis/${GROUP}/${VERSION}`, PLURAL, namespace);
       let next: string | undefined;
       do {
         const page = await this.options.transport.request<MiniClusterPage>('GET', path, {
@@ -248,13 +248,13 @@ export class StorageVersionMigration implements Runnable {
   private async rewrite(item: MiniClusterItem, tally: Tally): Promise<void> {
     const { namespace, name, resourceVersion } = item.metadata ?? {};
     if (!namespace || !name) return;
-    const path = `${collectionPath(`/apis/${GROUP}/${VERSION_V1ALPHA2}`, PLURAL, namespace)}/${name}`;
+    const path = `${collectionPath(`/apis/${GROUP}/${VERSION}`, PLURAL, namespace)}/${name}`;
     let code: number | undefined = 200;
     let error: unknown;
     let written: MiniClusterItem | undefined;
     try {
       written = await this.options.transport.request<MiniClusterItem>('PUT', path, {
-        body: { ...item, apiVersion: `${GROUP}/${VERSION_V1ALPHA2}`, kind: item.kind ?? 'MiniCluster' },
+        body: { ...item, apiVersion: `${GROUP}/${VERSION}`, kind: item.kind ?? 'MiniCluster' },
         timeoutMs: REQUEST_TIMEOUT_MS,
       });
     } catch (thrown) {

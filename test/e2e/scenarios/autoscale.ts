@@ -21,7 +21,7 @@ import {
   resourceStates,
   scenario,
 } from '../../harness/real-node.ts';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 
 /** Broker pods of the MiniCluster that run and are not going away. */
 async function brokersRunning(clients: KubeClients, namespace: string, name: string): Promise<number> {
@@ -81,7 +81,7 @@ function autoscaleCases(): void {
       { image: 'localhost/plain:bookworm' },
     );
     // v1alpha2 as the Go operator's users write it: no flux.container, so Flux from the view.
-    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION });
     await waitForCondition(clients, namespace, 'autoview', 'Ready', 'True', 180_000);
     const lead = (await podAt(clients, namespace, 'autoview')).metadata?.name ?? '';
     const jobStates = async () => {

@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor, within as call } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, podsOf, readStatus } from '../../harness/operator.ts';
@@ -32,10 +32,7 @@ export function badCommandScenarios(): void {
     const { namespace, clients } = await scenario(t, 'bad-command');
     const object = realMiniCluster(namespace, NAME, { size: 2 }, { image: PLAIN, command: 'lmpx -in in.lj' });
     // v1alpha2 with no flux.container: Flux from the view, in an image without Flux.
-    await call(
-      'applying the MiniCluster',
-      applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 }),
-    );
+    await call('applying the MiniCluster', applyMiniCluster(clients, { ...object, apiVersion: API_VERSION }));
     const status = await finished(clients, namespace);
     const failed = conditionOf(status, 'Failed');
     assert.equal(status.summary, 'Failed', JSON.stringify(status.conditions));

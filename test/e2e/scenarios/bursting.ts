@@ -4,7 +4,7 @@
 // and the idle burst cluster goes.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
-import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../../src/api/index.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { readStatus } from '../../harness/operator.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
@@ -99,7 +99,7 @@ async function burstsAndReturns(
     async () => {
       const list = (await clients.custom.listNamespacedCustomObject({
         group: GROUP,
-        version: VERSION,
+        version: VERSION_V1ALPHA1,
         plural: PLURAL,
         namespace,
       })) as { items: { metadata: { name: string } }[] };

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import { readFileSync } from 'node:fs';
 import { parseAllDocuments } from 'yaml';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { assertOneStepCleanup } from '../../harness/flux-log.ts';
 import { applyMiniCluster, readStatus, scaleMiniCluster, waitForCondition } from '../../harness/operator.ts';
@@ -72,7 +72,7 @@ export function coreScenarios(): void {
       { size: 2 },
       { image: PLAIN_IMAGE, command: 'flux submit --job-name=leftover sleep 3600' },
     );
-    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION });
     await waitForCondition(clients, namespace, 'leftover', 'Succeeded', 'True', 180_000);
     const log = await leadLog(clients, namespace, 'leftover');
     assertOneStepCleanup(log);

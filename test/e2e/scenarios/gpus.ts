@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 import { REAL_NODE_NAME } from '../../../src/localcluster/real-node/config.ts';
 import { cluster, waitFor, within } from '../../harness/cluster.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
@@ -51,7 +51,7 @@ export function gpuScenarios(): void {
         { size: 2, interactive: true },
         { image: 'localhost/plain:bookworm', container: { resources: { limits: { [GPU]: 1 } } } },
       );
-      await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+      await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION });
       await waitForCondition(clients, namespace, 'gpus', 'Ready', 'True', 240_000);
       const lead = (await podAt(clients, namespace, 'gpus')).metadata?.name ?? '';
       await waitForNodesUp(namespace, lead, 2, 120_000, fluxFromView);

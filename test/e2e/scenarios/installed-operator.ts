@@ -24,7 +24,7 @@ import {
   CRD_NAME,
   GROUP,
   PLURAL,
-  VERSION,
+  VERSION_V1ALPHA1,
   type ConversionClientConfig,
   type MiniClusterStatus,
 } from '../../../src/api/index.ts';
@@ -292,7 +292,7 @@ async function exercise(
   // Refusals a pass reports in status rather than in a log line (an exec refused, say).
   const listed = (await clients.custom.listNamespacedCustomObject({
     group: GROUP,
-    version: VERSION,
+    version: VERSION_V1ALPHA1,
     plural: PLURAL,
     namespace: watched,
   })) as { items: { metadata: { name: string }; status?: MiniClusterStatus }[] };

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { TestContext } from 'node:test';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 import {
   FLUX_LAMMPS_IMAGE,
   LAMMPS_EXAMPLES_DIR,
@@ -47,7 +47,7 @@ function mpiMiniCluster(
       ...(command !== undefined ? { command } : {}),
       container: rest,
     }),
-    apiVersion: API_VERSION_V1ALPHA2,
+    apiVersion: API_VERSION,
   };
 }
 

@@ -17,9 +17,9 @@ import { RestfulApiError, RestfulClient, type ApiLocation } from '../../../src/c
 import { followJob } from '../../../src/cli/jobs-command.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { z85Decode } from '../../../src/flux/z85.ts';
-import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
-import { NON_ROOT_START_MESSAGE } from '../../../src/api/restful-schema.ts';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../../src/api/index.ts';
+import { NON_ROOT_START_MESSAGE } from '../../../src/api/shared/restful-schema.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 import { PLAIN_IMAGE_REPOSITORY, PLAIN_SUITES } from '../../../src/images/plain-image.ts';
 
 /**
@@ -476,7 +476,7 @@ export function restfulSecurityScenarios(): void {
         { size: 2, fluxRestful: {}, users: [{ name: 'peenut' }] },
         { image: `${PLAIN_IMAGE_REPOSITORY}:${suite}` },
       );
-      await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+      await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION });
       await waitForCondition(clients, namespace, name, 'Ready', 'True', 180_000);
       const restful = await secretData(clients, namespace, `${name}-restful`);
       const credentials = JSON.parse(
@@ -498,7 +498,7 @@ export function restfulSecurityScenarios(): void {
       assert.equal(await refusedWith(stranger.jobs()), 401);
       await clients.custom.deleteNamespacedCustomObject({
         group: GROUP,
-        version: VERSION,
+        version: VERSION_V1ALPHA1,
         namespace,
         plural: PLURAL,
         name,
@@ -511,7 +511,7 @@ export function restfulSecurityScenarios(): void {
       { size: 2, fluxRestful: {} },
       { image: `${PLAIN_IMAGE_REPOSITORY}:trixie`, container: { securityContext: { runAsUser: 1000 } } },
     );
-    const refusal = await applyMiniCluster(clients, { ...asUser, apiVersion: API_VERSION_V1ALPHA2 }).then(
+    const refusal = await applyMiniCluster(clients, { ...asUser, apiVersion: API_VERSION }).then(
       () => undefined,
       (caught: unknown) => caught,
     );

@@ -14,7 +14,7 @@ import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real
 import { RestfulApiError, RestfulClient, type JobRecord } from '../../../src/cli/restful-client.ts';
 import { restfulClientFor } from '../../../src/cli/restful-target.ts';
 import { followJob } from '../../../src/cli/jobs-command.ts';
-import { API_VERSION_V1ALPHA2 } from '../../../src/api/v1alpha2/index.ts';
+import { API_VERSION } from '../../../src/api/index.ts';
 import { PLAIN_IMAGE_REPOSITORY } from '../../../src/images/plain-image.ts';
 
 const MAIN = join(new URL('../../../', import.meta.url).pathname, 'src/cli/main.ts');
@@ -229,7 +229,7 @@ export function restfulScenarios(): void {
       { image: `${PLAIN_IMAGE_REPOSITORY}:bookworm` },
     );
     // v1alpha2 with no flux.container: Flux, and the server's Python, from the view.
-    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION_V1ALPHA2 });
+    await applyMiniCluster(clients, { ...object, apiVersion: API_VERSION });
     await waitForCondition(clients, namespace, 'viewapi', 'Ready', 'True', 180_000);
     await waitForCondition(clients, namespace, 'viewapi', 'RestfulApi', 'True');
     const { kc } = await cluster();

@@ -5,7 +5,7 @@ import { it } from 'node:test';
 import { chmod, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { GROUP, PLURAL, VERSION } from '../../../src/api/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../../src/api/index.ts';
 import { deleteCustomObject } from '../../../src/kube/custom-objects.ts';
 import { httpStatus, waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, readStatus, waitForCondition } from '../../harness/operator.ts';
@@ -148,7 +148,7 @@ export function v1alpha1FieldScenarios(): void {
         () =>
           clients.custom.createNamespacedCustomObject({
             group: GROUP,
-            version: VERSION,
+            version: VERSION_V1ALPHA1,
             namespace,
             plural: PLURAL,
             body,

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatProblem } from '../../../src/api/problems.ts';
+import { formatProblem } from '../../../src/api/shared/problems.ts';
 import { validateBurstTarget } from '../../../src/api/burst-target-validate.ts';
 import type { BurstTarget } from '../../../src/api/burst-target-schema.ts';
 

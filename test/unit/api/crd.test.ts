@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Type } from '@sinclair/typebox';
 import { parse } from 'yaml';
-import { toStructuralSchema } from '../../../src/api/crd.ts';
+import { toStructuralSchema } from '../../../src/api/shared/crd.ts';
 import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
-import type { JsonSchemaProps } from '../../../src/api/crd.ts';
-import { celRegex } from '../../../src/api/schema-helpers.ts';
-import type { CelRule } from '../../../src/api/schema-helpers.ts';
+import type { JsonSchemaProps } from '../../../src/api/shared/crd.ts';
+import { celRegex } from '../../../src/api/shared/schema-helpers.ts';
+import type { CelRule } from '../../../src/api/shared/schema-helpers.ts';
 import { GENERATED_FILES, REPOSITORY_ROOT, staleFiles } from '../../../hack/generate.ts';
 import { schemaNodes } from './schema-nodes.ts';
 

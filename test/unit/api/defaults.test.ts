@@ -1,15 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyDefaults, applySchemaDefaults, defaultMiniCluster } from '../../../src/api/defaults.ts';
+import { applySchemaDefaults } from '../../../src/api/shared/defaulting.ts';
+import { applyDefaultsV1alpha1, defaultMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/defaults.ts';
 import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
-import { MiniClusterSpecSchema } from '../../../src/api/schema.ts';
-import type { MiniClusterSpec } from '../../../src/api/schema.ts';
+import { MiniClusterV1alpha1SpecSchema } from '../../../src/api/v1alpha1/schema.ts';
+import type { MiniClusterV1alpha1Spec } from '../../../src/api/v1alpha1/schema.ts';
 import { FLUX_IMAGE, miniCluster, withSidecar } from './fixtures.ts';
 
-describe('applyDefaults', () => {
+describe('applyDefaultsV1alpha1', () => {
   it('fills every default of a minimal spec', () => {
-    const spec: MiniClusterSpec = { containers: [{ image: FLUX_IMAGE }] };
-    assert.deepEqual(applyDefaults(spec, 'flux-sample'), {
+    const spec: MiniClusterV1alpha1Spec = { containers: [{ image: FLUX_IMAGE }] };
+    assert.deepEqual(applyDefaultsV1alpha1(spec, 'flux-sample'), {
       size: 1,
       maxSize: 1,
       tasks: 1,
@@ -36,7 +37,7 @@ describe('applyDefaults', () => {
   });
 
   it('keeps every value that was given', () => {
-    const spec: MiniClusterSpec = {
+    const spec: MiniClusterV1alpha1Spec = {
       size: 2,
       maxSize: 8,
       tasks: 4,
@@ -58,7 +59,7 @@ describe('applyDefaults', () => {
       network: { headlessName: 'svc' },
       flux: { logLevel: 3, connectTimeout: '1m', installRoot: '/opt/flux' },
     };
-    const defaulted = applyDefaults(spec, 'flux-sample');
+    const defaulted = applyDefaultsV1alpha1(spec, 'flux-sample');
     assert.equal(defaulted.maxSize, 8);
     assert.equal(defaulted.network.headlessName, 'svc');
     assert.deepEqual(defaulted.logging, spec.logging);
@@ -67,7 +68,7 @@ describe('applyDefaults', () => {
   });
 
   it('names the Flux container after the MiniCluster and marks the others as non-runners', () => {
-    const defaulted = applyDefaults({ containers: withSidecar() }, 'lammps');
+    const defaulted = applyDefaultsV1alpha1({ containers: withSidecar() }, 'lammps');
     assert.deepEqual(
       defaulted.containers.map(({ name, runFlux }) => ({ name, runFlux })),
       [
@@ -78,12 +79,15 @@ describe('applyDefaults', () => {
   });
 
   it('treats a single container as the Flux container whatever runFlux says', () => {
-    const defaulted = applyDefaults({ containers: [{ image: FLUX_IMAGE, runFlux: false }] }, 'flux-sample');
+    const defaulted = applyDefaultsV1alpha1(
+      { containers: [{ image: FLUX_IMAGE, runFlux: false }] },
+      'flux-sample',
+    );
     assert.equal(defaulted.containers[0]?.runFlux, true);
   });
 
   it('names burst clusters burst-<index> and sizes them like the MiniCluster', () => {
-    const defaulted = applyDefaults(
+    const defaulted = applyDefaultsV1alpha1(
       {
         size: 3,
         containers: [{ image: FLUX_IMAGE }],
@@ -99,7 +103,7 @@ describe('applyDefaults', () => {
   });
 
   it('defaults the lead broker port to 8050 and volume mounts to read-write', () => {
-    const defaulted = applyDefaults(
+    const defaulted = applyDefaultsV1alpha1(
       {
         containers: [{ image: FLUX_IMAGE, volumes: { data: { path: '/data', claimName: 'data' } } }],
         flux: { bursting: { leadBroker: { address: '203.0.113.7', name: 'lead', size: 2 } } },
@@ -113,37 +117,37 @@ describe('applyDefaults', () => {
   });
 
   it('does not modify its input', () => {
-    const spec: MiniClusterSpec = { containers: [{ image: FLUX_IMAGE }] };
+    const spec: MiniClusterV1alpha1Spec = { containers: [{ image: FLUX_IMAGE }] };
     const copy = structuredClone(spec);
-    applyDefaults(spec, 'flux-sample');
+    applyDefaultsV1alpha1(spec, 'flux-sample');
     assert.deepEqual(spec, copy);
   });
 
   it('takes static defaults from the schema', () => {
-    assert.equal(MiniClusterSpecSchema.properties.size.default, 1);
-    assert.equal(MiniClusterSpecSchema.properties.deadlineSeconds.default, 31500000);
+    assert.equal(MiniClusterV1alpha1SpecSchema.properties.size.default, 1);
+    assert.equal(MiniClusterV1alpha1SpecSchema.properties.deadlineSeconds.default, 31500000);
     assert.equal(
-      applyDefaults({ containers: [{ image: FLUX_IMAGE }] }, 'x').size,
-      MiniClusterSpecSchema.properties.size.default,
+      applyDefaultsV1alpha1({ containers: [{ image: FLUX_IMAGE }] }, 'x').size,
+      MiniClusterV1alpha1SpecSchema.properties.size.default,
     );
   });
 
   it('gives the same static defaults from the CRD schema as from the TypeBox schema (API server parity)', () => {
     const crdSpecSchema = miniClusterCrd().spec.versions[0]?.schema.openAPIV3Schema.properties?.spec;
     assert.ok(crdSpecSchema);
-    const spec: MiniClusterSpec = {
+    const spec: MiniClusterV1alpha1Spec = {
       containers: withSidecar({ volumes: { scratch: { path: '/tmp/s', emptyDir: true } } }),
       flux: { bursting: { leadBroker: { address: 'a', name: 'lead', size: 2 } } },
     };
     assert.deepEqual(
       applySchemaDefaults(crdSpecSchema, spec),
-      applySchemaDefaults(MiniClusterSpecSchema, spec),
+      applySchemaDefaults(MiniClusterV1alpha1SpecSchema, spec),
     );
   });
 
   it('defaults a whole MiniCluster, leaving metadata and status alone', () => {
     const input = { ...miniCluster(), status: { size: 4 } };
-    const defaulted = defaultMiniCluster(input);
+    const defaulted = defaultMiniClusterV1alpha1(input);
     assert.deepEqual(defaulted.metadata, input.metadata);
     assert.deepEqual(defaulted.status, { size: 4 });
     assert.equal(defaulted.spec.maxSize, 4);
@@ -163,7 +167,7 @@ describe('applySchemaDefaults', () => {
   });
 
   it('leaves values of the wrong type alone instead of throwing', () => {
-    assert.deepEqual(applySchemaDefaults(MiniClusterSpecSchema, { containers: 'nope', logging: 3 }), {
+    assert.deepEqual(applySchemaDefaults(MiniClusterV1alpha1SpecSchema, { containers: 'nope', logging: 3 }), {
       size: 1,
       tasks: 1,
       interactive: false,

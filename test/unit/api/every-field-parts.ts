@@ -2,13 +2,13 @@
  * Parts of the every-field fixtures that v1alpha1 (v1alpha1-every-field.ts) and v1alpha2
  * (v1alpha2-fixtures.ts) spell alike: each a fresh object, so that a test may change its own.
  */
-import type { MiniCluster } from '../../../src/api/schema.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import { CURVE_CERT } from './fixtures.ts';
 
-type Spec = MiniCluster['spec'];
+type Spec = MiniClusterV1alpha1['spec'];
 
 /** A Ready status of the MiniCluster `every-field` with a burst: every v1alpha1 status field. */
-export function everyFieldStatus(): NonNullable<MiniCluster['status']> {
+export function everyFieldStatus(): NonNullable<MiniClusterV1alpha1['status']> {
   return {
     conditions: [
       {

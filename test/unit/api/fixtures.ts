@@ -1,17 +1,24 @@
 /** Fixture builders for MiniCluster tests: a valid object, changed by the test that needs it. */
 import assert from 'node:assert/strict';
-import type { Container, MiniCluster, MiniClusterSpec } from '../../../src/api/schema.ts';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
-import type { Problem } from '../../../src/api/validate.ts';
+import type {
+  ContainerV1alpha1,
+  MiniClusterV1alpha1,
+  MiniClusterV1alpha1Spec,
+} from '../../../src/api/v1alpha1/schema.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import type { Problem } from '../../../src/api/v1alpha1/validate.ts';
 
 export const FLUX_IMAGE = 'ghcr.io/converged-computing/flux-sched:jammy';
 
-export function fluxContainer(overrides: Partial<Container> = {}): Container {
+export function fluxContainer(overrides: Partial<ContainerV1alpha1> = {}): ContainerV1alpha1 {
   return { image: FLUX_IMAGE, command: 'lmp -in in.reaxff', ...overrides };
 }
 
 /** A valid MiniCluster named `flux-sample` with the given spec fields replaced. */
-export function miniCluster(spec: Partial<MiniClusterSpec> = {}, name = 'flux-sample'): MiniCluster {
+export function miniCluster(
+  spec: Partial<MiniClusterV1alpha1Spec> = {},
+  name = 'flux-sample',
+): MiniClusterV1alpha1 {
   return {
     apiVersion: 'flux-framework.org/v1alpha1',
     kind: 'MiniCluster',
@@ -21,7 +28,7 @@ export function miniCluster(spec: Partial<MiniClusterSpec> = {}, name = 'flux-sa
 }
 
 /** Two containers: the Flux one first, a named sidecar second. */
-export function withSidecar(sidecar: Partial<Container> = {}): Container[] {
+export function withSidecar(sidecar: Partial<ContainerV1alpha1> = {}): ContainerV1alpha1[] {
   return [fluxContainer({ runFlux: true }), { name: 'sidecar', image: 'busybox:1.36', ...sidecar }];
 }
 
@@ -46,7 +53,7 @@ export interface ProblemCase {
 
 /** Asserts the validator refuses `input` with exactly these problems, in this order. */
 export function assertProblems(input: unknown, expected: ProblemCase['problems']): void {
-  assertProblemsOf(validateMiniCluster, input, expected);
+  assertProblemsOf(validateMiniClusterV1alpha1, input, expected);
 }
 
 /** The same for another validator (v1alpha2's). */

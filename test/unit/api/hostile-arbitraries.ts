@@ -9,7 +9,7 @@
  * Shared by test/unit/api/render.property.test.ts and test/integration/validation-parity.test.ts.
  */
 import fc from 'fast-check';
-import { QUEUE_POLICIES } from '../../../src/api/flux-schema.ts';
+import { QUEUE_POLICIES } from '../../../src/api/shared/flux-fields.ts';
 import { CURVE_CERT } from './fixtures.ts';
 
 /** Pieces that break naive quoting, parsing and counting (NUL comes with mutations). */

@@ -6,9 +6,9 @@ import {
   RESERVED_LABEL_KEYS,
   selectorLabels,
   selectorString,
-} from '../../../src/api/labels.ts';
-import { MiniClusterSchema } from '../../../src/api/schema.ts';
-import { isRfc3339DateTime, pointerToFieldPath } from '../../../src/api/schema-errors.ts';
+} from '../../../src/api/shared/labels.ts';
+import { MiniClusterV1alpha1Schema } from '../../../src/api/v1alpha1/schema.ts';
+import { isRfc3339DateTime, pointerToFieldPath } from '../../../src/api/shared/schema-errors.ts';
 
 describe('labels', () => {
   it("selects one MiniCluster's network by our own label and the app name; its brokers by the component too", () => {
@@ -54,7 +54,7 @@ describe('pointerToFieldPath', () => {
   ];
   for (const [pointer, path] of cases) {
     it(`${JSON.stringify(pointer)} -> ${JSON.stringify(path)}`, () => {
-      assert.equal(pointerToFieldPath(MiniClusterSchema, pointer), path);
+      assert.equal(pointerToFieldPath(MiniClusterV1alpha1Schema, pointer), path);
     });
   }
 });

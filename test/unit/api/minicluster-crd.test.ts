@@ -1,10 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  CONVERSION_WEBHOOK_PATH,
-  DEFAULT_CONVERSION_SERVICE,
-  miniClusterV1alpha1Crd,
-} from '../../../src/api/crd.ts';
+import { CONVERSION_WEBHOOK_PATH, DEFAULT_CONVERSION_SERVICE } from '../../../src/api/shared/crd.ts';
+import { miniClusterV1alpha1Crd } from '../../../src/api/v1alpha1/crd.ts';
 import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
 import {
   OPERATOR_NAMESPACE,

@@ -6,7 +6,7 @@ import {
   nodeAccessFields,
   nodeAccessRefusal,
 } from '../../../src/api/index.ts';
-import { toV1alpha1, toV1alpha2 } from '../../../src/api/v1alpha2/convert.ts';
+import { toV1alpha1, toV1alpha2 } from '../../../src/api/v1alpha1/convert.ts';
 
 describe('nodeAccessFields', () => {
   const cases: [string, Record<string, unknown>, string[]][] = [

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { quantityNanos, quantityUnits } from '../../../src/api/quantity.ts';
+import { quantityNanos, quantityUnits } from '../../../src/api/shared/quantity.ts';
 
 describe('quantityNanos', () => {
   // Values as the API server's quantity() compares them (checked against kube-apiserver 1.35).

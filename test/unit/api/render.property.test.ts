@@ -13,12 +13,16 @@ import { promisify } from 'node:util';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { parse as parseToml } from 'smol-toml';
-import { CONFIG_MAP_MAX_BYTES } from '../../../src/api/limits.ts';
+import { CONFIG_MAP_MAX_BYTES } from '../../../src/api/shared/limits.ts';
 import type { DefaultedMiniCluster } from '../../../src/api/schema.ts';
 import { validateMiniCluster } from '../../../src/api/validate.ts';
+import { toV1alpha2 } from '../../../src/api/v1alpha1/convert.ts';
+import type { DefaultedMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import type { MiniClusterKeys } from '../../../src/render/index.ts';
 import { hostileMiniCluster } from './hostile-arbitraries.ts';
+import { validMiniCluster } from './valid-arbitraries.ts';
 
 const run = promisify(execFile);
 
@@ -30,9 +34,9 @@ const KEYS: MiniClusterKeys = {
 
 const utf8 = new TextEncoder();
 
-function configMapOf(miniCluster: DefaultedMiniCluster): V1ConfigMap {
+function configMapOf(miniCluster: DefaultedMiniClusterV1alpha1 | DefaultedMiniCluster): V1ConfigMap {
   const owner = {
-    apiVersion: 'flux-framework.org/v1alpha1',
+    apiVersion: miniCluster.apiVersion,
     kind: 'MiniCluster',
     name: miniCluster.metadata.name,
     uid: 'u',
@@ -51,26 +55,94 @@ function configMapBytes(configMap: V1ConfigMap): number {
 }
 
 /** The accepted MiniClusters among `count` generated ones (seeded: the same on every run). */
-function acceptedSamples(count: number, seed: number): DefaultedMiniCluster[] {
+function acceptedSamples(count: number, seed: number): DefaultedMiniClusterV1alpha1[] {
   return fc.sample(hostileMiniCluster, { numRuns: count, seed }).flatMap((sample) => {
-    const result = validateMiniCluster(sample);
+    const result = validateMiniClusterV1alpha1(sample);
     return result.ok ? [result.value] : [];
   });
 }
 
-describe('validated MiniClusters render (properties)', () => {
+/**
+ * Hub (v1alpha2) MiniClusters: the hostile v1alpha1 ones in their hub form (what the conversion webhook
+ * stores), and valid ones with the hub's own fields. Undefined where a hostile one cannot convert.
+ */
+const hubMiniCluster: fc.Arbitrary<unknown> = fc.oneof(
+  hostileMiniCluster.map((sample) => {
+    try {
+      return toV1alpha2(sample);
+    } catch {
+      return undefined;
+    }
+  }),
+  validMiniCluster,
+);
+
+/** The checks every rendered MiniCluster passes: a ConfigMap Kubernetes takes, a broker.toml that parses. */
+function assertRendersWell(miniCluster: DefaultedMiniClusterV1alpha1 | DefaultedMiniCluster): void {
+  const configMap = configMapOf(miniCluster);
+  assert.ok(configMapBytes(configMap) <= CONFIG_MAP_MAX_BYTES, 'the ConfigMap fits in 1 MiB');
+  if (miniCluster.spec.flux.brokerConfig === undefined) parseToml(configMap.data?.['broker.toml'] ?? '');
+  else assert.equal(configMap.data?.['broker.toml'], miniCluster.spec.flux.brokerConfig);
+}
+
+describe('validated hub (v1alpha2) MiniClusters render (properties)', () => {
+  it('renders every accepted hub MiniCluster without throwing, into a ConfigMap Kubernetes takes', () => {
+    let accepted = 0;
+    fc.assert(
+      fc.property(hubMiniCluster, (sample) => {
+        if (sample === undefined) return;
+        const result = validateMiniCluster(sample);
+        if (!result.ok) return;
+        accepted++;
+        assertRendersWell(result.value);
+      }),
+      { numRuns: 2000 },
+    );
+    // Not vacuous: half the samples are valid hub MiniClusters, and some hostile ones convert valid.
+    assert.ok(accepted > 800, `only ${accepted} of 2000 were accepted`);
+  });
+
+  it('renders hub entrypoints bash reads without a syntax error', async () => {
+    const entrypoints = [
+      ...new Set(
+        fc.sample(hubMiniCluster, { numRuns: 200, seed: 42 }).flatMap((sample) => {
+          const result = sample === undefined ? undefined : validateMiniCluster(sample);
+          return result?.ok === true ? [configMapOf(result.value).data?.['entrypoint.sh'] ?? ''] : [];
+        }),
+      ),
+    ].slice(0, 30);
+    assert.ok(entrypoints.length >= 20, `only ${entrypoints.length} entrypoints`);
+    await assertBashReads(entrypoints);
+  });
+});
+
+/** `bash -n` on each script: none has a syntax error. */
+async function assertBashReads(entrypoints: readonly string[]): Promise<void> {
+  const dir = mkdtempSync(join(tmpdir(), 'entrypoints-'));
+  try {
+    await Promise.all(
+      entrypoints.map(async (script, index) => {
+        const file = join(dir, `entrypoint-${index}.sh`);
+        writeFileSync(file, script);
+        await run('bash', ['-n', file]).catch((error: Error & { stderr?: string }) => {
+          assert.fail(`bash -n ${file}: ${error.stderr ?? error.message}`);
+        });
+      }),
+    );
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+describe('validated v1alpha1 MiniClusters render (properties)', () => {
   it('renders every accepted MiniCluster without throwing, into a ConfigMap Kubernetes takes', () => {
     let accepted = 0;
     fc.assert(
       fc.property(hostileMiniCluster, (sample) => {
-        const result = validateMiniCluster(sample);
+        const result = validateMiniClusterV1alpha1(sample);
         if (!result.ok) return;
         accepted++;
-        const configMap = configMapOf(result.value);
-        assert.ok(configMapBytes(configMap) <= CONFIG_MAP_MAX_BYTES, 'the ConfigMap fits in 1 MiB');
-        if (result.value.spec.flux.brokerConfig === undefined)
-          parseToml(configMap.data?.['broker.toml'] ?? '');
-        else assert.equal(configMap.data?.['broker.toml'], result.value.spec.flux.brokerConfig);
+        assertRendersWell(result.value);
       }),
       { numRuns: 3000 },
     );
@@ -86,19 +158,6 @@ describe('validated MiniClusters render (properties)', () => {
       ),
     ].slice(0, 40);
     assert.ok(entrypoints.length >= 20, `only ${entrypoints.length} entrypoints`);
-    const dir = mkdtempSync(join(tmpdir(), 'entrypoints-'));
-    try {
-      await Promise.all(
-        entrypoints.map(async (script, index) => {
-          const file = join(dir, `entrypoint-${index}.sh`);
-          writeFileSync(file, script);
-          await run('bash', ['-n', file]).catch((error: Error & { stderr?: string }) => {
-            assert.fail(`bash -n ${file}: ${error.stderr ?? error.message}`);
-          });
-        }),
-      );
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
+    await assertBashReads(entrypoints);
   });
 });

@@ -1,18 +1,18 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatProblem, validateMiniCluster } from '../../../src/api/index.ts';
-import type { MiniCluster } from '../../../src/api/index.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/index.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/index.ts';
 import {
   CREDENTIAL_MIN_LENGTH,
   NON_ROOT_START_MESSAGE,
   ROOT_JOBS_MESSAGE,
   servesRestfulApi,
-} from '../../../src/api/restful-schema.ts';
-import { toV1alpha2, validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/index.ts';
+} from '../../../src/api/shared/restful-schema.ts';
+import { toV1alpha2, validateMiniCluster } from '../../../src/api/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 
-function problemsOf(input: MiniCluster): string[] {
-  const result = validateMiniCluster(input);
+function problemsOf(input: MiniClusterV1alpha1): string[] {
+  const result = validateMiniClusterV1alpha1(input);
   return result.ok ? [] : result.problems.map(formatProblem);
 }
 
@@ -20,7 +20,7 @@ const noCommand = [fluxContainer({ command: undefined })];
 
 describe('the RESTful mode', () => {
   it('is served without a command unless interactive, and with fluxRestful; never by a joining MiniCluster', () => {
-    const cases: [Partial<MiniCluster['spec']>, boolean][] = [
+    const cases: [Partial<MiniClusterV1alpha1['spec']>, boolean][] = [
       [{ containers: noCommand }, true],
       [{ containers: [fluxContainer({ command: ' \n\t' })] }, true],
       [{ containers: noCommand, interactive: true }, false],
@@ -34,7 +34,7 @@ describe('the RESTful mode', () => {
   });
 
   it('accepts the v1alpha1 fields and defaults the port', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({
         containers: noCommand,
         fluxRestful: {
@@ -113,7 +113,7 @@ describe('the RESTful mode', () => {
       'spec.users[0].password: must have at least 32 characters (a short one can be guessed); got 31: give a longer one, or leave it out to have a random one made',
     ];
     assert.deepEqual(problemsOf(miniCluster(spec)), expected);
-    const v1alpha2 = validateMiniClusterV1alpha2({
+    const v1alpha2 = validateMiniCluster({
       apiVersion: 'flux-framework.org/v1alpha2',
       kind: 'MiniCluster',
       metadata: { name: 'flux-sample', namespace: 'default' },
@@ -136,7 +136,7 @@ describe('the RESTful mode', () => {
       { name: 'peenut', administrator: false },
       { name: 'carol' },
     ];
-    const v1alpha1 = validateMiniCluster(miniCluster({ containers: noCommand, users }));
+    const v1alpha1 = validateMiniClusterV1alpha1(miniCluster({ containers: noCommand, users }));
     assert.ok(v1alpha1.ok);
     assert.deepEqual(v1alpha1.value.spec.users, users);
     const converted = toV1alpha2(miniCluster({ containers: noCommand, users })) as {
@@ -161,7 +161,7 @@ describe('the RESTful mode', () => {
       const served = miniCluster({ containers: [fluxContainer({ command: undefined, ...settings })] });
       assert.deepEqual(problemsOf(served), [`spec.containers[0].${field}: ${ROOT_JOBS_MESSAGE}`]);
       // The same in v1alpha2 (fluxRestful said), where the field is the same.
-      const v1alpha2 = validateMiniClusterV1alpha2({
+      const v1alpha2 = validateMiniCluster({
         apiVersion: 'flux-framework.org/v1alpha2',
         kind: 'MiniCluster',
         metadata: { name: 'flux-sample', namespace: 'default' },
@@ -180,7 +180,7 @@ describe('the RESTful mode', () => {
 
   it('refuses a v1alpha2 RESTful MiniCluster whose Flux container starts as another user than root, by the container or the pod', () => {
     const problems = (spec: Record<string, unknown>) => {
-      const result = validateMiniClusterV1alpha2({
+      const result = validateMiniCluster({
         apiVersion: 'flux-framework.org/v1alpha2',
         kind: 'MiniCluster',
         metadata: { name: 'flux-sample', namespace: 'default' },

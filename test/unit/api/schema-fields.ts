@@ -2,7 +2,7 @@
  * The field paths a schema declares (`spec.containers[*].volumes[*].path`) and the ones an object
  * sets, so that tests can ask whether fixtures cover every field of a version.
  */
-import { isObject } from '../../../src/api/v1alpha2/json.ts';
+import { isObject } from '../../../src/api/shared/json.ts';
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;

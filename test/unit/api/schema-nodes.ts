@@ -1,6 +1,6 @@
 /** Every node of a CRD version's structural schema, by path (`.spec.containers[*].name`), for the CRD tests. */
 import assert from 'node:assert/strict';
-import type { JsonSchemaProps } from '../../../src/api/crd.ts';
+import type { JsonSchemaProps } from '../../../src/api/shared/crd.ts';
 
 export interface VisitedNode {
   path: string;

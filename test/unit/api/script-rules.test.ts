@@ -2,9 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import fc from 'fast-check';
-import { CONFIG_MAP_MAX_BYTES, SCRIPT_MAX_LENGTH } from '../../../src/api/limits.ts';
-import { BATCH_LINE_PATTERN } from '../../../src/api/script-cel.ts';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
+import { CONFIG_MAP_MAX_BYTES, SCRIPT_MAX_LENGTH } from '../../../src/api/shared/limits.ts';
+import { BATCH_LINE_PATTERN } from '../../../src/api/shared/script-cel.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { CURVE_CERT, fluxContainer, miniCluster } from './fixtures.ts';
 
@@ -16,7 +16,7 @@ const KEYS = {
 const utf8 = new TextEncoder();
 
 function configMapBytes(input: unknown): number | undefined {
-  const result = validateMiniCluster(input);
+  const result = validateMiniClusterV1alpha1(input);
   if (!result.ok) return undefined;
   const configMap = renderMiniCluster(result.value, KEYS).find(
     (object) => object.kind === 'ConfigMap',
@@ -112,13 +112,13 @@ describe('the ConfigMap budget', () => {
         }),
       ],
     });
-    const result = validateMiniCluster(input);
+    const result = validateMiniClusterV1alpha1(input);
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
   });
 
   it('refuses hooks full of quotes that would overflow the ConfigMap', () => {
     const quotes = "'".repeat(SCRIPT_MAX_LENGTH);
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({
         containers: [fluxContainer({ command: quotes, commands: { init: quotes, pre: quotes } })],
       }),
@@ -132,7 +132,7 @@ describe('the ConfigMap budget', () => {
   });
 
   it('refuses a batch command of many lines with long job options', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({
         containers: [fluxContainer({ batch: true, command: 'hostname\n'.repeat(5000) })],
         flux: { optionFlags: '-o ' + 'x'.repeat(200) },

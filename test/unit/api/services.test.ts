@@ -3,12 +3,12 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
-import type { MiniCluster } from '../../../src/api/schema.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import { miniCluster } from './fixtures.ts';
 
-function problemsOf(input: MiniCluster): string[] {
-  const result = validateMiniCluster(input);
+function problemsOf(input: MiniClusterV1alpha1): string[] {
+  const result = validateMiniClusterV1alpha1(input);
   return result.ok ? [] : result.problems.map(formatProblem);
 }
 
@@ -16,7 +16,7 @@ const web = { name: 'web', image: 'nginx', ports: [80] };
 
 describe('spec.services', () => {
   it('accepts the fields of a container without Flux, and defaults pullAlways', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({
         services: [
           {
@@ -40,7 +40,7 @@ describe('spec.services', () => {
   });
 
   it('mounts storage of spec.volumes by name, as containers do, and needs a source otherwise', () => {
-    const withStorage = validateMiniCluster(
+    const withStorage = validateMiniClusterV1alpha1(
       miniCluster({
         volumes: { data: { path: '/srv/data' } },
         services: [{ ...web, volumes: { data: { path: '/data' } } }],
@@ -120,7 +120,7 @@ describe('spec.services', () => {
   });
 
   it('keeps a service volume name apart from the brokers: another pod, another volume', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({
         containers: [
           {

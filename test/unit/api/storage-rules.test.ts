@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { miniClusterCrd } from '../../../src/api/index.ts';
-import { validateMiniCluster } from '../../../src/api/validate.ts';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { assertProblems, fluxContainer, miniCluster, type ProblemCase } from './fixtures.ts';
 
 const mountsData = [fluxContainer({ volumes: { data: { path: '/data' } } })];
@@ -98,7 +98,7 @@ describe('spec.volumes', () => {
   }
 
   it('defaults an entry as v1alpha1 did: hostpath, 5Gi, delete: true', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({ volumes: { data: { path: '/srv/data' } }, containers: mountsData }),
     );
     assert.ok(result.ok);
@@ -108,7 +108,7 @@ describe('spec.volumes', () => {
   });
 
   it('accepts the same entry mounted by two containers at different paths, one read-only', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster({
         volumes: { data: { path: '/srv/data' } },
         containers: [

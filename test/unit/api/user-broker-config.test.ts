@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { applyDefaults } from '../../../src/api/defaults.ts';
-import { userBrokerConfigFacts } from '../../../src/api/user-broker-config.ts';
+import { applyDefaultsV1alpha1 } from '../../../src/api/v1alpha1/defaults.ts';
+import { userBrokerConfigFacts } from '../../../src/api/shared/user-broker-config.ts';
 import { fluxContainer } from './fixtures.ts';
 
 /** A broker.toml in the shape Flux Operator v1alpha1 manifests carry (the Go operator's places). */
@@ -60,7 +60,7 @@ describe('userBrokerConfigFacts', () => {
 
 describe('the headless Service of a MiniCluster with its own broker.toml', () => {
   it('defaults to the Service its connect URIs go through, so its brokers find each other', () => {
-    const spec = applyDefaults(
+    const spec = applyDefaultsV1alpha1(
       { containers: [fluxContainer()], flux: { brokerConfig: V1ALPHA1_STYLE } },
       'flux-sample',
     );
@@ -68,7 +68,7 @@ describe('the headless Service of a MiniCluster with its own broker.toml', () =>
   });
 
   it('keeps a headlessName that is given, and the name when the config names no Service', () => {
-    const given = applyDefaults(
+    const given = applyDefaultsV1alpha1(
       {
         containers: [fluxContainer()],
         network: { headlessName: 'mine' },
@@ -77,7 +77,7 @@ describe('the headless Service of a MiniCluster with its own broker.toml', () =>
       'flux-sample',
     );
     assert.equal(given.network.headlessName, 'mine');
-    const unnamed = applyDefaults(
+    const unnamed = applyDefaultsV1alpha1(
       {
         containers: [fluxContainer()],
         flux: { brokerConfig: '[bootstrap]\ndefault_connect = "tcp://%h:%p"\n' },

@@ -2,7 +2,7 @@
  * v1alpha1 MiniClusters that together set every field of the v1alpha1 schema to a valid value (and
  * one that sets the fields v1alpha1 refuses), for the conversion tests.
  */
-import type { MiniCluster } from '../../../src/api/schema.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import {
   everyFieldStatus,
   joiningFlux,
@@ -14,7 +14,7 @@ import {
 
 const IMAGE = 'localhost/flux:0.88.0';
 
-type Volumes = NonNullable<MiniCluster['spec']['containers'][number]['volumes']>;
+type Volumes = NonNullable<MiniClusterV1alpha1['spec']['containers'][number]['volumes']>;
 
 /** One volume of each source, named `<prefix>-<source>`, mounted under `/<prefix>`. */
 export function volumesOfEverySource(prefix: string): Volumes {
@@ -32,7 +32,7 @@ export function volumesOfEverySource(prefix: string): Volumes {
   };
 }
 
-function base(name: string, spec: Partial<MiniCluster['spec']>): MiniCluster {
+function base(name: string, spec: Partial<MiniClusterV1alpha1['spec']>): MiniClusterV1alpha1 {
   return {
     apiVersion: 'flux-framework.org/v1alpha1',
     kind: 'MiniCluster',
@@ -42,7 +42,7 @@ function base(name: string, spec: Partial<MiniCluster['spec']>): MiniCluster {
 }
 
 /** A lead MiniCluster: every container, pod, storage, Flux and burst field, and a status. */
-export function everyFieldV1alpha1(): MiniCluster {
+export function everyFieldV1alpha1(): MiniClusterV1alpha1 {
   const resources = { limits: { memory: '1Gi', 'example.com/gpu': 1 }, requests: { memory: '512Mi' } };
   const miniCluster = base('every-field', {
     size: 2,
@@ -149,33 +149,33 @@ export function everyFieldV1alpha1(): MiniCluster {
 }
 
 /** No command, not interactive: the RESTful API, with its users. */
-export function restfulV1alpha1(): MiniCluster {
+export function restfulV1alpha1(): MiniClusterV1alpha1 {
   return base('restful', { containers: [{ image: IMAGE }], ...restfulFields() });
 }
 
 /** RESTful without saying so: no command, not interactive, no fluxRestful. */
-export function impliedRestfulV1alpha1(): MiniCluster {
+export function impliedRestfulV1alpha1(): MiniClusterV1alpha1 {
   return base('implied', { containers: [{ image: IMAGE }], users: [{ name: 'you' }] });
 }
 
 /** The external side of a burst. */
-export function joiningV1alpha1(): MiniCluster {
+export function joiningV1alpha1(): MiniClusterV1alpha1 {
   return base('joiner', { flux: joiningFlux() });
 }
 
-/** Connected to another MiniCluster; and one with a burst hostlist and a minimal Service. */
-export function connectedV1alpha1(): MiniCluster {
+/** Connected to another MiniClusterV1alpha1; and one with a burst hostlist and a minimal Service. */
+export function connectedV1alpha1(): MiniClusterV1alpha1 {
   return base('connected', { flux: { bootServer: 'first', bootServerSize: 2 } });
 }
 
-export function hostlistV1alpha1(): MiniCluster {
+export function hostlistV1alpha1(): MiniClusterV1alpha1 {
   return base('hostlist', {
     flux: { minimalService: true, bursting: { hostlist: 'hostlist-[0-1],burst-0-[0-3]' } },
   });
 }
 
-/** The fields v1alpha1 declares only to refuse them (not a valid MiniCluster). */
-export function refusedV1alpha1(): MiniCluster {
+/** The fields v1alpha1 declares only to refuse them (not a valid MiniClusterV1alpha1). */
+export function refusedV1alpha1(): MiniClusterV1alpha1 {
   return base('refused', {
     containers: [{ image: IMAGE, command: 'hostname', logs: '/var/log/flux', diagnostics: true }],
     services: [
@@ -192,7 +192,7 @@ export function refusedV1alpha1(): MiniCluster {
   });
 }
 
-export const V1ALPHA1_FIXTURES: (() => MiniCluster)[] = [
+export const V1ALPHA1_FIXTURES: (() => MiniClusterV1alpha1)[] = [
   everyFieldV1alpha1,
   restfulV1alpha1,
   impliedRestfulV1alpha1,

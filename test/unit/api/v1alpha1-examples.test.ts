@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import type { V1Deployment } from '@kubernetes/client-node';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { parseManifestText, type ManifestDocument } from '../../../src/cli/manifests.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { exampleMiniClusterManifests, type ExampleManifest } from '../../harness/v1alpha1-examples.ts';
@@ -128,7 +128,7 @@ function judge(manifest: ExampleManifest): Judged {
     return { outcome: { duplicateKey: key }, message: yamlProblem.slice(manifest.path.length + 1) };
   }
   assert.equal(documents.length, 1, `${manifest.path}: one MiniCluster`);
-  const result = validateMiniCluster(documents[0]?.content);
+  const result = validateMiniClusterV1alpha1(documents[0]?.content);
   if (result.ok) {
     assert.ok(renderMiniCluster(result.value, KEYS).length > 0);
     return { outcome: 'accepted', message: 'accepted' };
@@ -174,7 +174,7 @@ describe('the Go operator v1alpha1 examples (69 MiniCluster manifests, from ../s
       if (!/^\s+services:/m.test(manifest.text) || EXPECTED[manifest.path] !== 'accepted') continue;
       const documents: ManifestDocument[] = [];
       parseManifestText(manifest.path, manifest.text, documents, []);
-      const result = validateMiniCluster(documents[0]?.content);
+      const result = validateMiniClusterV1alpha1(documents[0]?.content);
       assert.ok(result.ok, manifest.path);
       const deployment = renderMiniCluster(result.value, KEYS).find(
         (object) => object.kind === 'Deployment',

@@ -2,19 +2,19 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
-import type { MiniCluster } from '../../../src/api/schema.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { KEYS, find, present } from '../render/fixtures.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 
-function problemsOf(input: MiniCluster): string[] {
-  const result = validateMiniCluster(input);
+function problemsOf(input: MiniClusterV1alpha1): string[] {
+  const result = validateMiniClusterV1alpha1(input);
   return result.ok ? [] : result.problems.map(formatProblem);
 }
 
-function rendered(input: MiniCluster) {
-  const result = validateMiniCluster(input);
+function rendered(input: MiniClusterV1alpha1) {
+  const result = validateMiniClusterV1alpha1(input);
   assert.ok(result.ok, JSON.stringify(result));
   return renderMiniCluster(result.value, KEYS);
 }
@@ -47,7 +47,7 @@ describe('container secrets (environment from Secret keys)', () => {
   });
 
   it('refuses what Kubernetes would refuse, naming the field', () => {
-    const cases: [MiniCluster['spec']['containers'][number]['secrets'], RegExp][] = [
+    const cases: [MiniClusterV1alpha1['spec']['containers'][number]['secrets'], RegExp][] = [
       [{ '1BAD': token }, /^spec\.containers\[0\]\.secrets\[1BAD\]: must be an environment variable name/],
       [
         { TOKEN: { name: 'Not_A_Name', key: 'token' } },
@@ -127,7 +127,7 @@ describe('v1alpha1 fields left out', () => {
     const given = miniCluster({
       containers: [fluxContainer({ logs: '/tmp/logs', diagnostics: true })],
     } as never);
-    const result = validateMiniCluster(given);
+    const result = validateMiniClusterV1alpha1(given);
     assert.ok(!result.ok);
     assert.deepEqual(
       result.problems.map((problem) => problem.path),

@@ -5,7 +5,7 @@
  */
 import { CURVE_CERT } from './fixtures.ts';
 import { APP_IMAGE, miniClusterV1alpha2 } from './v1alpha2-fixtures.ts';
-import type { MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/schema.ts';
+import type { MiniClusterSpec } from '../../../src/api/schema.ts';
 
 export interface BadCase {
   name: string;
@@ -13,16 +13,16 @@ export interface BadCase {
   problems: [path: string, message: RegExp][];
 }
 
-type Container = MiniClusterV1alpha2Spec['containers'][number];
+type Container = MiniClusterSpec['containers'][number];
 
-function withContainer(container: Partial<Container>, spec: Partial<MiniClusterV1alpha2Spec> = {}) {
+function withContainer(container: Partial<Container>, spec: Partial<MiniClusterSpec> = {}) {
   return miniClusterV1alpha2({
     containers: [{ image: APP_IMAGE, command: 'hostname', ...container }],
     ...spec,
   });
 }
 
-function withSidecar(sidecar: Partial<Container>, spec: Partial<MiniClusterV1alpha2Spec> = {}) {
+function withSidecar(sidecar: Partial<Container>, spec: Partial<MiniClusterSpec> = {}) {
   return miniClusterV1alpha2({
     containers: [
       { image: APP_IMAGE, command: 'hostname', runFlux: true },

@@ -5,22 +5,22 @@
 // operator renders every valid v1alpha2 object from its v1alpha2 form, what v1alpha1 cannot say included.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { applySchemaDefaults } from '../../../src/api/defaults.ts';
-import { formatProblem } from '../../../src/api/problems.ts';
-import { MiniClusterSchema } from '../../../src/api/schema.ts';
-import type { MiniCluster } from '../../../src/api/schema.ts';
-import { validateMiniCluster } from '../../../src/api/validate.ts';
+import { applySchemaDefaults } from '../../../src/api/shared/defaulting.ts';
+import { formatProblem } from '../../../src/api/shared/problems.ts';
+import { MiniClusterV1alpha1Schema } from '../../../src/api/v1alpha1/schema.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import {
   V1ALPHA1_RESIDUE_ANNOTATION,
   V1ALPHA2_RESIDUE_ANNOTATION,
   convertMiniCluster,
   toV1alpha1,
   toV1alpha2,
-} from '../../../src/api/v1alpha2/convert.ts';
-import type { ResidueStep } from '../../../src/api/v1alpha2/residue.ts';
-import { MiniClusterV1alpha2Schema } from '../../../src/api/v1alpha2/schema.ts';
-import type { MiniClusterV1alpha2 } from '../../../src/api/v1alpha2/schema.ts';
-import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+} from '../../../src/api/v1alpha1/convert.ts';
+import type { ResidueStep } from '../../../src/api/v1alpha1/residue.ts';
+import { MiniClusterSchema } from '../../../src/api/schema.ts';
+import type { MiniCluster } from '../../../src/api/schema.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { exampleMiniClusterManifests } from '../../harness/v1alpha1-examples.ts';
 import {
@@ -61,12 +61,12 @@ const V1ALPHA1_SPELLING = [
 /** Moved from existingVolumes: only removed from volumes, never a field lost. */
 const MOVED_VOLUME = /^spec\.(containers|services)\[\d+\]\.volumes(\[[^\]]+\])?$/;
 
-function asV1alpha2(object: unknown): MiniClusterV1alpha2 {
-  return toV1alpha2(object) as unknown as MiniClusterV1alpha2;
+function asV1alpha2(object: unknown): MiniCluster {
+  return toV1alpha2(object) as unknown as MiniCluster;
 }
 
-function asV1alpha1(object: unknown): MiniCluster {
-  return toV1alpha1(object) as unknown as MiniCluster;
+function asV1alpha1(object: unknown): MiniClusterV1alpha1 {
+  return toV1alpha1(object) as unknown as MiniClusterV1alpha1;
 }
 
 describe('conversion between v1alpha1 and v1alpha2', () => {
@@ -105,27 +105,27 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
 
   it('both are the identity on objects as the API server defaults them before converting', () => {
     for (const { what, object } of v1alpha1) {
-      const defaulted = applySchemaDefaults(MiniClusterSchema, object);
+      const defaulted = applySchemaDefaults(MiniClusterV1alpha1Schema, object);
       assert.deepEqual(toV1alpha1(toV1alpha2(defaulted)), defaulted, what);
     }
     for (const { what, object } of v1alpha2) {
-      const defaulted = applySchemaDefaults(MiniClusterV1alpha2Schema, object);
+      const defaulted = applySchemaDefaults(MiniClusterSchema, object);
       assert.deepEqual(toV1alpha2(toV1alpha1(defaulted)), defaulted, what);
     }
   });
 
   it('a v1alpha1 client reads back its spec after the server stored and defaulted it as v1alpha2', () => {
     for (const { what, object } of v1alpha1) {
-      const written = applySchemaDefaults(MiniClusterSchema, object) as Record<string, unknown>;
-      const stored = applySchemaDefaults(MiniClusterV1alpha2Schema, toV1alpha2(written));
+      const written = applySchemaDefaults(MiniClusterV1alpha1Schema, object) as Record<string, unknown>;
+      const stored = applySchemaDefaults(MiniClusterSchema, toV1alpha2(written));
       assert.deepEqual(toV1alpha1(stored).spec, written.spec, what);
     }
   });
 
   it('the fixtures set every field of both schemas (a new field needs a fixture, and then a conversion)', () => {
     for (const [schema, objects] of [
-      [MiniClusterSchema, v1alpha1],
-      [MiniClusterV1alpha2Schema, v1alpha2],
+      [MiniClusterV1alpha1Schema, v1alpha1],
+      [MiniClusterSchema, v1alpha2],
     ] as const) {
       const set = new Set(objects.flatMap(({ object }) => [...setFieldPaths(object, schema)]));
       assert.deepEqual(
@@ -137,7 +137,7 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
 
   it('v1alpha1 -> v1alpha2 loses nothing: the residue holds only how v1alpha1 spelled it', () => {
     for (const { what, object } of v1alpha1) {
-      if (!validateMiniCluster(object).ok) continue;
+      if (!validateMiniClusterV1alpha1(object).ok) continue;
       for (const step of residueOf(toV1alpha2(object), V1ALPHA1_RESIDUE_ANNOTATION)) {
         const path = pathText(step.path);
         const spelling = V1ALPHA1_SPELLING.some((pattern) => pattern.test(path));
@@ -156,7 +156,7 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
     // What v1alpha1 cannot say of one (the residue) is not refused: src/render reads the v1alpha2 model.
     let count = 0;
     for (const { what, object } of v1alpha2) {
-      const result = validateMiniClusterV1alpha2(object);
+      const result = validateMiniCluster(object);
       if (!result.ok) continue;
       count += 1;
       const jobs = renderMiniCluster(result.value, KEYS).filter((rendered) => rendered.kind === 'Job');
@@ -174,10 +174,10 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
   it('valid v1alpha1 MiniClusters are valid v1alpha2 ones', () => {
     let count = 0;
     for (const { what, object } of v1alpha1) {
-      if (!validateMiniCluster(object).ok) continue;
+      if (!validateMiniClusterV1alpha1(object).ok) continue;
       count += 1;
       const converted = toV1alpha2(object);
-      const result = validateMiniClusterV1alpha2(converted);
+      const result = validateMiniCluster(converted);
       assert.ok(result.ok, `${what}: ${result.ok ? '' : result.problems.map(formatProblem).join('; ')}`);
     }
     assert.ok(count >= 60, `valid v1alpha1 MiniClusters (got ${count})`);
@@ -185,8 +185,8 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
 
   it('valid v1alpha2 MiniClusters have valid v1alpha1 forms (what the operator renders today)', () => {
     for (const { what, object } of v1alpha2) {
-      if (!validateMiniClusterV1alpha2(object).ok) continue;
-      const result = validateMiniCluster(toV1alpha1(object));
+      if (!validateMiniCluster(object).ok) continue;
+      const result = validateMiniClusterV1alpha1(toV1alpha1(object));
       assert.ok(result.ok, `${what}: ${result.ok ? '' : result.problems.map(formatProblem).join('; ')}`);
     }
   });
@@ -236,7 +236,7 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
 
   it('pod.shmSize is the same field in both versions: converted as it is both ways, nothing of it in a residue', () => {
     for (const shmSize of ['2Gi', 0, '0', 536870912] as const) {
-      const v1alpha1: MiniCluster = {
+      const v1alpha1: MiniClusterV1alpha1 = {
         apiVersion: 'flux-framework.org/v1alpha1',
         kind: 'MiniCluster',
         metadata: { name: 'mpi', namespace: 'default' },
@@ -316,10 +316,7 @@ describe('conversion between v1alpha1 and v1alpha2', () => {
     // As the API server stores it: with v1alpha2's defaults (the port) filled in.
     const defaulted = {
       ...stored,
-      spec: applySchemaDefaults(
-        MiniClusterV1alpha2Schema.properties.spec,
-        stored.spec,
-      ) as MiniClusterV1alpha2['spec'],
+      spec: applySchemaDefaults(MiniClusterSchema.properties.spec, stored.spec) as MiniCluster['spec'],
     };
     assert.equal(defaulted.spec.fluxRestful?.port, 5000);
     // A v1alpha1 client makes it interactive: it no longer serves the API.

@@ -4,11 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { miniClusterCrd } from '../../../src/api/minicluster-crd.ts';
-import type { JsonSchemaProps } from '../../../src/api/crd.ts';
-import { miniClusterV1alpha2CrdVersion } from '../../../src/api/v1alpha2/crd-version.ts';
+import type { JsonSchemaProps } from '../../../src/api/shared/crd.ts';
+import { miniClusterCrdVersion } from '../../../src/api/crd-version.ts';
 import { schemaNodes } from './schema-nodes.ts';
 
-const version = miniClusterV1alpha2CrdVersion();
+const version = miniClusterCrdVersion();
 const [v1alpha1] = miniClusterCrd().spec.versions;
 assert.ok(v1alpha1);
 const root = version.schema.openAPIV3Schema;
@@ -128,8 +128,8 @@ describe('the v1alpha2 CRD version', () => {
   });
 
   it('returns a fresh object on each call', () => {
-    const first = miniClusterV1alpha2CrdVersion();
+    const first = miniClusterCrdVersion();
     first.additionalPrinterColumns.pop();
-    assert.deepEqual(miniClusterV1alpha2CrdVersion(), version);
+    assert.deepEqual(miniClusterCrdVersion(), version);
   });
 });

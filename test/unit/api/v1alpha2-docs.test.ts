@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
-import { NOT_YET_RENDERED } from '../../../src/api/v1alpha2/not-yet-rendered.ts';
-import { MiniClusterV1alpha2SpecSchema } from '../../../src/api/v1alpha2/schema.ts';
+import { NOT_YET_RENDERED } from '../../../src/api/not-yet-rendered.ts';
+import { MiniClusterSpecSchema } from '../../../src/api/schema.ts';
 import { schemaFieldPaths } from './schema-fields.ts';
 
 const DOC = readFileSync(new URL('../../../docs/v1alpha2.md', import.meta.url), 'utf8');
@@ -41,7 +41,7 @@ function names(path: string): string[] {
 
 describe('docs/v1alpha2.md', () => {
   it('names every field of the v1alpha2 spec', () => {
-    const paths = schemaFieldPaths(MiniClusterV1alpha2SpecSchema);
+    const paths = schemaFieldPaths(MiniClusterSpecSchema);
     assert.ok(paths.length > 200);
     assert.deepEqual(
       paths.filter((path) => !names(path).some((name) => MENTIONED.has(name))),

@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { formatProblem } from '../../../src/api/problems.ts';
-import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+import { formatProblem } from '../../../src/api/shared/problems.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
 import type { ExampleManifest } from '../../harness/example-archive.ts';
 import { goV1alpha2ExampleManifests, goV1alpha2TestManifests } from '../../harness/go-v1alpha2-examples.ts';
 
@@ -33,7 +33,7 @@ describe('the Go operator v1alpha2 examples (from ../shared/deps)', () => {
     assert.ok(tests.length >= 20, `the e2e suite's manifests (got ${tests.length})`);
     for (const manifest of tests) {
       for (const miniCluster of miniClusters(manifest)) {
-        const result = validateMiniClusterV1alpha2(miniCluster);
+        const result = validateMiniCluster(miniCluster);
         assert.ok(
           result.ok,
           `${manifest.path}: ${result.ok ? '' : result.problems.map(formatProblem).join('; ')}`,
@@ -47,7 +47,7 @@ describe('the Go operator v1alpha2 examples (from ../shared/deps)', () => {
       .filter((manifest) => !tests.includes(manifest))
       .flatMap((manifest) =>
         miniClusters(manifest).map((miniCluster) => {
-          const result = validateMiniClusterV1alpha2(miniCluster);
+          const result = validateMiniCluster(miniCluster);
           return [
             manifest.path,
             result.ok ? 'accepted' : result.problems.map((problem) => problem.path).join(','),
@@ -65,7 +65,7 @@ describe('the Go operator v1alpha2 examples (from ../shared/deps)', () => {
     const manifest = all.find((candidate) => candidate.path in REFUSED);
     assert.ok(manifest);
     const [miniCluster] = miniClusters(manifest);
-    const result = validateMiniClusterV1alpha2(miniCluster);
+    const result = validateMiniCluster(miniCluster);
     assert.equal(result.ok, false);
     if (!result.ok)
       assert.match(result.problems[0]?.message ?? '', /^is v1alpha1's name: .*; move (these|them) there$/);

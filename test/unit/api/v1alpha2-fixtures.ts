@@ -1,6 +1,6 @@
 /** Fixture builders for v1alpha2 MiniCluster tests: a valid object, changed by the test that needs it. */
-import type { MiniClusterV1alpha2, MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/schema.ts';
-import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
+import type { MiniCluster, MiniClusterSpec } from '../../../src/api/schema.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
 import {
   everyFieldStatus,
   joiningFlux,
@@ -15,10 +15,7 @@ import type { ProblemCase } from './fixtures.ts';
 export const APP_IMAGE = 'ubuntu:noble';
 
 /** A valid v1alpha2 MiniCluster named `flux-sample` with the given spec fields replaced. */
-export function miniClusterV1alpha2(
-  spec: Partial<MiniClusterV1alpha2Spec> = {},
-  name = 'flux-sample',
-): MiniClusterV1alpha2 {
+export function miniClusterV1alpha2(spec: Partial<MiniClusterSpec> = {}, name = 'flux-sample'): MiniCluster {
   return {
     apiVersion: 'flux-framework.org/v1alpha2',
     kind: 'MiniCluster',
@@ -29,10 +26,10 @@ export function miniClusterV1alpha2(
 
 /** Asserts the v1alpha2 validator refuses `input` with exactly these problems, in this order. */
 export function assertProblemsV1alpha2(input: unknown, expected: ProblemCase['problems']): void {
-  assertProblemsOf(validateMiniClusterV1alpha2, input, expected);
+  assertProblemsOf(validateMiniCluster, input, expected);
 }
 
-type VolumesV1alpha2 = NonNullable<MiniClusterV1alpha2Spec['containers'][number]['volumes']>;
+type VolumesV1alpha2 = NonNullable<MiniClusterSpec['containers'][number]['volumes']>;
 
 /** One volume of each v1alpha2 source (and a scratch directory), named `<prefix>-<source>`. */
 export function volumesOfEverySourceV1alpha2(prefix: string): VolumesV1alpha2 {
@@ -55,9 +52,9 @@ export function volumesOfEverySourceV1alpha2(prefix: string): VolumesV1alpha2 {
  * A v1alpha2 MiniCluster that sets every field of the schema (spec and status) to a valid value,
  * the Flux view and the storage of spec.volumes included.
  */
-export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
+export function everyFieldV1alpha2(): MiniCluster {
   const resources = { limits: { cpu: 2, memory: '1Gi' }, requests: { cpu: '500m', memory: '512Mi' } };
-  const securityContext: NonNullable<MiniClusterV1alpha2Spec['containers'][number]['securityContext']> = {
+  const securityContext: NonNullable<MiniClusterSpec['containers'][number]['securityContext']> = {
     capabilities: { add: ['SYS_PTRACE'], drop: ['NET_RAW'] },
     privileged: false,
     seLinuxOptions: { user: 'u', role: 'r', type: 't', level: 's0' },
@@ -226,28 +223,28 @@ export function everyFieldV1alpha2(): MiniClusterV1alpha2 {
 }
 
 /** The same MiniCluster with a RESTful API instead of a command (fluxRestful and users). */
-export function restfulV1alpha2(): MiniClusterV1alpha2 {
+export function restfulV1alpha2(): MiniCluster {
   return miniClusterV1alpha2({ containers: [{ image: APP_IMAGE }], ...restfulFields() });
 }
 
 /** A joining MiniCluster (bursting.leadBroker and slot, curveCert), for the fields the lead cannot set. */
-export function joiningV1alpha2(): MiniClusterV1alpha2 {
+export function joiningV1alpha2(): MiniCluster {
   return miniClusterV1alpha2({ flux: joiningFlux() }, 'joiner');
 }
 
 /** A MiniCluster connected to another one (bootServer), and one with a burst hostlist and arch-free flux. */
-export function connectedV1alpha2(): MiniClusterV1alpha2 {
+export function connectedV1alpha2(): MiniCluster {
   return miniClusterV1alpha2({
     flux: { bootServer: 'first', bootServerSize: 2, brokerConfig: '[bootstrap]\n', curveCert: CURVE_CERT },
   });
 }
 
-export function hostlistV1alpha2(): MiniClusterV1alpha2 {
+export function hostlistV1alpha2(): MiniCluster {
   return miniClusterV1alpha2({ flux: { bursting: { hostlist: 'flux-sample-[0-1],burst-0-[0-3]' } } });
 }
 
 /** The fields v1alpha2 declares only to refuse them (not a valid MiniCluster). */
-export function refusedV1alpha2(): MiniClusterV1alpha2 {
+export function refusedV1alpha2(): MiniCluster {
   const windowsOptions = {
     gmsaCredentialSpecName: 'a',
     gmsaCredentialSpec: 'b',
@@ -281,7 +278,7 @@ export function refusedV1alpha2(): MiniClusterV1alpha2 {
   );
 }
 
-export const V1ALPHA2_FIXTURES: (() => MiniClusterV1alpha2)[] = [
+export const V1ALPHA2_FIXTURES: (() => MiniCluster)[] = [
   everyFieldV1alpha2,
   restfulV1alpha2,
   joiningV1alpha2,

@@ -3,11 +3,11 @@
 // API server in test/integration/v1alpha2-crd.test.ts, whose CEL twins must refuse it too).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatProblem } from '../../../src/api/problems.ts';
-import { applyDefaultsV1alpha2 } from '../../../src/api/v1alpha2/defaults.ts';
-import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/validate.ts';
-import type { MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/schema.ts';
-import { DEFAULT_FLUX_VIEW_IMAGE } from '../../../src/api/v1alpha2/version.ts';
+import { formatProblem } from '../../../src/api/shared/problems.ts';
+import { applyDefaults } from '../../../src/api/defaults.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
+import type { MiniClusterSpec } from '../../../src/api/schema.ts';
+import { DEFAULT_FLUX_VIEW_IMAGE } from '../../../src/api/go-defaults.ts';
 import {
   APP_IMAGE,
   assertProblemsV1alpha2,
@@ -20,7 +20,7 @@ import {
 } from './v1alpha2-fixtures.ts';
 import { V1ALPHA2_BAD_CASES } from './v1alpha2-cases.ts';
 
-describe('validateMiniClusterV1alpha2', () => {
+describe('validateMiniCluster', () => {
   it('accepts MiniClusters that set every field (lead, RESTful, joining, connected, hostlist)', () => {
     for (const miniCluster of [
       everyFieldV1alpha2(),
@@ -29,7 +29,7 @@ describe('validateMiniClusterV1alpha2', () => {
       connectedV1alpha2(),
       hostlistV1alpha2(),
     ]) {
-      const result = validateMiniClusterV1alpha2(miniCluster);
+      const result = validateMiniCluster(miniCluster);
       assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     }
   });
@@ -51,8 +51,8 @@ describe('validateMiniClusterV1alpha2', () => {
           { name: 'sidecar', image: APP_IMAGE, resources: { limits: { memory: '128Mi' } } },
         ],
       },
-    ] satisfies Partial<MiniClusterV1alpha2Spec>[]) {
-      const result = validateMiniClusterV1alpha2(miniClusterV1alpha2(spec));
+    ] satisfies Partial<MiniClusterSpec>[]) {
+      const result = validateMiniCluster(miniClusterV1alpha2(spec));
       assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     }
   });
@@ -71,15 +71,15 @@ describe('validateMiniClusterV1alpha2', () => {
       { spec: [] },
       { ...miniClusterV1alpha2(), spec: { containers: 'x' } },
     ]) {
-      const result = validateMiniClusterV1alpha2(input);
+      const result = validateMiniCluster(input);
       assert.equal(result.ok, false);
     }
   });
 });
 
-describe('applyDefaultsV1alpha2', () => {
+describe('applyDefaults', () => {
   it("gives the Go operator's defaults, and the view image of the operator's setting", () => {
-    const spec = applyDefaultsV1alpha2({ containers: [{ command: 'hostname' }] }, 'sample', {
+    const spec = applyDefaults({ containers: [{ command: 'hostname' }] }, 'sample', {
       fluxViewImage: 'localhost/flux-view:0.88.0',
     });
     assert.equal(spec.size, 1);
@@ -102,11 +102,8 @@ describe('applyDefaultsV1alpha2', () => {
   });
 
   it("takes the Go operator's view image without a setting, and keeps a MiniCluster's own", () => {
-    assert.equal(
-      applyDefaultsV1alpha2({ containers: [{}] }, 's').flux.container.image,
-      DEFAULT_FLUX_VIEW_IMAGE,
-    );
-    const own = applyDefaultsV1alpha2({ containers: [{}], flux: { container: { image: 'mine:1' } } }, 's', {
+    assert.equal(applyDefaults({ containers: [{}] }, 's').flux.container.image, DEFAULT_FLUX_VIEW_IMAGE);
+    const own = applyDefaults({ containers: [{}], flux: { container: { image: 'mine:1' } } }, 's', {
       fluxViewImage: 'other:1',
     });
     assert.equal(own.flux.container.image, 'mine:1');
@@ -115,13 +112,13 @@ describe('applyDefaultsV1alpha2', () => {
   it("names the headless Service after a user broker.toml's or a v1alpha1 services address, as v1alpha1 does", () => {
     const config = '[bootstrap]\ndefault_connect = "tcp://%h.flux-service.default.svc.cluster.local:%p"\n';
     assert.equal(
-      applyDefaultsV1alpha2({ containers: [{ image: APP_IMAGE }], flux: { brokerConfig: config } }, 's')
-        .network.headlessName,
+      applyDefaults({ containers: [{ image: APP_IMAGE }], flux: { brokerConfig: config } }, 's').network
+        .headlessName,
       'flux-service',
     );
     assert.equal(
-      applyDefaultsV1alpha2({ containers: [{ command: 'curl -s s-services.flux-service.default' }] }, 's')
-        .network.headlessName,
+      applyDefaults({ containers: [{ command: 'curl -s s-services.flux-service.default' }] }, 's').network
+        .headlessName,
       'flux-service',
     );
   });

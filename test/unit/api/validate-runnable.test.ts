@@ -6,9 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { MAX_TASKS, SCRIPT_MAX_LENGTH } from '../../../src/api/limits.ts';
-import type { MiniCluster } from '../../../src/api/schema.ts';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
+import { MAX_TASKS, SCRIPT_MAX_LENGTH } from '../../../src/api/shared/limits.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import {
   assertProblems,
@@ -365,14 +365,16 @@ const texts: Case[] = [
   },
 ];
 
-describe('validateMiniCluster: what it accepts, the operator can run', () => {
+describe('validateMiniClusterV1alpha1: what it accepts, the operator can run', () => {
   for (const { name, input, problems } of [...renderThrew, ...hostNames, ...podFields, ...texts]) {
     it(`reports ${name}`, () => assertProblems(input, problems));
   }
 
   it('counts characters as Kubernetes does: emoji up to maxLength, not twice that', () => {
     const emoji = '😀'.repeat(SCRIPT_MAX_LENGTH);
-    assert.ok(validateMiniCluster(miniCluster({ containers: [fluxContainer({ command: emoji })] })).ok);
+    assert.ok(
+      validateMiniClusterV1alpha1(miniCluster({ containers: [fluxContainer({ command: emoji })] })).ok,
+    );
     assertProblems(miniCluster({ containers: [fluxContainer({ command: `${emoji}a` })] }), [
       [
         'spec.containers[0].command',
@@ -383,14 +385,14 @@ describe('validateMiniCluster: what it accepts, the operator can run', () => {
 
   it('reads null fields as absent, as the API server prunes them', () => {
     const input = miniCluster({ tasks: null as never, pod: { labels: { a: null as never } } });
-    const result = validateMiniCluster(input);
+    const result = validateMiniClusterV1alpha1(input);
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     assert.equal(result.value.spec.tasks, 1);
     assert.deepEqual(result.value.spec.pod?.labels, {});
   });
 
   it('renders what it accepts at the edges: names at their length limits, whole resources, hostile texts', () => {
-    const input: MiniCluster = miniCluster(
+    const input: MiniClusterV1alpha1 = miniCluster(
       {
         size: 2,
         maxSize: 10,
@@ -421,7 +423,7 @@ describe('validateMiniCluster: what it accepts, the operator can run', () => {
       },
       'm'.repeat(61),
     );
-    const result = validateMiniCluster(input);
+    const result = validateMiniClusterV1alpha1(input);
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     const objects = renderMiniCluster(result.value, {
       curveCertificate: CURVE_CERT,

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatProblem, validateMiniCluster } from '../../../src/api/validate.ts';
-import type { MiniCluster } from '../../../src/api/schema.ts';
+import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import {
   assertProblems,
   type ProblemCase as Case,
@@ -12,7 +12,7 @@ import {
   withSidecar,
 } from './fixtures.ts';
 
-function withStatus(mc: MiniCluster, status: MiniCluster['status']): MiniCluster {
+function withStatus(mc: MiniClusterV1alpha1, status: MiniClusterV1alpha1['status']): MiniClusterV1alpha1 {
   return { ...mc, status };
 }
 
@@ -353,16 +353,16 @@ const schemaCases: Case[] = [
   },
 ];
 
-describe('validateMiniCluster', () => {
+describe('validateMiniClusterV1alpha1', () => {
   it('accepts a valid MiniCluster and returns it defaulted', () => {
-    const result = validateMiniCluster(miniCluster());
+    const result = validateMiniClusterV1alpha1(miniCluster());
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
     assert.equal(result.value.spec.maxSize, 4);
     assert.equal(result.value.spec.network.headlessName, 'flux-sample');
   });
 
   it('accepts a MiniCluster using most fields', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       withStatus(
         miniCluster({
           size: 2,
@@ -447,7 +447,7 @@ describe('validateMiniCluster', () => {
   });
 
   it('accepts an external burst MiniCluster joining a lead broker, listing itself as a burst cluster', () => {
-    const result = validateMiniCluster(
+    const result = validateMiniClusterV1alpha1(
       miniCluster(
         {
           flux: {

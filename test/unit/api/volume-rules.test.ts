@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { SHM_MOUNT_PATH } from '../../../src/api/shm-cel.ts';
-import { validateMiniCluster } from '../../../src/api/validate.ts';
-import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/api/volume-cel.ts';
+import { SHM_MOUNT_PATH } from '../../../src/api/shared/shm-cel.ts';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/api/shared/volume-cel.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
 
@@ -15,7 +15,7 @@ const KEYS = {
 
 /** The Job of a MiniCluster whose Flux container has every operator mount (R written by the operator). */
 function renderedJob(): V1Job {
-  const result = validateMiniCluster(miniCluster({ containers: [fluxContainer({ cores: 2 })] }));
+  const result = validateMiniClusterV1alpha1(miniCluster({ containers: [fluxContainer({ cores: 2 })] }));
   assert.ok(result.ok);
   return renderMiniCluster(result.value, KEYS).find((object) => object.kind === 'Job') as V1Job;
 }

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/index.ts';
 import { validateMiniCluster } from '../../../src/api/index.ts';
-import { validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/index.ts';
 import { burstLocal, burstSecrets, externalMiniCluster } from '../../../src/burst/external-minicluster.ts';
 import { brokerHosts, renderMiniCluster } from '../../../src/render/index.ts';
 import { APP_IMAGE, IMAGE, KEYS, VIEW_IMAGE, defaulted, defaultedV1alpha2 } from '../render/fixtures.ts';
@@ -45,7 +45,7 @@ describe('externalMiniCluster', () => {
   it('is a valid MiniCluster whose brokers join the local instance with the same ranks', () => {
     const external = externalMiniCluster(request);
     assert.match(external.name, /^burst-local-burst-0-[0-9a-f]{10}$/);
-    const validated = validateMiniCluster(external.miniCluster);
+    const validated = validateMiniClusterV1alpha1(external.miniCluster);
     assert.ok(validated.ok, JSON.stringify(validated));
     const objects = renderMiniCluster(validated.value, KEYS);
     const job = objects.find((object) => object.kind === 'Job');
@@ -170,7 +170,7 @@ describe('externalMiniCluster', () => {
       'burst-local',
     );
     const external = externalMiniCluster({ ...request, ...burstLocal(viewLocal) });
-    const validated = validateMiniClusterV1alpha2(external.miniCluster, { fluxViewImage: 'not-this' });
+    const validated = validateMiniCluster(external.miniCluster, { fluxViewImage: 'not-this' });
     assert.ok(validated.ok, JSON.stringify(validated));
     const burst = validated.value;
     assert.equal(burst.apiVersion, 'flux-framework.org/v1alpha2');

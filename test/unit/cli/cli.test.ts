@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
-import { validateMiniCluster } from '../../../src/api/index.ts';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/index.ts';
 import { parseCurveCertificate } from '../../../src/flux/index.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
@@ -178,7 +178,7 @@ describe('flux-operator keygen and crd', () => {
       bad.stderr,
       'error: --name: must be a DNS label (lowercase letters, digits and "-", starting with a letter, ending with a letter or digit), since pod host names and the Service derive from it; got "Bad/Name"\n',
     );
-    const validated = validateMiniCluster(parseYaml(VALID.replace('name: one', 'name: Bad/Name')));
+    const validated = validateMiniClusterV1alpha1(parseYaml(VALID.replace('name: one', 'name: Bad/Name')));
     assert.ok(!validated.ok);
     const nameProblem = validated.problems.find((problem) => problem.path === 'metadata.name');
     assert.equal(bad.stderr, `error: --name: ${nameProblem?.message}\n`);

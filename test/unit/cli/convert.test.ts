@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { validateMiniCluster } from '../../../src/api/validate.ts';
-import { toV1alpha1, validateMiniClusterV1alpha2 } from '../../../src/api/v1alpha2/index.ts';
+import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import { toV1alpha1, validateMiniCluster } from '../../../src/api/index.ts';
 import { convertFiles } from '../../../src/cli/convert-command.ts';
 import { InputError } from '../../../src/cli/input-error.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -34,7 +34,7 @@ function tempFile(name: string, content: string): string {
 
 /** The objects a v1alpha1 MiniCluster renders to (fixed keys), as the operator renders it today. */
 function rendered(miniCluster: unknown): unknown[] {
-  const result = validateMiniCluster(miniCluster);
+  const result = validateMiniClusterV1alpha1(miniCluster);
   assert.ok(result.ok, JSON.stringify(result));
   return renderMiniCluster(result.value, KEYS);
 }
@@ -65,7 +65,7 @@ describe('flux-operator convert', () => {
     const manifests = (await exampleMiniClusterManifests()).filter(
       ({ text }) =>
         parseAllDocuments(text, { uniqueKeys: true }).every((document) => document.errors.length === 0) &&
-        miniClustersOf(text).every((document) => validateMiniCluster(document).ok),
+        miniClustersOf(text).every((document) => validateMiniClusterV1alpha1(document).ok),
     );
     assert.ok(manifests.length >= 60, `${manifests.length} valid v1alpha1 example manifests`);
     const files = manifests.map(({ path, text }) => tempFile(path.replaceAll('/', '_'), text));
@@ -77,7 +77,7 @@ describe('flux-operator convert', () => {
     converted.forEach((miniCluster, index) => {
       const name = `${manifests.length} manifests, MiniCluster ${index}: ${String((miniCluster.metadata as { name: string }).name)}`;
       assert.equal(miniCluster.apiVersion, 'flux-framework.org/v1alpha2', name);
-      const result = validateMiniClusterV1alpha2(miniCluster);
+      const result = validateMiniCluster(miniCluster);
       assert.ok(result.ok, `${name}: ${JSON.stringify(result)}`);
       assert.equal((miniCluster.metadata as { annotations?: unknown }).annotations, undefined, name);
       assert.deepEqual(rendered(toV1alpha1(miniCluster)), rendered(originals[index]), name);

@@ -1,8 +1,8 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
-  defaultMiniCluster,
-  type DefaultedMiniCluster,
+  defaultMiniClusterV1alpha1,
+  type DefaultedMiniClusterV1alpha1,
   type MiniClusterStatus,
 } from '../../../src/api/index.ts';
 import {
@@ -15,8 +15,8 @@ import {
 } from '../../../src/cli/quickstart-output.ts';
 import { FLUX_IMAGE, fluxContainer, miniCluster } from '../api/fixtures.ts';
 
-function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniCluster {
-  return defaultMiniCluster(miniCluster(spec));
+function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniClusterV1alpha1 {
+  return defaultMiniClusterV1alpha1(miniCluster(spec));
 }
 
 /** `kubectl logs` of hello-world's lead pod on the real node (examples/hello-world.yaml, localhost/flux:0.88.0). */

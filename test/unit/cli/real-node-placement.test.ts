@@ -2,14 +2,11 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import {
-  defaultMiniCluster,
-  validateMiniCluster,
-  type DefaultedMiniCluster,
+  defaultMiniClusterV1alpha1,
+  validateMiniClusterV1alpha1,
+  type DefaultedMiniClusterV1alpha1,
 } from '../../../src/api/index.ts';
-import {
-  validateMiniClusterV1alpha2,
-  type DefaultedMiniClusterV1alpha2,
-} from '../../../src/api/v1alpha2/index.ts';
+import { validateMiniCluster, type DefaultedMiniCluster } from '../../../src/api/index.ts';
 import {
   REAL_NODE_TOLERATION,
   describeSwaps,
@@ -35,15 +32,13 @@ const PLACEMENT = {
   tolerations: [{ key: REAL.key, operator: 'Equal', value: REAL.value, effect: 'NoSchedule' }],
 };
 
-function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniCluster {
-  return defaultMiniCluster(miniCluster(spec));
+function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniClusterV1alpha1 {
+  return defaultMiniClusterV1alpha1(miniCluster(spec));
 }
 
 /** Validated and defaulted, as quickstart loads a file. */
-function defaultedV1alpha2(
-  spec: Parameters<typeof miniClusterV1alpha2>[0] = {},
-): DefaultedMiniClusterV1alpha2 {
-  const result = validateMiniClusterV1alpha2(miniClusterV1alpha2(spec));
+function defaultedV1alpha2(spec: Parameters<typeof miniClusterV1alpha2>[0] = {}): DefaultedMiniCluster {
+  const result = validateMiniCluster(miniClusterV1alpha2(spec));
   assert.ok(result.ok, JSON.stringify(result));
   return result.value;
 }
@@ -91,7 +86,7 @@ describe('onRealNode, v1alpha2 (the examples): Flux from the local view in the p
     );
     assert.match(describeSwaps(swaps), /-> localhost\/plain:bookworm \(bash and coreutils only\)/);
     assert.equal(hello.spec.pod, undefined, 'the loaded MiniCluster is left as it was');
-    const check = validateMiniClusterV1alpha2(applied(placed));
+    const check = validateMiniCluster(applied(placed));
     assert.ok(check.ok, JSON.stringify(check));
   });
 
@@ -162,7 +157,7 @@ describe('onRealNode, v1alpha1: Flux in the image', () => {
     );
     const pulled = defaulted({ containers: [fluxContainer({ pullAlways: true })] });
     assert.equal(onRealNode(pulled, IMAGES).miniCluster.spec.containers[0]?.pullAlways, false);
-    assert.ok(validateMiniCluster(placed).ok, 'the result is a valid MiniCluster');
+    assert.ok(validateMiniClusterV1alpha1(placed).ok, 'the result is a valid MiniCluster');
   });
 
   it("keeps the file's pod settings and adds the real node's to them", () => {

@@ -3,7 +3,7 @@
  * `containers[*].volumes[*].path`), so that a test can ask whether that field alone changes what the
  * renderer makes. The other values a field is given come from its schema node and its value.
  */
-import { isObject } from '../../../src/api/v1alpha2/json.ts';
+import { isObject } from '../../../src/api/shared/json.ts';
 
 interface SchemaNode {
   properties?: Record<string, SchemaNode>;

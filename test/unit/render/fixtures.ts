@@ -3,20 +3,13 @@ import assert from 'node:assert/strict';
 import type { V1ConfigMap, V1Job, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
   validateMiniCluster,
+  validateMiniClusterV1alpha1,
   type DefaultedMiniCluster,
+  type DefaultedMiniClusterV1alpha1,
   type MiniClusterSpec,
+  type MiniClusterV1alpha1Spec,
 } from '../../../src/api/index.ts';
-import {
-  validateMiniClusterV1alpha2,
-  type DefaultedMiniClusterV1alpha2,
-  type MiniClusterV1alpha2Spec,
-} from '../../../src/api/v1alpha2/index.ts';
-import {
-  renderModel,
-  type KubeObject,
-  type MiniClusterKeys,
-  type MiniClusterModel,
-} from '../../../src/render/index.ts';
+import { renderModel, type KubeObject, type MiniClusterKeys } from '../../../src/render/index.ts';
 
 export const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
 
@@ -29,11 +22,11 @@ export const KEYS: MiniClusterKeys = {
 
 /** A MiniCluster through validation and defaulting, as the CLI and the controller see it. */
 export function defaulted(
-  spec: Partial<MiniClusterSpec>,
+  spec: Partial<MiniClusterV1alpha1Spec>,
   name = 'flux-sample',
   namespace = 'default',
-): DefaultedMiniCluster {
-  const result = validateMiniCluster({
+): DefaultedMiniClusterV1alpha1 {
+  const result = validateMiniClusterV1alpha1({
     apiVersion: 'flux-framework.org/v1alpha1',
     kind: 'MiniCluster',
     metadata: { name, namespace },
@@ -75,11 +68,11 @@ export const APP_IMAGE = 'localhost/plain:bookworm';
 
 /** A v1alpha2 MiniCluster through validation and defaulting, with VIEW_IMAGE as the operator's view. */
 export function defaultedV1alpha2(
-  spec: Partial<MiniClusterV1alpha2Spec>,
+  spec: Partial<MiniClusterSpec>,
   name = 'flux-sample',
   namespace = 'default',
-): DefaultedMiniClusterV1alpha2 {
-  const result = validateMiniClusterV1alpha2(
+): DefaultedMiniCluster {
+  const result = validateMiniCluster(
     {
       apiVersion: 'flux-framework.org/v1alpha2',
       kind: 'MiniCluster',
@@ -94,9 +87,9 @@ export function defaultedV1alpha2(
 
 /** A v1alpha1 MiniCluster as the operator holds it: its v1alpha2 model (what the controller reads). */
 export function defaultedModel(
-  spec: Partial<MiniClusterSpec>,
+  spec: Partial<MiniClusterV1alpha1Spec>,
   name = 'flux-sample',
   namespace = 'default',
-): MiniClusterModel {
+): DefaultedMiniCluster {
   return renderModel(defaulted(spec, name, namespace));
 }

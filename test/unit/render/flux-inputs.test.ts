@@ -1,16 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MiniClusterSpec } from '../../../src/api/index.ts';
+import type { MiniClusterV1alpha1Spec } from '../../../src/api/index.ts';
 import { entrypointInput, initialProgram } from '../../../src/render/flux-inputs.ts';
 import { miniClusterNames, renderMiniCluster } from '../../../src/render/index.ts';
 import { IMAGE, KEYS, defaulted, find } from './fixtures.ts';
 
-function inputOf(spec: Partial<MiniClusterSpec>) {
+function inputOf(spec: Partial<MiniClusterV1alpha1Spec>) {
   const miniCluster = defaulted(spec);
   return entrypointInput(miniCluster, miniClusterNames(miniCluster));
 }
 
-function scriptOf(spec: Partial<MiniClusterSpec>): string {
+function scriptOf(spec: Partial<MiniClusterV1alpha1Spec>): string {
   return find.configMap(renderMiniCluster(defaulted(spec), KEYS)).data?.['entrypoint.sh'] ?? '';
 }
 
@@ -38,7 +38,7 @@ describe('the initial program from the spec', () => {
   });
 
   it('keeps an interactive instance up after its command, and exits after it otherwise', () => {
-    const cases: [Partial<MiniClusterSpec>, ReturnType<typeof initialProgram>][] = [
+    const cases: [Partial<MiniClusterV1alpha1Spec>, ReturnType<typeof initialProgram>][] = [
       [
         { size: 2, interactive: true },
         { kind: 'submit', command: 'hostname', tasks: 1, nodes: 2, whenDone: 'stayUp' },
@@ -85,7 +85,7 @@ describe('the initial program from the spec', () => {
   });
 
   it('gives optionFlags to the submissions and FLUX_OPTION_FLAGS, never to flux start; the archive stays a broker option', () => {
-    const spec: Partial<MiniClusterSpec> = {
+    const spec: Partial<MiniClusterV1alpha1Spec> = {
       size: 2,
       tasks: 2,
       archive: { path: '/state/archive.sqlite' },

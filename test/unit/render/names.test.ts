@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import type { MiniClusterSpec } from '../../../src/api/index.ts';
+import type { MiniClusterV1alpha1Spec } from '../../../src/api/index.ts';
 import { DNS_LABEL_MAX, dnsLabel, miniClusterNames, renderMiniCluster } from '../../../src/render/index.ts';
 import { KEYS, defaulted, find } from './fixtures.ts';
 
@@ -48,7 +48,7 @@ describe('dnsLabel', () => {
 });
 
 describe('miniClusterNames: key Secrets', () => {
-  const connected = (flux: Partial<MiniClusterSpec['flux']> = {}) =>
+  const connected = (flux: Partial<MiniClusterV1alpha1Spec['flux']> = {}) =>
     defaulted({ size: 2, flux: { bootServer: 'first', bootServerSize: 2, ...flux } }, 'second');
 
   it("mounts the boot server's generated Secrets on a connected MiniCluster and makes none", () => {

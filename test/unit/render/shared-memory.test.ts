@@ -3,14 +3,14 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Deployment, V1PodSpec, V1VolumeMount } from '@kubernetes/client-node';
+import type { MiniClusterV1alpha1Spec } from '../../../src/api/index.ts';
 import type { MiniClusterSpec } from '../../../src/api/index.ts';
-import type { MiniClusterV1alpha2Spec } from '../../../src/api/v1alpha2/index.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import type { KubeObject } from '../../../src/render/index.ts';
 import { VOLUME_SHM, mountsOwnSharedMemory, sharedMemory } from '../../../src/render/volumes.ts';
 import { APP_IMAGE, IMAGE, KEYS, defaulted, defaultedV1alpha2, find, present } from './fixtures.ts';
 
-type SpecV1alpha2 = Partial<MiniClusterV1alpha2Spec>;
+type SpecV1alpha2 = Partial<MiniClusterSpec>;
 type Limits = Record<string, string | number>;
 
 const SHM_MOUNT: V1VolumeMount = { name: 'flux-operator-shm', mountPath: '/dev/shm' };
@@ -27,7 +27,7 @@ function podOf(spec: SpecV1alpha2): V1PodSpec {
   return podOfObjects(renderMiniCluster(defaultedV1alpha2(spec), KEYS));
 }
 
-function podOfV1alpha1(spec: Partial<MiniClusterSpec>): V1PodSpec {
+function podOfV1alpha1(spec: Partial<MiniClusterV1alpha1Spec>): V1PodSpec {
   return podOfObjects(renderMiniCluster(defaulted(spec), KEYS));
 }
 

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job } from '@kubernetes/client-node';
-import { API_VERSION, KIND } from '../../../src/api/index.ts';
+import { API_VERSION_V1ALPHA1, KIND } from '../../../src/api/index.ts';
 import {
   persistentVolumeName,
   renderMiniCluster,
@@ -11,7 +11,7 @@ import {
 import { IMAGE, KEYS, defaulted, find, plain } from './fixtures.ts';
 
 const OWNER = {
-  apiVersion: API_VERSION,
+  apiVersion: API_VERSION_V1ALPHA1,
   kind: KIND,
   name: 'flux-sample',
   uid: '0e9c1a52-3b6f-4d2e-9a41-7f5d2c8b1a00',

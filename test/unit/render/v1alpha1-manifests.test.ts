@@ -1,12 +1,12 @@
 // What settings of Flux Operator v1alpha1 manifests need from render to run as they did there.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { MiniClusterSpec } from '../../../src/api/index.ts';
+import type { MiniClusterV1alpha1Spec } from '../../../src/api/index.ts';
 import { entrypointInput } from '../../../src/render/flux-inputs.ts';
 import { miniClusterNames, renderMiniCluster } from '../../../src/render/index.ts';
 import { IMAGE, KEYS, defaulted, find } from './fixtures.ts';
 
-function inputOf(spec: Partial<MiniClusterSpec>) {
+function inputOf(spec: Partial<MiniClusterV1alpha1Spec>) {
   const miniCluster = defaulted(spec);
   return entrypointInput(miniCluster, miniClusterNames(miniCluster));
 }
@@ -27,7 +27,7 @@ const BROKER_CONFIG = [
 
 describe('logging.quiet', () => {
   it('keeps the brokers to errors: their info lines are not the job output (Go quiet printed none)', () => {
-    const cases: [Partial<MiniClusterSpec>, number][] = [
+    const cases: [Partial<MiniClusterV1alpha1Spec>, number][] = [
       [{ logging: { quiet: true } }, 3],
       [{ logging: { quiet: true }, flux: { logLevel: 7 } }, 3],
       [{ logging: { quiet: true }, flux: { logLevel: 0 } }, 0],

@@ -1,7 +1,7 @@
 // Every field of the v1alpha2 spec, as the schema lists them, is acted on: it changes what the renderer
 // makes (two valid MiniClusters that differ in it alone render differently), or it is one of the few
 // listed here with the file that acts on it instead, or the validator refuses it. Hence the table of
-// fields not acted on yet (src/api/v1alpha2/not-yet-rendered.ts) is empty, and a field added to the
+// fields not acted on yet (src/api/not-yet-rendered.ts) is empty, and a field added to the
 // API fails here until it is rendered, listed or refused.
 import assert from 'node:assert/strict';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -9,13 +9,13 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { isDeepStrictEqual } from 'node:util';
 import {
-  API_VERSION_V1ALPHA2,
-  MiniClusterV1alpha2SpecSchema,
+  API_VERSION,
+  MiniClusterSpecSchema,
   NOT_YET_RENDERED,
-  validateMiniClusterV1alpha2,
-  type MiniClusterV1alpha2Spec,
-} from '../../../src/api/v1alpha2/index.ts';
-import { LEFT_OUT_FLUX_FIELDS, LEFT_OUT_SECURITY_FIELDS } from '../../../src/api/v1alpha2/left-out.ts';
+  validateMiniCluster,
+  type MiniClusterSpec,
+} from '../../../src/api/index.ts';
+import { LEFT_OUT_FLUX_FIELDS, LEFT_OUT_SECURITY_FIELDS } from '../../../src/api/shared/left-out.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import {
   goV1alpha2ExampleMiniClusters,
@@ -27,9 +27,9 @@ import { V1ALPHA2_FIXTURES, refusedV1alpha2 } from '../api/v1alpha2-fixtures.ts'
 import { sameButFor } from './field-changes.ts';
 import { APP_IMAGE, KEYS, VIEW_IMAGE, plain } from './fixtures.ts';
 
-function miniCluster(spec: Partial<MiniClusterV1alpha2Spec>): Record<string, unknown> {
+function miniCluster(spec: Partial<MiniClusterSpec>): Record<string, unknown> {
   return {
-    apiVersion: API_VERSION_V1ALPHA2,
+    apiVersion: API_VERSION,
     kind: 'MiniCluster',
     metadata: { name: 'fields', namespace: 'default' },
     spec: { containers: [{ image: APP_IMAGE, command: 'hostname' }], ...spec },
@@ -100,7 +100,7 @@ const ACTED_ON_ELSEWHERE: { paths: string[]; by: string; how: string }[] = [
   },
   {
     paths: ['containers[*].volumes[*].emptyDir', 'services[*].volumes[*].emptyDir'],
-    by: 'src/api/v1alpha2/volume-rules.ts',
+    by: 'src/api/volume-rules.ts',
     how: 'a volume without a source is an emptyDir anyway; emptyDir: true lets its path default (volumeMountPath)',
   },
 ];
@@ -115,13 +115,13 @@ function sourceText(file: string): string {
 }
 
 function rendered(object: unknown): unknown {
-  const result = validateMiniClusterV1alpha2(object, { fluxViewImage: VIEW_IMAGE });
+  const result = validateMiniCluster(object, { fluxViewImage: VIEW_IMAGE });
   return result.ok ? plain(renderMiniCluster(result.value, KEYS)) : undefined;
 }
 
 /** Whether two valid MiniClusters made from `base`, differing in the field `path` only, render differently. */
 function rendersWith(base: Named, path: string): boolean {
-  return sameButFor(base.object.spec, path, MiniClusterV1alpha2SpecSchema).some((specs) => {
+  return sameButFor(base.object.spec, path, MiniClusterSpecSchema).some((specs) => {
     let first: unknown;
     for (const spec of specs) {
       const objects = rendered({ ...base.object, spec });
@@ -135,7 +135,7 @@ function rendersWith(base: Named, path: string): boolean {
 
 /** The fields the validator refuses (it names them, or an object holding them) wherever they are set. */
 function refusedFields(paths: readonly string[]): string[] {
-  const result = validateMiniClusterV1alpha2(refusedV1alpha2());
+  const result = validateMiniCluster(refusedV1alpha2());
   assert.equal(result.ok, false);
   const named = result.ok
     ? []
@@ -144,13 +144,13 @@ function refusedFields(paths: readonly string[]): string[] {
 }
 
 describe('every v1alpha2 field is acted on', () => {
-  const paths = schemaFieldPaths(MiniClusterV1alpha2SpecSchema);
+  const paths = schemaFieldPaths(MiniClusterSpecSchema);
   const elsewhere = ACTED_ON_ELSEWHERE.flatMap((entry) => entry.paths);
   let refused: string[] = [];
   let renderedFields: string[] = [];
 
   before(async () => {
-    const current = ({ object }: Named) => object.apiVersion === API_VERSION_V1ALPHA2;
+    const current = ({ object }: Named) => object.apiVersion === API_VERSION;
     const own = ownExampleMiniClusters().filter(current);
     const go = (await goV1alpha2ExampleMiniClusters()).filter(current);
     assert.ok(own.length >= 8 && go.length >= 60, `${own.length} examples, ${go.length} Go examples`);
@@ -201,7 +201,7 @@ describe('every v1alpha2 field is acted on', () => {
       refused.filter((path) => renderedFields.includes(path)),
       [],
     );
-    // Declared so that the API server keeps them, refused by name (src/api/v1alpha2/left-out.ts).
+    // Declared so that the API server keeps them, refused by name (src/api/shared/left-out.ts).
     const leftOut = paths.filter(
       (path) =>
         Object.keys(LEFT_OUT_FLUX_FIELDS).some((name) => path === `flux.${name}`) ||

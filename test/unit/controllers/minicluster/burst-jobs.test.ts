@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { API_VERSION, validateMiniCluster } from '../../../../src/api/index.ts';
+import { API_VERSION_V1ALPHA1, validateMiniClusterV1alpha1 } from '../../../../src/api/index.ts';
 import {
   burstingCondition,
   cannotFitEvents,
@@ -86,8 +86,8 @@ describe('unservedJobs', () => {
   it('fits the status schema', () => {
     const plan = planBursts(input({ slots: slots(4), jobs: [job('f5', 9)] }));
     const withJobs = (burstJobs: unknown) =>
-      validateMiniCluster({
-        apiVersion: API_VERSION,
+      validateMiniClusterV1alpha1({
+        apiVersion: API_VERSION_V1ALPHA1,
         kind: 'MiniCluster',
         metadata: { name: 'flux-sample' },
         spec: { containers: [{ image: 'ghcr.io/flux-framework/flux-restful-api:latest' }] },

@@ -9,7 +9,7 @@ import {
   GROUP,
   KIND,
   LABEL_MINICLUSTER,
-  type MiniClusterSpec,
+  type MiniClusterV1alpha1Spec,
   type MiniClusterStatus,
 } from '../../../../src/api/index.ts';
 import { Reconciler } from '../../../../src/controllers/minicluster/reconciler.ts';
@@ -24,7 +24,7 @@ import type { RecordedEvent } from '../../../../src/runtime/events.ts';
 import { KubeApiError } from '../../../../src/kube/transport.ts';
 import type { KubeObject } from '../../../../src/render/index.ts';
 import { IMAGE, VIEW_IMAGE } from '../../render/fixtures.ts';
-import { toV1alpha1 } from '../../../../src/api/v1alpha2/index.ts';
+import { toV1alpha1 } from '../../../../src/api/index.ts';
 
 const NAMESPACE = 'ns';
 const NAME = 'demo';
@@ -168,7 +168,7 @@ class FakeApi {
   }
 }
 
-function liveMiniCluster(spec: Partial<MiniClusterSpec> | Record<string, unknown>): LiveMiniCluster {
+function liveMiniCluster(spec: Partial<MiniClusterV1alpha1Spec> | Record<string, unknown>): LiveMiniCluster {
   return {
     apiVersion: 'flux-framework.org/v1alpha1',
     kind: 'MiniCluster',
@@ -177,7 +177,7 @@ function liveMiniCluster(spec: Partial<MiniClusterSpec> | Record<string, unknown
   } as LiveMiniCluster;
 }
 
-function harness(spec: Partial<MiniClusterSpec> | Record<string, unknown>) {
+function harness(spec: Partial<MiniClusterV1alpha1Spec> | Record<string, unknown>) {
   const api = new FakeApi(liveMiniCluster(spec));
   const events: RecordedEvent[] = [];
   const writes: string[] = [];

@@ -1,10 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import {
-  toV1alpha2,
-  validateMiniClusterV1alpha2,
-  type ValidationResultV1alpha2,
-} from '../../../../src/api/v1alpha2/index.ts';
+import { toV1alpha2, validateMiniCluster, type ValidationResult } from '../../../../src/api/index.ts';
 import { containsDesired } from '../../../../src/controllers/minicluster/desired-state.ts';
 import { RenderMemo, sameKeys } from '../../../../src/controllers/minicluster/render-memo.ts';
 import type { LiveMiniCluster } from '../../../../src/controllers/minicluster/watched-kinds.ts';
@@ -30,19 +26,19 @@ function live(overrides: { generation?: number; size?: number; maximumSize?: num
   }) as unknown as LiveMiniCluster;
 }
 
-/** validateMiniCluster, counting its calls. */
+/** validateMiniClusterV1alpha1, counting its calls. */
 function counted(object: LiveMiniCluster) {
   const calls = { count: 0 };
   return {
     calls,
-    validate: (): ValidationResultV1alpha2 => {
+    validate: (): ValidationResult => {
       calls.count += 1;
-      return validateMiniClusterV1alpha2(object);
+      return validateMiniCluster(object);
     },
   };
 }
 
-function validSpec(result: ValidationResultV1alpha2) {
+function validSpec(result: ValidationResult) {
   assert.ok(result.ok);
   return result.value;
 }

@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import type { MiniClusterSpec, MiniClusterStatus } from '../../../../src/api/index.ts';
+import type { MiniClusterV1alpha1Spec, MiniClusterStatus } from '../../../../src/api/index.ts';
 import { FluxQueueReadError, type FluxQueueReadReason } from '../../../../src/burst/flux-queue-error.ts';
 import type { FluxJob, QueueActions, QueueSnapshot, RankStates } from '../../../../src/burst/queue.ts';
 import {
@@ -64,7 +64,7 @@ const LEAD: V1Pod = {
 };
 
 /** Passes of the step over one MiniCluster, carrying memory and the status as the controller does. */
-function stepper(spec: Partial<MiniClusterSpec>, queue: ScriptedQueue) {
+function stepper(spec: Partial<MiniClusterV1alpha1Spec>, queue: ScriptedQueue) {
   let memory: ScaleMemory = { lastBusyMs: new Map() };
   let status: MiniClusterStatus | undefined;
   let parallelism = spec.size ?? 1;
@@ -72,7 +72,7 @@ function stepper(spec: Partial<MiniClusterSpec>, queue: ScriptedQueue) {
     setParallelism(size: number) {
       parallelism = size;
     },
-    async pass(atSeconds: number, over: Partial<MiniClusterSpec> = {}): Promise<ScaleOutcome> {
+    async pass(atSeconds: number, over: Partial<MiniClusterV1alpha1Spec> = {}): Promise<ScaleOutcome> {
       const input: ScaleInput = {
         miniCluster: defaultedModel({ ...spec, ...over }),
         job: job(parallelism),
