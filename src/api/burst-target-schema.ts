@@ -11,7 +11,7 @@ import { CloneType, Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { GROUP } from './group.ts';
 import { DNS_LABEL_MAX_LENGTH, DNS_SUBDOMAIN_MAX_LENGTH, SHORT_STRING_MAX_LENGTH } from './shared/limits.ts';
-import { ObjectMetaSchema } from './v1alpha1/schema.ts';
+import { ObjectMetaSchema } from './shared/spec-fields.ts';
 import {
   DNS_1035_LABEL_PATTERN,
   celRules,

@@ -21,6 +21,7 @@ export { NOT_YET_RENDERED, notYetRenderedProblems } from './not-yet-rendered.ts'
 export type { NotYetRendered } from './not-yet-rendered.ts';
 export * from './v1alpha1/index.ts';
 
+export * from './shared/spec-fields.ts';
 export * from './shared/labels.ts';
 export * from './shared/limits.ts';
 export * from './shared/secret-keys.ts';

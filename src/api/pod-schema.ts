@@ -5,7 +5,7 @@
 import { Type } from '@sinclair/typebox';
 import { LABEL_VALUE_MAX_LENGTH, MAX_MAP_ENTRIES } from './shared/limits.ts';
 import { celLabelKeys } from './shared/qualified-names.ts';
-import { LoggingV1alpha1Schema, NetworkV1alpha1Schema, PodV1alpha1Schema } from './v1alpha1/schema.ts';
+import { BaseLoggingSchema, BaseNetworkSchema, BasePodSchema } from './shared/spec-fields.ts';
 import {
   LABEL_VALUE_PATTERN,
   celRules,
@@ -40,7 +40,7 @@ export const POD_RULES: CelRule[] = [
 
 export const PodSchema = Type.Object(
   {
-    ...PodV1alpha1Schema.properties,
+    ...BasePodSchema.properties,
     restartPolicy: Type.Optional(
       stringEnum(
         ['Always', 'OnFailure', 'Never'],
@@ -96,13 +96,13 @@ export const PodSchema = Type.Object(
   },
 );
 
-const NETWORK_RULES = (NetworkV1alpha1Schema as unknown as { 'x-kubernetes-validations': CelRule[] })[
+const NETWORK_RULES = (BaseNetworkSchema as unknown as { 'x-kubernetes-validations': CelRule[] })[
   'x-kubernetes-validations'
 ];
 
 export const NetworkSchema = Type.Object(
   {
-    ...NetworkV1alpha1Schema.properties,
+    ...BaseNetworkSchema.properties,
     disableAffinity: Type.Optional(
       Type.Boolean({
         description:
@@ -115,7 +115,7 @@ export const NetworkSchema = Type.Object(
 
 export const LoggingSchema = Type.Object(
   {
-    ...LoggingV1alpha1Schema.properties,
+    ...BaseLoggingSchema.properties,
     strict: withDefault(
       Type.Boolean({
         description: 'Stop the entrypoint at the first failing command (v1alpha1 defaults it to true).',

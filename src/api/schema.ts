@@ -22,12 +22,7 @@ import {
   RESTFUL_USERNAME_RULE,
 } from './shared/restful-schema.ts';
 import { celRunsFlux } from './shared/rule-helpers.ts';
-import {
-  MiniClusterV1alpha1SpecSchema,
-  ObjectMetaSchema,
-  ROOT_RULES,
-  SPEC_RULES,
-} from './v1alpha1/schema.ts';
+import { ObjectMetaSchema, ROOT_RULES, SPEC_FIELDS, SPEC_RULES } from './shared/spec-fields.ts';
 import { celRules, withDefault } from './shared/schema-helpers.ts';
 import type { CelRule, Defaulted } from './shared/schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from './shared/script-cel.ts';
@@ -39,8 +34,6 @@ import { FluxSchema } from './flux-schema.ts';
 import { LoggingSchema, NetworkSchema, PodSchema } from './pod-schema.ts';
 import { DEFAULT_FLUX_VIEW_NAME } from './go-defaults.ts';
 import { SPEC_VOLUME_RULES } from './volume-cel.ts';
-
-const V1 = MiniClusterV1alpha1SpecSchema.properties;
 
 export const USERS_MESSAGE =
   'are users of the RESTful API, which a v1alpha2 MiniCluster serves only with fluxRestful (and not when its brokers join another instance): set fluxRestful, or remove users';
@@ -92,9 +85,9 @@ export const SPEC_V1ALPHA2_RULES: CelRule[] = [
 
 export const MiniClusterSpecSchema = Type.Object(
   {
-    size: V1.size,
-    maxSize: V1.maxSize,
-    autoscale: V1.autoscale,
+    size: SPEC_FIELDS.size,
+    maxSize: SPEC_FIELDS.maxSize,
+    autoscale: SPEC_FIELDS.autoscale,
     minSize: Type.Optional(
       Type.Integer({
         description:
@@ -111,10 +104,10 @@ export const MiniClusterSpecSchema = Type.Object(
         maximum: 2147483647,
       }),
     ),
-    tasks: V1.tasks,
-    interactive: V1.interactive,
-    deadlineSeconds: V1.deadlineSeconds,
-    jobLabels: V1.jobLabels,
+    tasks: SPEC_FIELDS.tasks,
+    interactive: SPEC_FIELDS.interactive,
+    deadlineSeconds: SPEC_FIELDS.deadlineSeconds,
+    jobLabels: SPEC_FIELDS.jobLabels,
     containers: Type.Array(ContainerSchema, {
       description: 'Containers of every pod; exactly one runs Flux.',
       minItems: 1,
@@ -132,13 +125,13 @@ export const MiniClusterSpecSchema = Type.Object(
     logging: withDefault(LoggingSchema, {}),
     network: withDefault(NetworkSchema, {}),
     pod: Type.Optional(PodSchema),
-    shareProcessNamespace: V1.shareProcessNamespace,
+    shareProcessNamespace: SPEC_FIELDS.shareProcessNamespace,
     flux: withDefault(FluxSchema, {}),
-    archive: V1.archive,
-    volumes: V1.volumes,
-    cleanup: V1.cleanup,
-    fluxRestful: V1.fluxRestful,
-    users: V1.users,
+    archive: SPEC_FIELDS.archive,
+    volumes: SPEC_FIELDS.volumes,
+    cleanup: SPEC_FIELDS.cleanup,
+    fluxRestful: SPEC_FIELDS.fluxRestful,
+    users: SPEC_FIELDS.users,
   },
   {
     description: 'Desired state of the MiniCluster.',

@@ -4,6 +4,8 @@ import type { V1ConfigMap } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import { CONFIG_MAP_MAX_BYTES, SCRIPT_MAX_LENGTH } from '../../../src/api/shared/limits.ts';
 import { BATCH_LINE_PATTERN } from '../../../src/api/shared/script-cel.ts';
+import { API_VERSION } from '../../../src/api/group.ts';
+import { validateMiniCluster } from '../../../src/api/validate.ts';
 import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { CURVE_CERT, fluxContainer, miniCluster } from './fixtures.ts';
@@ -15,8 +17,10 @@ const KEYS = {
 };
 const utf8 = new TextEncoder();
 
-function configMapBytes(input: unknown): number | undefined {
-  const result = validateMiniClusterV1alpha1(input);
+/** The ConfigMap's size when the validator of the input's version accepts it (the hub's or v1alpha1's). */
+function configMapBytes(input: { apiVersion: string }): number | undefined {
+  const result =
+    input.apiVersion === API_VERSION ? validateMiniCluster(input) : validateMiniClusterV1alpha1(input);
   if (!result.ok) return undefined;
   const configMap = renderMiniCluster(result.value, KEYS).find(
     (object) => object.kind === 'ConfigMap',
@@ -34,8 +38,9 @@ const longText = (maxLength: number) =>
     .map(([piece, count]) => piece.repeat(Math.floor(count / piece.length)));
 
 describe('the ConfigMap budget', () => {
-  it('keeps the ConfigMap of every accepted MiniCluster, however large its texts, within 1 MiB', () => {
+  it('keeps the ConfigMap of every accepted MiniCluster of either version, however large its texts, within 1 MiB', () => {
     let accepted = 0;
+    let acceptedHub = 0;
     fc.assert(
       fc.property(
         fc.record({
@@ -70,36 +75,44 @@ describe('the ConfigMap budget', () => {
           hostlist,
         }) => {
           const [init, pre, brokerPre, workerPre, post] = hooks;
-          const bytes = configMapBytes(
-            miniCluster({
-              size: 1,
-              containers: [
-                fluxContainer({
-                  command,
-                  cores: 2,
-                  ...mode,
-                  commands: { init, pre, brokerPre, workerPre, post, prefix },
-                }),
-              ],
-              flux: {
-                optionFlags,
-                wrap,
-                submitCommand,
-                installRoot,
-                ...(brokerConfig === undefined ? {} : { brokerConfig }),
-                ...(hostlist === undefined ? {} : { bursting: { hostlist } }),
-              },
-              archive: { path: installRoot },
-            }),
-          );
-          if (bytes === undefined) return;
-          accepted++;
-          assert.ok(bytes <= CONFIG_MAP_MAX_BYTES, `ConfigMap of ${bytes} bytes`);
+          const v1alpha1 = miniCluster({
+            size: 1,
+            containers: [
+              fluxContainer({
+                command,
+                cores: 2,
+                ...mode,
+                commands: { init, pre, brokerPre, workerPre, post, prefix },
+              }),
+            ],
+            flux: {
+              optionFlags,
+              wrap,
+              submitCommand,
+              installRoot,
+              ...(brokerConfig === undefined ? {} : { brokerConfig }),
+              ...(hostlist === undefined ? {} : { bursting: { hostlist } }),
+            },
+            archive: { path: installRoot },
+          });
+          // The same fields in the hub, where the Flux view adds its own steps to the entrypoint.
+          const hub = { ...v1alpha1, apiVersion: API_VERSION };
+          const bytes = configMapBytes(v1alpha1);
+          const hubBytes = configMapBytes(hub);
+          if (bytes !== undefined) {
+            accepted++;
+            assert.ok(bytes <= CONFIG_MAP_MAX_BYTES, `ConfigMap of ${bytes} bytes`);
+          }
+          if (hubBytes !== undefined) {
+            acceptedHub++;
+            assert.ok(hubBytes <= CONFIG_MAP_MAX_BYTES, `hub ConfigMap of ${hubBytes} bytes`);
+          }
         },
       ),
       { numRuns: 50 },
     );
     assert.ok(accepted > 10, `only ${accepted} accepted`);
+    assert.ok(acceptedHub > 10, `only ${acceptedHub} hub MiniClusters accepted`);
   });
 
   it('accepts every hook and the command at their full length in plain text', () => {
