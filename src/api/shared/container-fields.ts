@@ -1,5 +1,7 @@
 /**
- * Schema of `spec.containers[]`: the containers of every MiniCluster pod, one of which runs Flux.
+ * The container fields both versions build `spec.containers[]` from (the containers of every
+ * MiniCluster pod, one of which runs Flux): each version's container schema assembles them
+ * (v1alpha1/container-schema.ts, ../container-schema.ts).
  */
 import { Type } from '@sinclair/typebox';
 import {
@@ -12,8 +14,7 @@ import {
   SHORT_STRING_MAX_LENGTH,
   VOLUME_PATH_MAX_LENGTH,
 } from './limits.ts';
-import { CONTAINER_LEFT_OUT_RULES, LEFT_OUT_CONTAINER_PROPERTIES } from './left-out-fields.ts';
-import { ENVIRONMENT_RULES, SECRET_ENVIRONMENT_RULES } from './pod-cel.ts';
+import { ENVIRONMENT_RULES } from './pod-cel.ts';
 import { CONTAINER_RESOURCES_RULES, CONTAINER_RESOURCE_MAP_RULES } from './resource-cel.ts';
 import {
   ABSOLUTE_PATH_PATTERN,
@@ -25,8 +26,6 @@ import {
   boundedString,
   celRules,
   derivedDefault,
-  dns1123Label,
-  imageReference,
   objectName,
   quantity,
   quantityMap,
@@ -35,9 +34,7 @@ import {
   withDefault,
 } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
-import { CONTAINER_SCRIPT_RULES } from './script-cel.ts';
-import { EXISTING_VOLUME_SOURCE_RULE } from './storage-cel.ts';
-import { CONTAINER_VOLUME_RULES, VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-cel.ts';
+import { VOLUME_ITEMS_RULES, VOLUME_MAP_RULES } from './volume-cel.ts';
 
 /** Environment values may hold small documents; a bound keeps the pod spec within limits. */
 const ENVIRONMENT_VALUE_MAX_LENGTH = 32768;
@@ -346,58 +343,3 @@ export const CONTAINER_MODE_RULES: CelRule[] = [
     reason: 'FieldValueInvalid',
   },
 ];
-
-export const ContainerV1alpha1Schema = Type.Object(
-  {
-    name: derivedDefault(
-      dns1123Label(
-        'Container name, unique in the pod. Required for containers that do not run Flux; the Flux container defaults to the MiniCluster name.',
-      ),
-    ),
-    image: imageReference(
-      "Container image. The Flux container's image must contain flux-core (and flux-sched for Fluxion).",
-    ),
-    command: Type.Optional(
-      boundedString(
-        'Flux container: the job the lead broker runs (submitted with `flux submit`, or handed to `flux start` with launcher). Unset with interactive: Flux waits for jobs. Other containers: their command.',
-        SCRIPT_MAX_LENGTH,
-      ),
-    ),
-    ...ENVIRONMENT_PROPERTIES,
-    ports: CONTAINER_PORTS,
-    resources: Type.Optional(ResourcesSchema),
-    ...RUN_FLUX_PROPERTIES,
-    ...IMAGE_PULL_PROPERTIES,
-    ...CONTAINER_MODE_PROPERTIES,
-    volumes: Type.Optional(
-      volumeMap(
-        'Volumes to mount, by volume name (a DNS label). An entry without a source mounts the spec.volumes entry of that name.',
-      ),
-    ),
-    existingVolumes: Type.Optional(
-      volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),
-    ),
-    commands: withDefault(CommandsV1alpha1Schema, {}),
-    lifeCycle: Type.Optional(LifeCycleSchema),
-    securityContext: Type.Optional(SecurityContextSchema),
-    ...LEFT_OUT_CONTAINER_PROPERTIES,
-  },
-  {
-    description: 'A container of every MiniCluster pod.',
-    additionalProperties: false,
-    ...celRules(
-      ...CONTAINER_MODE_RULES,
-      {
-        rule: '!has(self.volumes) || !has(self.existingVolumes) || self.volumes.all(name, !(name in self.existingVolumes))',
-        message: 'a volume name appears in both volumes and existingVolumes; keep each name in one of them',
-        fieldPath: '.existingVolumes',
-        reason: 'FieldValueDuplicate',
-      },
-      EXISTING_VOLUME_SOURCE_RULE,
-      ...SECRET_ENVIRONMENT_RULES,
-      ...CONTAINER_VOLUME_RULES,
-      ...CONTAINER_SCRIPT_RULES,
-      ...CONTAINER_LEFT_OUT_RULES,
-    ),
-  },
-);

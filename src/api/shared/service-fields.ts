@@ -1,24 +1,13 @@
 /**
- * Schema of `spec.services[]`: v1alpha1's service containers, run in a pod of their own on the
- * MiniCluster's network (src/render/services.ts). They are plain containers: the fields of a
+ * What both versions build `spec.services[]` from: service containers, run in a pod of their own on
+ * the MiniCluster's network (src/render/services.ts). They are plain containers: the fields of a
  * container that only mean something to Flux are declared loosely, so that they are refused by
  * name (a v1alpha1 manifest may carry them) instead of being dropped or called unknown.
  */
 import { Type } from '@sinclair/typebox';
-import { MAX_PORTS_PER_CONTAINER, SCRIPT_MAX_LENGTH, SHORT_STRING_MAX_LENGTH } from './limits.ts';
-import {
-  ENVIRONMENT_PROPERTIES,
-  IMAGE_PULL_PROPERTIES,
-  LifeCycleSchema,
-  ResourcesSchema,
-  SecurityContextSchema,
-  volumeMap,
-} from './container-fields.ts';
-import { SECRET_ENVIRONMENT_RULES } from './pod-cel.ts';
-import { NO_NUL_PATTERN, boundedString, celRules, dns1123Label, imageReference } from './schema-helpers.ts';
+import { SHORT_STRING_MAX_LENGTH } from './limits.ts';
+import { NO_NUL_PATTERN } from './schema-helpers.ts';
 import type { CelRule } from './schema-helpers.ts';
-import { EXISTING_VOLUME_SOURCE_RULE } from './storage-cel.ts';
-import { CONTAINER_VOLUME_RULES } from './volume-cel.ts';
 
 /** Fields of a container that only the Flux container uses, in v1alpha1 and v1alpha2 alike. */
 export const FLUX_ONLY_FIELDS = [
@@ -78,45 +67,3 @@ export function fluxOnlyServiceRules(fields: readonly string[], booleans: readon
     reason: 'FieldValueForbidden',
   }));
 }
-
-export const ServiceContainerV1alpha1Schema = Type.Object(
-  {
-    name: dns1123Label('Container name, unique among the services.'),
-    image: imageReference('Container image of the service.'),
-    command: Type.Optional(
-      boundedString(
-        "Shell command the service runs (`/bin/sh -c`). Unset: the image's own entrypoint, as in v1alpha1.",
-        SCRIPT_MAX_LENGTH,
-      ),
-    ),
-    ...ENVIRONMENT_PROPERTIES,
-    ports: Type.Optional(
-      Type.Array(Type.Integer({ description: 'A TCP port.', minimum: 1, maximum: 65535 }), {
-        description: 'Container ports the service listens on (documentation; any port is reachable).',
-        maxItems: MAX_PORTS_PER_CONTAINER,
-        'x-kubernetes-list-type': 'set',
-      }),
-    ),
-    resources: Type.Optional(ResourcesSchema),
-    ...IMAGE_PULL_PROPERTIES,
-    volumes: Type.Optional(volumeMap('Volumes to mount, by volume name (a DNS label).')),
-    existingVolumes: Type.Optional(
-      volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),
-    ),
-    lifeCycle: Type.Optional(LifeCycleSchema),
-    securityContext: Type.Optional(SecurityContextSchema),
-    ...REFUSED_FLUX_PROPERTIES,
-    diagnostics: refusedBoolean(),
-  },
-  {
-    description:
-      "A service container (v1alpha1): runs in the MiniCluster's services pod, reachable by name from the brokers and their jobs.",
-    additionalProperties: false,
-    ...celRules(
-      ...SECRET_ENVIRONMENT_RULES,
-      ...CONTAINER_VOLUME_RULES,
-      EXISTING_VOLUME_SOURCE_RULE,
-      ...fluxOnlyServiceRules(FLUX_ONLY_SERVICE_FIELDS, ['diagnostics']),
-    ),
-  },
-);

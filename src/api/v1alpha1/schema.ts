@@ -12,7 +12,8 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { KIND } from '../group.ts';
 import { API_VERSION_V1ALPHA1 } from './version.ts';
-import { ContainerV1alpha1Schema, VolumeSchema } from '../shared/container-fields.ts';
+import { VolumeSchema } from '../shared/container-fields.ts';
+import { ContainerV1alpha1Schema, ServiceContainerV1alpha1Schema } from './container-schema.ts';
 import {
   BurstClusterSchema,
   FluxV1alpha1Schema,
@@ -21,7 +22,6 @@ import {
 } from '../shared/flux-fields.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from '../shared/host-name-cel.ts';
 import { SPEC_SERVICE_RULES } from '../shared/service-cel.ts';
-import { ServiceContainerV1alpha1Schema } from '../shared/service-fields.ts';
 import { SPEC_RESTFUL_RULES } from '../shared/restful-schema.ts';
 import { MAX_CONTAINERS, MAX_SERVICES } from '../shared/limits.ts';
 import { SPEC_RESOURCE_RULES } from '../shared/resource-cel.ts';
