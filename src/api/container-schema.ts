@@ -9,7 +9,7 @@ import {
   CONTAINER_MODE_PROPERTIES,
   CONTAINER_MODE_RULES,
   CONTAINER_PORTS,
-  CommandsV1alpha1Schema,
+  BaseCommandsSchema,
   ENVIRONMENT_PROPERTIES,
   IMAGE_PULL_PROPERTIES,
   LifeCycleSchema,
@@ -42,7 +42,7 @@ import { containerVolumeMap } from './volume-schema.ts';
 
 export const CommandsSchema = Type.Object(
   {
-    ...CommandsV1alpha1Schema.properties,
+    ...BaseCommandsSchema.properties,
     script: Type.Optional(
       boundedString(
         'A script run in place of the command: the Flux container submits it as its job, another container runs it before its command.',

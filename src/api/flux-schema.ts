@@ -5,7 +5,7 @@
  */
 import { Type } from '@sinclair/typebox';
 import { ENVIRONMENT_RULES } from './shared/pod-cel.ts';
-import { FluxV1alpha1Schema, QUEUE_POLICIES } from './shared/flux-fields.ts';
+import { BaseFluxSchema, QUEUE_POLICIES } from './shared/flux-fields.ts';
 import { IMAGE_PULL_PROPERTIES, ResourcesSchema } from './shared/container-fields.ts';
 import { SHORT_STRING_MAX_LENGTH } from './shared/limits.ts';
 import {
@@ -103,13 +103,13 @@ export const SchedulerSchema = Type.Object(
   },
 );
 
-const V1ALPHA1_FLUX_RULES = (FluxV1alpha1Schema as unknown as { 'x-kubernetes-validations': CelRule[] })[
+const BASE_FLUX_RULES = (BaseFluxSchema as unknown as { 'x-kubernetes-validations': CelRule[] })[
   'x-kubernetes-validations'
 ];
 
 export const FluxSchema = Type.Object(
   {
-    ...FluxV1alpha1Schema.properties,
+    ...BaseFluxSchema.properties,
     container: derivedDefault(FluxContainerSchema),
     arch: Type.Optional(
       Type.String({
@@ -148,6 +148,6 @@ export const FluxSchema = Type.Object(
   {
     description: 'Options of the Flux instance, shared by every broker.',
     additionalProperties: false,
-    ...celRules(...V1ALPHA1_FLUX_RULES, ...celLeftOut(LEFT_OUT_FLUX_FIELDS)),
+    ...celRules(...BASE_FLUX_RULES, ...celLeftOut(LEFT_OUT_FLUX_FIELDS)),
   },
 );

@@ -163,7 +163,8 @@ export const FluxUserSchema = Type.Object(
   { description: 'The user that runs Flux in the Flux container.', additionalProperties: false },
 );
 
-export const CommandsV1alpha1Schema = Type.Object(
+/** The commands both versions have: v1alpha1's are these, the hub's add its own (commands.script). */
+export const BaseCommandsSchema = Type.Object(
   {
     init: Type.Optional(
       boundedString('Shell run first in the entrypoint, before anything else.', SCRIPT_MAX_LENGTH),

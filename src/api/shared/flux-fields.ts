@@ -262,7 +262,8 @@ export const SchedulerV1alpha1Schema = Type.Object(
   { description: 'Options of the Fluxion scheduler.', additionalProperties: false },
 );
 
-export const FluxV1alpha1Schema = Type.Object(
+/** The Flux options both versions have: v1alpha1's `flux` is this, the hub's adds the view and more. */
+export const BaseFluxSchema = Type.Object(
   {
     optionFlags: Type.Optional(
       boundedString(

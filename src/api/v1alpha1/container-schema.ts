@@ -8,7 +8,7 @@ import {
   CONTAINER_MODE_PROPERTIES,
   CONTAINER_MODE_RULES,
   CONTAINER_PORTS,
-  CommandsV1alpha1Schema,
+  BaseCommandsSchema,
   ENVIRONMENT_PROPERTIES,
   IMAGE_PULL_PROPERTIES,
   LifeCycleSchema,
@@ -68,7 +68,7 @@ export const ContainerV1alpha1Schema = Type.Object(
     existingVolumes: Type.Optional(
       volumeMap('Same as volumes; kept so Flux Operator v1alpha1 manifests apply unchanged.'),
     ),
-    commands: withDefault(CommandsV1alpha1Schema, {}),
+    commands: withDefault(BaseCommandsSchema, {}),
     lifeCycle: Type.Optional(LifeCycleSchema),
     securityContext: Type.Optional(SecurityContextSchema),
     ...LEFT_OUT_CONTAINER_PROPERTIES,

@@ -16,7 +16,7 @@ import { VolumeSchema } from '../shared/container-fields.ts';
 import { ContainerV1alpha1Schema, ServiceContainerV1alpha1Schema } from './container-schema.ts';
 import {
   BurstClusterSchema,
-  FluxV1alpha1Schema,
+  BaseFluxSchema,
   LeadBrokerExposureSchema,
   LeadBrokerSchema,
 } from '../shared/flux-fields.ts';
@@ -72,7 +72,7 @@ export const MiniClusterV1alpha1SpecSchema = Type.Object(
     network: withDefault(BaseNetworkSchema, {}),
     pod: Type.Optional(BasePodSchema),
     shareProcessNamespace: SPEC_FIELDS.shareProcessNamespace,
-    flux: withDefault(FluxV1alpha1Schema, {}),
+    flux: withDefault(BaseFluxSchema, {}),
     archive: SPEC_FIELDS.archive,
     volumes: SPEC_FIELDS.volumes,
     cleanup: SPEC_FIELDS.cleanup,
@@ -116,7 +116,7 @@ export type MiniClusterV1alpha1 = Static<typeof MiniClusterV1alpha1Schema>;
 export type ObjectMeta = Static<typeof ObjectMetaSchema>;
 export type ContainerV1alpha1 = Static<typeof ContainerV1alpha1Schema>;
 export type ServiceContainerV1alpha1 = Static<typeof ServiceContainerV1alpha1Schema>;
-export type FluxV1alpha1Spec = Static<typeof FluxV1alpha1Schema>;
+export type FluxV1alpha1Spec = Static<typeof BaseFluxSchema>;
 export type LoggingV1alpha1Spec = Static<typeof BaseLoggingSchema>;
 export type NetworkV1alpha1Spec = Static<typeof BaseNetworkSchema>;
 export type PodV1alpha1Spec = Static<typeof BasePodSchema>;
