@@ -28,6 +28,8 @@ export interface KueueWorkload {
       readonly clusterQueue?: string;
       readonly podSetAssignments?: readonly { readonly count?: number }[];
     };
+    /** After a PodsReadyTimeout: how many times, and when its backoff ends (unset once it has). */
+    readonly requeueState?: { readonly count?: number; readonly requeueAt?: string };
   };
 }
 
@@ -50,6 +52,9 @@ export interface QueueState {
 /** The label Kueue puts on an admitted Job's pod template: the ClusterQueue that admitted it. */
 const CLUSTER_QUEUE_LABEL = 'kueue.x-k8s.io/cluster-queue-name';
 
+/** Kueue's eviction reason when an admitted Workload's pods were not all Ready in time (waitForPodsReady). */
+const PODS_READY_TIMEOUT = 'PodsReadyTimeout';
+
 /** Kueue's phrase for a request above all the quota the queue could ever lend it (flavorassigner). */
 const NEVER_FITS = /> maximum capacity/;
 
@@ -64,6 +69,22 @@ function queued(reason: string, message: string): DesiredCondition {
 /** Kueue's reason as a condition reason (CamelCase: Kueue's are already, this keeps them so). */
 function reasonOf(reason: string | undefined, fallback: string): string {
   return reason !== undefined && /^[A-Za-z][A-Za-z0-9_]*$/.test(reason) ? reason : fallback;
+}
+
+/**
+ * What a PodsReadyTimeout means and what to do: Kueue's message names only the Workload. The pods that
+ * never got Ready are gone (Kueue suspended the Job), so their reason can no longer be read from them;
+ * the user finds it from their events, or from the next admission's pods. Kueue admits it again after
+ * its backoff, on and on, until it is fixed or deleted.
+ */
+function podsReadyAdvice(workload: KueueWorkload, since: string): string {
+  const { count, requeueAt } = workload.status?.requeueState ?? {};
+  const times = count === undefined ? '' : ` (${count === 1 ? 'once' : `${count} times`} so far)`;
+  const when =
+    requeueAt === undefined
+      ? 'its backoff is over and it waits to be admitted again'
+      : `Kueue queues it again at ${requeueAt}, after its backoff`;
+  return `: not all of its pods were Ready within Kueue's waitForPodsReady timeout, so Kueue stopped its brokers and gave its quota back${times}; ${when}${since}. Find why its pods do not become Ready (kubectl get events: an image that is not on the node, a pod that cannot be scheduled, a failing init container) and fix the MiniCluster, or Kueue keeps admitting and evicting it`;
 }
 
 /**
@@ -91,9 +112,18 @@ function waitingCondition(queue: string, job: string, reading: WorkloadReading):
   }
   const pending = reserved?.message ? `: ${reserved.message}` : '';
   if (evicted) {
+    const cause = `${evicted.reason ?? 'Evicted'}${evicted.message ? `: ${evicted.message}` : ''}`;
+    // Kueue gives the pending Workload the eviction's message until it looks at it again: said once.
+    const since = reserved?.message && reserved.message !== evicted.message ? pending : '';
+    if (evicted.reason === PODS_READY_TIMEOUT) {
+      return queued(
+        PODS_READY_TIMEOUT,
+        `queue ${queue}: evicted by Kueue (${cause})${podsReadyAdvice(workload, since)}`,
+      );
+    }
     return queued(
       reasonOf(evicted.reason, 'Evicted'),
-      `queue ${queue}: evicted by Kueue (${evicted.reason ?? 'Evicted'}${evicted.message ? `: ${evicted.message}` : ''}); its brokers stopped and it waits to be admitted again${pending}`,
+      `queue ${queue}: evicted by Kueue (${cause}); its brokers stopped and it waits to be admitted again${since}`,
     );
   }
   const reason = reasonOf(reserved?.reason, 'Pending');

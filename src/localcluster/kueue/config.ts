@@ -43,12 +43,41 @@ export function kueuePorts([webhook, health, metrics]: readonly number[]): Kueue
 }
 
 /**
+ * Kueue's all-or-nothing start (its Configuration's `waitForPodsReady`): an admitted Job whose pods are
+ * not all Ready (or succeeded) within `timeout` of its admission is evicted (reason PodsReadyTimeout),
+ * suspended, and queued again after a backoff; so quota is not held by brokers that never start (an
+ * image that is not there, a pod that cannot be scheduled). Kueue v0.17 has one timeout for all its
+ * queues (no per-queue or per-workload override), so it must exceed the slowest start of a MiniCluster
+ * that is fine: real Flux on the real node of a loaded 2-core machine takes 30-60 s to be Ready (kwok's
+ * pods are Ready at once), hence twice that. The backoff starts at 10 s rather than Kueue's 60 s (then
+ * 20 s, 40 s, ... up to 5 min, not Kueue's hour), so an evicted MiniCluster is admitted again while a
+ * developer (or a test) still watches; the retries go on without a limit (Kueue's default), as a
+ * MiniCluster whose pods never get ready is the user's to fix or delete. `blockAdmission` stays off:
+ * on, every ClusterQueue admits nothing while any admitted Job has unready pods, so one MiniCluster
+ * whose image is missing would stop all the others for the whole timeout.
+ */
+export const KUEUE_WAIT_FOR_PODS_READY = {
+  timeout: '120s',
+  // The same as the timeout (Kueue's default, said here): a running Job with a failed pod gets as long
+  // to have its replacement Ready as a new one gets to start.
+  recoveryTimeout: '120s',
+  blockAdmission: false,
+  requeuingStrategy: {
+    // Evicted ones queue again behind those that waited meanwhile, from the time of their eviction.
+    timestamp: 'Eviction',
+    backoffBaseSeconds: 10,
+    backoffMaxSeconds: 300,
+  },
+} as const;
+
+/**
  * Kueue's Configuration: every server on loopback, the webhook's certificate from `certDir` rather than
  * Kueue's own certificate management (which expects the Secret mounted into a pod), and no leader
  * election: alone in its cluster, as the control plane's controller manager and scheduler are, Kueue
  * would otherwise exit when the API server is away longer than its lease, and nothing would start it
  * again. The visibility server is off: it is an aggregated API server that the API server reaches
  * through a Service, which a process of this host cannot back, and it would listen on every interface.
+ * Pods must be Ready in time (KUEUE_WAIT_FOR_PODS_READY).
  */
 export function kueueConfiguration(ports: KueuePorts, certDir: string, namespace: string): string {
   return stringify({
@@ -62,6 +91,7 @@ export function kueueConfiguration(ports: KueuePorts, certDir: string, namespace
     internalCertManagement: { enable: false },
     featureGates: { VisibilityOnDemand: false },
     integrations: { frameworks: [...KUEUE_INTEGRATIONS] },
+    waitForPodsReady: KUEUE_WAIT_FOR_PODS_READY,
   });
 }
 

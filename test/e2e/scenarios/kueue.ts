@@ -7,8 +7,16 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { AdmissionregistrationV1Api, type KubernetesObject, type V1Job } from '@kubernetes/client-node';
 import { LABEL_KUEUE_PRIORITY_CLASS, LABEL_QUEUE_NAME } from '../../../src/api/index.ts';
+import type { KueueWorkload } from '../../../src/controllers/minicluster/queue-status.ts';
+import { WORKLOADS } from '../../../src/controllers/minicluster/queue-step.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
-import { kubeconfigPath, kwokClusterDir, kwokWorkdir, stateDir } from '../../../src/localcluster/paths.ts';
+import { KUEUE_WAIT_FOR_PODS_READY } from '../../../src/localcluster/kueue/config.ts';
+import {
+  kubeconfigPath,
+  kwokClusterDir,
+  kwokWorkdir,
+  stateDir,
+} from '../../../src/localcluster/paths.ts';
 import { kueueDetach, kueueUp } from '../../../src/localcluster/kueue/index.ts';
 import { cluster, finishPods, waitFor, within } from '../../harness/cluster.ts';
 import { expectedGoLog, goTestMiniCluster } from '../../harness/go-v1alpha2-cases.ts';
@@ -20,8 +28,9 @@ import {
   scaleMiniCluster,
   waitForCondition,
 } from '../../harness/operator.ts';
+import { asV1alpha2 } from '../../harness/minicluster-v1alpha2.ts';
 import { watchPods, type PodWatch } from '../../harness/pod-watch.ts';
-import { leadLog, scenario } from '../../harness/real-node.ts';
+import { leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
 
 const FLAVOR = 'fo-e2e-flavor';
 const LOW = 'fo-e2e-low';
@@ -35,6 +44,7 @@ const CLUSTER_QUEUES = {
   grow: { cpu: '8' },
   preempt: { cpu: '1', preempts: true },
   hello: { cpu: '4' },
+  ready: { cpu: '1' },
 } as const;
 type QueueKey = keyof typeof CLUSTER_QUEUES;
 const clusterQueueName = (key: QueueKey) => `fo-e2e-${key}`;
@@ -135,6 +145,15 @@ function waitForQueued(
     },
     { what: `${namespace}/${name} Queued with a message matching ${message}`, timeoutMs },
   );
+}
+
+/** The Workloads Kueue made in the namespace (kueue.x-k8s.io/v1beta2), as the operator reads them. */
+async function workloadsOf(clients: KubeClients, namespace: string): Promise<KueueWorkload[]> {
+  const list = (await within(
+    'listing Workloads',
+    clients.custom.listNamespacedCustomObject({ ...WORKLOADS, namespace }),
+  )) as { items?: KueueWorkload[] };
+  return list.items ?? [];
 }
 
 /** Pods of `other` the watch saw while `first` had a pod that had not ended or gone yet. */
@@ -301,6 +320,120 @@ export function kueueScenarios(): void {
       t.diagnostic(
         `low Ready ${lowReadyS.toFixed(1)} s after apply; whole run ${((Date.now() - t0) / 1000).toFixed(1)} s`,
       );
+    });
+
+    it('a MiniCluster whose pods never become Ready is evicted by waitForPodsReady, stops, and is queued and admitted again', async (t) => {
+      const { namespace, clients, pods } = await queuedScenario(t, 'kueue-ready', 'ready');
+      const timeoutS = Number.parseInt(KUEUE_WAIT_FOR_PODS_READY.timeout, 10);
+      const status = (name: string) =>
+        within(`reading ${name}'s status`, readStatus(clients, namespace, name));
+      // On the real node, an image that is not there and must not be pulled: the kubelet says
+      // ErrImageNeverPull at once and the broker container never starts, as with a mistyped image.
+      // v1alpha2 for its imagePullPolicy; no Flux view (flux.container.disable): the one container.
+      const object = asV1alpha2(
+        realMiniCluster(
+          namespace,
+          'never-ready',
+          { size: 2 },
+          {
+            image: 'localhost/fo-e2e-not-there:none',
+            command: 'hostname',
+            container: { imagePullPolicy: 'Never', resources: { requests: { cpu: '100m' } } },
+          },
+        ),
+      );
+      (object.metadata as Record<string, unknown>).labels = { [LABEL_QUEUE_NAME]: LOCAL_QUEUE };
+      const t0 = Date.now();
+      await within('applying never-ready', applyMiniCluster(clients, object));
+      const admitted = await waitFor(
+        async () => {
+          const read = await status('never-ready');
+          return conditionOf(read, 'Queued')?.reason === 'Admitted' ? read : false;
+        },
+        { what: 'never-ready admitted by Kueue', timeoutMs: 120_000, intervalMs: 1_000 },
+      );
+      const admittedMs = Date.now();
+      assert.match(conditionOf(admitted, 'Queued')?.message ?? '', /ClusterQueue fo-e2e-ready for 2 pods/);
+      // Admitted, its pods are there but not Ready: the Ready condition says why, until Kueue's timeout.
+      const stuck = await waitFor(
+        async () => {
+          const read = await status('never-ready');
+          return /ErrImageNeverPull/.test(conditionOf(read, 'Ready')?.message ?? '') ? read : false;
+        },
+        { what: 'never-ready saying its pods wait for an image', timeoutMs: 90_000, intervalMs: 1_000 },
+      );
+      assert.equal(conditionOf(stuck, 'Ready')?.status, 'False');
+      const firstRun = pods.of('never-ready');
+      assert.equal(firstRun.length, 2, 'admitted as a whole');
+      assert.ok(
+        firstRun.every((pod) => pod.runningMs === undefined),
+        'no broker ever ran',
+      );
+
+      // Kueue's timeout runs from the admission; the operator reads the eviction from the Workload.
+      const evicted = await waitForQueued(
+        clients,
+        namespace,
+        'never-ready',
+        /evicted by Kueue \(PodsReadyTimeout/,
+        (timeoutS + 120) * 1000,
+      );
+      const evictedS = (Date.now() - admittedMs) / 1000;
+      assert.ok(
+        evictedS >= timeoutS - 5,
+        `evicted ${evictedS.toFixed(1)} s after admission, not before the timeout`,
+      );
+      const queued = conditionOf(evicted, 'Queued');
+      assert.equal(queued?.reason, 'PodsReadyTimeout');
+      assert.match(queued?.message ?? '', /Exceeded the PodsReady timeout/);
+      assert.match(
+        queued?.message ?? '',
+        /not all of its pods were Ready within Kueue's waitForPodsReady timeout/,
+      );
+      assert.match(queued?.message ?? '', /Find why its pods do not become Ready/);
+      assert.equal(evicted.summary, 'Queued');
+      assert.equal(conditionOf(evicted, 'Ready')?.reason, 'Queued');
+      assert.equal((await jobOf(namespace, 'never-ready')).spec?.suspend, true, 'Kueue suspended the Job');
+      await waitFor(() => firstRun.every((pod) => pod.goneMs !== undefined), {
+        what: 'the first admission’s pods deleted',
+        timeoutMs: 120_000,
+        intervalMs: 500,
+      });
+      const events = await waitFor(
+        async () => {
+          const { items } = await within('listing events', clients.events.listNamespacedEvent({ namespace }));
+          const found = items.filter(
+            (event) => event.reason === 'Evicted' && event.regarding?.name === 'never-ready',
+          );
+          return found.length > 0 ? found : false;
+        },
+        { what: 'the Evicted event of never-ready', timeoutMs: 60_000, intervalMs: 1_000 },
+      );
+      assert.equal(events[0]?.type, 'Warning');
+      assert.match(events[0]?.note ?? '', /PodsReadyTimeout/);
+
+      // Kueue queues it again after its backoff (10 s the first time) and admits it, as a whole, again.
+      const again = await waitFor(
+        async () => {
+          const read = await status('never-ready');
+          const secondRun = pods.of('never-ready').filter((pod) => !firstRun.includes(pod));
+          return conditionOf(read, 'Queued')?.reason === 'Admitted' && secondRun.length === 2 ? read : false;
+        },
+        {
+          what: 'never-ready admitted again, with new pods',
+          timeoutMs: (KUEUE_WAIT_FOR_PODS_READY.requeuingStrategy.backoffBaseSeconds + 120) * 1000,
+          intervalMs: 1_000,
+        },
+      );
+      const readmittedS = (Date.now() - admittedMs) / 1000 - evictedS;
+      assert.equal(conditionOf(again, 'Queued')?.status, 'False');
+      const [workload] = await workloadsOf(clients, namespace);
+      assert.equal(workload?.status?.requeueState?.count, 1, 'evicted once by PodsReadyTimeout');
+      t.diagnostic(
+        `admitted ${((admittedMs - t0) / 1000).toFixed(1)} s after apply; evicted ${evictedS.toFixed(1)} s after admission (timeout ${timeoutS} s); admitted again ${readmittedS.toFixed(1)} s after the eviction; pods seen ${pods.of('never-ready').length}`,
+      );
+      t.diagnostic(`Queued: ${queued?.reason}: ${queued?.message ?? ''}`);
+      t.diagnostic(`event: ${events[0]?.type} ${events[0]?.reason}: ${events[0]?.note ?? ''}`);
     });
 
     it('the Go suite hello-world (v1alpha2) with the queue in jobLabels runs through Kueue unchanged', async (t) => {

@@ -44,6 +44,25 @@ describe("a local cluster's Kueue: what it is built from and what it reads", () 
     assert.ok((config.integrations as { frameworks: string[] }).frameworks.includes('batch/job'));
   });
 
+  it('evicts an admitted Job whose pods are not Ready in 120 s, and admits it again after 10 s, 20 s, ...', () => {
+    const config = parse(kueueConfiguration(ports, '/c', 'kueue-system')) as {
+      waitForPodsReady?: Record<string, unknown>;
+    };
+    // As Kueue v0.17's Configuration (config.kueue.x-k8s.io/v1beta2, WaitForPodsReady) names them;
+    // durations as metav1.Duration strings, the backoff in whole seconds.
+    assert.deepEqual(config.waitForPodsReady, {
+      timeout: '120s',
+      recoveryTimeout: '120s',
+      blockAdmission: false,
+      requeuingStrategy: { timestamp: 'Eviction', backoffBaseSeconds: 10, backoffMaxSeconds: 300 },
+    });
+    assert.equal(
+      (config.waitForPodsReady?.requeuingStrategy as Record<string, unknown>).backoffLimitCount,
+      undefined,
+      'retried without a limit (no deactivation)',
+    );
+  });
+
   it('names its ports so that the port registry holds them, and reads them back', () => {
     const text = kueueConfiguration(ports, '/c', 'kueue-system');
     assert.deepEqual(portsOfConfigurationText(text), ports);

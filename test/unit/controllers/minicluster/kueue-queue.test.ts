@@ -118,6 +118,73 @@ describe('queueState', () => {
     });
   });
 
+  it('says a PodsReadyTimeout eviction means its pods were not Ready in time, when it is queued again and what to do', () => {
+    // The Workload as Kueue v0.17 leaves it right after the eviction (workload_controller.go:
+    // reconcileNotReadyTimeout, then the Job's reconciler clearing the admission with the same message).
+    const message = 'Exceeded the PodsReady timeout fo-kueue-ready/job-never-ready-1a2b3';
+    const timedOut = (
+      requeueState: NonNullable<KueueWorkload['status']>['requeueState'],
+      pending: string,
+    ) => ({
+      metadata: { name: 'job-never-ready-1a2b3' },
+      status: {
+        conditions: [
+          { type: 'Evicted', status: 'True', reason: 'PodsReadyTimeout', message },
+          { type: 'QuotaReserved', status: 'False', reason: 'Pending', message: pending },
+          { type: 'Requeued', status: 'False', reason: 'PodsReadyTimeout', message },
+        ],
+        ...(requeueState === undefined ? {} : { requeueState }),
+      },
+    });
+    const state = queueState({
+      job: job({ suspend: true }),
+      renderedLabels: {},
+      size: 4,
+      reading: { workload: timedOut({ count: 1, requeueAt: '2026-03-01T12:00:10Z' }, message) },
+    });
+    assert.equal(state?.waiting, true);
+    assert.deepEqual(state?.condition, {
+      type: 'Queued',
+      status: 'True',
+      reason: 'PodsReadyTimeout',
+      message:
+        "queue minis: evicted by Kueue (PodsReadyTimeout: Exceeded the PodsReady timeout fo-kueue-ready/job-never-ready-1a2b3): not all of its pods were Ready within Kueue's waitForPodsReady timeout, so Kueue stopped its brokers and gave its quota back (once so far); Kueue queues it again at 2026-03-01T12:00:10Z, after its backoff. Find why its pods do not become Ready (kubectl get events: an image that is not on the node, a pod that cannot be scheduled, a failing init container) and fix the MiniCluster, or Kueue keeps admitting and evicting it",
+    });
+    // Its backoff over (requeueAt cleared), Kueue's scheduler gives the pending Workload its own reason.
+    const later = queueState({
+      job: job({ suspend: true }),
+      renderedLabels: {},
+      size: 4,
+      reading: {
+        workload: timedOut({ count: 3 }, 'insufficient unused quota for cpu in flavor f, 1 more needed'),
+      },
+    });
+    assert.equal(later?.condition.reason, 'PodsReadyTimeout');
+    assert.match(
+      later?.condition.message ?? '',
+      /gave its quota back \(3 times so far\); its backoff is over and it waits to be admitted again: insufficient unused quota for cpu in flavor f, 1 more needed\. Find why/,
+    );
+  });
+
+  it('says an eviction message once when the pending Workload repeats it', () => {
+    const message = 'Preempted to accommodate a workload (UID: x) due to prioritization in the ClusterQueue';
+    const state = queueState({
+      job: job({ suspend: true }),
+      renderedLabels: {},
+      size: 4,
+      reading: {
+        workload: workload([
+          { type: 'Evicted', status: 'True', reason: 'Preempted', message },
+          { type: 'QuotaReserved', status: 'False', reason: 'Pending', message },
+        ]),
+      },
+    });
+    assert.equal(
+      state?.condition.message,
+      `queue minis: evicted by Kueue (Preempted: ${message}); its brokers stopped and it waits to be admitted again`,
+    );
+  });
+
   it('says when the Workload is not there yet, or cannot be read', () => {
     const missing = queueState({
       job: job({ suspend: true }),
@@ -210,6 +277,57 @@ describe('status under Kueue', () => {
       Scaling: ['False', 'Queued'],
       Queued: ['True', 'Pending'],
     });
+  });
+
+  it('tells an admitted MiniCluster that Kueue evicts for PodsReadyTimeout as a Warning, and why', () => {
+    const admittedJob = job({ suspend: false, clusterQueue: 'cq' });
+    const admittedState = queueState({ job: admittedJob, renderedLabels: {}, size: 4 });
+    assert.ok(admittedState);
+    const admitted = computeStatus({
+      miniCluster,
+      previous: undefined,
+      job: admittedJob,
+      pods: [],
+      queue: admittedState,
+      now: NOW,
+    });
+    const message = 'Exceeded the PodsReady timeout ns/job-flux-sample-1a2b3';
+    const timedOut = queueState({
+      job: job({ suspend: true }),
+      renderedLabels: {},
+      size: 4,
+      reading: {
+        workload: {
+          metadata: { name: 'job-flux-sample-1a2b3' },
+          status: {
+            conditions: [
+              { type: 'Evicted', status: 'True', reason: 'PodsReadyTimeout', message },
+              { type: 'QuotaReserved', status: 'False', reason: 'Pending', message },
+            ],
+            requeueState: { count: 2, requeueAt: '2026-03-01T12:00:20Z' },
+          },
+        },
+      },
+    });
+    assert.ok(timedOut);
+    const evicted = computeStatus({
+      miniCluster,
+      previous: admitted,
+      job: job({ suspend: true }),
+      pods: [],
+      queue: timedOut,
+      now: NOW,
+    });
+    assert.equal(evicted.summary, 'Queued');
+    const [event, ...others] = transitionEvents(admitted, evicted);
+    assert.deepEqual(others, []);
+    assert.equal(event?.type, 'Warning');
+    assert.equal(event?.reason, 'Evicted');
+    assert.match(
+      event?.note ?? '',
+      /^queue minis: evicted by Kueue \(PodsReadyTimeout: Exceeded the PodsReady timeout/,
+    );
+    assert.match(event?.note ?? '', /\(2 times so far\); Kueue queues it again at 2026-03-01T12:00:20Z/);
   });
 
   it('tells Queued, then Admitted, then Evicted as events', () => {
