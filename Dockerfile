@@ -3,12 +3,16 @@
 # Every stage runs the Node of .node-version, the one the tests ran on (a unit test checks it): the
 # Deployment's NODE_OPTIONS flag needs a recent 24.x.
 
+# The image holds the operator alone: package.json names the repository's workbench (workbench/: the
+# quickstart, the local cluster, the images) as an npm workspace, which the build context leaves out and
+# `npm ci --workspaces=false` installs nothing of.
+
 # Build: compile TypeScript to dist/ with the dev dependencies; the build (hack/build.ts) copies the
 # scripts and the RESTful server the code reads at run time beside the compiled modules.
 FROM node:24.21.0-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+RUN npm ci --no-audit --no-fund --workspaces=false
 COPY tsconfig.json tsconfig.build.json ./
 COPY hack/build.ts ./hack/build.ts
 COPY src ./src
@@ -18,7 +22,7 @@ RUN npm run build
 FROM node:24.21.0-bookworm-slim AS dependencies
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
+RUN npm ci --omit=dev --no-audit --no-fund --workspaces=false && npm cache clean --force
 
 FROM node:24.21.0-bookworm-slim
 ENV NODE_ENV=production

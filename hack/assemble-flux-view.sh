@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Makes the Flux view: flux-core (installed with prefix PREFIX) plus everything it runs with, from the
 # Debian packages of the root file system this runs in, under PREFIX alone. Runs inside the bookworm
-# root file system mmdebstrap made for the view (src/images/flux-view.ts), as root, with flux-core
+# root file system mmdebstrap made for the view (workbench/src/images/flux-view.ts), as root, with flux-core
 # already at PREFIX. Afterwards:
 #   - PREFIX/bin/python3 is Debian's Python (stdlib, cffi, ply, yaml) and finds flux's bindings;
 #   - PREFIX/sbin/munged, PREFIX/bin/munge and unmunge are Debian's munge; PREFIX/bin/lua5.1 and

@@ -2,8 +2,8 @@
 # Builds flux-core from the source archive in ../shared/deps (no registry has it) once per version and
 # prefix into the cache, installed under <cache>/flux-core/<version>-<PREFIX as a name>/root with that
 # prefix (its Python is PREFIX/bin/python3, compiled in). PREFIX is /mnt/flux/view unless given: the
-# Flux view's; the Flux images take a copy relocated to /opt/flux-core (src/images/flux-core.ts), so a
-# first run builds flux-core once.
+# Flux view's; the Flux images take a copy relocated to /opt/flux-core
+# (workbench/src/images/flux-core.ts), so a first run builds flux-core once.
 # Prints that root on stdout; progress goes to stderr. Reuses a complete build.
 # The machine is Debian 12 like the image's bookworm root file system, so the build runs in the image.
 # Usage: hack/build-flux-core.sh [PREFIX]

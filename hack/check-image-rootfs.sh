@@ -28,8 +28,8 @@ echo "== flux-core's prefix, and what the entrypoint looks for under /usr and /e
 # shellcheck disable=SC2016 # expanded inside the chroot
 prefix=$(in_root sh -c 'dirname "$(dirname "$(readlink -f /usr/bin/flux)")"')
 echo "/usr/bin/flux -> $prefix/bin/flux"
-# The images' flux-core is the view's build relocated (src/images/relocate.ts): nothing may still name
-# the view's prefix, which a MiniCluster's state volume hides (/mnt/flux).
+# The images' flux-core is the view's build relocated (workbench/src/images/relocate.ts): nothing may
+# still name the view's prefix, which a MiniCluster's state volume hides (/mnt/flux).
 if [ "$prefix" != /mnt/flux/view ]; then
   left=$(grep -rlF /mnt/flux/view "$root$prefix" || true)
   [ -z "$left" ] || die "files of $prefix still name /mnt/flux/view: $(echo "$left" | head -n 5 | paste -sd' ')"

@@ -1,6 +1,6 @@
 // npm run cluster:up|cluster:down [-- --name NAME] [--real-node] [--with-kueue]; also `node hack/cluster.ts status [--name NAME] [--json]`.
 import { parseArgs } from 'node:util';
-import { down, status, up } from '../src/localcluster/index.ts';
+import { down, status, up } from '../workbench/src/localcluster/index.ts';
 
 const usage =
   'usage: node hack/cluster.ts up|down|status [--name NAME] [--real-node] [--with-kueue] [--json]';

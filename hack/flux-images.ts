@@ -27,7 +27,7 @@ import {
   fluxImagesDir,
   readFluxCoreVersion,
   readFluxImagesBuild,
-} from '../src/images/index.ts';
+} from '../workbench/src/images/index.ts';
 
 const usage = 'usage: node hack/flux-images.ts [--check] [--json]';
 

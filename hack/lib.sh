@@ -6,7 +6,7 @@ die() {
   exit 1
 }
 
-# Same rule as src/localcluster/paths.ts: $FLUX_OPERATOR_CACHE, else $XDG_CACHE_HOME/flux-operator.
+# Same rule as workbench/src/localcluster/paths.ts: $FLUX_OPERATOR_CACHE, else $XDG_CACHE_HOME/flux-operator.
 cache_root() {
   echo "${FLUX_OPERATOR_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/flux-operator}"
 }

@@ -1,10 +1,10 @@
 // npm run image:operator [-- --no-load] [-- --json]: builds localhost/flux-operator-ts:dev from the working
-// tree (see src/images/operator-image.ts) and loads it into the local cluster's real node, replacing the
-// tag's previous image. --no-load only writes the archive and prints where it is.
+// tree (see workbench/src/images/operator-image.ts) and loads it into the local cluster's real node,
+// replacing the tag's previous image. --no-load only writes the archive and prints where it is.
 import { parseArgs } from 'node:util';
-import { ensureOperatorImage } from '../src/images/index.ts';
-import { stateDir } from '../src/localcluster/paths.ts';
-import { loadIntoRealNode, requireRealNode } from '../src/localcluster/real-node/node.ts';
+import { ensureOperatorImage } from '../workbench/src/images/index.ts';
+import { stateDir } from '../workbench/src/localcluster/paths.ts';
+import { loadIntoRealNode, requireRealNode } from '../workbench/src/localcluster/real-node/node.ts';
 
 const usage = 'usage: node hack/operator-image.ts [--no-load] [--json]';
 const log = (line: string) => console.error(`[operator-image] ${line}`);

@@ -10,7 +10,13 @@ import { addJobsCommand } from './jobs-command.ts';
 import { parseNodeSelectors, parseTolerations } from './placement-flags.ts';
 import { DEFAULT_OPERATOR_WAIT_SECONDS } from './install-wait.ts';
 // Each command's module is imported when it runs: `run` (the operator) then loads neither the
-// official client (install, quickstart, burst-status) nor what it does not use (docs/performance.md).
+// official client (install, burst-status) nor what it does not use (docs/performance.md).
+
+/** What `flux-operator quickstart` says: the command is the workbench's now. */
+export const QUICKSTART_MOVED =
+  'the quickstart is not part of the operator: it runs from a clone of the repository, where ' +
+  '`npm start` (or `npm start -- -f examples/elastic.yaml`) starts the local cluster if needed, runs the operator ' +
+  'and a MiniCluster (workbench/, see README.md)';
 
 function collect(value: string, previous: string[] = []): string[] {
   return [...previous, value];
@@ -222,24 +228,17 @@ export function buildProgram(): Command {
 
   addJobsCommand(program);
 
+  // The quickstart starts the local cluster and builds images: it belongs to the workbench beside the
+  // operator in the repository (workbench/), not to the operator's package. Someone who learnt
+  // `flux-operator quickstart` is told where it went rather than "unknown command".
   program
-    .command('quickstart')
-    .description(
-      'use the configured cluster (or start the local control plane and its real node), install the CRD, run the operator, apply a MiniCluster and follow it until it finishes (or is Ready)',
-    )
-    .option('-f, --file <file>', 'MiniCluster manifest', 'examples/hello-world.yaml')
-    .option(
-      '--kubeconfig <file>',
-      'cluster to use (default: $KUBECONFIG, ~/.kube/config, else the local control plane)',
-    )
-    .option('--timeout <seconds>', 'give up after this long', (value) => Number(value), 300)
-    .action(async (options: { file: string; kubeconfig?: string; timeout: number }) => {
-      const { quickstart } = await import('./quickstart-command.ts');
-      process.exitCode = await quickstart({
-        file: options.file,
-        timeoutMs: options.timeout * 1000,
-        ...(options.kubeconfig !== undefined ? { kubeconfig: options.kubeconfig } : {}),
-      });
+    .command('quickstart', { hidden: true })
+    .description('moved: the quickstart is `npm start` in a clone of the repository (the workbench)')
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .action(() => {
+      process.stderr.write(`error: ${QUICKSTART_MOVED}\n`);
+      process.exitCode = 1;
     });
 
   const burst = program.command('burst').description('bursting: plan and inspect burst clusters');

@@ -1,5 +1,5 @@
 // The flags of `npm run bench -- --against-go`.
-import { validateName } from '../../src/localcluster/paths.ts';
+import { validateName } from '../../workbench/src/localcluster/paths.ts';
 
 export type OperatorName = 'ours' | 'go';
 

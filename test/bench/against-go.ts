@@ -10,7 +10,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
-import { down, up } from '../../src/localcluster/index.ts';
+import { down, up } from '../../workbench/src/localcluster/index.ts';
 import {
   AGAINST_GO_USAGE,
   parseAgainstGoOptions,

@@ -20,7 +20,7 @@ import { promisify } from 'node:util';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
-import { binDir, readVersions, up } from '../../src/localcluster/index.ts';
+import { binDir, readVersions, up } from '../../workbench/src/localcluster/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { benchMiniCluster } from './bench-minicluster.ts';
 import { createNamespace, deleteNamespace, ensureCapacity, pool, waitAllRunning } from './cluster-objects.ts';

@@ -19,7 +19,7 @@ import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { BURST_POLL_MS } from '../../src/controllers/minicluster/burst-step.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { Operator } from '../../src/controllers/operator.ts';
-import { up } from '../../src/localcluster/index.ts';
+import { up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { createSecret, createTarget, inlineKubeconfig } from '../harness/burst-target.ts';
 

@@ -10,7 +10,7 @@ import { Operator } from '../../src/controllers/operator.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, operatorClients } from '../../src/kube/clients.ts';
-import { down, up } from '../../src/localcluster/index.ts';
+import { down, up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
 const CLUSTER = 'conversion-bench';

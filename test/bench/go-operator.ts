@@ -12,10 +12,10 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { sha256File } from '../../src/images/image-archive.ts';
-import { withExclusiveLock } from '../../src/images/lock.ts';
-import { runCommand } from '../../src/tooling/command.ts';
-import { cacheRoot, depsFile } from '../../src/tooling/project.ts';
+import { sha256File } from '../../workbench/src/images/image-archive.ts';
+import { withExclusiveLock } from '../../workbench/src/images/lock.ts';
+import { runCommand } from '../../workbench/src/tooling/command.ts';
+import { cacheRoot, depsFile } from '../../workbench/src/tooling/project.ts';
 
 export const GO_OPERATOR_ARCHIVE = 'flux-operator-go-0d75cef8.tar.gz';
 export const GO_OPERATOR_COMMIT = '0d75cef8';

@@ -2,7 +2,11 @@
 // with REAXFF (localhost/lammps:reaxff-bookworm) when the real node has it, else Debian's, each asked
 // for its pair styles (`lmp -h` in a pod). Debian's lmp has no ReaxFF: without the other image, HNS is
 // reported unavailable with the reason, never measured some other way.
-import { LAMMPS_OPENMPI_IMAGE, LAMMPS_PROGRAM, LAMMPS_REAXFF_IMAGE } from '../../src/images/index.ts';
+import {
+  LAMMPS_OPENMPI_IMAGE,
+  LAMMPS_PROGRAM,
+  LAMMPS_REAXFF_IMAGE,
+} from '../../workbench/src/images/index.ts';
 import { lammpsPairStyles, reaxffPairStyle } from './mpi-logs.ts';
 import { runPodOnce, type PodTarget } from './mpi-pod.ts';
 import { LAMMPS_HELP, LJ, floorPod } from './mpi-programs.ts';

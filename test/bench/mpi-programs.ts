@@ -10,8 +10,8 @@ import {
   LAMMPS_PROGRAM,
   MPICH_IMAGE,
   NETPIPE_MPICH_PROGRAM,
-} from '../../src/images/index.ts';
-import { REAL_NODE_PLACEMENT } from '../../src/localcluster/real-node/config.ts';
+} from '../../workbench/src/images/index.ts';
+import { REAL_NODE_PLACEMENT } from '../../workbench/src/localcluster/real-node/config.ts';
 import { realMiniCluster } from '../harness/real-node.ts';
 
 export type MpiProgramName = 'lj' | 'hns' | 'netpipe';

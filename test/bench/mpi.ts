@@ -23,10 +23,10 @@
  * its own, deleted at the end, failure and Ctrl-C included; the run's tag goes too.
  */
 import { availableParallelism, constants } from 'node:os';
-import { LAMMPS_OPENMPI_IMAGE, MPICH_IMAGE } from '../../src/images/index.ts';
+import { LAMMPS_OPENMPI_IMAGE, MPICH_IMAGE } from '../../workbench/src/images/index.ts';
 import { timeoutOptions } from '../../src/burst/target-connection.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
-import { REAL_NODE_NAME } from '../../src/localcluster/real-node/config.ts';
+import { REAL_NODE_NAME } from '../../workbench/src/localcluster/real-node/config.ts';
 import { deleteNamespace, waitFor } from '../harness/cluster.ts';
 import { startOperatorProcess, type OperatorProcess } from './mpi-operator.ts';
 import { MPI_USAGE, parseMpiOptions, type MpiOptions } from './mpi-options.ts';

@@ -1,5 +1,5 @@
 // The flags of `npm run bench -- --outage`.
-import { DEFAULT_CLUSTER, validateName } from '../../src/localcluster/paths.ts';
+import { DEFAULT_CLUSTER, validateName } from '../../workbench/src/localcluster/paths.ts';
 
 export interface OutageOptions {
   /** Rounds; each times the work on the healthy cluster, then after an outage of the API server. */

@@ -18,7 +18,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { status } from '../../src/localcluster/index.ts';
+import { status } from '../../workbench/src/localcluster/index.ts';
 import { waitFor } from '../harness/cluster.ts';
 import { waitForCondition } from '../harness/operator.ts';
 import {

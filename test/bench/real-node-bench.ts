@@ -4,8 +4,8 @@
  * installed, and this tree's Flux view pinned on the node under a tag of the run's own (view-image.ts).
  */
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
-import { up } from '../../src/localcluster/index.ts';
-import type { Progress } from '../../src/tooling/hack-script.ts';
+import { up } from '../../workbench/src/localcluster/index.ts';
+import type { Progress } from '../../workbench/src/tooling/hack-script.ts';
 import { installCrd } from '../harness/operator.ts';
 import { pinViewImage, type PinnedViewImage } from './view-image.ts';
 import { within } from './view-sample.ts';

@@ -35,7 +35,7 @@ import { validateMiniClusterV1alpha1 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
-import { up } from '../../src/localcluster/index.ts';
+import { up } from '../../workbench/src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { againstGoBench } from './against-go.ts';

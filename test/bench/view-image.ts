@@ -4,11 +4,11 @@
 // view and some with another.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { FLUX_VIEW_REPOSITORY, ensureFluxViewBuild } from '../../src/images/index.ts';
-import { stateDir } from '../../src/localcluster/index.ts';
-import { realNodeLayout, realNodePaths } from '../../src/localcluster/real-node/config.ts';
-import { loadIntoRealNode } from '../../src/localcluster/real-node/node.ts';
-import type { Progress } from '../../src/tooling/hack-script.ts';
+import { FLUX_VIEW_REPOSITORY, ensureFluxViewBuild } from '../../workbench/src/images/index.ts';
+import { stateDir } from '../../workbench/src/localcluster/index.ts';
+import { realNodeLayout, realNodePaths } from '../../workbench/src/localcluster/real-node/config.ts';
+import { loadIntoRealNode } from '../../workbench/src/localcluster/real-node/node.ts';
+import type { Progress } from '../../workbench/src/tooling/hack-script.ts';
 
 const run = promisify(execFile);
 const CTR_TIMEOUT_MS = 30_000;

@@ -11,8 +11,8 @@ import {
   type MiniClusterStatus,
 } from '../../src/api/index.ts';
 import { timeoutOptions } from '../../src/burst/target-connection.ts';
-import { stateDir } from '../../src/localcluster/index.ts';
-import { realNodeLayout, realNodePaths } from '../../src/localcluster/real-node/config.ts';
+import { stateDir } from '../../workbench/src/localcluster/index.ts';
+import { realNodeLayout, realNodePaths } from '../../workbench/src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { httpStatus, waitFor } from '../harness/cluster.ts';
 import { applyMiniCluster } from '../harness/operator.ts';

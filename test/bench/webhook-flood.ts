@@ -17,7 +17,7 @@ import { installCommand } from '../../src/cli/install-command.ts';
 import { FIELD_MANAGER, OPERATOR_NODE_OPTIONS, OPERATOR_RESOURCES } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
-import { down, up } from '../../src/localcluster/index.ts';
+import { down, up } from '../../workbench/src/localcluster/index.ts';
 import { floodWebhook } from '../harness/webhook-flood.ts';
 import { loggedNumber, rssMiB, round } from './process-metrics.ts';
 

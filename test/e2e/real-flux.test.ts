@@ -4,11 +4,15 @@
 // share the one real node, which this file removes last and checks that nothing of it is left.
 import assert from 'node:assert/strict';
 import { before, describe, it } from 'node:test';
-import { listeningSocketsOf, stateDir, up } from '../../src/localcluster/index.ts';
-import { NODE_IP, realNodeLayout } from '../../src/localcluster/real-node/config.ts';
-import { nodeProcesses } from '../../src/localcluster/real-node/host.ts';
-import { realNodeDown, realNodeFootprint, savedHostSettings } from '../../src/localcluster/real-node/node.ts';
-import type { SavedHost } from '../../src/localcluster/real-node/host.ts';
+import { listeningSocketsOf, stateDir, up } from '../../workbench/src/localcluster/index.ts';
+import { NODE_IP, realNodeLayout } from '../../workbench/src/localcluster/real-node/config.ts';
+import { nodeProcesses } from '../../workbench/src/localcluster/real-node/host.ts';
+import {
+  realNodeDown,
+  realNodeFootprint,
+  savedHostSettings,
+} from '../../workbench/src/localcluster/real-node/node.ts';
+import type { SavedHost } from '../../workbench/src/localcluster/real-node/host.ts';
 import { cluster } from '../harness/cluster.ts';
 import { autoscaleScenarios } from './scenarios/autoscale.ts';
 import { badCommandScenarios } from './scenarios/bad-command.ts';

@@ -4,8 +4,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { runHackScript } from '../../src/tooling/hack-script.ts';
-import { findProjectRoot } from '../../src/tooling/project.ts';
+import { runHackScript } from '../../workbench/src/tooling/hack-script.ts';
+import { findProjectRoot } from '../../workbench/src/tooling/project.ts';
 
 export const CHROMIUM = '/usr/bin/chromium';
 /** A step (a click, a wait for something on a page) fails past this. */

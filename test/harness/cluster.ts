@@ -10,7 +10,7 @@ import {
   PatchStrategy,
   setHeaderOptions,
 } from '@kubernetes/client-node';
-import { EXIT_CODE_ANNOTATION, up } from '../../src/localcluster/index.ts';
+import { EXIT_CODE_ANNOTATION, up } from '../../workbench/src/localcluster/index.ts';
 import { ObjectApi } from '../../src/kube/object-api.ts';
 import { stopNamespaceUsers } from './namespace-users.ts';
 import { HOST_STORAGE_ALLOWED, HOST_STORAGE_LABEL, LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';

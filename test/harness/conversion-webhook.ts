@@ -9,8 +9,8 @@ import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { ConversionClientConfig } from '../../src/api/index.ts';
-import { withLock } from '../../src/localcluster/lock.ts';
-import { isAlive } from '../../src/localcluster/procfs.ts';
+import { withLock } from '../../workbench/src/localcluster/lock.ts';
+import { isAlive } from '../../workbench/src/localcluster/procfs.ts';
 import { waitFor } from './cluster.ts';
 
 const PROCESS_SCRIPT = fileURLToPath(new URL('./conversion-webhook-process.ts', import.meta.url));

@@ -5,7 +5,7 @@ import { mkdtemp, readFile, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { depsFile } from '../../src/tooling/project.ts';
+import { depsFile } from '../../workbench/src/tooling/project.ts';
 
 const run = promisify(execFile);
 

@@ -2,13 +2,13 @@
 // for the whole run, with its real node (real Flux runs there: test/e2e), building what it needs on first
 // use, unless it is already up, and stops it at the end only if it started it here.
 // FLUX_OPERATOR_KEEP_CLUSTER=1 keeps it running for the next run.
-import { down, status, up } from '../../src/localcluster/index.ts';
-import { runHackScript } from '../../src/tooling/hack-script.ts';
-import { ensureOperatorImage } from '../../src/images/index.ts';
-import { stateDir } from '../../src/localcluster/index.ts';
-import { loadIntoRealNode, realNodeUnavailable } from '../../src/localcluster/real-node/node.ts';
-import { kubeconfigPath } from '../../src/localcluster/paths.ts';
-import { ensureKueueBuilt } from '../../src/localcluster/kueue/build.ts';
+import { down, status, up } from '../../workbench/src/localcluster/index.ts';
+import { runHackScript } from '../../workbench/src/tooling/hack-script.ts';
+import { ensureOperatorImage } from '../../workbench/src/images/index.ts';
+import { stateDir } from '../../workbench/src/localcluster/index.ts';
+import { loadIntoRealNode, realNodeUnavailable } from '../../workbench/src/localcluster/real-node/node.ts';
+import { kubeconfigPath } from '../../workbench/src/localcluster/paths.ts';
+import { ensureKueueBuilt } from '../../workbench/src/localcluster/kueue/build.ts';
 import { stopConversionWebhook } from './conversion-webhook.ts';
 
 let startedHere = false;

@@ -11,7 +11,7 @@ import { promisify } from 'node:util';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import type { KubeClients } from '../../src/kube/clients.ts';
-import { depsFile } from '../../src/tooling/project.ts';
+import { depsFile } from '../../workbench/src/tooling/project.ts';
 import { ON_REAL_NODE } from './real-node.ts';
 
 const run = promisify(execFile);

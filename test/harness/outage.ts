@@ -12,7 +12,7 @@ import { readyzProbe, type ReadinessProbe } from '../../src/runtime/api-server-r
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { kubeClients, type KubeClients, operatorClients } from '../../src/kube/clients.ts';
-import { down, status, up, type Progress, type UpResult } from '../../src/localcluster/index.ts';
+import { down, status, up, type Progress, type UpResult } from '../../workbench/src/localcluster/index.ts';
 import { waitFor } from './cluster.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
 import { applyMiniCluster, miniClusterObject, scaleMiniCluster, waitForCondition } from './operator.ts';

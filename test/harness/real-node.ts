@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { REAL_NODE_PLACEMENT } from '../../src/localcluster/real-node/config.ts';
+import { REAL_NODE_PLACEMENT } from '../../workbench/src/localcluster/real-node/config.ts';
 import type { KubeClients } from '../../src/kube/clients.ts';
 import { cluster, waitFor, withNamespace } from './cluster.ts';
 import {
@@ -17,7 +17,7 @@ import {
 } from './operator.ts';
 import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 import { API_VERSION } from '../../src/api/index.ts';
-import { PLAIN_IMAGE_REPOSITORY } from '../../src/images/plain-image.ts';
+import { PLAIN_IMAGE_REPOSITORY } from '../../workbench/src/images/plain-image.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
 export const FLUX_IMAGE = 'localhost/flux:0.88.0';
@@ -264,7 +264,7 @@ export async function leadLog(
  * up and with both brokers in its instance; resolves with its lead pod's name. `policy` adds to the
  * bursting policy.
  */
-/** An application image without Flux, no sh, no hostname (src/images/plain-image.ts). */
+/** An application image without Flux, no sh, no hostname (workbench/src/images/plain-image.ts). */
 export const PLAIN_IMAGE = `${PLAIN_IMAGE_REPOSITORY}:bookworm`;
 
 export async function burstableMiniCluster(

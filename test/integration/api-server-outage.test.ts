@@ -12,8 +12,8 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
 import type { KubeClients } from '../../src/kube/clients.ts';
-import { status } from '../../src/localcluster/index.ts';
-import { kwokClusterDir } from '../../src/localcluster/paths.ts';
+import { status } from '../../workbench/src/localcluster/index.ts';
+import { kwokClusterDir } from '../../workbench/src/localcluster/paths.ts';
 import { waitFor } from '../harness/cluster.ts';
 import { readStatus, waitForCondition } from '../harness/operator.ts';
 import {

@@ -18,7 +18,7 @@ import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
 import { BurstTargetController } from '../../src/controllers/burst-target/burst-target-controller.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
-import { down, up } from '../../src/localcluster/index.ts';
+import { down, up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {

@@ -11,7 +11,7 @@ import { PLURAL, SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
 import { Operator } from '../../src/controllers/operator.ts';
-import { up } from '../../src/localcluster/index.ts';
+import { up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import {
   createSecret,

@@ -15,7 +15,7 @@ import {
   listeningSocketsOf,
   stateDir,
   status,
-} from '../../src/localcluster/index.ts';
+} from '../../workbench/src/localcluster/index.ts';
 import { cluster } from '../harness/cluster.ts';
 
 const run = promisify(execFile);

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Job, V1Pod } from '@kubernetes/client-node';
-import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
+import { EXIT_CODE_ANNOTATION } from '../../workbench/src/localcluster/index.ts';
 import { annotatePod, cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 
 const INDEX = 'batch.kubernetes.io/job-completion-index';

@@ -40,7 +40,7 @@ import { apiClients } from '../../src/kube/api-clients.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
 import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
-import { binDir, down, readVersions, up } from '../../src/localcluster/index.ts';
+import { binDir, down, readVersions, up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { waitFor } from '../harness/cluster.ts';
 import { spawnOperator } from '../harness/operator-process.ts';

@@ -17,7 +17,7 @@ import { runOperator } from '../../src/cli/run-command.ts';
 import { conversionLine } from '../../src/controllers/conversion/install-conversion.ts';
 import { loadKubeConfig, operatorClients } from '../../src/kube/clients.ts';
 import type { Transport } from '../../src/kube/transport.ts';
-import { binDir, down, readVersions, up } from '../../src/localcluster/index.ts';
+import { binDir, down, readVersions, up } from '../../workbench/src/localcluster/index.ts';
 import { waitFor } from '../harness/cluster.ts';
 import { miniClusterObject } from '../harness/operator.ts';
 import { spawnOperator, type OperatorProcess } from '../harness/operator-process.ts';

@@ -10,8 +10,8 @@ import {
   ensureFluxImages,
   readArchiveManifest,
   readFluxCoreVersion,
-} from '../../src/images/index.ts';
-import type { FluxImage, FluxImages } from '../../src/images/index.ts';
+} from '../../workbench/src/images/index.ts';
+import type { FluxImage, FluxImages } from '../../workbench/src/images/index.ts';
 
 const version = readFluxCoreVersion();
 const progress = (line: string): void => void process.stderr.write(`[flux-image test] ${line}\n`);

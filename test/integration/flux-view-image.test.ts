@@ -14,8 +14,8 @@ import {
   ensurePlainImageBuild,
   readArchiveManifest,
   readFluxCoreVersion,
-} from '../../src/images/index.ts';
-import type { FluxViewBuild, PlainImageBuild, PlainSuite } from '../../src/images/index.ts';
+} from '../../workbench/src/images/index.ts';
+import type { FluxViewBuild, PlainImageBuild, PlainSuite } from '../../workbench/src/images/index.ts';
 
 const version = readFluxCoreVersion();
 const progress = (line: string): void => void process.stderr.write(`[flux-view test] ${line}\n`);

@@ -26,13 +26,13 @@ import {
   status,
   up,
   type KueueStatus,
-} from '../../src/localcluster/index.ts';
-import { kueueFiles } from '../../src/localcluster/kueue/config.ts';
-import { kueueBinary, kueueStateDir } from '../../src/localcluster/kueue/paths.ts';
-import { kueueProcesses, METRICS_CERT_MOUNT } from '../../src/localcluster/kueue/process.ts';
-import { kwokClusterDir } from '../../src/localcluster/paths.ts';
-import { isAlive } from '../../src/localcluster/procfs.ts';
-import { within } from '../../src/localcluster/poll.ts';
+} from '../../workbench/src/localcluster/index.ts';
+import { kueueFiles } from '../../workbench/src/localcluster/kueue/config.ts';
+import { kueueBinary, kueueStateDir } from '../../workbench/src/localcluster/kueue/paths.ts';
+import { kueueProcesses, METRICS_CERT_MOUNT } from '../../workbench/src/localcluster/kueue/process.ts';
+import { kwokClusterDir } from '../../workbench/src/localcluster/paths.ts';
+import { isAlive } from '../../workbench/src/localcluster/procfs.ts';
+import { within } from '../../workbench/src/localcluster/poll.ts';
 import { waitFor } from '../harness/cluster.ts';
 
 const CLUSTER = 'kueue-it';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { LABEL_MINICLUSTER, SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
-import { EXIT_CODE_ANNOTATION } from '../../src/localcluster/index.ts';
+import { EXIT_CODE_ANNOTATION } from '../../workbench/src/localcluster/index.ts';
 import { annotatePod, cluster, finishPods, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
 import {
   applyMiniCluster,

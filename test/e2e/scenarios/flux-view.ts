@@ -10,10 +10,14 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
-import { FLUX_VIEW_MOUNT_PATH, fluxViewReference, readFluxCoreVersion } from '../../../src/images/index.ts';
+import {
+  FLUX_VIEW_MOUNT_PATH,
+  fluxViewReference,
+  readFluxCoreVersion,
+} from '../../../workbench/src/images/index.ts';
 import { kubeClients } from '../../../src/kube/clients.ts';
-import { REAL_NODE_PLACEMENT } from '../../../src/localcluster/real-node/config.ts';
-import { findProjectRoot } from '../../../src/tooling/project.ts';
+import { REAL_NODE_PLACEMENT } from '../../../workbench/src/localcluster/real-node/config.ts';
+import { findProjectRoot } from '../../../workbench/src/tooling/project.ts';
 import { cluster, waitFor, within as call, withNamespace } from '../../harness/cluster.ts';
 import { explainOnFailure } from '../../harness/real-node.ts';
 

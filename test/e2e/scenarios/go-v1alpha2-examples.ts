@@ -15,7 +15,7 @@ import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import type { V1ContainerStatus } from '@kubernetes/client-node';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
-import { LAMMPS_HNS_DIR, LAMMPS_REAXFF_IMAGE } from '../../../src/images/index.ts';
+import { LAMMPS_HNS_DIR, LAMMPS_REAXFF_IMAGE } from '../../../workbench/src/images/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import {

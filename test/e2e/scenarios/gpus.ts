@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { API_VERSION } from '../../../src/api/index.ts';
-import { REAL_NODE_NAME } from '../../../src/localcluster/real-node/config.ts';
+import { REAL_NODE_NAME } from '../../../workbench/src/localcluster/real-node/config.ts';
 import { cluster, waitFor, within } from '../../harness/cluster.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import { fluxFromView, podAt, realMiniCluster, scenario, waitForNodesUp } from '../../harness/real-node.ts';

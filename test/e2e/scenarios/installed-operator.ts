@@ -37,7 +37,7 @@ import {
   REAL_NODE_KEY,
   REAL_NODE_NAME,
   REAL_NODE_VALUE,
-} from '../../../src/localcluster/real-node/config.ts';
+} from '../../../workbench/src/localcluster/real-node/config.ts';
 import { cluster, deleteNamespace, waitFor, withNamespace } from '../../harness/cluster.ts';
 import {
   OPERATOR_IMAGE,

@@ -1,4 +1,4 @@
-// MiniClusters under real Kueue v0.17.0 (its own manager and webhooks, src/localcluster/kueue), brought
+// MiniClusters under real Kueue v0.17.0 (its own manager and webhooks, workbench/src/localcluster/kueue), brought
 // up on the shared default cluster for these scenarios only and taken off at their end, webhooks first,
 // so that no other test's Job or pod meets them afterwards. Capacity that is only counted comes from
 // the kwok nodes (their pods run until told to exit); real Flux runs on the real node where the outcome
@@ -10,14 +10,14 @@ import { LABEL_KUEUE_PRIORITY_CLASS, LABEL_QUEUE_NAME } from '../../../src/api/i
 import type { KueueWorkload } from '../../../src/controllers/minicluster/queue-status.ts';
 import { WORKLOADS } from '../../../src/controllers/minicluster/queue-step.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
-import { KUEUE_WAIT_FOR_PODS_READY } from '../../../src/localcluster/kueue/config.ts';
+import { KUEUE_WAIT_FOR_PODS_READY } from '../../../workbench/src/localcluster/kueue/config.ts';
 import {
   kubeconfigPath,
   kwokClusterDir,
   kwokWorkdir,
   stateDir,
-} from '../../../src/localcluster/paths.ts';
-import { kueueDetach, kueueUp } from '../../../src/localcluster/kueue/index.ts';
+} from '../../../workbench/src/localcluster/paths.ts';
+import { kueueDetach, kueueUp } from '../../../workbench/src/localcluster/kueue/index.ts';
 import { cluster, finishPods, waitFor, within } from '../../harness/cluster.ts';
 import { expectedGoLog, goTestMiniCluster } from '../../harness/go-v1alpha2-cases.ts';
 import {

@@ -11,7 +11,7 @@ import {
   LAMMPS_EXAMPLES_DIR,
   LAMMPS_OPENMPI_IMAGE,
   MPICH_IMAGE,
-} from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
 import { assertOneStepCleanup } from '../../harness/flux-log.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';

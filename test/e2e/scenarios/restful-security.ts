@@ -12,7 +12,7 @@ import { cluster } from '../../harness/cluster.ts';
 import { apiUpWithNodes } from '../../harness/restful-api.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real-node.ts';
-import { binDir, readVersions } from '../../../src/localcluster/index.ts';
+import { binDir, readVersions } from '../../../workbench/src/localcluster/index.ts';
 import { RestfulApiError, RestfulClient, type ApiLocation } from '../../../src/cli/restful-client.ts';
 import { followJob } from '../../../src/cli/jobs-command.ts';
 import type { KubeClients } from '../../../src/kube/clients.ts';
@@ -20,7 +20,7 @@ import { z85Decode } from '../../../src/flux/z85.ts';
 import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../../src/api/index.ts';
 import { NON_ROOT_START_MESSAGE } from '../../../src/api/shared/restful-schema.ts';
 import { API_VERSION } from '../../../src/api/index.ts';
-import { PLAIN_IMAGE_REPOSITORY, PLAIN_SUITES } from '../../../src/images/plain-image.ts';
+import { PLAIN_IMAGE_REPOSITORY, PLAIN_SUITES } from '../../../workbench/src/images/plain-image.ts';
 
 /**
  * The job that looks for secrets: every regular file of every mounted file system but /proc, /sys

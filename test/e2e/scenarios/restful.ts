@@ -15,7 +15,7 @@ import { RestfulApiError, RestfulClient, type JobRecord } from '../../../src/cli
 import { restfulClientFor } from '../../../src/cli/restful-target.ts';
 import { followJob } from '../../../src/cli/jobs-command.ts';
 import { API_VERSION } from '../../../src/api/index.ts';
-import { PLAIN_IMAGE_REPOSITORY } from '../../../src/images/plain-image.ts';
+import { PLAIN_IMAGE_REPOSITORY } from '../../../workbench/src/images/plain-image.ts';
 
 const MAIN = join(new URL('../../../', import.meta.url).pathname, 'src/cli/main.ts');
 

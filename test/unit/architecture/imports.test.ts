@@ -1,7 +1,9 @@
-// The import structure of src/: no file reaches itself again through its imports, and each folder is
-// a layer that imports only the layers below it. Imports are read by TypeScript's own pre-processor
-// (ts.preProcessFile), so `import type`, `export ... from` and `import('...')` count as plain imports
-// do: a type import ties two files together as much as a value import does.
+// The import structure of the operator (src/) and of the workbench beside it (workbench/src/): no file
+// reaches itself again through its imports, and each folder is a layer that imports only the layers
+// below it. The workbench's layers are all above the operator's, so the operator imports nothing of
+// the workbench: its package and image hold the operator alone. Imports are read by TypeScript's own
+// pre-processor (ts.preProcessFile), so `import type`, `export ... from` and `import('...')` count as
+// plain imports do: a type import ties two files together as much as a value import does.
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import path from 'node:path';
@@ -11,9 +13,13 @@ import ts from 'typescript';
 
 const ROOT = fileURLToPath(new URL('../../../', import.meta.url));
 
+/** The folders holding the source files, each a package's: the operator's, then the workbench's. */
+const SOURCE_ROOTS = ['src', 'workbench/src'] as const;
+
 /**
- * The folders of src/, lowest first (docs/CONVENTIONS.md says the same in words). A file may import
- * the files of its own folder and of the folders before it, never of one after it.
+ * The folders of src/ (by name) then of workbench/src/ (as `workbench/<name>`), lowest first
+ * (docs/CONVENTIONS.md says the same in words). A file may import the files of its own folder and of
+ * the folders before it, never of one after it.
  */
 const LAYERS = [
   'flux', // pure: what Flux reads in a MiniCluster's pods (broker config, keys, entrypoint, scripts)
@@ -26,19 +32,23 @@ const LAYERS = [
   'deploy', // the operator's own install objects
   'burst', // bursting to other clusters: targets, providers, the planner
   'controllers', // the MiniCluster and BurstTarget controllers (each subfolder is one controller)
-  'tooling', // the machine's programs and the hack/ scripts, the project's paths and pinned versions
-  'images', // container images built as archives
-  'localcluster', // the local control plane and its real node, which loads the images
-  'cli', // the command line
+  'cli', // the command line, `flux-operator`
+  // The workbench: what the quickstart and the tests use, never shipped with the operator.
+  'workbench/tooling', // the machine's programs and the hack/ scripts, the project's paths and pinned versions
+  'workbench/images', // container images built as archives
+  'workbench/localcluster', // the local control plane and its real node, which loads the images
+  'workbench/quickstart', // `npm start`: the local cluster, the operator and a MiniCluster in one command
 ] as const;
 
 /** Layers that may import fewer of the layers below them than their place allows. */
 const ONLY: Readonly<Record<string, readonly string[]>> = {
   // The runtime is plumbing any controller could use: it knows the transport and the logs, no domain.
   runtime: ['kube', 'observability'],
+  // The machine's programs and paths: nothing of the operator.
+  'workbench/tooling': [],
 };
 
-/** Files under src/ (as `src/...` paths) and, for each, the files under src/ it imports. */
+/** The source files (as `src/...` and `workbench/src/...` paths) and, for each, the source files it imports. */
 type ImportGraph = ReadonlyMap<string, readonly string[]>;
 
 function tsFilesUnder(dir: string): string[] {
@@ -49,27 +59,34 @@ function tsFilesUnder(dir: string): string[] {
   });
 }
 
+/** The source root holding a file, if any (`workbench/src/images/x.ts` -> `workbench/src`). */
+function sourceRootOf(file: string): string | undefined {
+  return SOURCE_ROOTS.find((root) => file.startsWith(`${root}/`));
+}
+
 /**
- * Reads every .ts file under src/ and resolves its relative imports; a relative import that names no
- * file, or one outside src/, fails here (rather than slipping past the checks below).
+ * Reads every .ts file under the source roots and resolves its relative imports; a relative import
+ * that names no file, or one outside the source roots (into test/ or hack/, say), fails here (rather
+ * than slipping past the checks below).
  */
 function importGraph(): ImportGraph {
   const graph = new Map<string, string[]>();
   const problems: string[] = [];
-  for (const file of tsFilesUnder('src').sort()) {
+  for (const file of SOURCE_ROOTS.flatMap(tsFilesUnder).sort()) {
     const { importedFiles } = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
     const targets = new Set<string>();
     for (const { fileName } of importedFiles) {
       if (!fileName.startsWith('.')) continue; // a package or node: module
       const target = path.posix.join(path.posix.dirname(file), fileName);
-      if (!target.startsWith('src/')) problems.push(`${file} imports ${fileName}, outside src/`);
+      if (sourceRootOf(target) === undefined)
+        problems.push(`${file} imports ${fileName}, outside ${SOURCE_ROOTS.join(' and ')}`);
       else if (!existsSync(path.join(ROOT, target)))
         problems.push(`${file} imports ${fileName}: no such file`);
       else targets.add(target);
     }
     graph.set(file, [...targets].sort());
   }
-  assert.deepEqual(problems, [], 'relative imports that name no file under src/');
+  assert.deepEqual(problems, [], 'relative imports that name no source file');
   return graph;
 }
 
@@ -157,10 +174,16 @@ function shortestLoop(graph: ImportGraph, component: readonly string[]): string[
   return [...component];
 }
 
-/** The folder right under src/ that holds a file (`src/controllers/minicluster/x.ts` -> `controllers`). */
+/**
+ * The folder right under its source root that holds a file, the workbench's named with its package
+ * (`src/controllers/minicluster/x.ts` -> `controllers`, `workbench/src/images/x.ts` -> `workbench/images`).
+ */
 function layerOf(file: string): string {
-  const parts = file.split('/');
-  return parts.length > 2 ? (parts[1] ?? '') : '';
+  const root = sourceRootOf(file) ?? '';
+  const parts = file.slice(root.length + 1).split('/');
+  const folder = parts.length > 1 ? (parts[0] ?? '') : '';
+  if (folder === '' || root === 'src') return folder;
+  return `${root.split('/')[0]}/${folder}`;
 }
 
 /** Imports that cross into a layer the importing file's layer may not use, each with the reason. */
@@ -182,7 +205,9 @@ function forbiddenImports(
       if (layers.indexOf(to) > layers.indexOf(from))
         found.push(`${file} -> ${target}: ${from} may not import ${to}, a higher layer`);
       else if (only[from] !== undefined && !only[from].includes(to))
-        found.push(`${file} -> ${target}: ${from} imports only ${only[from].join(' and ')}`);
+        found.push(
+          `${file} -> ${target}: ${from} imports ${only[from].length === 0 ? 'no other layer' : `only ${only[from].join(' and ')}`}`,
+        );
     }
   }
   return found;
@@ -220,9 +245,30 @@ describe('the checks themselves', () => {
       'src/other/v.ts is in no layer: add its folder to LAYERS',
     ]);
   });
+
+  it("name the workbench's layers with its package, so that none passes for an operator's", () => {
+    assert.equal(layerOf('src/controllers/minicluster/reconcile.ts'), 'controllers');
+    assert.equal(layerOf('workbench/src/localcluster/real-node/node.ts'), 'workbench/localcluster');
+    assert.equal(layerOf('workbench/src/main.ts'), '');
+    const graph = new Map([
+      ['src/cli/x.ts', ['workbench/src/images/y.ts']],
+      ['workbench/src/images/y.ts', ['src/cli/x.ts', 'workbench/src/tooling/z.ts']],
+      ['workbench/src/tooling/z.ts', ['src/kube/w.ts']],
+      ['src/kube/w.ts', []],
+    ]);
+    assert.deepEqual(
+      forbiddenImports(graph, ['kube', 'cli', 'workbench/tooling', 'workbench/images'], {
+        'workbench/tooling': [],
+      }),
+      [
+        'src/cli/x.ts -> workbench/src/images/y.ts: cli may not import workbench/images, a higher layer',
+        'workbench/src/tooling/z.ts -> src/kube/w.ts: workbench/tooling imports no other layer',
+      ],
+    );
+  });
 });
 
-describe('the imports of src/', () => {
+describe('the imports of src/ and workbench/src/', () => {
   const graph = importGraph();
 
   it('are read from every file, type imports and dynamic imports included', () => {
@@ -235,7 +281,19 @@ describe('the imports of src/', () => {
       )
       .importedFiles.map((imported) => imported.fileName);
     assert.deepEqual(seen, ['./a.ts', './b.ts', './c.ts']);
-    assert.ok(graph.size > 100, `only ${graph.size} files read under src/`);
+    const read = (root: string) => [...graph.keys()].filter((file) => sourceRootOf(file) === root).length;
+    assert.ok(read('src') > 100, `only ${read('src')} files read under src/`);
+    assert.ok(read('workbench/src') > 50, `only ${read('workbench/src')} files read under workbench/src/`);
+  });
+
+  it("leave the operator's files importing none of the workbench's", () => {
+    // What the layers imply, said apart: the operator's package and image must build without it.
+    const intoWorkbench = [...graph].flatMap(([file, targets]) =>
+      sourceRootOf(file) === 'src'
+        ? targets.filter((target) => sourceRootOf(target) !== 'src').map((target) => `${file} -> ${target}`)
+        : [],
+    );
+    assert.deepEqual(intoWorkbench, []);
   });
 
   it('form no cycle', () => {

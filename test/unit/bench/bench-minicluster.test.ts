@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
 import { parse } from 'yaml';
-import { depsFile } from '../../../src/tooling/project.ts';
+import { depsFile } from '../../../workbench/src/tooling/project.ts';
 import { benchMiniCluster, toV1alpha2, type BenchMiniCluster } from '../../bench/bench-minicluster.ts';
 import { GO_CRD_SOURCE, GO_OPERATOR_ARCHIVE } from '../../bench/go-operator.ts';
 

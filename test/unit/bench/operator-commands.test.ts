@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { describe, it } from 'node:test';
-import { depsFile } from '../../../src/tooling/project.ts';
+import { depsFile } from '../../../workbench/src/tooling/project.ts';
 import { GO_OPERATOR_ARCHIVE, goBuildArgs, goOperatorKey } from '../../bench/go-operator.ts';
 import { goCommand, oursCommand } from '../../bench/operator-commands.ts';
 

@@ -7,6 +7,7 @@ import { describe, it } from 'node:test';
 import { parseAllDocuments, parse as parseYaml } from 'yaml';
 import { validateMiniClusterV1alpha1 } from '../../../src/api/index.ts';
 import { parseCurveCertificate } from '../../../src/flux/index.ts';
+import { QUICKSTART_MOVED } from '../../../src/cli/program.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 const MAIN = join(ROOT, 'src/cli/main.ts');
@@ -200,6 +201,15 @@ describe('flux-operator keygen and crd', () => {
 
   it('an unknown command exits 2', () => {
     assert.equal(cli('frobnicate').code, 2);
+  });
+
+  it("quickstart, which is the workbench's, says where it went, exits 1 and is not in the help", () => {
+    const moved = cli('quickstart', '-f', 'examples/elastic.yaml');
+    assert.equal(moved.code, 1);
+    assert.equal(moved.stdout, '');
+    assert.equal(moved.stderr, `error: ${QUICKSTART_MOVED}\n`);
+    assert.match(moved.stderr, /`npm start`/);
+    assert.doesNotMatch(cli('--help').stdout, /quickstart/);
   });
 });
 

@@ -12,7 +12,7 @@ import {
   programOutput,
   progressLine,
   runsToCompletion,
-} from '../../../src/cli/quickstart-output.ts';
+} from '../../../workbench/src/quickstart/quickstart-output.ts';
 import { FLUX_IMAGE, fluxContainer, miniCluster } from '../api/fixtures.ts';
 
 function defaulted(spec: Parameters<typeof miniCluster>[0] = {}): DefaultedMiniClusterV1alpha1 {

@@ -13,10 +13,10 @@ import {
   imagesUsed,
   onRealNode,
   type RealNodeImages,
-} from '../../../src/cli/real-node-placement.ts';
-import { imageGroupsFor } from '../../../src/cli/quickstart-command.ts';
+} from '../../../workbench/src/quickstart/real-node-placement.ts';
+import { imageGroupsFor } from '../../../workbench/src/quickstart/quickstart-command.ts';
 import { loadMiniClusters } from '../../../src/cli/render-command.ts';
-import { REAL_NODE_IMAGE_GROUPS } from '../../../src/localcluster/real-node/images.ts';
+import { REAL_NODE_IMAGE_GROUPS } from '../../../workbench/src/localcluster/real-node/images.ts';
 import { fluxContainer, miniCluster, withSidecar } from '../api/fixtures.ts';
 import { miniClusterV1alpha2 } from '../api/v1alpha2-fixtures.ts';
 

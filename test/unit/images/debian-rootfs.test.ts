@@ -7,7 +7,7 @@ import {
   debianImageFields,
   debianMirrors,
   mmdebstrapHistory,
-} from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
 import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS } from './fixtures.ts';
 
 describe('debianMirrors', () => {

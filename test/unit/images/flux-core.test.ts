@@ -10,8 +10,8 @@ import {
   FLUX_CORE_PREFIX,
   cachedFluxCore,
   fluxCoreDir,
-} from '../../../src/images/index.ts';
-import { uncachedImageGroups } from '../../../src/localcluster/real-node/images.ts';
+} from '../../../workbench/src/images/index.ts';
+import { uncachedImageGroups } from '../../../workbench/src/localcluster/real-node/images.ts';
 
 function withCache(fn: (env: NodeJS.ProcessEnv) => void): void {
   const dir = mkdtempSync(path.join(tmpdir(), 'flux-core-test-'));

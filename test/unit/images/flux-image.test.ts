@@ -15,8 +15,8 @@ import {
   recipeKey,
   recipeRepository,
   variantLayerEntries,
-} from '../../../src/images/index.ts';
-import type { BaseEtc, BaseFile, FluxImageRecipe } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { BaseEtc, BaseFile, FluxImageRecipe } from '../../../workbench/src/images/index.ts';
 
 const paths = {
   fluxRoot: '/cache/flux-core/0.88.0-mnt-flux-view/root',

@@ -12,8 +12,8 @@ import {
   readFluxCoreVersion,
   recipeKey,
   variantLayerEntries,
-} from '../../../src/images/index.ts';
-import type { BaseEtc, BaseFile } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { BaseEtc, BaseFile } from '../../../workbench/src/images/index.ts';
 import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS } from './fixtures.ts';
 
 describe('fluxLammpsImageRecipe', () => {

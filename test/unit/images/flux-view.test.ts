@@ -18,9 +18,9 @@ import {
   fluxViewKey,
   fluxViewRecipe,
   readFluxCoreVersion,
-} from '../../../src/images/index.ts';
-import type { FluxViewRecipe } from '../../../src/images/index.ts';
-import { findProjectRoot } from '../../../src/tooling/project.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { FluxViewRecipe } from '../../../workbench/src/images/index.ts';
+import { findProjectRoot } from '../../../workbench/src/tooling/project.ts';
 
 const root = findProjectRoot();
 const scripts = { assemble: 'assemble v1', zipModules: 'zip v1', copy: 'copy v1' };

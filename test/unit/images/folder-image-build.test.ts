@@ -14,8 +14,8 @@ import {
   readArchiveManifest,
   readImageBuild,
   stepTimer,
-} from '../../../src/images/index.ts';
-import type { ImageBuildRecord } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { ImageBuildRecord } from '../../../workbench/src/images/index.ts';
 import { BASH_IMAGE_CONFIG } from './fixtures.ts';
 
 async function tempDir(t: { after: (fn: () => Promise<void>) => void }): Promise<string> {

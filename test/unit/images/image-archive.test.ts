@@ -11,8 +11,8 @@ import {
   imageConfigJson,
   writeImageArchive,
   writeTar,
-} from '../../../src/images/index.ts';
-import type { ImageArchiveOptions } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { ImageArchiveOptions } from '../../../workbench/src/images/index.ts';
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'image-archive-test-'));

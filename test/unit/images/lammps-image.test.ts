@@ -13,8 +13,8 @@ import {
   lammpsImageHistory,
   lammpsImageKey,
   lammpsImageRecipe,
-} from '../../../src/images/index.ts';
-import type { LammpsImageRecipe } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { LammpsImageRecipe } from '../../../workbench/src/images/index.ts';
 import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS, assertDistinctKeys } from './fixtures.ts';
 
 /** sha256 of the text `script`. */

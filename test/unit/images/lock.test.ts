@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { withExclusiveLock } from '../../../src/images/index.ts';
+import { withExclusiveLock } from '../../../workbench/src/images/index.ts';
 import { eventually } from '../eventually.ts';
 
 describe('withExclusiveLock', () => {

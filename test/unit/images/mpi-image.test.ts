@@ -11,8 +11,8 @@ import {
   mpiImageHistory,
   mpiImageKey,
   mpiImageRecipe,
-} from '../../../src/images/index.ts';
-import type { MpiImageRecipe } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { MpiImageRecipe } from '../../../workbench/src/images/index.ts';
 import { BASH_IMAGE_CONFIG, BOOKWORM_MIRRORS, assertDistinctKeys } from './fixtures.ts';
 
 describe('mpiImageRecipe', () => {

@@ -1,5 +1,5 @@
-// The operator image has two recipes: the Dockerfile (for docker and releases) and src/images/operator-image.ts
-// (for the local cluster, without docker). These tests read what the Dockerfile's final stage declares and
+// The operator image has two recipes: the Dockerfile (for docker and releases) and
+// workbench/src/images/operator-image.ts (for the local cluster, without docker). These tests read what the Dockerfile's final stage declares and
 // check that an archive written by the second recipe (from small stand-in layers) holds the same: change
 // one recipe without the other and they fail.
 import { after, before, describe, it } from 'node:test';
@@ -27,9 +27,9 @@ import {
   writeDepsLayer,
   writeOperatorArchive,
   writeTar,
-} from '../../../src/images/index.ts';
-import type { BaseEtc, BaseFile, OperatorImageRecipe } from '../../../src/images/index.ts';
-import { findProjectRoot } from '../../../src/tooling/project.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { BaseEtc, BaseFile, OperatorImageRecipe } from '../../../workbench/src/images/index.ts';
+import { findProjectRoot } from '../../../workbench/src/tooling/project.ts';
 
 const execFileAsync = promisify(execFile);
 const root = findProjectRoot();

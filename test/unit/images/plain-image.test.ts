@@ -7,8 +7,8 @@ import {
   plainImageArgs,
   plainImageKey,
   plainImageRecipe,
-} from '../../../src/images/index.ts';
-import type { PlainImageRecipe } from '../../../src/images/index.ts';
+} from '../../../workbench/src/images/index.ts';
+import type { PlainImageRecipe } from '../../../workbench/src/images/index.ts';
 import { assertDistinctKeys } from './fixtures.ts';
 
 describe('plainImageRecipe', () => {

@@ -1,5 +1,6 @@
 // The Flux images' flux-core is the view's build copied to another prefix of the same length, the prefix
-// rewritten wherever it occurs (src/images/relocate.ts): text, binary content, links, modes and times.
+// rewritten wherever it occurs (workbench/src/images/relocate.ts): text, binary content, links, modes
+// and times.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import {
@@ -17,7 +18,7 @@ import {
 } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { relocateTree, replaceSameLength } from '../../../src/images/index.ts';
+import { relocateTree, replaceSameLength } from '../../../workbench/src/images/index.ts';
 
 describe('replaceSameLength', () => {
   it('replaces every occurrence in place, keeping the length; undefined when there is none', () => {

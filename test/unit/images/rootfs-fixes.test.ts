@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { DEBIAN_IMAGE_FIXES, applyRootfsFixes } from '../../../src/images/index.ts';
+import { DEBIAN_IMAGE_FIXES, applyRootfsFixes } from '../../../workbench/src/images/index.ts';
 
 describe('applyRootfsFixes', () => {
   it('removes paths (folders with their files, missing ones too), empties folders, then writes files 0644', async (t) => {

@@ -3,7 +3,12 @@
 // MiniCluster on the real node (test/e2e/scenarios/go-v1alpha2-examples.ts).
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spackViewHash, spackViewKey, spackViewLayout, spackViewRecipe } from '../../../src/images/index.ts';
+import {
+  spackViewHash,
+  spackViewKey,
+  spackViewLayout,
+  spackViewRecipe,
+} from '../../../workbench/src/images/index.ts';
 
 const IDS = { viewImageId: 'sha256:aaaa', baseImageId: 'sha256:bbbb' };
 

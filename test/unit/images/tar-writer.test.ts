@@ -14,8 +14,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { archivePath, paxRecord } from '../../../src/images/tar-writer.ts';
-import { writeDirectoryLayer, writeTar } from '../../../src/images/index.ts';
+import { archivePath, paxRecord } from '../../../workbench/src/images/tar-writer.ts';
+import { writeDirectoryLayer, writeTar } from '../../../workbench/src/images/index.ts';
 
 function tempDir(): string {
   return mkdtempSync(path.join(tmpdir(), 'tar-writer-test-'));

@@ -16,8 +16,8 @@ import {
 } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ZIP_MODULES_SCRIPT } from '../../../src/images/index.ts';
-import { findProjectRoot } from '../../../src/tooling/project.ts';
+import { ZIP_MODULES_SCRIPT } from '../../../workbench/src/images/index.ts';
+import { findProjectRoot } from '../../../workbench/src/tooling/project.ts';
 
 const SCRIPT = path.join(findProjectRoot(), ZIP_MODULES_SCRIPT);
 const PYTHON = '/usr/bin/python3';

@@ -8,8 +8,8 @@ import {
   healthy,
   readKwokctlConfig,
   startComponent,
-} from '../../../src/localcluster/components.ts';
-import { isAlive } from '../../../src/localcluster/procfs.ts';
+} from '../../../workbench/src/localcluster/components.ts';
+import { isAlive } from '../../../workbench/src/localcluster/procfs.ts';
 import { eventually } from '../eventually.ts';
 
 describe('control-plane components', () => {

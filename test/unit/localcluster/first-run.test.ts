@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { duration, firstRunPlan, type BuildStage } from '../../../src/localcluster/first-run.ts';
-import { REAL_NODE_IMAGE_GROUPS, withNeeds } from '../../../src/localcluster/real-node/images.ts';
+import { duration, firstRunPlan, type BuildStage } from '../../../workbench/src/localcluster/first-run.ts';
+import { REAL_NODE_IMAGE_GROUPS, withNeeds } from '../../../workbench/src/localcluster/real-node/images.ts';
 
 const STAGES: BuildStage[] = [
   { key: 'control-plane', what: 'the control plane', seconds: 1200 },

@@ -5,17 +5,17 @@ import path from 'node:path';
 import { describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import { goInstallArgs } from '../../../src/localcluster/kueue/build.ts';
+import { goInstallArgs } from '../../../workbench/src/localcluster/kueue/build.ts';
 import {
   kueueConfiguration,
   kueuePorts,
   portsOfConfiguration,
   portsOfConfigurationText,
   tokenKubeconfig,
-} from '../../../src/localcluster/kueue/config.ts';
-import { KUEUE_VERSION } from '../../../src/localcluster/kueue/paths.ts';
-import { probeJob, QUEUE_NAME_LABEL } from '../../../src/localcluster/kueue/ready.ts';
-import { freePorts, portsInConfig } from '../../../src/localcluster/ports.ts';
+} from '../../../workbench/src/localcluster/kueue/config.ts';
+import { KUEUE_VERSION } from '../../../workbench/src/localcluster/kueue/paths.ts';
+import { probeJob, QUEUE_NAME_LABEL } from '../../../workbench/src/localcluster/kueue/ready.ts';
+import { freePorts, portsInConfig } from '../../../workbench/src/localcluster/ports.ts';
 
 const ports = { webhook: 32001, health: 32002, metrics: 32003 };
 

@@ -6,7 +6,7 @@ import {
   parseObjects,
   placed,
   webhookConfigurations,
-} from '../../../src/localcluster/kueue/manifests.ts';
+} from '../../../workbench/src/localcluster/kueue/manifests.ts';
 
 const endpoint = { url: 'https://127.0.0.1:30001', caBundle: 'Q0E=' };
 const placement = { namePrefix: 'kueue-', namespace: 'kueue-system' };

@@ -10,7 +10,7 @@ import {
   portsInConfig,
   portsRegistered,
   registerConfig,
-} from '../../../src/localcluster/ports.ts';
+} from '../../../workbench/src/localcluster/ports.ts';
 
 const config = (ports: Record<string, number>) =>
   [

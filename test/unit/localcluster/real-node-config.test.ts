@@ -15,8 +15,12 @@ import {
   kubeletConfig,
   realNodeLayout,
   realNodePaths,
-} from '../../../src/localcluster/real-node/config.ts';
-import { iptablesUndo, parseTableSave, splitRule } from '../../../src/localcluster/real-node/host.ts';
+} from '../../../workbench/src/localcluster/real-node/config.ts';
+import {
+  iptablesUndo,
+  parseTableSave,
+  splitRule,
+} from '../../../workbench/src/localcluster/real-node/host.ts';
 
 const paths = realNodePaths(realNodeLayout('/p/.cluster'));
 

@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { MAX_REVIVALS, clientReviver, lastErrorLine } from '../../../src/localcluster/revive.ts';
-import { isAlive } from '../../../src/localcluster/procfs.ts';
+import { MAX_REVIVALS, clientReviver, lastErrorLine } from '../../../workbench/src/localcluster/revive.ts';
+import { isAlive } from '../../../workbench/src/localcluster/procfs.ts';
 import { eventually } from '../eventually.ts';
 
 /** A cluster folder whose kwok.yaml lists etcd and a "controller manager" that is `sleep` marked with the folder. */

@@ -1,7 +1,7 @@
 // The images the real node holds (loaded, never pulled): the Flux images, the Flux view image, its
 // stand-in of the Go operator's layout (a Spack view), the plain application images, the MPI
 // application images (LAMMPS on OpenMPI, MPICH with NetPIPE), the Flux image with LAMMPS and LAMMPS with
-// REAXFF built here (localhost/lammps:reaxff-bookworm), built on first use into the cache (src/images),
+// REAXFF built here (localhost/lammps:reaxff-bookworm), built on first use into the cache (workbench/src/images),
 // plus the sandbox's pause. In groups, so that a first run builds only what it runs: `npm start`'s
 // hello-world needs the view and a plain image, not LAMMPS (a 25-minute build on 2 cores).
 import {

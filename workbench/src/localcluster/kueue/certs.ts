@@ -5,7 +5,7 @@ import path from 'node:path';
 import {
   createCertificateAuthority,
   issueServingCertificate,
-} from '../../controllers/conversion/certificates.ts';
+} from '../../../../src/controllers/conversion/certificates.ts';
 
 /** As long as the cluster's ServiceAccount token (kueue.ts): a local cluster lives as long as it is kept. */
 export const KUEUE_CREDENTIALS_DAYS = 365;

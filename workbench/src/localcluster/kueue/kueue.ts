@@ -9,7 +9,7 @@ import {
   KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { ObjectApi } from '../../kube/object-api.ts';
+import { ObjectApi } from '../../../../src/kube/object-api.ts';
 import type { Progress } from '../../tooling/hack-script.ts';
 import { until, within } from '../poll.ts';
 import { isAlive } from '../procfs.ts';

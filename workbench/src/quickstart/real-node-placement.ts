@@ -1,12 +1,12 @@
 /**
- * A MiniCluster as `flux-operator quickstart` runs it on the local cluster's real node: nothing can be
+ * A MiniCluster as the quickstart (`npm start`) runs it on the local cluster's real node: nothing can be
  * pulled there (no registry), so the images the file names give way to the ones built here and loaded
  * into the node, and the pods select the node and tolerate its taint.
  */
-import { API_VERSION_V1ALPHA1, type DefaultedMiniClusterV1alpha1, type Toleration } from '../api/index.ts';
-import type { DefaultedMiniCluster } from '../api/index.ts';
+import { API_VERSION_V1ALPHA1, type DefaultedMiniClusterV1alpha1, type Toleration } from '../../../src/api/index.ts';
+import type { DefaultedMiniCluster } from '../../../src/api/index.ts';
 import { REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
-import { fluxContainer, type RenderInput } from '../render/index.ts';
+import { fluxContainer, type RenderInput } from '../../../src/render/index.ts';
 
 /** The toleration of the real node's taint. */
 export const REAL_NODE_TOLERATION: Toleration = { ...REAL_NODE_PLACEMENT.tolerations[0] };

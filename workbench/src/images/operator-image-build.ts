@@ -1,7 +1,7 @@
 // Builds the operator's image (operator-image.ts) from the working tree, each layer cached by what it is
 // made of, under <cache>/images/:
 //   operator-runtime-<node version>-<key>/  base.tar and node.tar: mmdebstrap (as root) and Node, once;
-//   operator-deps-<key>/                    deps.tar: `npm ci --omit=dev`, once per lock file;
+//   operator-deps-<key>/                    deps.tar: `npm ci --omit=dev --workspaces=false`, once per lock file;
 //   operator/                               the archive of the last build and its record.
 // A tree whose sources, lock file and recipe are those of the last build gets that archive back unbuilt;
 // the same tree always gives the same image id.
@@ -12,7 +12,7 @@ import path from 'node:path';
 import { runCommand } from '../tooling/command.ts';
 import { runHackScript, type Progress } from '../tooling/hack-script.ts';
 import { cacheRoot, findProjectRoot } from '../tooling/project.ts';
-import { OPERATOR_COMMAND } from '../deploy/constants.ts';
+import { OPERATOR_COMMAND } from '../../../src/deploy/constants.ts';
 import { makeDebianRootfs, readBaseEtc } from './debian-rootfs.ts';
 import { withSystemPath } from './cached-build.ts';
 import { archiveFileName, canonicalJson } from './image-archive.ts';

@@ -13,7 +13,7 @@ export interface Versions {
   fluxCore: string;
 }
 
-/** The folder holding hack/build-control-plane.sh: searched upwards from this module (works from src/ and dist/src/). */
+/** The repository (the folder holding hack/build-control-plane.sh): searched upwards from this module. */
 export function findProjectRoot(start: string = path.dirname(fileURLToPath(import.meta.url))): string {
   let dir = start;
   for (;;) {

@@ -1,5 +1,5 @@
 /**
- * What `flux-operator quickstart` prints, as pure functions of what it read from the cluster: one
+ * What the quickstart (`npm start`) prints, as pure functions of what it read from the cluster: one
  * progress line per state of the MiniCluster, when to stop watching, the program's own output out of
  * the lead broker's log, and the closing lines.
  */
@@ -8,10 +8,10 @@ import {
   CONDITION_READY,
   CONDITION_SUCCEEDED,
   type MiniClusterStatus,
-} from '../api/index.ts';
-import { staysUp } from '../flux/index.ts';
-import { initialProgram } from '../render/flux-inputs.ts';
-import type { RenderInput } from '../render/index.ts';
+} from '../../../src/api/index.ts';
+import { staysUp } from '../../../src/flux/index.ts';
+import { initialProgram } from '../../../src/render/flux-inputs.ts';
+import type { RenderInput } from '../../../src/render/index.ts';
 
 /** True when the lead broker's program ends the MiniCluster (Succeeded or Failed), not an instance kept up. */
 export function runsToCompletion(miniCluster: RenderInput): boolean {

@@ -8,7 +8,12 @@
 //   app   /app/package.json, /app/dist and /usr/local/bin/flux-operator.
 // test/unit/images/operator-image.test.ts holds this recipe and the Dockerfile together.
 import { createHash } from 'node:crypto';
-import { HEALTH_PORT, METRICS_PORT, OPERATOR_COMMAND, RUN_SUBCOMMAND } from '../deploy/constants.ts';
+import {
+  HEALTH_PORT,
+  METRICS_PORT,
+  OPERATOR_COMMAND,
+  RUN_SUBCOMMAND,
+} from '../../../src/deploy/constants.ts';
 import { directoryEntries, writeDirectoryLayer } from './directory-layer.ts';
 import type { BaseEtc, DebianRootfs } from './debian-rootfs.ts';
 import {
@@ -129,10 +134,18 @@ export function depsKey(recipe: OperatorImageRecipe, packageJson: string, packag
 }
 
 /**
- * The `npm ci` arguments of the deps layer: the Dockerfile's dependencies stage, without install scripts,
- * which would run as root on this machine (the one in the production tree, protobufjs's, only warns).
+ * The `npm ci` arguments of the deps layer: the Dockerfile's dependencies stage (the operator's
+ * dependencies, none of the workbench workspace's), without install scripts, which would run as root on
+ * this machine (the one in the production tree, protobufjs's, only warns).
  */
-export const DEPS_NPM_ARGS = ['ci', '--omit=dev', '--ignore-scripts', '--no-audit', '--no-fund'];
+export const DEPS_NPM_ARGS = [
+  'ci',
+  '--omit=dev',
+  '--ignore-scripts',
+  '--no-audit',
+  '--no-fund',
+  '--workspaces=false',
+];
 
 /** The node layer: Node's binary and the node user over a base whose /etc files are `etc`; pure. */
 export function nodeLayerEntries(recipe: OperatorImageRecipe, etc: BaseEtc, nodeBinary: string): TarEntry[] {

@@ -16,7 +16,7 @@ function dirs(files: KueueFiles): DaemonDirs {
 
 /** Found from the project root, so that it is found from dist/ as well as from src/. */
 function runScript(): string {
-  return path.join(findProjectRoot(), 'src', 'localcluster', 'kueue', 'run-kueue.sh');
+  return path.join(findProjectRoot(), 'workbench', 'src', 'localcluster', 'kueue', 'run-kueue.sh');
 }
 
 function onPath(program: string, env: NodeJS.ProcessEnv): string {

@@ -1,9 +1,9 @@
 /**
- * `flux-operator quickstart`: the whole path on one machine. Uses the configured cluster, or brings
- * up the local control plane (with its real node where this machine can run one) when there is none;
- * installs the CRD, runs the operator in this process, applies a MiniCluster and shows its progress
- * until it finishes (Succeeded or Failed, with the lead broker's output) or, for an instance that
- * stays up or on simulated nodes, until it is Ready.
+ * The quickstart (`npm start`, whose command line is main.ts beside this file): the whole path on one
+ * machine. Uses the configured cluster, or brings up the local control plane (with its real node where
+ * this machine can run one) when there is none; installs the CRD, runs the operator in this process,
+ * applies a MiniCluster and shows its progress until it finishes (Succeeded or Failed, with the lead
+ * broker's output) or, for an instance that stays up or on simulated nodes, until it is Ready.
  */
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -17,15 +17,15 @@ import {
   PLURAL,
   VERSION_V1ALPHA1,
   type MiniClusterStatus,
-} from '../api/index.ts';
-import { isNotFound } from '../kube/api-errors.ts';
-import { serverSideApply } from '../kube/apply.ts';
-import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../kube/clients.ts';
-import { readMiniClusterStatus } from '../controllers/minicluster/minicluster-client.ts';
-import { Operator } from '../controllers/operator.ts';
-import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../deploy/index.ts';
-import { DEFAULT_WEBHOOK_ADDR } from './webhook-flags.ts';
-import { parseBindAddress } from '../observability/health-server.ts';
+} from '../../../src/api/index.ts';
+import { isNotFound } from '../../../src/kube/api-errors.ts';
+import { serverSideApply } from '../../../src/kube/apply.ts';
+import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../../src/kube/clients.ts';
+import { readMiniClusterStatus } from '../../../src/controllers/minicluster/minicluster-client.ts';
+import { Operator } from '../../../src/controllers/operator.ts';
+import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../../src/deploy/index.ts';
+import { DEFAULT_WEBHOOK_ADDR } from '../../../src/cli/webhook-flags.ts';
+import { parseBindAddress } from '../../../src/observability/health-server.ts';
 import {
   fluxImageRecipe,
   fluxViewReference,
@@ -36,10 +36,10 @@ import { DEFAULT_CLUSTER, kubeconfigPath, status as clusterStatus, up } from '..
 import { REAL_NODE_NAME } from '../localcluster/real-node/config.ts';
 import { REAL_NODE_IMAGE_GROUPS, type RealNodeImageGroup } from '../localcluster/real-node/images.ts';
 import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
-import { createLogger } from '../observability/logger.ts';
-import { fluxContainer, renderModel, type RenderInput } from '../render/index.ts';
-import { InputError } from './input-error.ts';
-import { installCommand } from './install-command.ts';
+import { createLogger } from '../../../src/observability/logger.ts';
+import { fluxContainer, renderModel, type RenderInput } from '../../../src/render/index.ts';
+import { InputError } from '../../../src/cli/input-error.ts';
+import { installCommand } from '../../../src/cli/install-command.ts';
 import {
   finished,
   leadOutputLines,
@@ -48,8 +48,8 @@ import {
   runsToCompletion,
 } from './quickstart-output.ts';
 import { describeSwaps, imagesUsed, onRealNode, type RealNodeImages } from './real-node-placement.ts';
-import { loadMiniClusters } from './render-command.ts';
-import { namespaceOf } from '../api/index.ts';
+import { loadMiniClusters } from '../../../src/cli/render-command.ts';
+import { namespaceOf } from '../../../src/api/index.ts';
 
 export interface QuickstartOptions {
   readonly file: string;
