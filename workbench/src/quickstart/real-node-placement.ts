@@ -3,7 +3,11 @@
  * pulled there (no registry), so the images the file names give way to the ones built here and loaded
  * into the node, and the pods select the node and tolerate its taint.
  */
-import { API_VERSION_V1ALPHA1, type DefaultedMiniClusterV1alpha1, type Toleration } from '../../../src/api/index.ts';
+import {
+  API_VERSION_V1ALPHA1,
+  type DefaultedMiniClusterV1alpha1,
+  type Toleration,
+} from '../../../src/api/index.ts';
 import type { DefaultedMiniCluster } from '../../../src/api/index.ts';
 import { REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
 import { fluxContainer, type RenderInput } from '../../../src/render/index.ts';
