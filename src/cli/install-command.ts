@@ -49,6 +49,7 @@ import {
   deploymentConversionLine,
   type InstalledConversion,
 } from '../controllers/conversion/install-conversion.ts';
+import { settleWithin } from '../observability/settle-within.ts';
 import { InputError } from './input-error.ts';
 import { DEFAULT_OPERATOR_WAIT_SECONDS, waitForOperator, type OperatorWaitReads } from './install-wait.ts';
 
@@ -472,24 +473,21 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
 /** One read of the wait, bounded: a read that hangs is retried on the next poll, not waited for. */
 const WAIT_READ_TIMEOUT_MS = 10_000;
 
-function bounded<T>(promise: Promise<T>, fallback: T): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<T>((resolve) => {
-    timer = setTimeout(() => resolve(fallback), WAIT_READ_TIMEOUT_MS);
-  });
-  return Promise.race([promise.catch(() => fallback), timeout]).finally(() => clearTimeout(timer));
-}
-
 /** The Deployment and its pods, as the wait reads them; a failed or slow read reads as not there yet. */
 function operatorReads(kc: KubeConfig, namespace: string, labelSelector: string): OperatorWaitReads {
   const apps = kc.makeApiClient(AppsV1Api);
   const core = kc.makeApiClient(CoreV1Api);
   return {
     readDeployment: () =>
-      bounded(apps.readNamespacedDeployment({ name: OPERATOR_NAME, namespace }), undefined),
+      settleWithin(
+        apps.readNamespacedDeployment({ name: OPERATOR_NAME, namespace }),
+        WAIT_READ_TIMEOUT_MS,
+        undefined,
+      ),
     listPods: () =>
-      bounded(
+      settleWithin(
         core.listNamespacedPod({ namespace, labelSelector }).then((list) => list.items),
+        WAIT_READ_TIMEOUT_MS,
         [],
       ),
   };

@@ -10,6 +10,7 @@ import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { MetricsAuthorizer } from './metrics-auth.ts';
+import { settleWithin } from './settle-within.ts';
 
 /**
  * A named check. It passes unless it returns (or resolves to) `false`, throws, rejects, or outlasts
@@ -111,21 +112,12 @@ interface CheckOutcome {
   readonly excluded: boolean;
 }
 
-async function runCheck(check: HealthCheck, timeoutMs: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<boolean>((resolve) => {
-    timer = setTimeout(() => resolve(false), timeoutMs);
-  });
-  try {
-    const passed = Promise.resolve()
-      .then(check)
-      .then((result) => result !== false);
-    return await Promise.race([passed, timeout]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+function runCheck(check: HealthCheck, timeoutMs: number): Promise<boolean> {
+  // Through a then: a check that throws at once fails like one that rejects.
+  const passed = Promise.resolve()
+    .then(check)
+    .then((result) => result !== false);
+  return settleWithin(passed, timeoutMs, false);
 }
 
 /**
