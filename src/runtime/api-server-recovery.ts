@@ -6,7 +6,9 @@
  * millisecond), then `onRecovered` runs (the manager's full resync).
  *
  * A probe that passes while watches wait means their failure is not an outage (a refused permission,
- * say): those keep their own backoff.
+ * say): those keep their own backoff. Once the server is seen away, probing goes on until it is seen
+ * back, even when every watch restarted by its own timer meanwhile: otherwise the outage would never
+ * be seen to end (no resync, and watch failures silenced as the outage's for good).
  */
 import type { Transport } from '../kube/transport.ts';
 
@@ -57,7 +59,8 @@ export class ApiServerRecovery {
   }
 
   private schedule(delayMs: number): void {
-    if (this.stopped || this.timer || this.probing || this.waiting.size === 0) return;
+    if (this.stopped || this.timer || this.probing) return;
+    if (this.waiting.size === 0 && !this.away) return;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       void this.probeOnce();

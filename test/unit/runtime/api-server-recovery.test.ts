@@ -59,21 +59,53 @@ describe('ApiServerRecovery', () => {
     recovery.stop();
   });
 
-  it('stops probing when nothing waits any more', async () => {
-    const { probe, calls } = scripted([false]);
+  it('stops probing when nothing waits any more and the server is not away', async () => {
+    const { probe, calls } = scripted([true]);
     const recovery = new ApiServerRecovery({ probe, intervalMs: 5 });
     const cancel = recovery.wait(async () => undefined);
     await eventually(
       () => calls.count >= 3,
       () => `probing while a watch waits (${calls.count} probes)`,
     );
-    assert.equal(recovery.serverAway, true);
     const atCancel = calls.count;
     cancel();
     await sleep(50); // ten intervals
     // The probe already scheduled (or answering) at the cancel may still run; none after it.
     assert.ok(calls.count <= atCancel + 1, `${calls.count - atCancel} probes after the cancel`);
-    assert.equal(recovery.serverAway, true);
+    assert.equal(recovery.serverAway, false);
+    recovery.stop();
+  });
+
+  it('sees the outage end even when every watch restarted by its own timer first', async () => {
+    // Away for the first five probes, then ready: the watch takes itself back while the server is away.
+    const { probe, calls } = scripted([false, false, false, false, false, true]);
+    const events: string[] = [];
+    const recovery = new ApiServerRecovery({
+      probe,
+      intervalMs: 5,
+      onOutage: (event) => events.push(event),
+      onRecovered: () => events.push('resync'),
+    });
+    let restarts = 0;
+    const cancel = recovery.wait(async () => {
+      restarts += 1;
+    });
+    await eventually(
+      () => recovery.serverAway,
+      () => `the outage seen (${calls.count} probes)`,
+    );
+    cancel();
+    await eventually(
+      () => events.includes('resync'),
+      () => `the end of the outage seen (events: ${events.join(', ')}; ${calls.count} probes)`,
+    );
+    assert.deepEqual(events, ['away', 'back', 'resync']);
+    assert.equal(recovery.serverAway, false);
+    assert.equal(restarts, 0, 'the watch that restarted by itself is not restarted again');
+    // Back and nothing waiting: probing ends.
+    const atBack = calls.count;
+    await sleep(50);
+    assert.ok(calls.count <= atBack + 1, `${calls.count - atBack} probes after the end of the outage`);
     recovery.stop();
   });
 });
