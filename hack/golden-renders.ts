@@ -7,6 +7,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { parseManifestText, type ManifestDocument } from '../src/cli/manifests.ts';
 import { renderToYaml, validatedMiniClusters } from '../src/cli/render-command.ts';
+import { hubModelOf } from '../src/api/index.ts';
 
 /** Fixed so the goldens do not change with the clock (only generated keys would show it). */
 const GOLDEN_TIME = new Date('2026-01-01T00:00:00Z');
@@ -33,7 +34,7 @@ export function goldenRenders(root: string): GoldenRender[] {
         const documents: ManifestDocument[] = [];
         const problems: string[] = [];
         parseManifestText(source, readFileSync(join(root, source), 'utf8'), documents, problems);
-        const miniClusters = validatedMiniClusters([source], documents, problems);
+        const miniClusters = validatedMiniClusters([source], documents, problems).map(hubModelOf);
         return `# Rendered from ${source} with test/fixtures/keys by \`npm run generate\`. Do not edit.\n${renderToYaml(miniClusters, keys, GOLDEN_TIME)}`;
       },
     }));

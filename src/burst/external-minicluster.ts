@@ -14,6 +14,7 @@ import {
   MANAGED_BY,
   SECRET_DATA_KEYS,
   defaultMiniClusterV1alpha1,
+  defaultedToV1alpha2,
   type DefaultedContainerV1alpha1,
   type DefaultedMiniClusterV1alpha1,
   type MiniClusterV1alpha1,
@@ -132,7 +133,7 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
   if (!Number.isInteger(size) || size < 1 || size > declared.size) {
     throw new Error(`a burst cluster for slot ${slot} holds 1 to ${declared.size} brokers, not ${size}`);
   }
-  const localNames = miniClusterNames(local);
+  const localNames = miniClusterNames(defaultedToV1alpha2(local));
   const secretNames = request.sameCluster
     ? { curveCert: localNames.curveCertSecret, mungeKey: localNames.mungeKeySecret }
     : {
@@ -185,7 +186,8 @@ export function externalMiniCluster(request: ExternalMiniClusterRequest): Extern
       `the burst MiniCluster for slot ${slot} is invalid: ${validated.problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`,
     );
   }
-  const configHash = hashOf(brokerConfigText(validated.value, miniClusterNames(validated.value)));
+  const model = defaultedToV1alpha2(validated.value);
+  const configHash = hashOf(brokerConfigText(model, miniClusterNames(model)));
   const name = dnsLabel([local.metadata.name, slot, configHash], POD_INDEX_RESERVE);
   const miniCluster: MiniClusterV1alpha1 = {
     ...draft,

@@ -2,18 +2,20 @@ import { readFile } from 'node:fs/promises';
 import { stringify } from 'yaml';
 import {
   API_VERSION_V1ALPHA1,
+  hubModelOf,
   formatProblem,
   validateMiniClusterV1alpha1,
+  type DefaultedMiniClusterV1alpha1,
   type Problem,
 } from '../api/index.ts';
-import { API_VERSION, validateMiniCluster, type DefaultsOptions } from '../api/index.ts';
-import { MUNGE_KEY_BYTES, parseCurveCertificate } from '../flux/index.ts';
 import {
-  generateMiniClusterKeys,
-  renderMiniCluster,
-  type MiniClusterKeys,
-  type RenderInput,
-} from '../render/index.ts';
+  API_VERSION,
+  validateMiniCluster,
+  type DefaultedMiniCluster,
+  type DefaultsOptions,
+} from '../api/index.ts';
+import { MUNGE_KEY_BYTES, parseCurveCertificate } from '../flux/index.ts';
+import { generateMiniClusterKeys, renderMiniCluster, type MiniClusterKeys } from '../render/index.ts';
 import { InputError } from './input-error.ts';
 import { describeDocument, readManifests, type ManifestDocument } from './manifests.ts';
 
@@ -62,19 +64,30 @@ async function givenKeys(options: RenderCommandOptions): Promise<Partial<MiniClu
   return keys;
 }
 
+/** A MiniCluster of a file, validated and defaulted in the version it is written in. */
+export type WrittenMiniCluster = DefaultedMiniCluster | DefaultedMiniClusterV1alpha1;
+
 /**
- * Reads, validates and defaults every MiniCluster in the files, of either served version (each as it
- * is written: a v1alpha1 one stays v1alpha1); all problems at once, or none.
+ * Reads, validates and defaults every MiniCluster in the files, of either served version, each as it
+ * is written (a v1alpha1 one stays v1alpha1); all problems at once, or none.
  */
-export async function loadMiniClusters(
+export async function loadWrittenMiniClusters(
   files: readonly string[],
   options: DefaultsOptions = {},
-): Promise<RenderInput[]> {
+): Promise<WrittenMiniCluster[]> {
   const { documents, problems } = await readManifests(files);
   return validatedMiniClusters(files, documents, problems, options);
 }
 
-type Validated = { ok: true; value: RenderInput } | { ok: false; problems: Problem[] };
+/** Every MiniCluster in the files, validated in its version, as the hub's model (hubModelOf). */
+export async function loadMiniClusters(
+  files: readonly string[],
+  options: DefaultsOptions = {},
+): Promise<DefaultedMiniCluster[]> {
+  return (await loadWrittenMiniClusters(files, options)).map(hubModelOf);
+}
+
+type Validated = { ok: true; value: WrittenMiniCluster } | { ok: false; problems: Problem[] };
 
 /** A document validated by the rules of the version it names. */
 function validateEitherVersion(content: unknown, options: DefaultsOptions): Validated {
@@ -98,11 +111,11 @@ export function validatedMiniClusters(
   documents: readonly ManifestDocument[],
   readProblems: readonly string[],
   options: DefaultsOptions = {},
-): RenderInput[] {
+): WrittenMiniCluster[] {
   const problems = [...readProblems];
   const perSource = new Map<string, number>();
   for (const document of documents) perSource.set(document.source, (perSource.get(document.source) ?? 0) + 1);
-  const miniClusters: RenderInput[] = [];
+  const miniClusters: WrittenMiniCluster[] = [];
   for (const document of documents) {
     const where = describeDocument(document, perSource.get(document.source) ?? 1);
     const result = validateEitherVersion(document.content, options);
@@ -128,7 +141,7 @@ export async function renderFiles(options: RenderCommandOptions, now = new Date(
 
 /** Every object of the MiniClusters as multi-document YAML; keys not given are generated per MiniCluster. */
 export function renderToYaml(
-  miniClusters: readonly RenderInput[],
+  miniClusters: readonly DefaultedMiniCluster[],
   given: Partial<MiniClusterKeys>,
   now = new Date(),
 ): string {

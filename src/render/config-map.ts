@@ -19,7 +19,7 @@ import {
   operatorWritesResourceSpec,
 } from './flux-inputs.ts';
 import type { Rendered } from './kube-object.ts';
-import { renderModel, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { BROKER_CONFIG_FILE, ENTRYPOINT_FILE, RESOURCE_SPEC_FILE } from './paths.ts';
 import { restfulServerFiles } from '../restful/server-files.ts';
@@ -29,8 +29,7 @@ import { usesFluxView } from './layout.ts';
 import { placementInput } from './placement.ts';
 
 /** broker.toml: the user's own (`flux.brokerConfig`) or the generated one. */
-export function brokerConfigText(input: RenderInput, names: MiniClusterNames): string {
-  const miniCluster = renderModel(input);
+export function brokerConfigText(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): string {
   return miniCluster.spec.flux.brokerConfig ?? brokerConfigToml(brokerConfigInput(miniCluster, names));
 }
 
@@ -38,8 +37,10 @@ export function brokerConfigText(input: RenderInput, names: MiniClusterNames): s
  * The ConfigMap with broker.toml, the entrypoint, (when cores are known) R, (Flux from the view) the
  * init container's script and (RESTful mode) the API server's program. No secret material.
  */
-export function renderConfigMap(input: RenderInput, names: MiniClusterNames): Rendered<V1ConfigMap> {
-  const miniCluster = renderModel(input);
+export function renderConfigMap(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1ConfigMap> {
   const data: Record<string, string> = {
     [BROKER_CONFIG_FILE]: brokerConfigText(miniCluster, names),
     [ENTRYPOINT_FILE]: entrypointScript(entrypointInput(miniCluster, names)),

@@ -2,13 +2,7 @@
  * Maps a defaulted MiniCluster spec onto the inputs of the pure Flux artifacts (src/flux). Every
  * decision about what the Flux instance looks like from the spec is made here.
  */
-import {
-  FLAT_TOPOLOGY,
-  userBrokerConfigFacts,
-  type DefaultedContainerV1alpha1,
-  type DefaultedMiniClusterV1alpha1,
-  type UserBrokerConfigFacts,
-} from '../api/index.ts';
+import { FLAT_TOPOLOGY, userBrokerConfigFacts, type UserBrokerConfigFacts } from '../api/index.ts';
 import {
   burstClusterHostEntries,
   expandBrokerHosts,
@@ -38,12 +32,7 @@ import {
 } from './paths.ts';
 import { layoutOf } from './layout.ts';
 import { placementInput } from './placement.ts';
-import {
-  renderModel,
-  type DefaultedContainer,
-  type DefaultedMiniCluster,
-  type RenderInput,
-} from './model.ts';
+import { type DefaultedContainer, type DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
 
@@ -63,20 +52,15 @@ const WORKER_MAX_ATTEMPTS = 720;
 const QUIET_LOG_LEVEL = 3;
 
 /** The one container that runs Flux (defaulting guarantees exactly one). */
-export function fluxContainer(miniCluster: DefaultedMiniClusterV1alpha1): DefaultedContainerV1alpha1;
-export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer;
-export function fluxContainer(miniCluster: RenderInput): DefaultedContainerV1alpha1 | DefaultedContainer {
-  // Found in the version given, so a caller may compare it with the containers it has.
-  const containers: readonly (DefaultedContainerV1alpha1 | DefaultedContainer)[] =
-    miniCluster.spec.containers;
-  const container = containers.find((candidate) => candidate.runFlux);
+export function fluxContainer(miniCluster: DefaultedMiniCluster): DefaultedContainer {
+  const container = miniCluster.spec.containers.find((candidate) => candidate.runFlux);
   if (!container) throw new Error(`MiniCluster ${miniCluster.metadata.name} has no container with runFlux`);
   return container;
 }
 
 /** True when this MiniCluster's brokers join an instance whose lead broker runs elsewhere. */
-export function joinsAnotherInstance(input: RenderInput): boolean {
-  const { flux } = renderModel(input).spec;
+export function joinsAnotherInstance(miniCluster: DefaultedMiniCluster): boolean {
+  const { flux } = miniCluster.spec;
   return flux.bursting?.leadBroker !== undefined || flux.bootServer !== undefined;
 }
 
@@ -99,8 +83,8 @@ function onlyLeadReachable(miniCluster: DefaultedMiniCluster): boolean {
 }
 
 /** The rank-ordered `[[bootstrap.hosts]]` entries, identical (but for rank 0's alias) on every side. */
-export function brokerHostEntries(input: RenderInput): BrokerHostEntry[] {
-  const { spec, metadata } = renderModel(input);
+export function brokerHostEntries(miniCluster: DefaultedMiniCluster): BrokerHostEntry[] {
+  const { spec, metadata } = miniCluster;
   const bursting = spec.flux.bursting;
   if (bursting?.hostlist) return [{ host: bursting.hostlist }];
   const slots = (bursting?.clusters ?? []).map((cluster) => ({ name: cluster.name, size: cluster.size }));
@@ -132,7 +116,7 @@ export function brokerHostEntries(input: RenderInput): BrokerHostEntry[] {
 }
 
 /** Hosts in rank order, as R must name them. */
-export function brokerHosts(miniCluster: RenderInput): string[] {
+export function brokerHosts(miniCluster: DefaultedMiniCluster): string[] {
   return expandBrokerHosts(brokerHostEntries(miniCluster));
 }
 
@@ -148,8 +132,7 @@ const OPERATOR_RESOURCE_SPEC_PATH = `${OPERATOR_DIR}/${RESOURCE_SPEC_FILE}`;
  * R is written by the operator when the cores per pod are known; otherwise each pod encodes it, as
  * it also does when the user's broker.toml reads R from another path than the operator's.
  */
-export function operatorWritesResourceSpec(input: RenderInput): boolean {
-  const miniCluster = renderModel(input);
+export function operatorWritesResourceSpec(miniCluster: DefaultedMiniCluster): boolean {
   const userPath = userBrokerConfig(miniCluster).resourcePath;
   return (
     fluxContainer(miniCluster).cores !== undefined &&
@@ -158,8 +141,7 @@ export function operatorWritesResourceSpec(input: RenderInput): boolean {
 }
 
 /** Where the brokers read R: where the user's broker.toml says, else where the operator puts it. */
-export function resourceSpecPath(input: RenderInput): string {
-  const miniCluster = renderModel(input);
+export function resourceSpecPath(miniCluster: DefaultedMiniCluster): string {
   return (
     userBrokerConfig(miniCluster).resourcePath ??
     (operatorWritesResourceSpec(miniCluster)
@@ -168,8 +150,10 @@ export function resourceSpecPath(input: RenderInput): string {
   );
 }
 
-export function brokerConfigInput(input: RenderInput, names: MiniClusterNames): BrokerConfigInput {
-  const miniCluster = renderModel(input);
+export function brokerConfigInput(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): BrokerConfigInput {
   const config: BrokerConfigInput = {
     curveCertPath: layoutOf(miniCluster).curveCertPath,
     hosts: brokerHostEntries(miniCluster),
@@ -191,8 +175,7 @@ export function brokerConfigInput(input: RenderInput, names: MiniClusterNames): 
  * The lead broker's program. With `interactive`, a command still runs as the job it would be (its
  * output in the lead's log), and the instance then stays up like one without a command.
  */
-export function initialProgram(input: RenderInput): InitialProgram {
-  const miniCluster = renderModel(input);
+export function initialProgram(miniCluster: DefaultedMiniCluster): InitialProgram {
   const container = fluxContainer(miniCluster);
   const { spec } = miniCluster;
   const command = commandOf(container);
@@ -280,8 +263,7 @@ function fluxSource(
   };
 }
 
-export function entrypointInput(input: RenderInput, names: MiniClusterNames): EntrypointInput {
-  const miniCluster = renderModel(input);
+export function entrypointInput(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): EntrypointInput {
   const { spec } = miniCluster;
   const container = fluxContainer(miniCluster);
   const hosts = brokerHostEntries(miniCluster);

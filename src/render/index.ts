@@ -1,7 +1,5 @@
 /** Spec -> Kubernetes objects: pure functions of a defaulted MiniCluster and its keys. */
 export { renderMiniCluster } from './minicluster.ts';
-export { renderModel } from './model.ts';
-export type { RenderInput } from './model.ts';
 export { layoutOf, usesFluxView } from './layout.ts';
 export type { RenderOptions } from './minicluster.ts';
 export { generateMiniClusterKeys, KEY_GENERATOR } from './keys.ts';

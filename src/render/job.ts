@@ -23,10 +23,8 @@ import {
 } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
 import {
-  renderModel,
   type DefaultedContainer,
   type DefaultedMiniCluster,
-  type RenderInput,
   type DefaultedServiceContainer,
 } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
@@ -379,8 +377,7 @@ function containerAdditions(
 }
 
 /** The storage of spec.volumes as the containers' volumes mount it: names, and the claim of each. */
-export function storageOf(input: RenderInput): Parameters<typeof containerVolumes>[1] {
-  const miniCluster = renderModel(input);
+export function storageOf(miniCluster: DefaultedMiniCluster): Parameters<typeof containerVolumes>[1] {
   const name = miniCluster.metadata.name;
   return {
     names: new Set(Object.keys(miniCluster.spec.volumes ?? {})),
@@ -547,8 +544,7 @@ function brokerAffinity(miniCluster: DefaultedMiniCluster): V1Affinity | undefin
  * annotations, the shared selector, and the operator's own labels last, so that no user label can
  * take a pod out of its Service or its workload.
  */
-export function podMetadata(input: RenderInput, labels: Record<string, string>): V1ObjectMeta {
-  const miniCluster = renderModel(input);
+export function podMetadata(miniCluster: DefaultedMiniCluster, labels: Record<string, string>): V1ObjectMeta {
   const { pod, network } = miniCluster.spec;
   return {
     labels: { ...sortedObject(pod?.labels), ...sortedObject(network.sharedSelector), ...labels },
@@ -562,11 +558,10 @@ export function podMetadata(input: RenderInput, labels: Record<string, string>):
  * failure of any broker fails it, as a failed rank would fail the Flux instance.
  */
 export function renderJob(
-  input: RenderInput,
+  miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
   writesResourceSpec: boolean,
 ): Rendered<V1Job> {
-  const miniCluster = renderModel(input);
   const { spec, metadata } = miniCluster;
   const labels = commonLabels(metadata.name, COMPONENT_BROKER);
   const template: NonNullable<V1Job['spec']>['template'] = {

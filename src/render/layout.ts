@@ -3,7 +3,7 @@
  * from the spec, for the Job, the entrypoint and broker.toml alike.
  */
 import { FLUX_VIEW_MEMORY_MEDIUM } from '../api/go-defaults.ts';
-import { renderModel, type DefaultedContainer, type RenderInput } from './model.ts';
+import type { DefaultedContainer, DefaultedMiniCluster } from './model.ts';
 import { podLayout, type PodLayout } from './paths.ts';
 
 /**
@@ -11,8 +11,8 @@ import { podLayout, type PodLayout } from './paths.ts';
  * container (v1alpha2's default), not from the application image (`flux.container.disable`, and
  * every v1alpha1 MiniCluster).
  */
-export function usesFluxView(input: RenderInput): boolean {
-  return !renderModel(input).spec.flux.container.disable;
+export function usesFluxView(miniCluster: DefaultedMiniCluster): boolean {
+  return !miniCluster.spec.flux.container.disable;
 }
 
 /**
@@ -24,8 +24,7 @@ export function isWrapped(container: DefaultedContainer): boolean {
 }
 
 /** Where the pod's writable files are (see PodLayout). */
-export function layoutOf(input: RenderInput): PodLayout {
-  const miniCluster = renderModel(input);
+export function layoutOf(miniCluster: DefaultedMiniCluster): PodLayout {
   const { container } = miniCluster.spec.flux;
   return podLayout(
     container.disable ? undefined : container.mountPath,

@@ -3,7 +3,7 @@ import { operatorWritesResourceSpec } from './flux-inputs.ts';
 import { renderJob } from './job.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import { ownerReference, type KubeObject, type Owner } from './kube-object.ts';
-import { renderModel, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { miniClusterNames } from './names.ts';
 import { renderRestfulService, servesRestful } from './restful.ts';
 import { renderSecrets } from './secrets.ts';
@@ -23,11 +23,10 @@ export interface RenderOptions {
  * A pure function: the same MiniCluster and keys give the same objects.
  */
 export function renderMiniCluster(
-  input: RenderInput,
+  miniCluster: DefaultedMiniCluster,
   keys: MiniClusterKeys,
   options: RenderOptions = {},
 ): KubeObject[] {
-  const miniCluster = renderModel(input);
   const names = miniClusterNames(miniCluster);
   const objects: KubeObject[] = [
     renderConfigMap(miniCluster, names),

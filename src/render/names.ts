@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 
 /** Kubernetes DNS labels (RFC 1123) are at most 63 characters. */
 export const DNS_LABEL_MAX = 63;
@@ -50,8 +50,7 @@ export interface MiniClusterNames {
 }
 
 /** The lead's slot a burst cluster fills, when it names one. */
-export function burstSlotOf(input: RenderInput): string | undefined {
-  const miniCluster = renderModel(input);
+export function burstSlotOf(miniCluster: DefaultedMiniCluster): string | undefined {
   const bursting = miniCluster.spec.flux.bursting;
   return bursting?.leadBroker !== undefined ? bursting.slot : undefined;
 }
@@ -66,8 +65,7 @@ function keyOwner(miniCluster: DefaultedMiniCluster): string {
   return miniCluster.spec.flux.bootServer ?? miniCluster.metadata.name;
 }
 
-export function miniClusterNames(input: RenderInput): MiniClusterNames {
-  const miniCluster = renderModel(input);
+export function miniClusterNames(miniCluster: DefaultedMiniCluster): MiniClusterNames {
   const { name } = miniCluster.metadata;
   const { flux } = miniCluster.spec;
   const owner = keyOwner(miniCluster);

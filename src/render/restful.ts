@@ -14,7 +14,7 @@ import type { InitialProgram } from '../flux/index.ts';
 import { RESTFUL_SERVER_FILE } from '../restful/server-files.ts';
 import type { Rendered } from './kube-object.ts';
 import { layoutOf } from './layout.ts';
-import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { OPERATOR_DIR, RESTFUL_CREDENTIALS_FILE, RESTFUL_MOUNT_DIR } from './paths.ts';
 
@@ -32,13 +32,13 @@ export interface RestfulCredentials {
  * The lead pod serves the RESTful API: v1alpha2 says so with fluxRestful (a v1alpha1 MiniCluster
  * that implies it has it written out by the conversion), unless its brokers join another instance.
  */
-export function servesRestful(input: RenderInput): boolean {
-  const { spec } = renderModel(input);
+export function servesRestful(miniCluster: DefaultedMiniCluster): boolean {
+  const { spec } = miniCluster;
   return spec.fluxRestful !== undefined && !joinsAnother(spec);
 }
 
-export function restfulPort(input: RenderInput): number {
-  return renderModel(input).spec.fluxRestful?.port ?? DEFAULT_RESTFUL_PORT;
+export function restfulPort(miniCluster: DefaultedMiniCluster): number {
+  return miniCluster.spec.fluxRestful?.port ?? DEFAULT_RESTFUL_PORT;
 }
 
 /**
@@ -51,8 +51,7 @@ function derived(seed: Uint8Array, purpose: string): string {
 }
 
 /** The API's credentials: the spec's where it gives them, derived from the seed where not. */
-export function restfulCredentials(input: RenderInput, seed: Uint8Array): RestfulCredentials {
-  const miniCluster = renderModel(input);
+export function restfulCredentials(miniCluster: DefaultedMiniCluster, seed: Uint8Array): RestfulCredentials {
   const given = miniCluster.spec.fluxRestful;
   const username = given?.username ?? DEFAULT_RESTFUL_USER;
   const token = given?.token ?? derived(seed, 'token');
@@ -82,11 +81,10 @@ function requireSeed(miniCluster: DefaultedMiniCluster, seed: Uint8Array | undef
 
 /** The Secret `<name>-restful`: never immutable, since the spec's credentials may change. */
 export function renderRestfulSecret(
-  input: RenderInput,
+  miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
   seed: Uint8Array | undefined,
 ): Rendered<V1Secret> {
-  const miniCluster = renderModel(input);
   const known = requireSeed(miniCluster, seed);
   const credentials = restfulCredentials(miniCluster, known);
   const { secretKey, users, administrators } = credentials;
@@ -116,8 +114,10 @@ export function renderRestfulSecret(
  * The Service `<name>-restful`: the API's port on the lead pod only, reachable in the cluster and
  * through the API server's service proxy (`/api/v1/namespaces/<ns>/services/<name>-restful:http/proxy/`).
  */
-export function renderRestfulService(input: RenderInput, names: MiniClusterNames): Rendered<V1Service> {
-  const miniCluster = renderModel(input);
+export function renderRestfulService(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1Service> {
   const { name } = miniCluster.metadata;
   const port = restfulPort(miniCluster);
   return {
@@ -136,8 +136,7 @@ export function renderRestfulService(input: RenderInput, names: MiniClusterNames
 }
 
 /** The lead broker's initial program in RESTful mode. */
-export function restfulProgram(input: RenderInput): InitialProgram {
-  const miniCluster = renderModel(input);
+export function restfulProgram(miniCluster: DefaultedMiniCluster): InitialProgram {
   const branch = miniCluster.spec.fluxRestful?.branch;
   return {
     kind: 'restful',

@@ -2,7 +2,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { COMPONENT_CONFIG, SECRET_DATA_KEYS, commonLabels } from '../api/index.ts';
 import type { MiniClusterKeys } from './keys.ts';
 import type { Rendered } from './kube-object.ts';
-import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { renderRestfulSecret, servesRestful } from './restful.ts';
 
@@ -35,11 +35,10 @@ function secret(
  * and the RESTful API's credentials when the lead serves it.
  */
 export function renderSecrets(
-  input: RenderInput,
+  miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
   keys: MiniClusterKeys,
 ): NamedSecret[] {
-  const miniCluster = renderModel(input);
   const secrets: NamedSecret[] = [];
   if (names.generatesCurveCertSecret) {
     const certificate = miniCluster.spec.flux.curveCert ?? keys.curveCertificate;

@@ -8,7 +8,7 @@ import {
 } from '../api/index.ts';
 import { DEFAULT_BROKER_PORT } from '../flux/index.ts';
 import type { Rendered } from './kube-object.ts';
-import { renderModel, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 
 /**
@@ -16,8 +16,10 @@ import { namespaceOf, type MiniClusterNames } from './names.ts';
  * It selects this MiniCluster's pods only, unless `network.sharedSelector` connects MiniClusters;
  * with `flux.minimalService`, the lead broker's pod only (the others connect to it alone).
  */
-export function renderService(input: RenderInput, names: MiniClusterNames): Rendered<V1Service> {
-  const miniCluster = renderModel(input);
+export function renderService(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1Service> {
   const { name } = miniCluster.metadata;
   const shared = miniCluster.spec.network.sharedSelector;
   return {
@@ -44,8 +46,7 @@ export function renderService(input: RenderInput, names: MiniClusterNames): Rend
 }
 
 /** The local side of bursting: clusters declared here will join this MiniCluster's lead broker. */
-export function exposesLeadBroker(input: RenderInput): boolean {
-  const miniCluster = renderModel(input);
+export function exposesLeadBroker(miniCluster: DefaultedMiniCluster): boolean {
   const bursting = miniCluster.spec.flux.bursting;
   return (
     (bursting?.clusters?.length ?? 0) > 0 &&
@@ -58,8 +59,10 @@ export function exposesLeadBroker(input: RenderInput): boolean {
  * The Service that lets brokers of other clusters reach the lead broker: it selects pod index 0
  * only, on the broker port, as a NodePort (any node's address) or a LoadBalancer.
  */
-export function renderLeadBrokerService(input: RenderInput, names: MiniClusterNames): Rendered<V1Service> {
-  const miniCluster = renderModel(input);
+export function renderLeadBrokerService(
+  miniCluster: DefaultedMiniCluster,
+  names: MiniClusterNames,
+): Rendered<V1Service> {
   const { name } = miniCluster.metadata;
   const exposure = miniCluster.spec.flux.bursting?.expose;
   const type = exposure?.type ?? 'NodePort';
@@ -87,8 +90,7 @@ export function renderLeadBrokerService(input: RenderInput, names: MiniClusterNa
 }
 
 /** A MiniCluster that joins another through a shared selector: that one renders the one Service. */
-export function usesSharedService(input: RenderInput): boolean {
-  const miniCluster = renderModel(input);
+export function usesSharedService(miniCluster: DefaultedMiniCluster): boolean {
   const shared = miniCluster.spec.network.sharedSelector;
   return (
     miniCluster.spec.flux.bootServer !== undefined && shared !== undefined && Object.keys(shared).length > 0

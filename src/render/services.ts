@@ -9,13 +9,13 @@ import {
 } from '../api/index.ts';
 import { podMetadata, renderContainer, setPodPlacement, storageOf } from './job.ts';
 import type { Rendered } from './kube-object.ts';
-import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { containerVolumes } from './volumes.ts';
 
 /** Whether the MiniCluster runs service containers (v1alpha1 `spec.services`). */
-export function hasServices(input: RenderInput): boolean {
-  return (renderModel(input).spec.services?.length ?? 0) > 0;
+export function hasServices(miniCluster: DefaultedMiniCluster): boolean {
+  return (miniCluster.spec.services?.length ?? 0) > 0;
 }
 
 function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNames): V1PodSpec {
@@ -55,10 +55,9 @@ function servicesPodSpec(miniCluster: DefaultedMiniCluster, names: MiniClusterNa
  * not a rolling update: two pods must never hold the one host name at once.
  */
 export function renderServicesDeployment(
-  input: RenderInput,
+  miniCluster: DefaultedMiniCluster,
   names: MiniClusterNames,
 ): Rendered<V1Deployment> {
-  const miniCluster = renderModel(input);
   const { metadata } = miniCluster;
   const labels = commonLabels(metadata.name, COMPONENT_SERVICES);
   const template: NonNullable<V1Deployment['spec']>['template'] = {

@@ -17,7 +17,7 @@ import {
   type StorageVolume,
 } from '../api/index.ts';
 import { ownerReference, sortedEntries, type Owner, type Rendered } from './kube-object.ts';
-import { renderModel, type DefaultedMiniCluster, type RenderInput } from './model.ts';
+import type { DefaultedMiniCluster } from './model.ts';
 import { namespaceOf } from './names.ts';
 
 /** As in v1alpha1: every broker pod mounts the same storage. */
@@ -154,10 +154,9 @@ function claim(
  * as a label (a cluster-wide object cannot have a namespaced owner).
  */
 export function renderStorage(
-  input: RenderInput,
+  miniCluster: DefaultedMiniCluster,
   owner?: Owner,
 ): (Rendered<V1PersistentVolume> | Rendered<V1PersistentVolumeClaim>)[] {
-  const miniCluster = renderModel(input);
   return sortedEntries(miniCluster.spec.volumes).flatMap(([volumeName, volume]) => [
     ...(makesPersistentVolume(volume) ? [persistentVolume(miniCluster, volumeName, volume, owner?.uid)] : []),
     claim(miniCluster, volumeName, volume, owner),

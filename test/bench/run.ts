@@ -31,7 +31,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { validateMiniClusterV1alpha1 } from '../../src/api/index.ts';
+import { defaultedToV1alpha2, validateMiniClusterV1alpha1 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
@@ -103,7 +103,8 @@ async function direct(clients: KubeClients, namespace: string, options: Options)
   for (let index = 0; index < options.count; index++) {
     const result = validateMiniClusterV1alpha1(benchMiniCluster(namespace, index, options.size));
     if (!result.ok) throw new Error(JSON.stringify(result.problems));
-    objects.push(...renderMiniCluster(result.value, generateMiniClusterKeys(result.value.metadata.name)));
+    const model = defaultedToV1alpha2(result.value);
+    objects.push(...renderMiniCluster(model, generateMiniClusterKeys(model.metadata.name)));
   }
   const started = performance.now();
   await pool(objects, 16, (object) => serverSideApply(clients.objects, object, 'bench-direct'));

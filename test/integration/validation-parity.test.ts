@@ -21,6 +21,7 @@ import {
 } from '../../src/api/index.ts';
 import { formatProblem, validateMiniClusterV1alpha1 } from '../../src/api/v1alpha1/validate.ts';
 import type { ValidationResultV1alpha1 } from '../../src/api/v1alpha1/validate.ts';
+import { defaultedToV1alpha2 } from '../../src/api/v1alpha1/convert-defaulted.ts';
 import { renderMiniCluster } from '../../src/render/index.ts';
 import type { KubeObject } from '../../src/render/index.ts';
 import { cluster, withNamespace } from '../harness/cluster.ts';
@@ -322,7 +323,8 @@ describe('the CRD and the validator agree (local API server)', () => {
       }
       if (!result.ok) return;
       accepted++;
-      const miniClusterInNamespace = { ...result.value, metadata: { ...result.value.metadata, namespace } };
+      const model = defaultedToV1alpha2(result.value);
+      const miniClusterInNamespace = { ...model, metadata: { ...model.metadata, namespace } };
       const owner = {
         apiVersion: API_VERSION_V1ALPHA1,
         kind: 'MiniCluster',

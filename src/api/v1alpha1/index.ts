@@ -16,3 +16,4 @@ export {
   toV1alpha1,
   toV1alpha2,
 } from './convert.ts';
+export { defaultedToV1alpha2, hubModelOf } from './convert-defaulted.ts';

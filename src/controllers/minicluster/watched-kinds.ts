@@ -10,8 +10,7 @@ import type {
   V1Secret,
   V1Service,
 } from '@kubernetes/client-node';
-import { PLURAL, type MiniClusterV1alpha1 } from '../../api/index.ts';
-import { API_VERSION, VERSION, type MiniCluster } from '../../api/index.ts';
+import { API_VERSION, PLURAL, VERSION, type MiniCluster } from '../../api/index.ts';
 
 /**
  * The version the controller watches and writes MiniClusters in: the one the CRD stores, v1alpha2,
@@ -24,8 +23,11 @@ export const MINICLUSTER_API_VERSION = API_VERSION;
 import type { WatchedKind } from '../../runtime/informers.ts';
 import { collectionPath, type ApiClients } from '../../kube/api-clients.ts';
 
-/** A MiniCluster as the API returns it (in MINICLUSTER_VERSION): its schema's shape plus server-set metadata. */
-export type LiveMiniCluster = (MiniCluster | MiniClusterV1alpha1) &
+/**
+ * A MiniCluster as the API returns it: in MINICLUSTER_VERSION, the hub (one written as v1alpha1 comes
+ * converted by the API server), its schema's shape plus server-set metadata.
+ */
+export type LiveMiniCluster = MiniCluster &
   KubernetesObject & {
     metadata: MiniCluster['metadata'] & {
       uid?: string;

@@ -17,6 +17,7 @@ import { CONFIG_MAP_MAX_BYTES } from '../../../src/api/shared/limits.ts';
 import type { DefaultedMiniCluster } from '../../../src/api/schema.ts';
 import { validateMiniCluster } from '../../../src/api/validate.ts';
 import { toV1alpha2 } from '../../../src/api/v1alpha1/convert.ts';
+import { hubModelOf } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 import type { DefaultedMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
@@ -41,7 +42,7 @@ function configMapOf(miniCluster: DefaultedMiniClusterV1alpha1 | DefaultedMiniCl
     name: miniCluster.metadata.name,
     uid: 'u',
   };
-  const objects = renderMiniCluster(miniCluster, KEYS, { owner });
+  const objects = renderMiniCluster(hubModelOf(miniCluster), KEYS, { owner });
   const configMap = objects.find((object) => object.kind === 'ConfigMap') as V1ConfigMap | undefined;
   assert.ok(configMap?.data, 'a ConfigMap with data');
   return configMap;

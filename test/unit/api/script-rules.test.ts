@@ -7,6 +7,7 @@ import { BATCH_LINE_PATTERN } from '../../../src/api/shared/script-cel.ts';
 import { API_VERSION } from '../../../src/api/group.ts';
 import { validateMiniCluster } from '../../../src/api/validate.ts';
 import { formatProblem, validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.ts';
+import { hubModelOf } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { CURVE_CERT, fluxContainer, miniCluster } from './fixtures.ts';
 
@@ -22,7 +23,7 @@ function configMapBytes(input: { apiVersion: string }): number | undefined {
   const result =
     input.apiVersion === API_VERSION ? validateMiniCluster(input) : validateMiniClusterV1alpha1(input);
   if (!result.ok) return undefined;
-  const configMap = renderMiniCluster(result.value, KEYS).find(
+  const configMap = renderMiniCluster(hubModelOf(result.value), KEYS).find(
     (object) => object.kind === 'ConfigMap',
   ) as V1ConfigMap;
   return Object.entries(configMap.data ?? {}).reduce(

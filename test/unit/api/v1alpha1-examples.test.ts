@@ -11,6 +11,7 @@ import { parseManifestText, type ManifestDocument } from '../../../src/cli/manif
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { exampleMiniClusterManifests, type ExampleManifest } from '../../harness/v1alpha1-examples.ts';
 import { KEYS } from '../render/fixtures.ts';
+import { defaultedToV1alpha2 } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 
 /** What happens to a manifest: accepted, or refused for a reason about one field or key. */
 type Outcome =
@@ -130,7 +131,7 @@ function judge(manifest: ExampleManifest): Judged {
   assert.equal(documents.length, 1, `${manifest.path}: one MiniCluster`);
   const result = validateMiniClusterV1alpha1(documents[0]?.content);
   if (result.ok) {
-    assert.ok(renderMiniCluster(result.value, KEYS).length > 0);
+    assert.ok(renderMiniCluster(defaultedToV1alpha2(result.value), KEYS).length > 0);
     return { outcome: 'accepted', message: 'accepted' };
   }
   const [first] = result.problems;
@@ -176,7 +177,7 @@ describe('the Go operator v1alpha1 examples (69 MiniCluster manifests, from ../s
       parseManifestText(manifest.path, manifest.text, documents, []);
       const result = validateMiniClusterV1alpha1(documents[0]?.content);
       assert.ok(result.ok, manifest.path);
-      const deployment = renderMiniCluster(result.value, KEYS).find(
+      const deployment = renderMiniCluster(defaultedToV1alpha2(result.value), KEYS).find(
         (object) => object.kind === 'Deployment',
       ) as V1Deployment | undefined;
       const pod = deployment?.spec?.template.spec;

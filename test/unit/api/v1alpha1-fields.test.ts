@@ -7,6 +7,7 @@ import type { MiniClusterV1alpha1 } from '../../../src/api/v1alpha1/schema.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { KEYS, find, present } from '../render/fixtures.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
+import { defaultedToV1alpha2 } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 
 function problemsOf(input: MiniClusterV1alpha1): string[] {
   const result = validateMiniClusterV1alpha1(input);
@@ -16,7 +17,7 @@ function problemsOf(input: MiniClusterV1alpha1): string[] {
 function rendered(input: MiniClusterV1alpha1) {
   const result = validateMiniClusterV1alpha1(input);
   assert.ok(result.ok, JSON.stringify(result));
-  return renderMiniCluster(result.value, KEYS);
+  return renderMiniCluster(defaultedToV1alpha2(result.value), KEYS);
 }
 
 describe('container secrets (environment from Secret keys)', () => {

@@ -18,6 +18,7 @@ import {
   miniCluster,
   withSidecar,
 } from './fixtures.ts';
+import { defaultedToV1alpha2 } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 
 const leadBroker = { address: '203.0.113.7', name: 'lead', size: 2 };
 const keys = { curveCert: CURVE_CERT, mungeSecret: 'munge' };
@@ -425,7 +426,7 @@ describe('validateMiniClusterV1alpha1: what it accepts, the operator can run', (
     );
     const result = validateMiniClusterV1alpha1(input);
     assert.ok(result.ok, result.ok ? '' : result.problems.map(formatProblem).join('\n'));
-    const objects = renderMiniCluster(result.value, {
+    const objects = renderMiniCluster(defaultedToV1alpha2(result.value), {
       curveCertificate: CURVE_CERT,
       mungeKey: new Uint8Array(1024),
     });

@@ -6,6 +6,7 @@ import { validateMiniClusterV1alpha1 } from '../../../src/api/v1alpha1/validate.
 import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX } from '../../../src/api/shared/volume-cel.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { fluxContainer, miniCluster } from './fixtures.ts';
+import { defaultedToV1alpha2 } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 
 const KEYS = {
   curveCertificate: 'certificate',
@@ -17,7 +18,9 @@ const KEYS = {
 function renderedJob(): V1Job {
   const result = validateMiniClusterV1alpha1(miniCluster({ containers: [fluxContainer({ cores: 2 })] }));
   assert.ok(result.ok);
-  return renderMiniCluster(result.value, KEYS).find((object) => object.kind === 'Job') as V1Job;
+  return renderMiniCluster(defaultedToV1alpha2(result.value), KEYS).find(
+    (object) => object.kind === 'Job',
+  ) as V1Job;
 }
 
 describe('the operator-owned volumes the validator keeps users off', () => {

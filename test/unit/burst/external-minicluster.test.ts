@@ -1,13 +1,20 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
-import { validateMiniClusterV1alpha1 } from '../../../src/api/index.ts';
+import { hubModelOf, validateMiniClusterV1alpha1 } from '../../../src/api/index.ts';
 import { validateMiniCluster } from '../../../src/api/index.ts';
 import { burstLocal, burstSecrets, externalMiniCluster } from '../../../src/burst/external-minicluster.ts';
 import { brokerHosts, renderMiniCluster } from '../../../src/render/index.ts';
-import { APP_IMAGE, IMAGE, KEYS, VIEW_IMAGE, defaulted, defaultedV1alpha2 } from '../render/fixtures.ts';
+import {
+  APP_IMAGE,
+  IMAGE,
+  KEYS,
+  VIEW_IMAGE,
+  defaultedV1alpha1,
+  defaultedV1alpha2,
+} from '../render/fixtures.ts';
 
-const local = defaulted(
+const local = defaultedV1alpha1(
   {
     size: 2,
     interactive: true,
@@ -47,10 +54,11 @@ describe('externalMiniCluster', () => {
     assert.match(external.name, /^burst-local-burst-0-[0-9a-f]{10}$/);
     const validated = validateMiniClusterV1alpha1(external.miniCluster);
     assert.ok(validated.ok, JSON.stringify(validated));
-    const objects = renderMiniCluster(validated.value, KEYS);
+    const model = hubModelOf(validated.value);
+    const objects = renderMiniCluster(model, KEYS);
     const job = objects.find((object) => object.kind === 'Job');
     assert.equal(job?.metadata.name, 'burst-0'); // pods burst-0-<i>: the hosts the local lists
-    assert.deepEqual(brokerHosts(validated.value), brokerHosts(local));
+    assert.deepEqual(brokerHosts(model), brokerHosts(hubModelOf(local)));
     const configMap = objects.find((object) => object.kind === 'ConfigMap') as {
       data?: Record<string, string>;
     };
@@ -134,7 +142,7 @@ describe('externalMiniCluster', () => {
   });
 
   it('in its own cluster mounts the local key Secrets and keeps the pod placement; elsewhere neither', () => {
-    const placed = defaulted(
+    const placed = defaultedV1alpha1(
       {
         ...structuredClone(local.spec),
         pod: {

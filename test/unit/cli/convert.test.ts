@@ -15,6 +15,7 @@ import { InputError } from '../../../src/cli/input-error.ts';
 import { renderMiniCluster } from '../../../src/render/index.ts';
 import { KEYS } from '../render/fixtures.ts';
 import { exampleMiniClusterManifests } from '../../harness/v1alpha1-examples.ts';
+import { defaultedToV1alpha2 } from '../../../src/api/v1alpha1/convert-defaulted.ts';
 
 const ROOT = new URL('../../../', import.meta.url).pathname;
 
@@ -36,7 +37,7 @@ function tempFile(name: string, content: string): string {
 function rendered(miniCluster: unknown): unknown[] {
   const result = validateMiniClusterV1alpha1(miniCluster);
   assert.ok(result.ok, JSON.stringify(result));
-  return renderMiniCluster(result.value, KEYS);
+  return renderMiniCluster(defaultedToV1alpha2(result.value), KEYS);
 }
 
 async function problemsOf(files: string[]): Promise<readonly string[]> {

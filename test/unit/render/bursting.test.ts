@@ -3,6 +3,7 @@ import type { V1Service } from '@kubernetes/client-node';
 import { describe, it } from 'node:test';
 import { parse as parseToml } from 'smol-toml';
 import { decodeHostlist } from '../../../src/flux/index.ts';
+import type { MiniClusterV1alpha1Spec } from '../../../src/api/index.ts';
 import { brokerHosts, renderMiniCluster } from '../../../src/render/index.ts';
 import { IMAGE, KEYS, defaulted, find, plain } from './fixtures.ts';
 
@@ -14,15 +15,13 @@ function brokerConfig(objects: ReturnType<typeof renderMiniCluster>): ParsedBrok
   return plain(parseToml(find.configMap(objects).data?.['broker.toml'] ?? '')) as ParsedBrokerConfig;
 }
 
-const local = defaulted(
-  {
-    size: 2,
-    interactive: true,
-    containers: [{ image: IMAGE, cores: 4 }],
-    flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }] } },
-  },
-  'burst-local',
-);
+const localSpec: Partial<MiniClusterV1alpha1Spec> = {
+  size: 2,
+  interactive: true,
+  containers: [{ image: IMAGE, cores: 4 }],
+  flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }] } },
+};
+const local = defaulted(localSpec, 'burst-local');
 
 const external = defaulted(
   {
@@ -75,7 +74,7 @@ describe('rendering for bursting', () => {
     ]);
     const balanced = defaulted(
       {
-        ...local.spec,
+        ...localSpec,
         flux: { bursting: { clusters: [{ name: 'burst-0', size: 4 }], expose: { type: 'LoadBalancer' } } },
       },
       'burst-local',

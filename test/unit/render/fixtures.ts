@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import type { V1ConfigMap, V1Job, V1Secret, V1Service } from '@kubernetes/client-node';
 import {
+  defaultedToV1alpha2,
   validateMiniCluster,
   validateMiniClusterV1alpha1,
   type DefaultedMiniCluster,
@@ -9,7 +10,7 @@ import {
   type MiniClusterSpec,
   type MiniClusterV1alpha1Spec,
 } from '../../../src/api/index.ts';
-import { renderModel, type KubeObject, type MiniClusterKeys } from '../../../src/render/index.ts';
+import type { KubeObject, MiniClusterKeys } from '../../../src/render/index.ts';
 
 export const IMAGE = 'ghcr.io/flux-framework/flux-restful-api:latest';
 
@@ -20,8 +21,8 @@ export const KEYS: MiniClusterKeys = {
   restfulSeed: Uint8Array.from({ length: 32 }, (_, index) => index),
 };
 
-/** A MiniCluster through validation and defaulting, as the CLI and the controller see it. */
-export function defaulted(
+/** A v1alpha1 MiniCluster through validation and defaulting, as it is written. */
+export function defaultedV1alpha1(
   spec: Partial<MiniClusterV1alpha1Spec>,
   name = 'flux-sample',
   namespace = 'default',
@@ -85,11 +86,14 @@ export function defaultedV1alpha2(
   return result.value;
 }
 
-/** A v1alpha1 MiniCluster as the operator holds it: its v1alpha2 model (what the controller reads). */
-export function defaultedModel(
+/**
+ * A v1alpha1 MiniCluster as the CLI and the controller hold it: validated and defaulted in its
+ * version, then the hub's model of it (what the renderer reads).
+ */
+export function defaulted(
   spec: Partial<MiniClusterV1alpha1Spec>,
   name = 'flux-sample',
   namespace = 'default',
 ): DefaultedMiniCluster {
-  return renderModel(defaulted(spec, name, namespace));
+  return defaultedToV1alpha2(defaultedV1alpha1(spec, name, namespace));
 }

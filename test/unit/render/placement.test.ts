@@ -5,8 +5,7 @@ import { describe, it } from 'node:test';
 import { exclusiveCpus, gpuCount, isGpuResource, placementInput } from '../../../src/render/placement.ts';
 import { fluxContainer, miniClusterNames, renderMiniCluster } from '../../../src/render/index.ts';
 import { entrypointInput } from '../../../src/render/flux-inputs.ts';
-import { renderModel } from '../../../src/render/model.ts';
-import { APP_IMAGE, KEYS, defaultedModel, defaultedV1alpha2, find, present } from './fixtures.ts';
+import { APP_IMAGE, KEYS, defaulted, defaultedV1alpha2, find, present } from './fixtures.ts';
 
 describe('exclusiveCpus: whole CPUs a static CPU manager gives the container alone', () => {
   it('requests equal to limits, CPU a whole number, memory too', () => {
@@ -39,48 +38,44 @@ describe('GPUs: extended resources named gpu in a vendor domain', () => {
 
 describe('placementInput', () => {
   it('v1alpha2 without resources: only where the initrc goes', () => {
-    const model = renderModel(defaultedV1alpha2({}));
+    const model = defaultedV1alpha2({});
     const placement = placementInput(model, fluxContainer(model));
     assert.deepEqual(Object.keys(placement), ['shellRcDir']);
     assert.match(placement.shellRcDir, /^\/.*\/shell$/);
   });
 
   it('a Guaranteed container with GPUs: exclusive CPUs, the limit, the GPUs', () => {
-    const model = renderModel(
-      defaultedV1alpha2({
-        containers: [
-          {
-            image: APP_IMAGE,
-            command: 'lmp -in in.lj',
-            resources: { limits: { cpu: '4', memory: '4Gi', 'nvidia.com/gpu': '2' } },
-          },
-        ],
-      }),
-    );
+    const model = defaultedV1alpha2({
+      containers: [
+        {
+          image: APP_IMAGE,
+          command: 'lmp -in in.lj',
+          resources: { limits: { cpu: '4', memory: '4Gi', 'nvidia.com/gpu': '2' } },
+        },
+      ],
+    });
     const { shellRcDir, ...rest } = placementInput(model, fluxContainer(model));
     assert.ok(shellRcDir.endsWith('/shell'));
     assert.deepEqual(rest, { exclusiveCpus: 4, cpuLimit: 4, gpus: 2 });
   });
 
   it('a fractional CPU limit is rounded up; pod-level resources count where the container sets none', () => {
-    const fractional = renderModel(
-      defaultedV1alpha2({
-        containers: [{ image: APP_IMAGE, command: 'x', resources: { limits: { cpu: '1500m' } } }],
-      }),
-    );
+    const fractional = defaultedV1alpha2({
+      containers: [{ image: APP_IMAGE, command: 'x', resources: { limits: { cpu: '1500m' } } }],
+    });
     assert.equal(placementInput(fractional, fluxContainer(fractional)).cpuLimit, 2);
-    const podLevel = defaultedModel({ pod: { resources: { cpu: '3' } } });
+    const podLevel = defaulted({ pod: { resources: { cpu: '3' } } });
     assert.equal(placementInput(podLevel, fluxContainer(podLevel)).cpuLimit, 3);
   });
 
   it('reaches the entrypoint of every pod', () => {
-    const model = defaultedModel({});
+    const model = defaulted({});
     const entry = entrypointInput(model, miniClusterNames(model));
     assert.deepEqual(entry.placement, placementInput(model, fluxContainer(model)));
   });
 
   it('R written by the operator (cores in the spec) lists the GPUs of every broker', () => {
-    const model = defaultedModel({
+    const model = defaulted({
       size: 2,
       containers: [
         { image: APP_IMAGE, command: 'x', cores: 4, resources: { limits: { 'nvidia.com/gpu': 1 } } },

@@ -37,7 +37,7 @@ import { REAL_NODE_NAME } from '../localcluster/real-node/config.ts';
 import { REAL_NODE_IMAGE_GROUPS, type RealNodeImageGroup } from '../localcluster/real-node/images.ts';
 import { realNodeUnavailable } from '../localcluster/real-node/node.ts';
 import { createLogger } from '../../../src/observability/logger.ts';
-import { fluxContainer, renderModel, type RenderInput } from '../../../src/render/index.ts';
+import { fluxContainer } from '../../../src/render/index.ts';
 import { InputError } from '../../../src/cli/input-error.ts';
 import { installCommand } from '../../../src/cli/install-command.ts';
 import {
@@ -48,7 +48,8 @@ import {
   runsToCompletion,
 } from './quickstart-output.ts';
 import { describeSwaps, imagesUsed, onRealNode, type RealNodeImages } from './real-node-placement.ts';
-import { loadMiniClusters } from '../../../src/cli/render-command.ts';
+import { loadWrittenMiniClusters, type WrittenMiniCluster } from '../../../src/cli/render-command.ts';
+import { hubModelOf } from '../../../src/api/index.ts';
 import { namespaceOf } from '../../../src/api/index.ts';
 
 export interface QuickstartOptions {
@@ -141,7 +142,7 @@ async function removeEarlierRun(
 /** The lead broker's pod (index 0; the newest if the Job made several) and its log. */
 async function leadBroker(
   clients: KubeClients,
-  miniCluster: RenderInput,
+  miniCluster: WrittenMiniCluster,
   namespace: string,
 ): Promise<{ pod?: string; log?: string }> {
   const pods = await clients.core.listNamespacedPod({
@@ -154,7 +155,7 @@ async function leadBroker(
   const log = await clients.core.readNamespacedPodLog({
     name: pod,
     namespace,
-    container: fluxContainer(renderModel(miniCluster)).name,
+    container: fluxContainer(hubModelOf(miniCluster)).name,
   });
   return { pod, log };
 }
@@ -163,7 +164,10 @@ async function leadBroker(
  * The groups of the real node's images a placed MiniCluster runs: the Flux image, the view, the plain
  * image; every group when it runs another image built here (`localhost/...`), which may be any of them.
  */
-export function imageGroupsFor(miniCluster: RenderInput, references: RealNodeImages): RealNodeImageGroup[] {
+export function imageGroupsFor(
+  miniCluster: WrittenMiniCluster,
+  references: RealNodeImages,
+): RealNodeImageGroup[] {
   const groupOf = new Map<string, RealNodeImageGroup>([
     [references.flux, 'flux'],
     [references.view, 'view'],
@@ -187,7 +191,7 @@ function realNodeImages(): RealNodeImages {
 
 export async function quickstart(options: QuickstartOptions): Promise<number> {
   const say = options.say ?? ((line: string) => process.stdout.write(`${line}\n`));
-  const [loaded] = await loadMiniClusters([options.file]);
+  const [loaded] = await loadWrittenMiniClusters([options.file]);
   if (!loaded) throw new InputError([`${options.file}: no MiniCluster found`]);
   const name = loaded.metadata.name;
   const namespace = namespaceOf(loaded);
@@ -296,7 +300,7 @@ async function convertsThroughTheWebhook(clients: KubeClients, namespace: string
 /** Prints a line per change of state; resolves with the last status once finished, or undefined at the deadline. */
 async function watch(
   clients: KubeClients,
-  miniCluster: RenderInput,
+  miniCluster: WrittenMiniCluster,
   namespace: string,
   awaitOutcome: boolean,
   timeoutMs: number,

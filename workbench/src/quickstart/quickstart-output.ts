@@ -11,11 +11,12 @@ import {
 } from '../../../src/api/index.ts';
 import { staysUp } from '../../../src/flux/index.ts';
 import { initialProgram } from '../../../src/render/flux-inputs.ts';
-import type { RenderInput } from '../../../src/render/index.ts';
+import type { WrittenMiniCluster } from '../../../src/cli/render-command.ts';
+import { hubModelOf } from '../../../src/api/index.ts';
 
 /** True when the lead broker's program ends the MiniCluster (Succeeded or Failed), not an instance kept up. */
-export function runsToCompletion(miniCluster: RenderInput): boolean {
-  return !staysUp(initialProgram(miniCluster));
+export function runsToCompletion(miniCluster: WrittenMiniCluster): boolean {
+  return !staysUp(initialProgram(hubModelOf(miniCluster)));
 }
 
 function conditionOf(status: MiniClusterStatus, type: string) {

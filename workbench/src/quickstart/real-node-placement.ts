@@ -10,7 +10,8 @@ import {
 } from '../../../src/api/index.ts';
 import type { DefaultedMiniCluster } from '../../../src/api/index.ts';
 import { REAL_NODE_PLACEMENT } from '../localcluster/real-node/config.ts';
-import { fluxContainer, type RenderInput } from '../../../src/render/index.ts';
+import { fluxContainer } from '../../../src/render/index.ts';
+import type { WrittenMiniCluster } from '../../../src/cli/render-command.ts';
 
 /** The toleration of the real node's taint. */
 export const REAL_NODE_TOLERATION: Toleration = { ...REAL_NODE_PLACEMENT.tolerations[0] };
@@ -33,7 +34,7 @@ export interface ImageSwap {
   readonly role: string;
 }
 
-export interface RealNodePlacement<T extends RenderInput> {
+export interface RealNodePlacement<T extends WrittenMiniCluster> {
   readonly miniCluster: T;
   readonly swaps: readonly ImageSwap[];
 }
@@ -43,7 +44,7 @@ function isLocal(image: string): boolean {
   return image.startsWith('localhost/');
 }
 
-function placedPod<T extends RenderInput>(spec: T['spec']): T['spec']['pod'] {
+function placedPod<T extends WrittenMiniCluster>(spec: T['spec']): T['spec']['pod'] {
   const tolerations = spec.pod?.tolerations ?? [];
   const tolerated = tolerations.some(
     (toleration) =>
@@ -69,7 +70,9 @@ function fluxInImage(
   images: RealNodeImages,
 ): RealNodePlacement<DefaultedMiniClusterV1alpha1> {
   const { spec } = miniCluster;
-  const flux = fluxContainer(miniCluster);
+  const flux = spec.containers.find((container) => container.runFlux);
+  if (flux === undefined)
+    throw new Error(`MiniCluster ${miniCluster.metadata.name} has no container with runFlux`);
   return {
     miniCluster: {
       ...miniCluster,
@@ -136,8 +139,14 @@ export function onRealNode(
   miniCluster: DefaultedMiniCluster,
   images: RealNodeImages,
 ): RealNodePlacement<DefaultedMiniCluster>;
-export function onRealNode(miniCluster: RenderInput, images: RealNodeImages): RealNodePlacement<RenderInput>;
-export function onRealNode(miniCluster: RenderInput, images: RealNodeImages): RealNodePlacement<RenderInput> {
+export function onRealNode(
+  miniCluster: WrittenMiniCluster,
+  images: RealNodeImages,
+): RealNodePlacement<WrittenMiniCluster>;
+export function onRealNode(
+  miniCluster: WrittenMiniCluster,
+  images: RealNodeImages,
+): RealNodePlacement<WrittenMiniCluster> {
   return miniCluster.apiVersion === API_VERSION_V1ALPHA1
     ? fluxInImage(miniCluster, images)
     : v1alpha2OnRealNode(miniCluster, images);
@@ -149,7 +158,7 @@ export function describeSwaps(swaps: readonly ImageSwap[]): string {
 }
 
 /** Every image a MiniCluster's pods run: its containers', its services', and the view's when it uses one. */
-export function imagesUsed(miniCluster: RenderInput): string[] {
+export function imagesUsed(miniCluster: WrittenMiniCluster): string[] {
   const { spec } = miniCluster;
   const images = spec.containers.map((container) => container.image);
   if (miniCluster.apiVersion !== API_VERSION_V1ALPHA1) {

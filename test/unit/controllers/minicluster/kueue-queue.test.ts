@@ -10,8 +10,7 @@ import {
   withQueueLabels,
   type KubeObject,
 } from '../../../../src/render/index.ts';
-import { IMAGE, KEYS, defaulted } from '../../render/fixtures.ts';
-import { defaultedModel } from '../../render/fixtures.ts';
+import { IMAGE, KEYS, defaulted, defaultedV1alpha1 } from '../../render/fixtures.ts';
 
 const QUEUE = 'kueue.x-k8s.io/queue-name';
 const NOW = new Date('2026-03-01T12:00:00Z');
@@ -252,7 +251,7 @@ describe('queueState', () => {
 
 describe('status under Kueue', () => {
   // With a command: no RESTful API, whose condition would join the others.
-  const miniCluster = defaultedModel({ size: 4, containers: [{ image: IMAGE, command: 'hostname' }] });
+  const miniCluster = defaulted({ size: 4, containers: [{ image: IMAGE, command: 'hostname' }] });
   const waiting = queueState({
     job: job({ suspend: true }),
     renderedLabels: {},
@@ -386,7 +385,7 @@ describe("Kueue's labels on the Job", () => {
   });
 
   it('renders them on the Job; spec.jobLabels win', () => {
-    const labelled = defaultedModel({
+    const labelled = defaulted({
       size: 2,
       containers: [{ image: IMAGE }],
       jobLabels: { [QUEUE]: 'from-job-labels' },
@@ -414,7 +413,7 @@ describe("Kueue's labels on the Job", () => {
 });
 
 describe('a BurstTarget with a queue', () => {
-  const local = defaulted(
+  const local = defaultedV1alpha1(
     {
       size: 2,
       containers: [{ image: IMAGE }],

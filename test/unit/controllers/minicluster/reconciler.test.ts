@@ -24,7 +24,7 @@ import type { RecordedEvent } from '../../../../src/runtime/events.ts';
 import { KubeApiError } from '../../../../src/kube/transport.ts';
 import type { KubeObject } from '../../../../src/render/index.ts';
 import { IMAGE, VIEW_IMAGE } from '../../render/fixtures.ts';
-import { toV1alpha1 } from '../../../../src/api/index.ts';
+import { toV1alpha1, toV1alpha2 } from '../../../../src/api/index.ts';
 
 const NAMESPACE = 'ns';
 const NAME = 'demo';
@@ -168,13 +168,14 @@ class FakeApi {
   }
 }
 
+/** A MiniCluster written as v1alpha1, as the API server hands it to the controller: in the hub's version. */
 function liveMiniCluster(spec: Partial<MiniClusterV1alpha1Spec> | Record<string, unknown>): LiveMiniCluster {
-  return {
+  return toV1alpha2({
     apiVersion: 'flux-framework.org/v1alpha1',
     kind: 'MiniCluster',
     metadata: { name: NAME, namespace: NAMESPACE, uid: 'uid-1', generation: 1 },
     spec: { containers: [{ image: IMAGE, command: 'hostname' }], ...spec },
-  } as LiveMiniCluster;
+  }) as unknown as LiveMiniCluster;
 }
 
 function harness(spec: Partial<MiniClusterV1alpha1Spec> | Record<string, unknown>) {

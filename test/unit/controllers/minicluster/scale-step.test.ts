@@ -14,7 +14,7 @@ import {
   type ScaleMemory,
   type ScaleOutcome,
 } from '../../../../src/controllers/minicluster/scale-step.ts';
-import { defaultedModel } from '../../render/fixtures.ts';
+import { defaulted } from '../../render/fixtures.ts';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 
@@ -74,7 +74,7 @@ function stepper(spec: Partial<MiniClusterV1alpha1Spec>, queue: ScriptedQueue) {
     },
     async pass(atSeconds: number, over: Partial<MiniClusterV1alpha1Spec> = {}): Promise<ScaleOutcome> {
       const input: ScaleInput = {
-        miniCluster: defaultedModel({ ...spec, ...over }),
+        miniCluster: defaulted({ ...spec, ...over }),
         job: job(parallelism),
         pods: [LEAD],
         previous: status,

@@ -10,7 +10,7 @@ import {
   transitionEvents,
   type Observation,
 } from '../../../../src/controllers/minicluster/status.ts';
-import { defaultedModel as defaulted } from '../../render/fixtures.ts';
+import { defaulted as defaulted } from '../../render/fixtures.ts';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
 const EARLIER = '2026-03-01T11:00:00Z';

@@ -3,7 +3,7 @@ import { describe, it } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { computeStatus } from '../../../../src/controllers/minicluster/status.ts';
 import { podForCache } from '../../../../src/controllers/minicluster/watched-kinds.ts';
-import { defaultedModel as defaulted } from '../../render/fixtures.ts';
+import { defaulted as defaulted } from '../../render/fixtures.ts';
 
 function livePod(index: number, phase: string): V1Pod {
   return {
