@@ -30,7 +30,7 @@ export * from './shared/autoscale-schema.ts';
 export * from './shared/status-schema.ts';
 export { VolumeSchema } from './shared/container-fields.ts';
 export { StorageVolumeSchema } from './shared/storage-schema.ts';
-export { hasOwnSource } from './v1alpha1/storage-rules.ts';
+export { hasOwnSource } from './shared/storage-problems.ts';
 export { DEFAULT_CAPACITY, HOSTPATH_STORAGE_CLASS } from './shared/storage-cel.ts';
 export {
   BurstingSchema,
@@ -42,7 +42,7 @@ export {
 } from './shared/flux-fields.ts';
 export type { CelRule, Defaulted } from './shared/schema-helpers.ts';
 export { applySchemaDefaults } from './shared/defaulting.ts';
-export { miniClusterNameProblems } from './v1alpha1/host-name-rules.ts';
+export { miniClusterNameProblems } from './shared/minicluster-name.ts';
 export { userBrokerConfigFacts } from './shared/user-broker-config.ts';
 export type { UserBrokerConfigFacts } from './shared/user-broker-config.ts';
 export { formatProblem } from './shared/problems.ts';
@@ -81,4 +81,4 @@ export {
 export * from './shared/host-storage.ts';
 export * from './shared/node-access.ts';
 export { DEFAULT_SHM_SIZE, SHM_MOUNT_PATH } from './shared/shm-cel.ts';
-export { shmSizeLimit } from './v1alpha1/shm-rules.ts';
+export { shmSizeLimit } from './shared/shm.ts';

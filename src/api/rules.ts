@@ -3,7 +3,7 @@
  * schema (volume-cel.ts, kube-schemas.ts, pod-schema.ts, flux-schema.ts, schema.ts, left-out.ts).
  * The rules of the fields v1alpha2 shares with v1alpha1 run on the v1alpha1 form (validate.ts).
  */
-import { containerResourceProblems } from './v1alpha1/resource-rules.ts';
+import { containerResourceProblems } from './shared/resource-problems.ts';
 import { ENVIRONMENT_NAME_PATTERN } from './shared/schema-helpers.ts';
 import { fieldPath, indexPath } from './shared/problems.ts';
 import type { Problem } from './shared/problems.ts';
@@ -11,8 +11,8 @@ import { QUALIFIED_NAME_MESSAGE, isQualifiedName } from './shared/qualified-name
 import { NON_ROOT_START_MESSAGE, joinsAnother, nonRootStarts } from './shared/restful-schema.ts';
 import { duplicates } from './shared/rule-helpers.ts';
 import { fluxOnlyServiceMessage } from './shared/service-fields.ts';
-import { shmSizeProblems } from './v1alpha1/shm-rules.ts';
-import { storageEntryProblems } from './v1alpha1/storage-rules.ts';
+import { shmSizeProblems } from './shared/shm.ts';
+import { storageEntryProblems } from './shared/storage-problems.ts';
 import { LEFT_OUT_FLUX_FIELDS, LEFT_OUT_SECURITY_FIELDS, leftOutMessageV1alpha2 } from './shared/left-out.ts';
 import type { LeftOutField } from './shared/left-out-fields.ts';
 import {

@@ -9,7 +9,7 @@ import { fieldPath, indexPath } from './shared/problems.ts';
 import type { Problem } from './shared/problems.ts';
 import { duplicates } from './shared/rule-helpers.ts';
 import { OPERATOR_MOUNT_PATHS } from './shared/volume-cel.ts';
-import { volumeFieldProblems, volumeNameProblems, volumeSourcesAmong } from './v1alpha1/volume-rules.ts';
+import { volumeFieldProblems, volumeNameProblems, volumeSourcesAmong } from './shared/volume-problems.ts';
 import type { DefaultedContainerVolume, DefaultedMiniClusterSpec } from './schema.ts';
 import { DEFAULT_EMPTY_DIR_PATH } from './go-defaults.ts';
 import { OPERATOR_PATH_MESSAGE, PATHS_MESSAGE, agreementMessage } from './volume-cel.ts';

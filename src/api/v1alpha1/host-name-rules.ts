@@ -4,28 +4,13 @@
  * of them must be a DNS label listed once, or the brokers cannot find their rank. The CRD's CEL
  * rules for the same checks are in host-name-cel.ts.
  */
-import { DNS_1035_LABEL_PATTERN } from '../shared/schema-helpers.ts';
+import { miniClusterNameProblems } from '../shared/minicluster-name.ts';
 import type { Problem } from '../shared/problems.ts';
 import { duplicates, hostNameLengthProblems } from '../shared/rule-helpers.ts';
+import { DNS_1035_LABEL_PATTERN } from '../shared/schema-helpers.ts';
 import type { SemanticRuleV1alpha1 } from './semantic-rule.ts';
 
 const dns1035Label = new RegExp(DNS_1035_LABEL_PATTERN);
-
-/**
- * What is wrong with `name` as the name of a MiniCluster of up to `maxSize` brokers; `path` says
- * where the name came from (`flux-operator keygen --name` checks its flag with the same rule).
- */
-export function miniClusterNameProblems(name: string, maxSize: number, path = 'metadata.name'): Problem[] {
-  if (!dns1035Label.test(name)) {
-    return [
-      {
-        path,
-        message: `must be a DNS label (lowercase letters, digits and "-", starting with a letter, ending with a letter or digit), since pod host names and the Service derive from it; got ${JSON.stringify(name)}`,
-      },
-    ];
-  }
-  return hostNameLengthProblems(path, name, maxSize, 'the name');
-}
 
 export const metadataName: SemanticRuleV1alpha1 = {
   name: 'metadata.name is a DNS label short enough for <name>-<index> host names',

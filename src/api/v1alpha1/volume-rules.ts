@@ -4,27 +4,15 @@
  * in a container and stay off the Flux container's own mounts, as Kubernetes requires. The
  * CRD's CEL rules for the same checks are in volume-cel.ts.
  */
-import { DNS_LABEL_MAX_LENGTH } from '../shared/limits.ts';
 import { fieldPath, indexPath } from '../shared/problems.ts';
 import type { Problem } from '../shared/problems.ts';
 import { duplicates } from '../shared/rule-helpers.ts';
 import type { SemanticRuleV1alpha1 } from './semantic-rule.ts';
-import { DNS_1123_LABEL_PATTERN } from '../shared/schema-helpers.ts';
+import { volumeFieldProblems, volumeNameProblems, volumeSourcesAmong } from '../shared/volume-problems.ts';
 import type { DefaultedContainerV1alpha1, Volume } from './schema.ts';
-import { OPERATOR_MOUNT_PATHS, OPERATOR_VOLUME_NAME_PREFIX, VOLUME_MAPS } from '../shared/volume-cel.ts';
+import { OPERATOR_MOUNT_PATHS, VOLUME_MAPS } from '../shared/volume-cel.ts';
 
-const dns1123Label = new RegExp(DNS_1123_LABEL_PATTERN);
 const VOLUME_SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDir'] as const;
-
-/** Which of `sources` the volume sets (emptyDir: only when true); v1alpha2's volumes have more. */
-export function volumeSourcesAmong<V extends { emptyDir?: boolean }>(
-  sources: readonly (keyof V & string)[],
-  volume: V,
-): string[] {
-  return sources.filter((source) =>
-    source === 'emptyDir' ? volume.emptyDir === true : volume[source] !== undefined,
-  );
-}
 
 function volumeSources(volume: Volume): string[] {
   return volumeSourcesAmong(VOLUME_SOURCES, volume);
@@ -49,62 +37,6 @@ function volumeSourceKey(volume: Volume): string {
     emptyDirSizeLimit,
     sortedItems,
   ]);
-}
-
-/** A pod volume name: a DNS label outside the operator's own names. */
-export function volumeNameProblems(path: string, volumeName: string): Problem[] {
-  if (volumeName.length > DNS_LABEL_MAX_LENGTH || !dns1123Label.test(volumeName)) {
-    return [
-      {
-        path,
-        message: `volume name ${JSON.stringify(volumeName)} must be a DNS label (lowercase letters, digits and "-", at most ${DNS_LABEL_MAX_LENGTH} characters); rename it`,
-      },
-    ];
-  }
-  if (volumeName.startsWith(OPERATOR_VOLUME_NAME_PREFIX)) {
-    return [
-      {
-        path,
-        message: `volume names starting with ${OPERATOR_VOLUME_NAME_PREFIX} are the operator's own; rename it`,
-      },
-    ];
-  }
-  return [];
-}
-
-/** The fields of a volume that volumeFieldProblems reads, the same in v1alpha2. */
-interface ItemsAndEmptyDir {
-  configMapName?: string;
-  secretName?: string;
-  items?: Readonly<Record<string, string>>;
-  emptyDir?: boolean;
-  emptyDirMedium?: string;
-  emptyDirSizeLimit?: unknown;
-}
-
-/** items only with a ConfigMap or Secret, and no empty key; the emptyDir settings only with emptyDir: true. */
-export function volumeFieldProblems(path: string, volume: ItemsAndEmptyDir): Problem[] {
-  const problems: Problem[] = [];
-  if (volume.items !== undefined && volume.configMapName === undefined && volume.secretName === undefined) {
-    problems.push({
-      path: fieldPath(path, 'items'),
-      message: 'applies to configMapName or secretName volumes only; remove items',
-    });
-  }
-  if (Object.keys(volume.items ?? {}).includes('')) {
-    problems.push({ path: fieldPath(path, 'items'), message: 'keys must not be empty' });
-  }
-  if (
-    (volume.emptyDirMedium !== undefined || volume.emptyDirSizeLimit !== undefined) &&
-    volume.emptyDir !== true
-  ) {
-    problems.push({
-      path,
-      message:
-        'emptyDirMedium and emptyDirSizeLimit apply to emptyDir: true volumes only; set emptyDir or remove them',
-    });
-  }
-  return problems;
 }
 
 function volumeEntryProblems(

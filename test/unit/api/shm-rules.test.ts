@@ -3,8 +3,8 @@
 // with v1alpha2-cases.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { shmMemoryLimits, shmSizeLimit, shmSizeProblems } from '../../../src/api/v1alpha1/shm-rules.ts';
-import type { ShmSpecView } from '../../../src/api/v1alpha1/shm-rules.ts';
+import { shmMemoryLimits, shmSizeLimit, shmSizeProblems } from '../../../src/api/shared/shm.ts';
+import type { ShmSpecView } from '../../../src/api/shared/shm.ts';
 
 type Limits = Record<string, string | number>;
 

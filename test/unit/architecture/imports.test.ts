@@ -311,29 +311,16 @@ describe('the imports of src/ and workbench/src/', () => {
 });
 
 /**
- * The hub's imports of the spoke that remain: its validator runs v1alpha1's rules on the v1alpha1 form
- * of the fields both versions share, its own rules reuse three of v1alpha1's checks, the installed CRD
- * lists both versions and the index exports both. Listed so that no new one slips in; each one moved
- * into api/shared/ comes off the list.
+ * The hub's imports of the spoke that remain, each needed: the index is the API's one entry and
+ * exports both versions; the installed CRD serves both, so it holds the spoke's version
+ * (minicluster-crd.ts); and the hub's validator runs v1alpha1's rules of the fields both versions
+ * share on the object's v1alpha1 form (v1alpha1/rules-on-hub.ts), until those rules are written
+ * against shared/ views of both. Listed so that no new one slips in.
  */
 const HUB_IMPORTS_OF_THE_SPOKE: readonly string[] = [
-  'src/api/index.ts -> src/api/v1alpha1/host-name-rules.ts',
   'src/api/index.ts -> src/api/v1alpha1/index.ts',
-  'src/api/index.ts -> src/api/v1alpha1/shm-rules.ts',
-  'src/api/index.ts -> src/api/v1alpha1/storage-rules.ts',
   'src/api/minicluster-crd.ts -> src/api/v1alpha1/crd.ts',
-  'src/api/rules.ts -> src/api/v1alpha1/resource-rules.ts',
-  'src/api/rules.ts -> src/api/v1alpha1/shm-rules.ts',
-  'src/api/rules.ts -> src/api/v1alpha1/storage-rules.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/convert-spec.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/defaults.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/schema.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/semantic-rules.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/shm-rules.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/storage-rules.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/version.ts',
-  'src/api/validate.ts -> src/api/v1alpha1/volume-rules.ts',
-  'src/api/volume-rules.ts -> src/api/v1alpha1/volume-rules.ts',
+  'src/api/validate.ts -> src/api/v1alpha1/rules-on-hub.ts',
 ];
 
 describe('the MiniCluster API (src/api): a hub, a spoke and what they share', () => {
