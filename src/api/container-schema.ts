@@ -10,10 +10,10 @@ import {
   CONTAINER_MODE_RULES,
   CONTAINER_PORTS,
   BaseCommandsSchema,
+  BROKER_CONTAINER_PROPERTIES,
   ENVIRONMENT_PROPERTIES,
   IMAGE_PULL_PROPERTIES,
   LifeCycleSchema,
-  RUN_FLUX_PROPERTIES,
   ResourcesSchema,
 } from './shared/container-fields.ts';
 import { SCRIPT_MAX_LENGTH } from './shared/limits.ts';
@@ -82,11 +82,7 @@ export const ContainerSchema = Type.Object(
         SCRIPT_MAX_LENGTH,
       ),
     ),
-    ...ENVIRONMENT_PROPERTIES,
-    ports: CONTAINER_PORTS,
-    resources: Type.Optional(ResourcesSchema),
-    ...RUN_FLUX_PROPERTIES,
-    ...IMAGE_PULL_PROPERTIES,
+    ...BROKER_CONTAINER_PROPERTIES,
     imagePullPolicy: IMAGE_PULL_POLICY,
     ...CONTAINER_MODE_PROPERTIES,
     logs: Type.Optional(

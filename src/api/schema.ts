@@ -9,7 +9,7 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { API_VERSION, KIND } from './group.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from './shared/host-name-cel.ts';
-import { MAX_BROKERS, MAX_CONTAINERS, MAX_SERVICES } from './shared/limits.ts';
+import { MAX_BROKERS, MAX_SERVICES } from './shared/limits.ts';
 import { SPEC_RESOURCE_RULES } from './shared/resource-cel.ts';
 import {
   CEL_JOINS_ANOTHER,
@@ -22,7 +22,15 @@ import {
   RESTFUL_USERNAME_RULE,
 } from './shared/restful-schema.ts';
 import { celRunsFlux } from './shared/rule-helpers.ts';
-import { ObjectMetaSchema, ROOT_RULES, SPEC_FIELDS, SPEC_RULES } from './shared/spec-fields.ts';
+import {
+  ObjectMetaSchema,
+  ROOT_RULES,
+  SPEC_FIELDS,
+  SPEC_RULES,
+  SPEC_STORAGE_AND_RESTFUL_FIELDS,
+  SPEC_WORK_FIELDS,
+  containersField,
+} from './shared/spec-fields.ts';
 import { celRules, withDefault } from './shared/schema-helpers.ts';
 import type { CelRule, Defaulted } from './shared/schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from './shared/script-cel.ts';
@@ -104,16 +112,8 @@ export const MiniClusterSpecSchema = Type.Object(
         maximum: 2147483647,
       }),
     ),
-    tasks: SPEC_FIELDS.tasks,
-    interactive: SPEC_FIELDS.interactive,
-    deadlineSeconds: SPEC_FIELDS.deadlineSeconds,
-    jobLabels: SPEC_FIELDS.jobLabels,
-    containers: Type.Array(ContainerSchema, {
-      description: 'Containers of every pod; exactly one runs Flux.',
-      minItems: 1,
-      maxItems: MAX_CONTAINERS,
-      'x-kubernetes-list-type': 'atomic',
-    }),
+    ...SPEC_WORK_FIELDS,
+    containers: containersField(ContainerSchema),
     services: Type.Optional(
       Type.Array(ServiceContainerSchema, {
         description:
@@ -127,11 +127,7 @@ export const MiniClusterSpecSchema = Type.Object(
     pod: Type.Optional(PodSchema),
     shareProcessNamespace: SPEC_FIELDS.shareProcessNamespace,
     flux: withDefault(FluxSchema, {}),
-    archive: SPEC_FIELDS.archive,
-    volumes: SPEC_FIELDS.volumes,
-    cleanup: SPEC_FIELDS.cleanup,
-    fluxRestful: SPEC_FIELDS.fluxRestful,
-    users: SPEC_FIELDS.users,
+    ...SPEC_STORAGE_AND_RESTFUL_FIELDS,
   },
   {
     description: 'Desired state of the MiniCluster.',

@@ -344,3 +344,15 @@ export const CONTAINER_MODE_RULES: CelRule[] = [
     reason: 'FieldValueInvalid',
   },
 ];
+
+/**
+ * The run of fields a broker's container has in both versions, in their order: where its command
+ * runs, its ports and resources, whether it runs Flux, and how its image is pulled.
+ */
+export const BROKER_CONTAINER_PROPERTIES = {
+  ...ENVIRONMENT_PROPERTIES,
+  ports: CONTAINER_PORTS,
+  resources: Type.Optional(ResourcesSchema),
+  ...RUN_FLUX_PROPERTIES,
+  ...IMAGE_PULL_PROPERTIES,
+};

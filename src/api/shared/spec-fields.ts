@@ -3,12 +3,13 @@
  * (SPEC_FIELDS), the logging, network and pod settings the hub extends, the metadata, and the CEL
  * rules of the spec and of the whole object that hold in both.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import { AutoscaleSchema, SPEC_AUTOSCALE_RULES } from './autoscale-schema.ts';
 import { FluxRestfulSchema, UsersSchema } from './restful-schema.ts';
 import {
   DNS_LABEL_MAX_LENGTH,
   MAX_BROKERS,
+  MAX_CONTAINERS,
   MAX_INTEGER,
   MAX_TASKS,
   MAX_TOLERATIONS,
@@ -287,6 +288,25 @@ export const SPEC_FIELDS = {
   fluxRestful: Type.Optional(FluxRestfulSchema),
   users: Type.Optional(UsersSchema),
 };
+
+const { tasks, interactive, deadlineSeconds, jobLabels, archive, volumes, cleanup, fluxRestful, users } =
+  SPEC_FIELDS;
+
+/** The run of spec fields both versions have after the sizes: the work and the Job's labels. */
+export const SPEC_WORK_FIELDS = { tasks, interactive, deadlineSeconds, jobLabels };
+
+/** The run of spec fields both versions end with: what is kept and cleaned up, and the RESTful API. */
+export const SPEC_STORAGE_AND_RESTFUL_FIELDS = { archive, volumes, cleanup, fluxRestful, users };
+
+/** `spec.containers` of either version, of that version's container. */
+export function containersField<T extends TSchema>(container: T) {
+  return Type.Array(container, {
+    description: 'Containers of every pod; exactly one runs Flux.',
+    minItems: 1,
+    maxItems: MAX_CONTAINERS,
+    'x-kubernetes-list-type': 'atomic',
+  });
+}
 
 /** The part of ObjectMeta the operator reads; everything else passes through. */
 export const ObjectMetaSchema = Type.Object(

@@ -7,12 +7,11 @@ import { Type } from '@sinclair/typebox';
 import {
   CONTAINER_MODE_PROPERTIES,
   CONTAINER_MODE_RULES,
-  CONTAINER_PORTS,
   BaseCommandsSchema,
+  BROKER_CONTAINER_PROPERTIES,
   ENVIRONMENT_PROPERTIES,
   IMAGE_PULL_PROPERTIES,
   LifeCycleSchema,
-  RUN_FLUX_PROPERTIES,
   ResourcesSchema,
   SecurityContextSchema,
   volumeMap,
@@ -54,11 +53,7 @@ export const ContainerV1alpha1Schema = Type.Object(
         SCRIPT_MAX_LENGTH,
       ),
     ),
-    ...ENVIRONMENT_PROPERTIES,
-    ports: CONTAINER_PORTS,
-    resources: Type.Optional(ResourcesSchema),
-    ...RUN_FLUX_PROPERTIES,
-    ...IMAGE_PULL_PROPERTIES,
+    ...BROKER_CONTAINER_PROPERTIES,
     ...CONTAINER_MODE_PROPERTIES,
     volumes: Type.Optional(
       volumeMap(

@@ -23,7 +23,7 @@ import {
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from '../shared/host-name-cel.ts';
 import { SPEC_SERVICE_RULES } from '../shared/service-cel.ts';
 import { SPEC_RESTFUL_RULES } from '../shared/restful-schema.ts';
-import { MAX_CONTAINERS, MAX_SERVICES } from '../shared/limits.ts';
+import { MAX_SERVICES } from '../shared/limits.ts';
 import { SPEC_RESOURCE_RULES } from '../shared/resource-cel.ts';
 import { celRules, withDefault } from '../shared/schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from '../shared/script-cel.ts';
@@ -39,6 +39,9 @@ import {
   ObjectMetaSchema,
   ROOT_RULES,
   SPEC_FIELDS,
+  SPEC_STORAGE_AND_RESTFUL_FIELDS,
+  SPEC_WORK_FIELDS,
+  containersField,
   SPEC_RULES,
   TolerationSchema,
 } from '../shared/spec-fields.ts';
@@ -50,16 +53,8 @@ export const MiniClusterV1alpha1SpecSchema = Type.Object(
     size: SPEC_FIELDS.size,
     maxSize: SPEC_FIELDS.maxSize,
     autoscale: SPEC_FIELDS.autoscale,
-    tasks: SPEC_FIELDS.tasks,
-    interactive: SPEC_FIELDS.interactive,
-    deadlineSeconds: SPEC_FIELDS.deadlineSeconds,
-    jobLabels: SPEC_FIELDS.jobLabels,
-    containers: Type.Array(ContainerV1alpha1Schema, {
-      description: 'Containers of every pod; exactly one runs Flux.',
-      minItems: 1,
-      maxItems: MAX_CONTAINERS,
-      'x-kubernetes-list-type': 'atomic',
-    }),
+    ...SPEC_WORK_FIELDS,
+    containers: containersField(ContainerV1alpha1Schema),
     services: Type.Optional(
       Type.Array(ServiceContainerV1alpha1Schema, {
         description:
@@ -73,11 +68,7 @@ export const MiniClusterV1alpha1SpecSchema = Type.Object(
     pod: Type.Optional(BasePodSchema),
     shareProcessNamespace: SPEC_FIELDS.shareProcessNamespace,
     flux: withDefault(BaseFluxSchema, {}),
-    archive: SPEC_FIELDS.archive,
-    volumes: SPEC_FIELDS.volumes,
-    cleanup: SPEC_FIELDS.cleanup,
-    fluxRestful: SPEC_FIELDS.fluxRestful,
-    users: SPEC_FIELDS.users,
+    ...SPEC_STORAGE_AND_RESTFUL_FIELDS,
   },
   {
     description: 'Desired state of the MiniCluster.',
