@@ -1,6 +1,6 @@
 /**
- * The CRD and the validator agree, on the local API server: MiniClusters generated over the whole
- * schema (hostile contents, mutations of any field, and the cases mutation testing found) are
+ * The CRD and the validator agree, on the local API server, for each served version (v1alpha1, and
+ * the hub v1alpha2): MiniClusters generated over the whole schema (hostile contents, mutations of any field, and the cases mutation testing found) are
  * stored by the server (a dry-run create, with strict field validation as `kubectl apply` does)
  * exactly when the validator accepts them, and the objects rendered from every accepted one pass a
  * server-side dry-run create too. Nothing is stored.
@@ -13,11 +13,17 @@ import { describe, it } from 'node:test';
 import type { KubeConfig } from '@kubernetes/client-node';
 import fc from 'fast-check';
 import {
+  API_VERSION,
   API_VERSION_V1ALPHA1,
   GROUP,
   PLURAL,
   SCRIPT_MAX_LENGTH,
+  VERSION,
   VERSION_V1ALPHA1,
+  toV1alpha2,
+  validateMiniCluster,
+  type DefaultedMiniCluster,
+  type Problem,
 } from '../../src/api/index.ts';
 import { formatProblem, validateMiniClusterV1alpha1 } from '../../src/api/v1alpha1/validate.ts';
 import type { ValidationResultV1alpha1 } from '../../src/api/v1alpha1/validate.ts';
@@ -28,6 +34,7 @@ import { cluster, withNamespace } from '../harness/cluster.ts';
 import { installCrd } from '../harness/operator.ts';
 import { CURVE_CERT, fluxContainer, miniCluster } from '../unit/api/fixtures.ts';
 import { hostileMiniCluster } from '../unit/api/hostile-arbitraries.ts';
+import { validMiniCluster } from '../unit/api/valid-arbitraries.ts';
 
 const SAMPLES = Number(process.env.FLUX_OPERATOR_PARITY_SAMPLES ?? 1200);
 const SEED = Number(process.env.FLUX_OPERATOR_PARITY_SEED ?? 20260101);
@@ -253,7 +260,7 @@ function collectionPath(object: KubeObject, namespace: string): string {
  * The one rule CEL cannot mirror: expanding a burst hostlist (ranges in order, one padding, each
  * host once, at least size hosts). The CRD checks its syntax; the validator alone checks the rest.
  */
-function refusedOnlyForTheHostlist(result: ValidationResultV1alpha1): boolean {
+function refusedOnlyForTheHostlist(result: Validated): boolean {
   return (
     !result.ok &&
     result.problems.every(
@@ -282,74 +289,116 @@ async function forEachConcurrently<T>(
   );
 }
 
-describe('the CRD and the validator agree (local API server)', () => {
-  it('stores exactly what the validator accepts, and every accepted MiniCluster renders objects the server takes', async (t) => {
-    const { kc } = await cluster();
-    await installCrd();
-    const namespace = await withNamespace(t, 'parity', { hostStorage: true }); // the schema's checks, not the tenancy's
-    const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
-    t.after(() => agent.destroy());
+/** A sample's validation in its version, with the hub's model of it when accepted (what renders). */
+type Validated = { ok: true; value: DefaultedMiniCluster } | { ok: false; problems: Problem[] };
 
-    const samples = [
-      ...FOUND_CASES,
-      ...EDGE_CASES,
-      ...RESTFUL_CASES,
-      ...STORAGE_CASES,
-      ...fc.sample(hostileMiniCluster, { numRuns: SAMPLES, seed: SEED }),
-    ];
-    const failures: string[] = [];
-    let accepted = 0;
-    let objects = 0;
-    let hostlistOnly = 0;
-    const started = Date.now();
+/** What the parity run needs of one served version. */
+interface ServedVersion {
+  readonly version: string;
+  readonly apiVersion: string;
+  readonly samples: () => unknown[];
+  readonly validate: (sample: unknown) => Validated;
+}
 
-    await forEachConcurrently(samples, async (sample, index) => {
-      const body = sample as { metadata?: Record<string, unknown> };
-      const result = validateMiniClusterV1alpha1(sample);
-      const answer = await dryRunCreate(
-        kc,
-        agent,
-        `/apis/${GROUP}/${VERSION_V1ALPHA1}/namespaces/${namespace}/${PLURAL}`,
-        { ...body, apiVersion: API_VERSION_V1ALPHA1, metadata: { ...body.metadata, namespace } },
-      );
-      const stored = answer.status === 201;
-      if (stored && !result.ok && refusedOnlyForTheHostlist(result)) hostlistOnly++;
-      else if (stored !== result.ok) {
-        failures.push(
-          `sample ${index}: the server ${stored ? 'stored' : `refused (${answer.status})`} what the validator ${result.ok ? 'accepts' : 'refuses'}: ${
-            stored ? (result.ok ? '' : result.problems.map(formatProblem).join('; ')) : answer.message
-          }\n  ${shown(sample)}`,
+const V1ALPHA1_CASES: unknown[] = [...FOUND_CASES, ...EDGE_CASES, ...RESTFUL_CASES, ...STORAGE_CASES];
+
+/** A v1alpha1 sample as the hub has it (what the conversion webhook stores), if it converts. */
+function inTheHub(sample: unknown): unknown[] {
+  try {
+    return [toV1alpha2(sample)];
+  } catch {
+    return [];
+  }
+}
+
+const SPOKE: ServedVersion = {
+  version: VERSION_V1ALPHA1,
+  apiVersion: API_VERSION_V1ALPHA1,
+  samples: () => [...V1ALPHA1_CASES, ...fc.sample(hostileMiniCluster, { numRuns: SAMPLES, seed: SEED })],
+  validate: (sample) => {
+    const result: ValidationResultV1alpha1 = validateMiniClusterV1alpha1(sample);
+    return result.ok ? { ok: true, value: defaultedToV1alpha2(result.value) } : result;
+  },
+};
+
+/** The hub: the same cases and hostile samples in their hub form, and valid hub MiniClusters with its own fields. */
+const HUB: ServedVersion = {
+  version: VERSION,
+  apiVersion: API_VERSION,
+  samples: () => [
+    ...V1ALPHA1_CASES.flatMap(inTheHub),
+    ...fc.sample(validMiniCluster, { numRuns: Math.ceil(SAMPLES / 4), seed: SEED }),
+    ...fc.sample(hostileMiniCluster, { numRuns: SAMPLES, seed: SEED }).flatMap(inTheHub),
+  ],
+  validate: (sample) => validateMiniCluster(sample),
+};
+
+function parity(served: ServedVersion): void {
+  describe(`the CRD and the validator agree on ${served.version} (local API server)`, () => {
+    it('stores exactly what the validator accepts, and every accepted MiniCluster renders objects the server takes', async (t) => {
+      const { kc } = await cluster();
+      await installCrd();
+      const namespace = await withNamespace(t, 'parity', { hostStorage: true }); // the schema's checks, not the tenancy's
+      const agent = new https.Agent({ keepAlive: true, maxSockets: CONCURRENCY });
+      t.after(() => agent.destroy());
+
+      const samples = served.samples();
+      const failures: string[] = [];
+      let accepted = 0;
+      let objects = 0;
+      let hostlistOnly = 0;
+      const started = Date.now();
+
+      await forEachConcurrently(samples, async (sample, index) => {
+        const body = sample as { metadata?: Record<string, unknown> };
+        const result = served.validate(sample);
+        const answer = await dryRunCreate(
+          kc,
+          agent,
+          `/apis/${GROUP}/${served.version}/namespaces/${namespace}/${PLURAL}`,
+          { ...body, apiVersion: served.apiVersion, metadata: { ...body.metadata, namespace } },
         );
-      }
-      if (!result.ok) return;
-      accepted++;
-      const model = defaultedToV1alpha2(result.value);
-      const miniClusterInNamespace = { ...model, metadata: { ...model.metadata, namespace } };
-      const owner = {
-        apiVersion: API_VERSION_V1ALPHA1,
-        kind: 'MiniCluster',
-        name: result.value.metadata.name,
-        uid: `uid-${index}`,
-      };
-      for (const object of renderMiniCluster(miniClusterInNamespace, KEYS, { owner })) {
-        objects++;
-        const objectAnswer = await dryRunCreate(kc, agent, collectionPath(object, namespace), object);
-        if (objectAnswer.status !== 201) {
+        const stored = answer.status === 201;
+        if (stored && !result.ok && refusedOnlyForTheHostlist(result)) hostlistOnly++;
+        else if (stored !== result.ok) {
           failures.push(
-            `sample ${index}: the server refused the rendered ${object.kind} (${objectAnswer.status}): ${objectAnswer.message}\n  ${shown(sample)}`,
+            `sample ${index}: the server ${stored ? 'stored' : `refused (${answer.status})`} what the validator ${result.ok ? 'accepts' : 'refuses'}: ${
+              stored ? (result.ok ? '' : result.problems.map(formatProblem).join('; ')) : answer.message
+            }\n  ${shown(sample)}`,
           );
         }
-      }
-    });
+        if (!result.ok) return;
+        accepted++;
+        const miniClusterInNamespace = { ...result.value, metadata: { ...result.value.metadata, namespace } };
+        const owner = {
+          apiVersion: served.apiVersion,
+          kind: 'MiniCluster',
+          name: result.value.metadata.name,
+          uid: `uid-${index}`,
+        };
+        for (const object of renderMiniCluster(miniClusterInNamespace, KEYS, { owner })) {
+          objects++;
+          const objectAnswer = await dryRunCreate(kc, agent, collectionPath(object, namespace), object);
+          if (objectAnswer.status !== 201) {
+            failures.push(
+              `sample ${index}: the server refused the rendered ${object.kind} (${objectAnswer.status}): ${objectAnswer.message}\n  ${shown(sample)}`,
+            );
+          }
+        }
+      });
 
-    t.diagnostic(
-      `${samples.length} MiniClusters (seed ${SEED}): ${accepted} accepted, ${objects} rendered objects, ` +
-        `${hostlistOnly} stored but refused for their hostlist alone; ${Date.now() - started} ms`,
-    );
-    assert.ok(
-      accepted > samples.length / 10,
-      `only ${accepted} of ${samples.length} accepted: the property is too weak`,
-    );
-    assert.deepEqual(failures.slice(0, 10), [], `${failures.length} disagreements`);
+      t.diagnostic(
+        `${samples.length} MiniClusters (seed ${SEED}): ${accepted} accepted, ${objects} rendered objects, ` +
+          `${hostlistOnly} stored but refused for their hostlist alone; ${Date.now() - started} ms`,
+      );
+      assert.ok(
+        accepted > samples.length / 10,
+        `only ${accepted} of ${samples.length} accepted: the property is too weak`,
+      );
+      assert.deepEqual(failures.slice(0, 10), [], `${failures.length} disagreements`);
+    });
   });
-});
+}
+
+parity(SPOKE);
+parity(HUB);
