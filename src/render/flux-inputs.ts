@@ -32,7 +32,7 @@ import {
 } from './paths.ts';
 import { layoutOf } from './layout.ts';
 import { placementInput } from './placement.ts';
-import { type DefaultedContainer, type DefaultedMiniCluster } from './model.ts';
+import type { DefaultedContainer, DefaultedMiniCluster } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import { restfulProgram, servesRestful } from './restful.ts';
 

@@ -22,11 +22,7 @@ import {
   viewInitCommand,
 } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
-import {
-  type DefaultedContainer,
-  type DefaultedMiniCluster,
-  type DefaultedServiceContainer,
-} from './model.ts';
+import type { DefaultedContainer, DefaultedMiniCluster, DefaultedServiceContainer } from './model.ts';
 import { namespaceOf, type MiniClusterNames } from './names.ts';
 import {
   BROKER_CONFIG_FILE,

@@ -5,7 +5,7 @@
  * pod-level resources that do not meet the containers' own. Kubernetes is slightly more lenient
  * (it takes `kubernetes.io/` resource names, mixed pod and container levels); what is refused here
  * it would refuse or could not schedule. The CRD's CEL rules for the same checks are in
- * resource-cel.ts. Both versions' rules use these (v1alpha1/resource-rules.ts, ../rules.ts).
+ * resource-cel.ts. Both versions' rules use these (../v1alpha1/resource-rules.ts, ../rules.ts).
  */
 import { MAX_QUANTITY } from './limits.ts';
 import { indexPath } from './problems.ts';

@@ -2,7 +2,7 @@
  * The brokers' /dev/shm (`spec.pod.shmSize`, shm-cel.ts), as both versions size and check it: the
  * memory limits it must fit in, the size it gets, and the problems of a size, twin of the CEL rules
  * in shm-cel.ts. The rules are each version's: ../rules.ts (with hostIPC, which only v1alpha2 has)
- * and v1alpha1/shm-rules.ts.
+ * and ../v1alpha1/shm-rules.ts.
  */
 import type { Problem } from './problems.ts';
 import { quantityNanos } from './quantity.ts';

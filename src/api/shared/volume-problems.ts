@@ -1,7 +1,7 @@
 /**
  * The problems of one pod volume that both versions check alike: its name (a DNS label outside the
  * operator's own names), which sources it sets, and the fields that go with one source only. The
- * rules of each version (v1alpha1/volume-rules.ts, ../volume-rules.ts) build on them; the CRD's CEL
+ * rules of each version (../v1alpha1/volume-rules.ts, ../volume-rules.ts) build on them; the CRD's CEL
  * rules for the same checks are in volume-cel.ts.
  */
 import { DNS_LABEL_MAX_LENGTH } from './limits.ts';
