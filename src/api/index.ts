@@ -20,6 +20,7 @@ export { miniClusterCrd } from './minicluster-crd.ts';
 export { NOT_YET_RENDERED, notYetRenderedProblems } from './not-yet-rendered.ts';
 export type { NotYetRendered } from './not-yet-rendered.ts';
 export * from './v1alpha1/index.ts';
+export type * from './shared/field-types.ts';
 
 export * from './shared/spec-fields.ts';
 export * from './shared/labels.ts';

@@ -197,6 +197,7 @@ export type DefaultedContainer = DefaultedMiniClusterSpec['containers'][number];
 export type DefaultedContainerVolume = NonNullable<DefaultedContainer['volumes']>[string];
 export type DefaultedServiceContainer = NonNullable<DefaultedMiniClusterSpec['services']>[number];
 export type DefaultedFluxSpec = DefaultedMiniClusterSpec['flux'];
+export type DefaultedBurstPolicy = NonNullable<NonNullable<DefaultedFluxSpec['bursting']>['policy']>;
 export type DefaultedMiniCluster = Omit<MiniCluster, 'spec'> & {
   spec: DefaultedMiniClusterSpec;
 };

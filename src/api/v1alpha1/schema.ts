@@ -12,14 +12,8 @@ import { Type } from '@sinclair/typebox';
 import type { Static } from '@sinclair/typebox';
 import { KIND } from '../group.ts';
 import { API_VERSION_V1ALPHA1 } from './version.ts';
-import { VolumeSchema } from '../shared/container-fields.ts';
 import { ContainerV1alpha1Schema, ServiceContainerV1alpha1Schema } from './container-schema.ts';
-import {
-  BurstClusterSchema,
-  BaseFluxSchema,
-  LeadBrokerExposureSchema,
-  LeadBrokerSchema,
-} from '../shared/flux-fields.ts';
+import { BaseFluxSchema } from '../shared/flux-fields.ts';
 import { ROOT_HOST_NAME_RULES, SPEC_HOST_NAME_RULES } from '../shared/host-name-cel.ts';
 import { SPEC_SERVICE_RULES } from '../shared/service-cel.ts';
 import { SPEC_RESTFUL_RULES } from '../shared/restful-schema.ts';
@@ -29,10 +23,8 @@ import { celRules, withDefault } from '../shared/schema-helpers.ts';
 import { SPEC_SCRIPT_RULES } from '../shared/script-cel.ts';
 import { SPEC_SHM_RULES } from '../shared/shm-cel.ts';
 import { SPEC_STORAGE_RULES } from '../shared/storage-cel.ts';
-import { StorageVolumeSchema } from '../shared/storage-schema.ts';
 import { SPEC_VOLUME_RULES } from '../shared/volume-cel.ts';
 import {
-  ArchiveSchema,
   BaseLoggingSchema,
   BaseNetworkSchema,
   BasePodSchema,
@@ -43,7 +35,6 @@ import {
   SPEC_WORK_FIELDS,
   containersField,
   SPEC_RULES,
-  TolerationSchema,
 } from '../shared/spec-fields.ts';
 import type { Defaulted } from '../shared/schema-helpers.ts';
 import { StatusFieldsSchema } from '../shared/status-schema.ts';
@@ -104,20 +95,12 @@ export const MiniClusterV1alpha1Schema = Type.Object(
 
 export type MiniClusterV1alpha1Spec = Static<typeof MiniClusterV1alpha1SpecSchema>;
 export type MiniClusterV1alpha1 = Static<typeof MiniClusterV1alpha1Schema>;
-export type ObjectMeta = Static<typeof ObjectMetaSchema>;
 export type ContainerV1alpha1 = Static<typeof ContainerV1alpha1Schema>;
 export type ServiceContainerV1alpha1 = Static<typeof ServiceContainerV1alpha1Schema>;
 export type FluxV1alpha1Spec = Static<typeof BaseFluxSchema>;
 export type LoggingV1alpha1Spec = Static<typeof BaseLoggingSchema>;
 export type NetworkV1alpha1Spec = Static<typeof BaseNetworkSchema>;
 export type PodV1alpha1Spec = Static<typeof BasePodSchema>;
-export type Toleration = Static<typeof TolerationSchema>;
-export type ArchiveSpec = Static<typeof ArchiveSchema>;
-export type Volume = Static<typeof VolumeSchema>;
-export type StorageVolume = Static<typeof StorageVolumeSchema>;
-export type BurstCluster = Static<typeof BurstClusterSchema>;
-export type LeadBroker = Static<typeof LeadBrokerSchema>;
-export type LeadBrokerExposure = Static<typeof LeadBrokerExposureSchema>;
 
 /** The spec after `applyDefaultsV1alpha1`: every field with a default (static or derived) is present. */
 export type DefaultedMiniClusterV1alpha1Spec = Defaulted<typeof MiniClusterV1alpha1SpecSchema>;
@@ -126,7 +109,6 @@ export type DefaultedServiceContainerV1alpha1 = NonNullable<
   DefaultedMiniClusterV1alpha1Spec['services']
 >[number];
 export type DefaultedFluxV1alpha1Spec = DefaultedMiniClusterV1alpha1Spec['flux'];
-export type DefaultedBurstPolicy = NonNullable<NonNullable<DefaultedFluxV1alpha1Spec['bursting']>['policy']>;
 /** A MiniCluster whose spec went through `applyDefaultsV1alpha1`. */
 export type DefaultedMiniClusterV1alpha1 = Omit<MiniClusterV1alpha1, 'spec'> & {
   spec: DefaultedMiniClusterV1alpha1Spec;

@@ -9,7 +9,8 @@ import type { Problem } from '../shared/problems.ts';
 import { duplicates } from '../shared/rule-helpers.ts';
 import type { SemanticRuleV1alpha1 } from './semantic-rule.ts';
 import { volumeFieldProblems, volumeNameProblems, volumeSourcesAmong } from '../shared/volume-problems.ts';
-import type { DefaultedContainerV1alpha1, Volume } from './schema.ts';
+import type { Volume } from '../shared/field-types.ts';
+import type { DefaultedContainerV1alpha1 } from './schema.ts';
 import { OPERATOR_MOUNT_PATHS, VOLUME_MAPS } from '../shared/volume-cel.ts';
 
 const VOLUME_SOURCES = ['configMapName', 'secretName', 'claimName', 'hostPath', 'emptyDir'] as const;
