@@ -1,10 +1,10 @@
-// spec.pod.shmSize (src/api/shm-rules.ts): the memory limits it must fit in, the size the pods get,
+// spec.pod.shmSize (src/api/shared/shm.ts): the memory limits it must fit in, the size the pods get,
 // and the validator's problems, on both versions' specs (the CEL twins are checked at the API server
 // with v1alpha2-cases.ts).
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { shmMemoryLimits, shmSizeLimit, shmSizeProblems } from '../../../src/api/shared/shm.ts';
-import type { ShmSpecView } from '../../../src/api/shared/shm.ts';
+import { shmMemoryLimits, shmSizeLimit, shmSizeProblems } from '../../../../src/api/shared/shm.ts';
+import type { ShmSpecView } from '../../../../src/api/shared/shm.ts';
 
 type Limits = Record<string, string | number>;
 
