@@ -12,8 +12,6 @@ import {
   CoreV1Api,
   CustomObjectsApi,
   KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
   type V1Job,
 } from '@kubernetes/client-node';
 import {
@@ -266,14 +264,11 @@ test('a queued Job is suspended at creation, admitted within quota; one beyond i
   await assert.rejects(
     call(
       'relabelling the running Job',
-      batch.patchNamespacedJob(
-        {
-          name: 'first',
-          namespace: NAMESPACE,
-          body: { metadata: { labels: { [QUEUE_NAME_LABEL]: 'other' } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
+      batch.patchNamespacedJob({
+        name: 'first',
+        namespace: NAMESPACE,
+        body: { metadata: { labels: { [QUEUE_NAME_LABEL]: 'other' } } },
+      }),
     ),
     (err: unknown) => {
       assert.match(
@@ -304,14 +299,11 @@ test('a queued Job is suspended at creation, admitted within quota; one beyond i
   // The first Job's pod exits 0 (kwok's stage for the annotation): its quota goes to the second.
   await call(
     'annotating the pod',
-    core.patchNamespacedPod(
-      {
-        name: pod.metadata?.name ?? '',
-        namespace: NAMESPACE,
-        body: { metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ),
+    core.patchNamespacedPod({
+      name: pod.metadata?.name ?? '',
+      namespace: NAMESPACE,
+      body: { metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } } },
+    }),
   );
   await waitFor(async () => (await readJob('second')).spec?.suspend === false, {
     what: 'the second Job admitted once the first finished',

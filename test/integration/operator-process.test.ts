@@ -10,11 +10,11 @@ import {
 } from '../harness/operator.ts';
 import { spawnOperator } from '../harness/operator-process.ts';
 import { SECRET_DATA_KEYS } from '../../src/api/index.ts';
-import { kubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor } from '../../src/kube/clients.ts';
 import { cluster } from '../harness/cluster.ts';
 
 async function clients() {
-  return kubeClients((await cluster()).kc);
+  return apiClientsFor((await cluster()).kc);
 }
 
 const OWNED = 'app.kubernetes.io/managed-by=flux-operator';

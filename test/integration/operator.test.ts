@@ -556,7 +556,7 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       },
       { what: 'the services Deployment deleted once the spec drops services' },
     );
-    assert.ok(operator.writes.includes('delete:Deployment'), operator.writes.join(' '));
+    assert.ok(operator.writes.includes('delete:deployments'), operator.writes.join(' '));
   });
 
   it('keeps secret material out of every ConfigMap, event and log line', async (t) => {

@@ -9,7 +9,8 @@ import {
   KubeConfig,
   type KubernetesObject,
 } from '@kubernetes/client-node';
-import { ObjectApi } from '../../../../src/kube/object-api.ts';
+import type { ObjectApplier } from '../../../../src/kube/api-clients.ts';
+import { apiClientsFor } from '../../../../src/kube/clients.ts';
 import type { Progress } from '../../tooling/hack-script.ts';
 import { until, within } from '../poll.ts';
 import { isAlive } from '../procfs.ts';
@@ -87,7 +88,7 @@ export function kueueStatus(clusterDir: string, env: NodeJS.ProcessEnv = process
 }
 
 /** Server-side apply of the object as it is: CRDs' schemas keep the fields the client's models lack. */
-function apply(objects: ObjectApi, object: KubeObject): Promise<KubernetesObject> {
+function apply(objects: ObjectApplier, object: KubeObject): Promise<KubernetesObject> {
   return within(
     `the API server (applying ${object.kind} ${object.metadata.name})`,
     CALL_TIMEOUT_MS,
@@ -212,7 +213,7 @@ export async function kueueUp(options: KueueOptions): Promise<KueueStatus> {
     caBundle: Buffer.from(ca).toString('base64'),
   });
 
-  const objects = ObjectApi.forConfig(kc);
+  const { objects } = apiClientsFor(kc);
   for (const object of [manifests.namespace, ...manifests.crds, ...manifests.rbac])
     await apply(objects, object);
   await waitEstablished(kc, manifests.crds, deadline);
