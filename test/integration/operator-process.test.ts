@@ -136,7 +136,7 @@ describe('the operator process', () => {
       metrics,
       /^controller_runtime_reconcile_total\{controller="minicluster",result="success"\} [1-9]/m,
     );
-    assert.match(metrics, /^flux_operator_api_writes_total\{verb="apply",resource="Job"\} 1$/m);
+    assert.match(metrics, /^flux_operator_api_writes_total\{verb="apply",resource="jobs"\} 1$/m);
     // Every named step of a pass is timed: the apply step ran at least once, under its own name.
     assert.match(
       metrics,
