@@ -109,8 +109,12 @@ export class ObjectApplier {
     if (!apiVersion || !kind || !name) {
       throw new Error('an object needs apiVersion, kind and metadata.name');
     }
-    const resources = await this.resources(apiVersion);
-    const resource = resources.get(kind);
+    let resource = (await this.resources(apiVersion)).get(kind);
+    if (!resource) {
+      // Discovered before the kind's CRD was added to its group: ask again, once.
+      this.discovered.delete(apiVersion);
+      resource = (await this.resources(apiVersion)).get(kind);
+    }
     if (!resource) throw new Error(`the API server has no kind ${kind} in ${apiVersion}`);
     const namespace = object.metadata?.namespace ?? this.transport.access.namespace ?? DEFAULT_NAMESPACE;
     const scope = resource.namespaced ? namespace : undefined;
