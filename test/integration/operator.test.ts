@@ -556,6 +556,8 @@ describe('the MiniCluster controller on the local control plane', { concurrency:
       },
       { what: 'the services Deployment deleted once the spec drops services' },
     );
+    // Counted once its answer is in, which can trail the read that found the Deployment gone.
+    await operator.manager.idle();
     assert.ok(operator.writes.includes('delete:deployments'), operator.writes.join(' '));
   });
 
