@@ -6,14 +6,14 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { AuthenticationV1Api, KubeConfig, type V1Job } from '@kubernetes/client-node';
 import {
-  AuthenticationV1Api,
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  type V1Job,
-} from '@kubernetes/client-node';
+  apiClients,
+  type BatchApi,
+  type CoreApi,
+  type CustomObjectsApi,
+} from '../../src/kube/api-clients.ts';
+import { accessFromKubeconfig } from '../../src/kube/cluster-access.ts';
 import {
   down,
   EXIT_CODE_ANNOTATION,
@@ -49,8 +49,8 @@ const progress = (line: string) => process.stderr.write(`[kueue-it] ${line}\n`);
 const call = <T>(what: string, promise: Promise<T>) => within(what, CALL_MS, promise);
 
 let kc: KubeConfig;
-let core: CoreV1Api;
-let batch: BatchV1Api;
+let core: CoreApi;
+let batch: BatchApi;
 let custom: CustomObjectsApi;
 let kueue: KueueStatus | undefined;
 
@@ -78,9 +78,7 @@ before(async () => {
   kueue = res.status.kueue;
   kc = new KubeConfig();
   kc.loadFromFile(res.kubeconfig);
-  core = kc.makeApiClient(CoreV1Api);
-  batch = kc.makeApiClient(BatchV1Api);
-  custom = kc.makeApiClient(CustomObjectsApi);
+  ({ core, batch, custom } = apiClients(accessFromKubeconfig(res.kubeconfig)));
 });
 
 after(async () => {
