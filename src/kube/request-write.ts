@@ -15,7 +15,7 @@ export interface Write {
 const APPLY_PATCH = 'application/apply-patch+yaml';
 
 /**
- * The write a request made, undefined for reads and watches, and for dry runs (they store nothing).
+ * The write a request made, undefined for reads and watches, dry runs and reviews (they store nothing).
  * `path` is below the server's URL, with its query: /api/v1/namespaces/ns/secrets?fieldManager=x.
  */
 export function writeOf(request: {
@@ -37,7 +37,8 @@ export function writeOf(request: {
   const label = subresource === undefined ? resource : `${resource}/${subresource}`;
   switch (method) {
     case 'POST':
-      return { verb: 'create', resource: label };
+      // A TokenReview or an access review is asked of the API server, never stored.
+      return resource.endsWith('reviews') ? undefined : { verb: 'create', resource: label };
     case 'PUT':
       return { verb: 'update', resource: label };
     case 'PATCH':

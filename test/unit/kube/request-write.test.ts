@@ -40,7 +40,12 @@ describe('writeOf', () => {
     }
   });
 
-  it('is undefined for reads, watches and dry runs', () => {
+  it('is undefined for reads, watches, dry runs and reviews', () => {
+    assert.equal(writeOf({ method: 'POST', path: '/apis/authentication.k8s.io/v1/tokenreviews' }), undefined);
+    assert.equal(
+      writeOf({ method: 'POST', path: '/apis/authorization.k8s.io/v1/subjectaccessreviews' }),
+      undefined,
+    );
     assert.equal(writeOf({ method: 'GET', path: '/api/v1/namespaces/ns/pods' }), undefined);
     assert.equal(writeOf({ method: 'GET', path: '/api/v1/pods?watch=true' }), undefined);
     assert.equal(
