@@ -5,8 +5,7 @@
 import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import type { DefaultedBurstTarget } from '../api/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
-import { poolConnections } from '../kube/connection-pool.ts';
-import { ObjectApi } from '../kube/object-api.ts';
+import { apiClientsFor } from '../kube/clients.ts';
 import { applyCrdKeepingClientConfig } from '../kube/conversion-client-config.ts';
 import {
   DEFAULT_OPERATOR_IMAGE,
@@ -33,16 +32,21 @@ export async function installOperatorObjects(
   config: KubeConfig,
   options: InstallOperatorOptions = {},
 ): Promise<void> {
-  const api = ObjectApi.forConfig(poolConnections(config));
+  const clients = apiClientsFor(config);
+  const api = clients.objects;
   const objects = installObjects({
     image: options.image ?? DEFAULT_OPERATOR_IMAGE,
     namespace: options.namespace ?? OPERATOR_NAMESPACE,
   });
-  for (const object of objects) {
-    const applyIt = (applied: KubernetesObject) => serverSideApply(api, applied, FIELD_MANAGER);
-    // A CRD keeps the conversion webhook an operator pointed it at (see conversion-client-config.ts).
-    if (object.kind === 'CustomResourceDefinition') {
-      await applyCrdKeepingClientConfig(api, object as unknown as KubernetesObject, applyIt);
-    } else await applyIt(object as unknown as KubernetesObject);
+  try {
+    for (const object of objects) {
+      const applyIt = (applied: KubernetesObject) => serverSideApply(api, applied, FIELD_MANAGER);
+      // A CRD keeps the conversion webhook an operator pointed it at (see conversion-client-config.ts).
+      if (object.kind === 'CustomResourceDefinition') {
+        await applyCrdKeepingClientConfig(api, object as unknown as KubernetesObject, applyIt);
+      } else await applyIt(object as unknown as KubernetesObject);
+    }
+  } finally {
+    clients.transport.close();
   }
 }

@@ -28,7 +28,8 @@ import {
 } from '../api/index.ts';
 import { apiErrorCode, describeApiError } from '../kube/api-errors.ts';
 import type { ApiClients } from '../kube/api-clients.ts';
-import { operatorClients } from '../kube/clients.ts';
+import { apiClientsFor } from '../kube/clients.ts';
+import type { AnsweredRequest, RequestObserver } from '../kube/transport.ts';
 import { installOperatorObjects, type InstallOperator } from './install-operator.ts';
 import { classifyProbeError, failure, type ProbeContext, type TargetFailure } from './target-errors.ts';
 import { checkKubeconfig } from './target-kubeconfig.ts';
@@ -63,6 +64,8 @@ export interface ConnectTargetOptions {
   readonly providers?: Partial<Record<'gke' | 'eks', ProviderConnector>>;
   /** How a kubeconfig target with installOperator gets the operator; `installOperatorObjects` by default. */
   readonly installOperator?: InstallOperator;
+  /** Sees every request of the connection's clients, with the target's API server URL (the metrics). */
+  readonly onRequest?: (request: AnsweredRequest, server: string) => void;
 }
 
 export interface TargetConnected {
@@ -178,6 +181,7 @@ export async function probeTarget(
   config: KubeConfig,
   namespace: string,
   context: ProbeContext,
+  onRequest?: RequestObserver,
 ): Promise<TargetConnection> {
   const options = timeoutOptions(context.timeoutMs);
   let version: string;
@@ -196,7 +200,7 @@ export async function probeTarget(
   }
   return {
     ok: true,
-    clients: operatorClients(config),
+    clients: apiClientsFor(config, onRequest ? { onRequest } : {}),
     server: context.server,
     version,
     namespace,
@@ -228,7 +232,13 @@ export async function connectTarget(options: ConnectTargetOptions): Promise<Targ
   if (!source.ok) return source;
   const server = source.config.getCurrentCluster()?.server ?? '';
   const context = { server, source: source.source, user: source.user, timeoutMs };
-  const probed = await probeTarget(source.config, target.spec.namespace, context);
+  const { onRequest } = options;
+  const probed = await probeTarget(
+    source.config,
+    target.spec.namespace,
+    context,
+    onRequest && ((request) => onRequest(request, server)),
+  );
   if (!probed.ok) return probed;
   return checkOperator(source.config, target, probed, context, options.installOperator);
 }

@@ -10,7 +10,8 @@ import {
   type MiniClusterV1alpha1Status,
 } from '../api/index.ts';
 import { isNotFound } from '../kube/api-errors.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../kube/clients.ts';
+import type { ApiClients } from '../kube/api-clients.ts';
 import { InputError } from './input-error.ts';
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { listCustomObjects } from '../kube/custom-objects.ts';
@@ -30,7 +31,7 @@ interface ListedTarget {
 }
 
 async function list<T extends KubernetesObject>(
-  clients: KubeClients,
+  clients: ApiClients,
   plural: string,
   namespace: string | undefined,
 ): Promise<T[]> {
@@ -112,9 +113,9 @@ export function formatBurstStatus(
 }
 
 export async function burstStatusCommand(options: BurstStatusOptions): Promise<string> {
-  let clients: KubeClients;
+  let clients: ApiClients;
   try {
-    clients = kubeClients(loadKubeConfig(options.kubeconfig));
+    clients = apiClientsFor(loadKubeConfig(options.kubeconfig));
   } catch (error) {
     throw new InputError([`cannot load a kubeconfig: ${(error as Error).message}`]);
   }

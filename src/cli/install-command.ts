@@ -7,15 +7,7 @@ import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  ApiException,
-  ApiextensionsV1Api,
-  AppsV1Api,
-  CoreV1Api,
-  KubeConfig,
-  KubernetesObjectApi,
-  RbacAuthorizationV1Api,
-} from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import type {
   KubernetesObject,
   V1CustomResourceDefinitionCondition,
@@ -37,11 +29,11 @@ import {
 } from '../deploy/index.ts';
 import type { InstallObject } from '../deploy/index.ts';
 import { serverSideApply } from '../kube/apply.ts';
-import { poolConnections } from '../kube/connection-pool.ts';
-import { ObjectApi } from '../kube/object-api.ts';
+import type { ApiClients, ObjectApplier } from '../kube/api-clients.ts';
+import { apiErrorCode } from '../kube/api-errors.ts';
+import { apiClientsFor } from '../kube/clients.ts';
 import { applyCrdKeepingClientConfig } from '../kube/conversion-client-config.ts';
-import { accessFromClientConfig } from '../kube/cluster-access.ts';
-import { KubeApiError, Transport } from '../kube/transport.ts';
+import { KubeApiError } from '../kube/transport.ts';
 import { readCrdClientConfig } from '../controllers/conversion/crd-client-config.ts';
 import {
   conversionLine,
@@ -164,7 +156,7 @@ function statusMessage(error: { readonly code: number; readonly body: unknown })
 /** One clear error for a failed call: user-fixable causes (access, reachability) are InputErrors. */
 function failure(error: unknown, what: string, where: string): Error {
   if (error instanceof InputError) return error;
-  if (error instanceof ApiException || error instanceof KubeApiError) {
+  if (error instanceof KubeApiError) {
     const message = statusMessage(error);
     if (error.code === 401) {
       return new InputError([
@@ -192,7 +184,7 @@ export function objectRef(object: InstallObject): string {
 }
 
 async function readIfExists(
-  client: KubernetesObjectApi,
+  client: ObjectApplier,
   object: InstallObject,
 ): Promise<KubernetesObject | undefined> {
   const header = {
@@ -206,12 +198,12 @@ async function readIfExists(
   try {
     return await client.read(header);
   } catch (error) {
-    if (error instanceof ApiException && error.code === 404) return undefined;
+    if (apiErrorCode(error) === 404) return undefined;
     throw error;
   }
 }
 
-async function apply(client: ObjectApi, object: InstallObject, where: string): Promise<ApplyOutcome> {
+async function apply(client: ObjectApplier, object: InstallObject, where: string): Promise<ApplyOutcome> {
   const ref = objectRef(object);
   try {
     const before = await readIfExists(client, object);
@@ -234,7 +226,7 @@ async function apply(client: ObjectApi, object: InstallObject, where: string): P
  * different names): the broad one must not outlive a switch to namespaces.
  */
 async function removeOtherModeBinding(
-  client: ObjectApi,
+  client: ObjectApplier,
   namespace: string,
   watched: readonly string[],
   where: string,
@@ -250,7 +242,7 @@ async function removeOtherModeBinding(
     await client.delete(header);
     log(`clusterrolebinding.rbac.authorization.k8s.io/${other} deleted (the other watch mode's)`);
   } catch (error) {
-    if (error instanceof ApiException && error.code === 404) return;
+    if (apiErrorCode(error) === 404) return;
     throw failure(error, `deleting ClusterRoleBinding ${other}`, where);
   }
 }
@@ -261,13 +253,12 @@ async function removeOtherModeBinding(
  * them all; its ClusterRole covers those namespaces). Found by name and label across namespaces.
  */
 async function removeUnwatchedRoles(
-  kc: KubeConfig,
+  { rbac }: ApiClients,
   namespace: string,
   watched: readonly string[],
   where: string,
   log: (line: string) => void,
 ): Promise<void> {
-  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
   const name = watchedRoleName(namespace);
   const selector = Object.entries(operatorLabels())
     .map(([key, value]) => `${key}=${value}`)
@@ -291,7 +282,7 @@ async function removeUnwatchedRoles(
         else await rbac.deleteNamespacedRole({ name, namespace: each });
         log(`${kind.toLowerCase()}.rbac.authorization.k8s.io/${name} deleted in ${each} (no longer watched)`);
       } catch (error) {
-        if (error instanceof ApiException && error.code === 404) continue;
+        if (apiErrorCode(error) === 404) continue;
         throw failure(error, `deleting ${kind} ${name} in ${each}`, where);
       }
     }
@@ -307,13 +298,12 @@ function describeConditions(conditions: readonly V1CustomResourceDefinitionCondi
     .join(', ');
 }
 
-async function waitEstablished(kc: KubeConfig, where: string, timeoutMs: number): Promise<void> {
-  const api = kc.makeApiClient(ApiextensionsV1Api);
+async function waitEstablished(clients: ApiClients, where: string, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let conditions: V1CustomResourceDefinitionCondition[] = [];
   for (;;) {
     try {
-      const crd = await api.readCustomResourceDefinition({ name: CRD_NAME });
+      const crd = await clients.apiextensions.readCustomResourceDefinition({ name: CRD_NAME });
       conditions = crd.status?.conditions ?? [];
     } catch (error) {
       throw failure(error, `reading CustomResourceDefinition ${CRD_NAME}`, where);
@@ -349,7 +339,8 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
   const namespace = options.namespace ?? OPERATOR_NAMESPACE;
   checkNamespaceName('--namespace', namespace);
   const { kc, where } = loadKubeConfig(options.kubeconfig);
-  const client = ObjectApi.forConfig(poolConnections(kc));
+  const clients = apiClientsFor(kc);
+  const client = clients.objects;
 
   const deploymentOnly = [
     options.replicas !== undefined && '--replicas',
@@ -408,8 +399,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     }
   }
 
-  // The operator's own client, for the CRD's conversion (conversion/install-conversion.ts).
-  const transport = new Transport(accessFromClientConfig(kc));
+  const { transport } = clients;
   try {
     let conversion: InstalledConversion | undefined;
     const applied: { object: string; outcome: ApplyOutcome }[] = [];
@@ -433,8 +423,8 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
     }
     await removeOtherModeBinding(client, namespace, watched, where, log);
     // Only with the operator's own objects: installing the CRD and RBAC alone says nothing of a watch.
-    if (options.withDeployment) await removeUnwatchedRoles(kc, namespace, watched, where, log);
-    await waitEstablished(kc, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
+    if (options.withDeployment) await removeUnwatchedRoles(clients, namespace, watched, where, log);
+    await waitEstablished(clients, where, options.establishTimeoutMs ?? DEFAULT_ESTABLISH_TIMEOUT_MS);
     log(`customresourcedefinition.apiextensions.k8s.io/${CRD_NAME} established`);
     log(
       conversion
@@ -457,7 +447,7 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
           .join(','),
       };
       const seconds = await waitForOperator(
-        operatorReads(kc, namespace, names.selector),
+        operatorReads(clients, namespace, names.selector),
         names,
         waitSeconds,
         log,
@@ -474,9 +464,11 @@ export async function installCommand(options: InstallCommandOptions = {}): Promi
 const WAIT_READ_TIMEOUT_MS = 10_000;
 
 /** The Deployment and its pods, as the wait reads them; a failed or slow read reads as not there yet. */
-function operatorReads(kc: KubeConfig, namespace: string, labelSelector: string): OperatorWaitReads {
-  const apps = kc.makeApiClient(AppsV1Api);
-  const core = kc.makeApiClient(CoreV1Api);
+function operatorReads(
+  { apps, core }: ApiClients,
+  namespace: string,
+  labelSelector: string,
+): OperatorWaitReads {
   return {
     readDeployment: () =>
       settleWithin(

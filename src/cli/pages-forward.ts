@@ -5,7 +5,7 @@
  */
 import { createServer, type Server, type Socket } from 'node:net';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { kubeClients } from '../kube/clients.ts';
+import { apiClientsFor } from '../kube/clients.ts';
 import { InputError } from './input-error.ts';
 import { restfulServiceOf } from './restful-target.ts';
 
@@ -28,7 +28,7 @@ export interface PagesForward {
 
 /** The port the Service sends to on the pod. */
 async function targetPort(config: KubeConfig, namespace: string, service: string): Promise<number> {
-  const found = await kubeClients(config).core.readNamespacedService({ name: service, namespace });
+  const found = await apiClientsFor(config).core.readNamespacedService({ name: service, namespace });
   const port = found.spec?.ports?.[0];
   const target = typeof port?.targetPort === 'number' ? port.targetPort : port?.port;
   if (target === undefined) {

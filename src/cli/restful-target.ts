@@ -9,7 +9,7 @@ import { joinsAnother } from '../api/shared/restful-schema.ts';
 import { toV1alpha2, type MiniCluster } from '../api/index.ts';
 import { MINICLUSTER_VERSION } from '../controllers/minicluster/watched-kinds.ts';
 import { apiErrorCode, isNotFound } from '../kube/api-errors.ts';
-import { kubeClients } from '../kube/clients.ts';
+import { apiClientsFor } from '../kube/clients.ts';
 import { GROUP } from '../api/index.ts';
 import { dnsLabel } from '../render/index.ts';
 import { InputError } from './input-error.ts';
@@ -43,7 +43,7 @@ async function readCredentials(options: TargetOptions): Promise<ApiCredentials> 
   const secret = restfulObjectName(options.name);
   const where = `Secret ${options.namespace}/${secret}`;
   try {
-    const found = await kubeClients(options.config()).core.readNamespacedSecret({
+    const found = await apiClientsFor(options.config()).core.readNamespacedSecret({
       name: secret,
       namespace: options.namespace,
     });
@@ -79,7 +79,7 @@ export async function restfulServiceOf(
 ): Promise<string> {
   let miniCluster: unknown;
   try {
-    miniCluster = await kubeClients(options.config()).custom.getNamespacedCustomObject({
+    miniCluster = await apiClientsFor(options.config()).custom.getNamespacedCustomObject({
       group: GROUP,
       version: MINICLUSTER_VERSION,
       namespace: options.namespace,

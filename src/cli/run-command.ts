@@ -160,7 +160,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
   }
   const metrics = createOperatorMetrics(undefined, { apiHost: new URL(access.server).host });
   // Every request to the API server, as client-go counts them (lists, watches, gets and writes).
-  const clients = apiClients(access, { onRequest: (method, code) => metrics.countRequest(method, code) });
+  const clients = apiClients(access, { onRequest: (request) => metrics.observeRequest(request) });
   metrics.registerController(CONTROLLER_NAME, options.concurrency);
   const leaseNamespace = options.leaderElectionNamespace ?? process.env.POD_NAMESPACE ?? DEFAULT_NAMESPACE;
   const webhook = webhookSettings({
@@ -216,8 +216,7 @@ export async function runOperator(options: RunOptions): Promise<number> {
         }
       : {}),
     ...(options.leaderElect ? { leaderElection: { namespace: leaseNamespace, leaseName: LEASE_NAME } } : {}),
-    onWrite: (verb, kind) =>
-      metrics.countWrite(verb === 'status' ? 'patch' : verb === 'event' ? 'create' : verb, kind),
+    onTargetRequest: (request, server) => metrics.observeRequest(request, new URL(server).host),
     onReconcile: (result, seconds) => metrics.observeReconcile(CONTROLLER_NAME, result, seconds),
     onQueueDepth: (depth) => metrics.setQueueDepth(CONTROLLER_NAME, depth),
     onReconcileStep: (step, seconds) => metrics.observeReconcileStep(CONTROLLER_NAME, step, seconds),

@@ -11,7 +11,7 @@ import type { BurstTargetControllerOptions } from './burst-target/burst-target-c
 import { setupBurstTargetController } from './burst-target/setup.ts';
 import type { BurstEnvironment } from './minicluster/burst-step.ts';
 import type { OrphanSweep } from './minicluster/orphans.ts';
-import type { WriteCounter } from '../runtime/write-counter.ts';
+import type { AnsweredRequest } from '../kube/transport.ts';
 import { setupMiniClusterController, type MiniClusterController } from './minicluster/setup.ts';
 import { setupConversionWebhook, type ConversionWebhookSettings } from './conversion/setup.ts';
 import type { ConversionWebhook } from './conversion/webhook.ts';
@@ -27,8 +27,8 @@ export interface OperatorOptions {
   /** MiniClusters reconciled in parallel. */
   readonly concurrency: number;
   readonly leaderElection?: LeaderElectionConfig;
-  /** Called for every API write (metrics, benchmark). */
-  readonly onWrite?: WriteCounter;
+  /** Sees every request to a burst target's cluster, with its API server URL (the metrics). */
+  readonly onTargetRequest?: (request: AnsweredRequest, server: string) => void;
   /** Called after each MiniCluster reconcile with its duration and outcome (metrics). */
   readonly onReconcile?: (result: 'success' | 'error' | 'requeue_after', seconds: number) => void;
   readonly onLeadershipChange?: (leading: boolean) => void;
@@ -84,10 +84,9 @@ export class Operator {
       : undefined;
     // Leader-only, so it starts after the webhook above serves the conversions its rewrites need.
     setupStorageVersionMigration(this.manager, clients.transport, options.log, options.storageMigration);
-    const onWrite = options.onWrite ?? (() => undefined);
     const targets = setupBurstTargetController(this.manager, {
       clients,
-      onWrite,
+      ...(options.onTargetRequest ? { onTargetRequest: options.onTargetRequest } : {}),
       ...(options.providers ? { providers: options.providers } : {}),
       ...(options.deleteProvisioned ? { deleteProvisioned: options.deleteProvisioned } : {}),
       ...(options.installOperator ? { installOperator: options.installOperator } : {}),
@@ -99,7 +98,6 @@ export class Operator {
       clients,
       concurrency: options.concurrency,
       targets,
-      onWrite,
       ...(options.onReconcile ? { onReconcile: options.onReconcile } : {}),
       ...(options.onQueueDepth ? { onQueueDepth: options.onQueueDepth } : {}),
       ...(options.onReconcileStep ? { onReconcileStep: options.onReconcileStep } : {}),

@@ -1,9 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
+import type { ObjectApplier } from './api-clients.ts';
 
-/** Anything that applies an object as its JSON: the operator's ObjectApplier, the client's ObjectApi. */
-export interface Applier {
-  apply<T extends KubernetesObject>(object: T, fieldManager: string, dryRun?: boolean): Promise<T>;
-}
+/** What applies an object as its JSON (the clients' `objects`). */
+export type Applier = Pick<ObjectApplier, 'apply'>;
 
 /**
  * Server-side apply with one field manager, taking ownership of the fields it sets (force). With

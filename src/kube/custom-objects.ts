@@ -4,30 +4,18 @@
  */
 import type { KubernetesListObject, KubernetesObject } from '@kubernetes/client-node';
 import { collectionPath, type CustomObjectsApi } from './api-clients.ts';
-
-interface CustomObjectRef {
-  group: string;
-  version: string;
-  plural: string;
-}
-
-/**
- * The list and delete calls used here, as both the operator's CustomObjectsApi and the official
- * client's have them (tests and CLI commands pass the client's).
- */
-export interface CustomObjectReader {
-  listClusterCustomObject(param: CustomObjectRef & { labelSelector?: string }): Promise<object>;
-  listNamespacedCustomObject(
-    param: CustomObjectRef & { namespace: string; labelSelector?: string },
-  ): Promise<object>;
-  getNamespacedCustomObject(param: CustomObjectRef & { namespace: string; name: string }): Promise<object>;
-  deleteNamespacedCustomObject(
-    param: CustomObjectRef & { namespace: string; name: string; propagationPolicy?: string },
-  ): Promise<object>;
-}
 import { GROUP, VERSION_V1ALPHA1 } from '../api/index.ts';
 import { isNotFound } from './api-errors.ts';
 import { namespaceOf } from '../api/index.ts';
+
+/** The reads and the delete used here. */
+export type CustomObjectReader = Pick<
+  CustomObjectsApi,
+  | 'listClusterCustomObject'
+  | 'listNamespacedCustomObject'
+  | 'getNamespacedCustomObject'
+  | 'deleteNamespacedCustomObject'
+>;
 
 /** The collection path, for watches. */
 export function customObjectsPath(plural: string, namespace: string | undefined): string {

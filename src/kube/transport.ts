@@ -38,8 +38,18 @@ function statusMessage(body: string): string | undefined {
   }
 }
 
-/** Sees every request once it is answered: its method and HTTP code (undefined: no response). */
-export type RequestObserver = (method: string, code: number | undefined) => void;
+/** A request as the transport saw it once answered. */
+export interface AnsweredRequest {
+  readonly method: string;
+  /** The path and query as sent, below the server's URL. */
+  readonly path: string;
+  readonly contentType: string | undefined;
+  /** The HTTP code; undefined: no response. */
+  readonly code: number | undefined;
+}
+
+/** Sees every request (watches too) once it is answered. */
+export type RequestObserver = (request: AnsweredRequest) => void;
 
 export type Query = Readonly<Record<string, string | number | boolean | undefined>>;
 
@@ -152,6 +162,12 @@ export class Transport {
 
   /** A request whose JSON answer is returned parsed; an HTTP error rejects with KubeApiError. */
   async request<T>(method: string, path: string, options: RequestOptions = {}): Promise<T> {
+    const text = await this.requestText(method, path, options);
+    return (text === '' ? undefined : JSON.parse(text)) as T;
+  }
+
+  /** A request whose answer is returned as text (a pod's log); an HTTP error rejects with KubeApiError. */
+  async requestText(method: string, path: string, options: RequestOptions = {}): Promise<string> {
     const body =
       options.body === undefined
         ? undefined
@@ -165,7 +181,7 @@ export class Transport {
     const text = await readBody(response);
     const code = response.statusCode ?? 0;
     if (code < 200 || code > 299) throw new KubeApiError(code, text, headersOf(response));
-    return (text === '' ? undefined : JSON.parse(text)) as T;
+    return text;
   }
 
   /** True when GET `path` answers 200 within `timeoutMs` (readiness probes). */
@@ -276,6 +292,7 @@ export class Transport {
       headers['Content-Type'] = options.contentType ?? 'application/json';
       headers['Content-Length'] = String(Buffer.byteLength(options.body));
     }
+    const seen = { method, path: pathAndQuery, contentType: headers['Content-Type'] };
     return new Promise<IncomingMessage>((resolve, reject) => {
       let answered = false;
       const request = this.send(
@@ -290,7 +307,7 @@ export class Transport {
         },
         (response) => {
           answered = true;
-          this.onRequest(method, response.statusCode);
+          this.onRequest({ ...seen, code: response.statusCode });
           resolve(response);
         },
       );
@@ -304,7 +321,7 @@ export class Transport {
         );
       }
       request.on('error', (error) => {
-        if (!answered) this.onRequest(method, undefined);
+        if (!answered) this.onRequest({ ...seen, code: undefined });
         reject(error);
       });
       request.end(options.body);

@@ -8,6 +8,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { SUMMARIES } from '../api/index.ts';
+import { writeOf } from '../kube/request-write.ts';
+import type { AnsweredRequest } from '../kube/transport.ts';
 
 /** `result` label of controller_runtime_reconcile_total, as controller-runtime sets it. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
@@ -142,12 +144,11 @@ export interface OperatorMetrics {
    */
   countApiCall(verb: ApiVerb, resource: string, code: number | undefined, host?: string): void;
   /**
-   * One request as the transport saw it (every request: lists, watches, gets, writes), in
-   * rest_client_requests_total{code, method, host} only.
+   * One request as the transport saw it (every request: lists, watches, gets, writes): in
+   * rest_client_requests_total{code, method, host}, and when it wrote (request-write.ts: not a read,
+   * not a dry run) and was answered, whatever the code, in flux_operator_api_writes_total{verb, resource}.
    */
-  countRequest(method: string, code: number | undefined, host?: string): void;
-  /** One write decided by the controller, in flux_operator_api_writes_total{verb, resource} only. */
-  countWrite(verb: ApiVerb, resource: string): void;
+  observeRequest(request: AnsweredRequest, host?: string): void;
 
   /** Sets flux_operator_miniclusters{phase}; phases missing from `counts` are set to 0. */
   setMiniClusters(counts: Readonly<Record<string, number>>): void;
@@ -338,10 +339,10 @@ export function createOperatorMetrics(
   for (const phase of knownPhases) miniClusters.set({ phase }, 0);
 
   const queue = (name: string) => ({ name, controller: name });
-  const countRequest: OperatorMetrics['countRequest'] = (method, code, host = apiHost) => {
+  const countRequest = (method: string, code: number | undefined, host = apiHost) => {
     restClientRequests.inc({ code: code === undefined ? NO_RESPONSE_CODE : String(code), method, host });
   };
-  const countWrite: OperatorMetrics['countWrite'] = (verb, resource) => {
+  const countWrite = (verb: ApiVerb, resource: string) => {
     if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
   };
 
@@ -430,8 +431,12 @@ export function createOperatorMetrics(
       countWrite(verb, resource);
     },
 
-    countRequest,
-    countWrite,
+    observeRequest(request, host = apiHost) {
+      countRequest(request.method, request.code, host);
+      if (request.code === undefined) return;
+      const write = writeOf(request);
+      if (write) countWrite(write.verb, write.resource);
+    },
 
     setMiniClusters(counts) {
       for (const [phase, count] of Object.entries(counts)) {

@@ -29,20 +29,17 @@ export class EventRecorder {
   private readonly controller: string;
   private readonly instance: string;
   private readonly onError: (error: unknown) => void;
-  private readonly onWrite: () => void;
 
   constructor(options: {
     api: EventsApi;
     controller: string;
     instance: string;
     onError: (error: unknown) => void;
-    onWrite?: () => void;
   }) {
     this.api = options.api;
     this.controller = options.controller;
     this.instance = options.instance;
     this.onError = options.onError;
-    this.onWrite = options.onWrite ?? (() => undefined);
   }
 
   async record(target: EventTarget, event: RecordedEvent): Promise<void> {
@@ -54,7 +51,6 @@ export class EventRecorder {
     };
     if (target.uid !== undefined) regarding.uid = target.uid;
     try {
-      this.onWrite();
       await this.api.createNamespacedEvent({
         namespace: target.namespace,
         body: {

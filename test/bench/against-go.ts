@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
 import { down, up } from '../../workbench/src/localcluster/index.ts';
 import {
   AGAINST_GO_USAGE,
@@ -43,7 +43,7 @@ export async function againstGoBench(argv: readonly string[]): Promise<void> {
   const go = await ensureGoOperator({ progress });
   const cluster = await up({ name: options.cluster, progress });
   const { kubeconfig } = cluster;
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
+  const clients = apiClientsFor(loadKubeConfig(kubeconfig));
   const nodes = await ensureCapacity(clients, 2 * options.count * options.size);
   const logs = mkdtempSync(path.join(tmpdir(), 'flux-bench-against-go-'));
   const suffix = Date.now().toString(36);

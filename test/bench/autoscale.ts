@@ -18,7 +18,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { kubeClients, loadKubeConfig } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
 import { binDir, readVersions, up } from '../../workbench/src/localcluster/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
@@ -57,7 +57,7 @@ export async function autoscaleBench(argv: readonly string[]): Promise<void> {
   const steadySeconds = option(argv, '--steady-seconds', 60);
   const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[bench] ${line}\n`) });
   await installCommand({ kubeconfig, log: () => undefined });
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
+  const clients = apiClientsFor(loadKubeConfig(kubeconfig));
   const nodes = await ensureCapacity(clients, count * size);
   const namespace = `bench-autoscale-${Date.now().toString(36)}`;
   await createNamespace(clients, namespace);

@@ -17,7 +17,10 @@ import { OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../src/deploy/index.
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { BURST_POLL_MS } from '../../src/controllers/minicluster/burst-step.ts';
-import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import { apiClients, type ApiClients } from '../../src/kube/api-clients.ts';
+import { writeOf } from '../../src/kube/request-write.ts';
+import type { AnsweredRequest } from '../../src/kube/transport.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -37,14 +40,17 @@ const JOB = {
 const STEADY_IDLE_SECONDS = 600;
 
 /** An in-process operator for one namespace, counting the API writes it makes. */
-async function countingOperator(clients: KubeClients, namespace: string) {
+async function countingOperator(clients: ApiClients, namespace: string) {
   let writes = 0;
+  const countWrites = (request: AnsweredRequest) => {
+    if (request.code !== undefined && writeOf(request)) writes += 1;
+  };
   const manager = new Operator({
-    clients: operatorClients(clients.config),
+    clients: apiClients(clients.transport.access, { onRequest: countWrites }),
     log: createLogger({ level: 'warn', destination: process.stderr }),
     namespaces: [namespace],
     concurrency: 4,
-    onWrite: () => (writes += 1),
+    onTargetRequest: countWrites,
     // Each cluster's CRD stores v1alpha2: its operator serves the conversions, as `flux-operator run` does.
     conversionWebhook: {
       address: { host: '127.0.0.1', port: 0 },
@@ -62,7 +68,7 @@ async function countingOperator(clients: KubeClients, namespace: string) {
 async function secondCluster(namespace: string, progress: (line: string) => void) {
   const second = await up({ name: 'second', progress });
   await installCommand({ kubeconfig: second.kubeconfig, log: () => undefined });
-  const clients = kubeClients(loadKubeConfig(second.kubeconfig));
+  const clients = apiClientsFor(loadKubeConfig(second.kubeconfig));
   await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
   const { manager, writes } = await countingOperator(clients, namespace);
   return {
@@ -85,7 +91,7 @@ export async function burstBench(argv: readonly string[]): Promise<void> {
   const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const { kubeconfig } = await up({ progress });
   await installCommand({ kubeconfig, log: () => undefined });
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
+  const clients = apiClientsFor(loadKubeConfig(kubeconfig));
   const namespace = `bench-burst-${Date.now().toString(36)}`;
   await clients.core.createNamespace({ body: { metadata: { name: namespace } } });
   const remote = toSecond ? await secondCluster(namespace, progress) : undefined;

@@ -1,7 +1,7 @@
 // The bench's own objects on the local control plane: namespaces, simulated nodes, and the wait for pods.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Node } from '@kubernetes/client-node';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 
 const PODS_PER_NODE = 110;
 
@@ -20,7 +20,7 @@ export async function pool<T>(
 }
 
 export async function waitAllRunning(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   expected: number,
   timeoutMs = Number.POSITIVE_INFINITY,
@@ -37,7 +37,7 @@ export async function waitAllRunning(
   }
 }
 
-export async function createNamespace(clients: KubeClients, name: string): Promise<void> {
+export async function createNamespace(clients: ApiClients, name: string): Promise<void> {
   await clients.core.createNamespace({ body: { metadata: { name } } });
   for (;;) {
     try {
@@ -49,7 +49,7 @@ export async function createNamespace(clients: KubeClients, name: string): Promi
   }
 }
 
-export async function deleteNamespace(clients: KubeClients, name: string): Promise<void> {
+export async function deleteNamespace(clients: ApiClients, name: string): Promise<void> {
   try {
     await clients.core.deleteNamespace({ name });
   } catch {
@@ -57,7 +57,7 @@ export async function deleteNamespace(clients: KubeClients, name: string): Promi
   }
 }
 
-export async function waitGone(clients: KubeClients, name: string): Promise<void> {
+export async function waitGone(clients: ApiClients, name: string): Promise<void> {
   for (;;) {
     try {
       await clients.core.readNamespace({ name });
@@ -69,7 +69,7 @@ export async function waitGone(clients: KubeClients, name: string): Promise<void
 }
 
 /** Enough simulated nodes for `pods` more pods (kwok manages every node with its annotation). */
-export async function ensureCapacity(clients: KubeClients, pods: number): Promise<string[]> {
+export async function ensureCapacity(clients: ApiClients, pods: number): Promise<string[]> {
   const existing = (await clients.core.listNode()).items.length;
   const wanted = Math.ceil(pods / PODS_PER_NODE) - existing + 1;
   const names: string[] = [];

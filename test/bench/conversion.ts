@@ -9,7 +9,7 @@ import { installCommand } from '../../src/cli/install-command.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { kubeClients, loadKubeConfig, operatorClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
 import { down, up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
@@ -28,7 +28,7 @@ export async function conversionBench(argv: readonly string[]): Promise<void> {
   const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
   const { kubeconfig } = await up({ name: CLUSTER, progress });
   const operator = new Operator({
-    clients: operatorClients(loadKubeConfig(kubeconfig)),
+    clients: apiClientsFor(loadKubeConfig(kubeconfig)),
     log: createLogger({ level: 'warn', destination: new Writable({ write: (_c, _e, done) => done() }) }),
     // A namespace it never sees MiniClusters in: only the webhook works during the measure.
     namespaces: ['conversion-bench-none'],
@@ -41,7 +41,7 @@ export async function conversionBench(argv: readonly string[]): Promise<void> {
   try {
     await installCommand({ kubeconfig, log: () => undefined });
     await operator.start();
-    const clients = kubeClients(loadKubeConfig(kubeconfig));
+    const clients = apiClientsFor(loadKubeConfig(kubeconfig));
     await clients.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }).catch(() => undefined);
     progress(`writing ${count} MiniClusters`);
     for (let i = 0; i < count; i++) {

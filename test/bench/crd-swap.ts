@@ -3,18 +3,18 @@
 // status.storedVersions cannot be dropped by an update, hence delete and create.
 import { readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { ApiextensionsV1Api, type V1CustomResourceDefinition } from '@kubernetes/client-node';
+import type { V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { CRD_NAME, GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { isNotFound } from '../../src/kube/api-errors.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients, ApiextensionsApi } from '../../src/kube/api-clients.ts';
 
 const GO_VERSION = 'v1alpha2';
 const BENCH_FIELD_MANAGER = 'flux-operator-bench';
 
-async function servedVersions(api: ApiextensionsV1Api): Promise<string[] | undefined> {
+async function servedVersions(api: ApiextensionsApi): Promise<string[] | undefined> {
   try {
     const crd = await api.readCustomResourceDefinition({ name: CRD_NAME });
     return crd.spec.versions.filter((v) => v.served).map((v) => v.name);
@@ -24,7 +24,7 @@ async function servedVersions(api: ApiextensionsV1Api): Promise<string[] | undef
   }
 }
 
-async function deleteCrd(api: ApiextensionsV1Api, progress: (line: string) => void): Promise<void> {
+async function deleteCrd(api: ApiextensionsApi, progress: (line: string) => void): Promise<void> {
   progress(`removing CustomResourceDefinition ${CRD_NAME}`);
   await api.deleteCustomResourceDefinition({ name: CRD_NAME });
   const deadline = Date.now() + 120_000;
@@ -36,7 +36,7 @@ async function deleteCrd(api: ApiextensionsV1Api, progress: (line: string) => vo
 }
 
 /** Until a list of the version answers (discovery and the storage of the new CRD are ready). */
-async function waitServed(clients: KubeClients, version: string): Promise<void> {
+async function waitServed(clients: ApiClients, version: string): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
@@ -51,10 +51,10 @@ async function waitServed(clients: KubeClients, version: string): Promise<void> 
 
 export async function useOurCrd(
   kubeconfig: string,
-  clients: KubeClients,
+  clients: ApiClients,
   progress: (line: string) => void,
 ): Promise<void> {
-  const api = clients.config.makeApiClient(ApiextensionsV1Api);
+  const api = clients.apiextensions;
   const served = await servedVersions(api);
   if (served !== undefined && !served.includes(VERSION_V1ALPHA1)) await deleteCrd(api, progress);
   await installCommand({ kubeconfig, log: () => undefined });
@@ -62,11 +62,11 @@ export async function useOurCrd(
 }
 
 export async function useGoCrd(
-  clients: KubeClients,
+  clients: ApiClients,
   crdFile: string,
   progress: (line: string) => void,
 ): Promise<void> {
-  const api = clients.config.makeApiClient(ApiextensionsV1Api);
+  const api = clients.apiextensions;
   const served = await servedVersions(api);
   if (served !== undefined && served.join() !== GO_VERSION) await deleteCrd(api, progress);
   progress(`installing the Go operator's CustomResourceDefinition ${CRD_NAME} (${GO_VERSION})`);

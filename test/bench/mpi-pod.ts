@@ -2,12 +2,10 @@
 // watched until its container ended, timed, its log read, then deleted. Every request has a timeout.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { V1Pod } from '@kubernetes/client-node';
-import { timeoutOptions } from '../../src/burst/target-connection.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { httpStatus, waitFor } from '../harness/cluster.ts';
 import { withCleanUp } from './mpi-cleanup.ts';
 import { tail } from './mpi-logs.ts';
-import { REQUEST_TIMEOUT_MS } from './view-sample.ts';
 
 /** How often the pod is read while it runs (as view-sample.ts reads a MiniCluster). */
 const POLL_MS = 100;
@@ -15,7 +13,7 @@ const POLL_MS = 100;
 const STUCK = /^(ErrImage|ImagePullBackOff|ErrImageNeverPull|InvalidImageName|CreateContainer)/;
 
 export interface PodTarget {
-  clients: KubeClients;
+  clients: ApiClients;
   namespace: string;
   timeoutMs: number;
   signal: AbortSignal;
@@ -30,8 +28,6 @@ export interface PodRun {
   statusSeconds: number;
 }
 
-const request = () => timeoutOptions(REQUEST_TIMEOUT_MS);
-
 function wallSeconds(from: Date | string | undefined, to: Date | string | undefined): number {
   return from === undefined || to === undefined
     ? Number.NaN
@@ -45,15 +41,15 @@ export async function runPod(target: PodTarget, pod: V1Pod): Promise<PodRun> {
   const name = pod.metadata?.name ?? '';
   const command = (pod.spec?.containers[0]?.command ?? []).join(' ');
   const start = performance.now();
-  await core.createNamespacedPod({ namespace, body: pod }, request());
+  await core.createNamespacedPod({ namespace, body: pod });
   for (;;) {
     target.signal.throwIfAborted();
-    const seen = await core.readNamespacedPod({ name, namespace }, request());
+    const seen = await core.readNamespacedPod({ name, namespace });
     const now = performance.now();
     const state = seen.status?.containerStatuses?.[0]?.state;
     const ended = state?.terminated;
     if (ended !== undefined) {
-      const log = await core.readNamespacedPodLog({ name, namespace }, request());
+      const log = await core.readNamespacedPodLog({ name, namespace });
       if (ended.exitCode !== 0) {
         throw new Error(`pod ${namespace}/${name} (${command}) exited with ${ended.exitCode}:\n${tail(log)}`);
       }
@@ -82,13 +78,13 @@ export async function deletePod(target: PodTarget, name: string): Promise<void> 
   const { core } = target.clients;
   const { namespace } = target;
   try {
-    await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 }, request());
+    await core.deleteNamespacedPod({ name, namespace, gracePeriodSeconds: 0 });
   } catch (error) {
     if (httpStatus(error) !== 404) throw error;
   }
   await waitFor(
     () =>
-      core.readNamespacedPod({ name, namespace }, request()).then(
+      core.readNamespacedPod({ name, namespace }).then(
         () => false,
         (error: unknown) => {
           if (httpStatus(error) === 404) return true;

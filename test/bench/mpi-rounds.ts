@@ -6,7 +6,7 @@
 //   minicluster:    an interactive MiniCluster per image, in which each program runs by `flux run`, with
 //                   Flux's default binding and with `-o cpu-affinity=off`, the first of the two taking
 //                   turns round by round.
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { lammpsLoop, netpipeFigures } from './mpi-logs.ts';
 import { fluxRun, runToSucceeded, withInteractiveMiniCluster } from './mpi-minicluster.ts';
 import { runPodOnce, type PodRun } from './mpi-pod.ts';
@@ -33,7 +33,7 @@ import {
 import type { SampleTarget } from './view-sample.ts';
 
 export interface RoundsTarget {
-  clients: KubeClients;
+  clients: ApiClients;
   namespace: string;
   /** Pods of each MiniCluster. */
   size: number;

@@ -24,8 +24,7 @@
  */
 import { availableParallelism, constants } from 'node:os';
 import { LAMMPS_OPENMPI_IMAGE, MPICH_IMAGE } from '../../workbench/src/images/index.ts';
-import { timeoutOptions } from '../../src/burst/target-connection.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { REAL_NODE_NAME } from '../../workbench/src/localcluster/real-node/config.ts';
 import { deleteNamespace, waitFor } from '../harness/cluster.ts';
 import { startOperatorProcess, type OperatorProcess } from './mpi-operator.ts';
@@ -35,28 +34,23 @@ import { mpiLine, type HnsAvailability, type MpiRunContext } from './mpi-result.
 import { probeHns } from './mpi-hns.ts';
 import { measureRounds, programsByImage, type RoundsTarget } from './mpi-rounds.ts';
 import { startRealNodeBench } from './real-node-bench.ts';
-import { REQUEST_TIMEOUT_MS } from './view-sample.ts';
 
 const NAMESPACE_GONE_MS = 180_000;
 
 const progress = (line: string) => process.stderr.write(`[bench] ${line}\n`);
-const request = () => timeoutOptions(REQUEST_TIMEOUT_MS);
 
 /** The bench's namespace, once pods can be made in it (its default ServiceAccount exists). */
-async function createNamespace(clients: KubeClients, name: string): Promise<void> {
-  await clients.core.createNamespace({ body: { metadata: { name } } }, request());
-  await waitFor(
-    () => clients.core.readNamespacedServiceAccount({ name: 'default', namespace: name }, request()),
-    {
-      what: `the default ServiceAccount of ${name}`,
-      timeoutMs: 60_000,
-    },
-  );
+async function createNamespace(clients: ApiClients, name: string): Promise<void> {
+  await clients.core.createNamespace({ body: { metadata: { name } } });
+  await waitFor(() => clients.core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
+    what: `the default ServiceAccount of ${name}`,
+    timeoutMs: 60_000,
+  });
 }
 
 /** The real node's CPUs and the names of the images it holds. */
-async function realNode(clients: KubeClients): Promise<{ cpus: number; images: string[] }> {
-  const node = await clients.core.readNode({ name: REAL_NODE_NAME }, request());
+async function realNode(clients: ApiClients): Promise<{ cpus: number; images: string[] }> {
+  const node = await clients.core.readNode({ name: REAL_NODE_NAME });
   const cpus = Number(node.status?.capacity?.cpu);
   if (!Number.isInteger(cpus) || cpus < 1) {
     throw new Error(

@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { PLURAL } from '../../src/api/index.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import type { PhaseMeasure } from './against-go-result.ts';
 import { pool, waitAllRunning } from './cluster-objects.ts';
 import type { OperatorCommand } from './operator-commands.ts';
@@ -62,7 +62,7 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 export interface PhaseSpec {
-  clients: KubeClients;
+  clients: ApiClients;
   namespace: string;
   command: OperatorCommand;
   metricsPort: number;

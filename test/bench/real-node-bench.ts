@@ -3,7 +3,9 @@
  * one prints the usage and sets exit code 2), the local cluster with its real node up, the CRDs
  * installed, and this tree's Flux view pinned on the node under a tag of the run's own (view-image.ts).
  */
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
+import { REQUEST_TIMEOUT_MS } from './view-sample.ts';
 import { up } from '../../workbench/src/localcluster/index.ts';
 import type { Progress } from '../../workbench/src/tooling/hack-script.ts';
 import { installCrd } from '../harness/operator.ts';
@@ -13,7 +15,7 @@ import { within } from './view-sample.ts';
 export interface RealNodeBenchStart<Options> {
   options: Options;
   kubeconfig: string;
-  clients: KubeClients;
+  clients: ApiClients;
   pinned: PinnedViewImage;
 }
 
@@ -34,7 +36,8 @@ export async function startRealNodeBench<Options>(
   }
   const { kubeconfig } = await up({ realNode: true, progress });
   await within(60_000, 'installing the CRDs', installCrd());
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
+  // Every request bounded: a request silent this long fails rather than hold a sample forever.
+  const clients = apiClientsFor(loadKubeConfig(kubeconfig), { requestIdleTimeoutMs: REQUEST_TIMEOUT_MS });
   const pinned = await pinViewImage(progress);
   return { options, kubeconfig, clients, pinned };
 }

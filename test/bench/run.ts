@@ -33,7 +33,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { defaultedToV1alpha2, validateMiniClusterV1alpha1 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { FIELD_MANAGER } from '../../src/deploy/index.ts';
 import { up } from '../../workbench/src/localcluster/index.ts';
 import { generateMiniClusterKeys, renderMiniCluster, type KubeObject } from '../../src/render/index.ts';
@@ -97,7 +98,7 @@ function parseOptions(argv: readonly string[]): Options {
   };
 }
 
-async function direct(clients: KubeClients, namespace: string, options: Options): Promise<number> {
+async function direct(clients: ApiClients, namespace: string, options: Options): Promise<number> {
   // Rendering (and key generation) is done before the clock starts: the figure is the apply path.
   const objects: KubeObject[] = [];
   for (let index = 0; index < options.count; index++) {
@@ -119,7 +120,7 @@ async function main(): Promise<void> {
     progress: (line) => process.stderr.write(`[bench] ${line}\n`),
   });
   await installCommand({ kubeconfig, log: () => undefined });
-  const clients = kubeClients(loadKubeConfig(kubeconfig));
+  const clients = apiClientsFor(loadKubeConfig(kubeconfig));
   const nodes = await ensureCapacity(clients, 2 * options.count * options.size);
   const suffix = Date.now().toString(36);
   const directNamespace = `bench-direct-${suffix}`;

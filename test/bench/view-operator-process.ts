@@ -24,11 +24,11 @@ if (kubeconfig === undefined || namespace === undefined || fluxViewImage === und
 const dist = new URL('../../dist/src/', import.meta.url);
 const compiled = async <T>(module: string): Promise<T> => (await import(new URL(module, dist).href)) as T;
 const { Operator } = await compiled<OperatorModule>('controllers/operator.js');
-const { loadKubeConfig, operatorClients } = await compiled<ClientsModule>('kube/clients.js');
+const { loadKubeConfig, apiClientsFor } = await compiled<ClientsModule>('kube/clients.js');
 const { createLogger } = await compiled<LoggerModule>('observability/logger.js');
 
 const operator = new Operator({
-  clients: operatorClients(loadKubeConfig(kubeconfig)),
+  clients: apiClientsFor(loadKubeConfig(kubeconfig)),
   log: createLogger({ level: 'info' }),
   namespaces: [namespace],
   // What `flux-operator run` reconciles at once by default.

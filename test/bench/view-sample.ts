@@ -10,10 +10,9 @@ import {
   VERSION_V1ALPHA1,
   type MiniClusterStatus,
 } from '../../src/api/index.ts';
-import { timeoutOptions } from '../../src/burst/target-connection.ts';
 import { stateDir } from '../../workbench/src/localcluster/index.ts';
 import { realNodeLayout, realNodePaths } from '../../workbench/src/localcluster/real-node/config.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { httpStatus, waitFor } from '../harness/cluster.ts';
 import { applyMiniCluster } from '../harness/operator.ts';
 import type { ViewKind } from './view-options.ts';
@@ -40,7 +39,7 @@ export async function within<T>(ms: number, what: string, promise: Promise<T>): 
 }
 
 export interface SampleTarget {
-  clients: KubeClients;
+  clients: ApiClients;
   namespace: string;
   name: string;
   size: number;
@@ -48,27 +47,22 @@ export interface SampleTarget {
   signal: AbortSignal;
 }
 
-const request = () => timeoutOptions(REQUEST_TIMEOUT_MS);
-
 async function readStatus(target: SampleTarget): Promise<MiniClusterStatus | undefined> {
-  const object = (await target.clients.custom.getNamespacedCustomObject(
-    {
-      group: GROUP,
-      version: VERSION_V1ALPHA1,
-      plural: PLURAL,
-      namespace: target.namespace,
-      name: target.name,
-    },
-    request(),
-  )) as { status?: MiniClusterStatus };
+  const object = (await target.clients.custom.getNamespacedCustomObject({
+    group: GROUP,
+    version: VERSION_V1ALPHA1,
+    plural: PLURAL,
+    namespace: target.namespace,
+    name: target.name,
+  })) as { status?: MiniClusterStatus };
   return object.status;
 }
 
 async function podsOf(target: SampleTarget): Promise<V1Pod[]> {
-  const list = await target.clients.core.listNamespacedPod(
-    { namespace: target.namespace, labelSelector: `${LABEL_MINICLUSTER}=${target.name}` },
-    request(),
-  );
+  const list = await target.clients.core.listNamespacedPod({
+    namespace: target.namespace,
+    labelSelector: `${LABEL_MINICLUSTER}=${target.name}`,
+  });
   return list.items;
 }
 
@@ -159,16 +153,13 @@ export async function deleteMiniCluster(target: SampleTarget): Promise<void> {
     pod.metadata?.uid ? [path.join(KUBELET_PODS, pod.metadata.uid)] : [],
   );
   try {
-    await target.clients.custom.deleteNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION_V1ALPHA1,
-        plural: PLURAL,
-        namespace: target.namespace,
-        name: target.name,
-      },
-      request(),
-    );
+    await target.clients.custom.deleteNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION_V1ALPHA1,
+      plural: PLURAL,
+      namespace: target.namespace,
+      name: target.name,
+    });
   } catch (error) {
     if (httpStatus(error) !== 404) throw error;
   }

@@ -23,7 +23,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { availableParallelism, constants } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { kubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { deleteNamespace, waitFor } from '../harness/cluster.ts';
 import { goTestMiniCluster } from '../harness/go-v1alpha2-cases.ts';
 import { FLUX_IMAGE } from '../harness/real-node.ts';
@@ -36,14 +36,7 @@ import {
 } from './view-options.ts';
 import { startRealNodeBench } from './real-node-bench.ts';
 import { viewLine, type ViewSample } from './view-result.ts';
-import {
-  REQUEST_TIMEOUT_MS,
-  deleteMiniCluster,
-  measureMiniCluster,
-  within,
-  type SampleTarget,
-} from './view-sample.ts';
-import { timeoutOptions } from '../../src/burst/target-connection.ts';
+import { deleteMiniCluster, measureMiniCluster, within, type SampleTarget } from './view-sample.ts';
 
 const CASE = 'hello-world';
 /** The case's MiniCluster name and size (its manifest's). */
@@ -126,17 +119,13 @@ function complaints(run: OperatorRun | undefined): string {
     .join('\n');
 }
 
-async function createNamespace(clients: ReturnType<typeof kubeClients>, name: string): Promise<void> {
-  await clients.core.createNamespace({ body: { metadata: { name } } }, timeoutOptions(REQUEST_TIMEOUT_MS));
+async function createNamespace(clients: ApiClients, name: string): Promise<void> {
+  await clients.core.createNamespace({ body: { metadata: { name } } });
   // Pods can be created once its default ServiceAccount exists.
-  await waitFor(
-    () =>
-      clients.core.readNamespacedServiceAccount(
-        { name: 'default', namespace: name },
-        timeoutOptions(REQUEST_TIMEOUT_MS),
-      ),
-    { what: `namespace ${name}'s default ServiceAccount`, timeoutMs: 60_000 },
-  );
+  await waitFor(() => clients.core.readNamespacedServiceAccount({ name: 'default', namespace: name }), {
+    what: `namespace ${name}'s default ServiceAccount`,
+    timeoutMs: 60_000,
+  });
 }
 
 async function measureAll(options: ViewOptions, target: SampleTarget): Promise<ViewSample[]> {

@@ -16,7 +16,8 @@ import { API_VERSION } from '../../src/api/index.ts';
 import { installCommand } from '../../src/cli/install-command.ts';
 import { FIELD_MANAGER, OPERATOR_NODE_OPTIONS, OPERATOR_RESOURCES } from '../../src/deploy/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { kubeClients, loadKubeConfig, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { down, up } from '../../workbench/src/localcluster/index.ts';
 import { floodWebhook } from '../harness/webhook-flood.ts';
 import { loggedNumber, rssMiB, round } from './process-metrics.ts';
@@ -54,7 +55,7 @@ function minicluster(name: string, apiVersion: string): Record<string, unknown> 
 }
 
 /** Conversions the API server asks the webhook for, one after another: their times in ms. */
-async function conversions(clients: KubeClients, count: number): Promise<number[]> {
+async function conversions(clients: ApiClients, count: number): Promise<number[]> {
   const times: number[] = [];
   for (let i = 0; i < count; i++) {
     const start = performance.now();
@@ -71,7 +72,7 @@ async function conversions(clients: KubeClients, count: number): Promise<number[
 }
 
 /** Seconds from writing a v1alpha1 MiniCluster (converted on its way in) to its first status. */
-async function reconcileSeconds(clients: KubeClients, name: string): Promise<number> {
+async function reconcileSeconds(clients: ApiClients, name: string): Promise<number> {
   const start = performance.now();
   await serverSideApply(
     clients.objects,
@@ -122,7 +123,7 @@ export async function webhookFloodBench(argv: readonly string[]): Promise<void> 
   let stopFlood: () => Promise<void> = () => Promise.resolve();
   try {
     await installCommand({ kubeconfig, log: () => undefined });
-    const clients = kubeClients(loadKubeConfig(kubeconfig));
+    const clients = apiClientsFor(loadKubeConfig(kubeconfig));
     await clients.core.createNamespace({ body: { metadata: { name: NAMESPACE } } }).catch(() => undefined);
     const port = await loggedNumber(
       () => output,

@@ -17,12 +17,12 @@ import {
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { applyCrdKeepingClientConfig } from '../../src/kube/conversion-client-config.ts';
 import { ensureConversionWebhook } from './conversion-webhook.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { waitFor } from './cluster.ts';
 
 const MANAGER = 'flux-operator-tests';
 
-export async function installBurstTargetCrd(clients: KubeClients): Promise<void> {
+export async function installBurstTargetCrd(clients: ApiClients): Promise<void> {
   await serverSideApply(clients.objects, burstTargetCrd() as never, MANAGER);
   await waitFor(
     async () => {
@@ -47,7 +47,7 @@ export async function installBurstTargetCrd(clients: KubeClients): Promise<void>
  * The MiniCluster CRD on the cluster of `kubeconfig`, served: its conversions go to that cluster's
  * shared test webhook (started if none runs), so v1alpha1 requests work whatever test runs.
  */
-export async function installMiniClusterCrd(clients: KubeClients, kubeconfig: string): Promise<void> {
+export async function installMiniClusterCrd(clients: ApiClients, kubeconfig: string): Promise<void> {
   const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
   await applyCrdKeepingClientConfig(clients.objects, crd, (applied) =>
     serverSideApply(clients.objects, applied as never, MANAGER),
@@ -100,7 +100,7 @@ export function inlineKubeconfig(
 }
 
 export async function createSecret(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   text: string,
@@ -113,7 +113,7 @@ export async function createSecret(
 
 /** Creates a BurstTarget with this spec (as given: the API server validates it). */
 export async function createBurstTarget(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   spec: Record<string, unknown>,
@@ -134,7 +134,7 @@ export async function createBurstTarget(
 
 /** A kubeconfig BurstTarget reading the kubeconfig in Secret `secretName`. */
 export async function createTarget(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   secretName: string,
@@ -144,7 +144,7 @@ export async function createTarget(
 
 /** A BurstTarget as the API server has it. */
 export async function readBurstTarget(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<{ metadata: { finalizers?: string[] }; status?: BurstTargetStatus }> {

@@ -1,28 +1,17 @@
 // Integration-test helpers: the local cluster's clients, a namespace per test, and a poller.
 import type { TestContext } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  BatchV1Api,
-  CoordinationV1Api,
-  CoreV1Api,
-  DiscoveryV1Api,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-} from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
 import { EXIT_CODE_ANNOTATION, up } from '../../workbench/src/localcluster/index.ts';
-import { ObjectApi } from '../../src/kube/object-api.ts';
+import { apiClients, type ApiClients, type CoreApi } from '../../src/kube/api-clients.ts';
+import { accessFromKubeconfig } from '../../src/kube/cluster-access.ts';
 import { stopNamespaceUsers } from './namespace-users.ts';
 import { HOST_STORAGE_ALLOWED, HOST_STORAGE_LABEL, LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
 
-export interface Clients {
+/** The one client on the local cluster, and its kubeconfig (for the official client's Watch and Exec). */
+export interface Clients extends ApiClients {
   kubeconfig: string;
   kc: KubeConfig;
-  core: CoreV1Api;
-  batch: BatchV1Api;
-  discovery: DiscoveryV1Api;
-  coordination: CoordinationV1Api;
-  objects: ObjectApi;
 }
 
 let connected: Promise<Clients> | undefined;
@@ -36,15 +25,7 @@ export function cluster(): Promise<Clients> {
     const { kubeconfig } = await up({ progress: (line) => process.stderr.write(`[localcluster] ${line}\n`) });
     const kc = new KubeConfig();
     kc.loadFromFile(kubeconfig);
-    return {
-      kubeconfig,
-      kc,
-      core: kc.makeApiClient(CoreV1Api),
-      batch: kc.makeApiClient(BatchV1Api),
-      discovery: kc.makeApiClient(DiscoveryV1Api),
-      coordination: kc.makeApiClient(CoordinationV1Api),
-      objects: ObjectApi.forConfig(kc),
-    };
+    return { ...apiClients(accessFromKubeconfig(kubeconfig)), kubeconfig, kc };
   })();
   return connected;
 }
@@ -136,17 +117,17 @@ export async function deleteNamespace(name: string, timeoutMs = 120_000): Promis
  */
 const POKE_EVERY_MS = 6_000;
 
-async function podsRunIn(core: CoreV1Api, namespace: string): Promise<boolean> {
+async function podsRunIn(core: CoreApi, namespace: string): Promise<boolean> {
   const { items } = await core.listNamespacedPod({ namespace });
   return items.some((pod) => pod.status?.phase !== 'Succeeded' && pod.status?.phase !== 'Failed');
 }
 
-async function pokeNamespace(core: CoreV1Api, name: string): Promise<void> {
+async function pokeNamespace(core: CoreApi, name: string): Promise<void> {
   await core
-    .patchNamespace(
-      { name, body: { metadata: { annotations: { 'flux-operator.test/poked': String(Date.now()) } } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    )
+    .patchNamespace({
+      name,
+      body: { metadata: { annotations: { 'flux-operator.test/poked': String(Date.now()) } } },
+    })
     .catch((err: unknown) => {
       if (httpStatus(err) !== 404) throw err;
     });
@@ -220,15 +201,12 @@ export async function withNamespace(
 
 /** Sets (merges) annotations on a pod. */
 export async function annotatePod(
-  core: CoreV1Api,
+  core: CoreApi,
   namespace: string,
   name: string,
   annotations: Record<string, string>,
 ): Promise<void> {
-  await core.patchNamespacedPod(
-    { name, namespace, body: { metadata: { annotations } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await core.patchNamespacedPod({ name, namespace, body: { metadata: { annotations } } });
 }
 
 /**
@@ -236,7 +214,7 @@ export async function annotatePod(
  * (index 0), whose success ends the Job and deletes the pods not yet finished.
  */
 export async function finishPods(
-  core: CoreV1Api,
+  core: CoreApi,
   namespace: string,
   miniCluster: string,
   code: number,

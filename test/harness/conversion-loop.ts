@@ -10,7 +10,7 @@ import {
   CONVERSION_REVIEW_API_VERSION,
   CONVERSION_REVIEW_KIND,
 } from '../../src/controllers/conversion/review.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 
 /** The API server gives a conversion webhook 30 s; a review here fails past 10 s. */
 const REVIEW_TIMEOUT_MS = 10_000;
@@ -79,7 +79,7 @@ function review(agent: Agent, url: URL, servername: string, ca: string, object: 
  * `parallel` reviews at a time; `caPem` is the CA its certificate chains to.
  */
 export async function convertInLoop(
-  clients: KubeClients,
+  clients: ApiClients,
   service: { readonly namespace: string; readonly name: string },
   caPem: string,
   object: object,

@@ -5,7 +5,7 @@ import { request } from 'node:https';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import type { V1Deployment, V1Pod } from '@kubernetes/client-node';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { METRICS_PORT, METRICS_READER_ROLE } from '../../src/deploy/index.ts';
 import { waitFor } from './cluster.ts';
 
@@ -34,7 +34,7 @@ export async function fluxOperatorCli(
 }
 
 export async function deploymentPods(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   deployment: string,
 ): Promise<V1Pod[]> {
@@ -46,7 +46,7 @@ export async function deploymentPods(
   return pods.items.filter((pod) => !pod.metadata?.deletionTimestamp);
 }
 
-async function readDeployment(clients: KubeClients, namespace: string, name: string): Promise<V1Deployment> {
+async function readDeployment(clients: ApiClients, namespace: string, name: string): Promise<V1Deployment> {
   return (await clients.objects.read({
     apiVersion: 'apps/v1',
     kind: 'Deployment',
@@ -60,7 +60,7 @@ function ready(pod: V1Pod): boolean {
 
 /** Waits until `count` pods of the Deployment are Ready (through the operator's own probes). */
 export async function readyPods(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   deployment: string,
   count: number,
@@ -76,7 +76,7 @@ export async function readyPods(
 }
 
 /** The Lease's holder (the leader's identity starts with its pod's name, the pod's hostname). */
-export async function leaseHolder(clients: KubeClients, namespace: string): Promise<string | undefined> {
+export async function leaseHolder(clients: ApiClients, namespace: string): Promise<string | undefined> {
   const lease = await clients.coordination.readNamespacedLease({ name: LEASE_NAME, namespace });
   return lease.spec?.holderIdentity ?? undefined;
 }
@@ -119,7 +119,7 @@ export function scrape(pod: V1Pod, token?: string): Promise<string> {
  * when `reader` (as an administrator binds Prometheus's); the binding goes with `cleanUp`.
  */
 export async function metricsToken(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   reader: boolean,

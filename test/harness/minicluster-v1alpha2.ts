@@ -1,9 +1,8 @@
 // MiniClusters written, read and scaled at v1alpha2, the stored version: no request of these goes
 // through the conversion webhook. Tests of fields the shared test webhook's code may not know yet (it
 // runs from whichever checkout started it) use these, so that no conversion drops them.
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { GROUP, PLURAL, type MiniClusterStatus } from '../../src/api/index.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 
 export const V1ALPHA2 = 'v1alpha2';
 
@@ -17,7 +16,7 @@ export function asV1alpha2(object: Record<string, unknown>): Record<string, unkn
   };
 }
 
-async function read(clients: KubeClients, namespace: string, name: string) {
+async function read(clients: ApiClients, namespace: string, name: string) {
   return (await clients.custom.getNamespacedCustomObject({
     group: GROUP,
     version: V1ALPHA2,
@@ -28,7 +27,7 @@ async function read(clients: KubeClients, namespace: string, name: string) {
 }
 
 export async function readStatusV1alpha2(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<MiniClusterStatus> {
@@ -36,7 +35,7 @@ export async function readStatusV1alpha2(
 }
 
 export async function specSizeV1alpha2(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<number> {
@@ -45,13 +44,17 @@ export async function specSizeV1alpha2(
 
 /** `kubectl scale` at v1alpha2 (the scale subresource). */
 export async function scaleV1alpha2(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   replicas: number,
 ): Promise<void> {
-  await clients.custom.patchNamespacedCustomObjectScale(
-    { group: GROUP, version: V1ALPHA2, namespace, plural: PLURAL, name, body: { spec: { replicas } } },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await clients.custom.patchNamespacedCustomObjectScale({
+    group: GROUP,
+    version: V1ALPHA2,
+    namespace,
+    plural: PLURAL,
+    name,
+    body: { spec: { replicas } },
+  });
 }

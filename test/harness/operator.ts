@@ -2,7 +2,7 @@
 // one test namespace, and small MiniCluster helpers.
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { PatchStrategy, setHeaderOptions, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
 import { Writable } from 'node:stream';
 import {
   CRD_NAME,
@@ -13,7 +13,9 @@ import {
   type MiniClusterStatus,
 } from '../../src/api/index.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
-import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClients, type ApiClients } from '../../src/kube/api-clients.ts';
+import { writeOf } from '../../src/kube/request-write.ts';
+import type { AnsweredRequest } from '../../src/kube/transport.ts';
 import { readMiniClusterStatus } from '../../src/controllers/minicluster/minicluster-client.ts';
 import { Operator, type OperatorOptions } from '../../src/controllers/operator.ts';
 import { fluxViewReference, readFluxCoreVersion } from '../../workbench/src/images/index.ts';
@@ -31,14 +33,14 @@ let crdInstalled: Promise<void> | undefined;
 /** Applies the MiniCluster CRD (once per process) and waits until it is served. */
 export function installCrd(): Promise<void> {
   crdInstalled ??= (async () => {
-    const { objects, kc, kubeconfig } = await cluster();
+    const clients = await cluster();
+    const { objects, kubeconfig } = clients;
     // v1alpha2 is stored: every v1alpha1 request goes through the cluster's shared test webhook (or,
     // while a test's installed operator holds the CRD and answers, through that one).
     const crd = miniClusterCrd(await ensureConversionWebhook(kubeconfig));
     await applyCrdKeepingClientConfig(objects, crd, (applied) =>
       serverSideApply(objects, applied as never, 'flux-operator-tests'),
     );
-    const clients = kubeClients(kc);
     await waitFor(
       async () => {
         const crd = (await objects.read({
@@ -67,8 +69,8 @@ export function installCrd(): Promise<void> {
 
 export interface RunningOperator {
   readonly manager: Operator;
-  readonly clients: KubeClients;
-  /** Every API write the operator made, as `verb:Kind`. */
+  readonly clients: ApiClients;
+  /** Every API write the operator made, as `verb:resource` (`apply:jobs`, `patch:miniclusters/status`). */
   readonly writes: string[];
   /** Every log line the operator wrote (JSON). */
   readonly logLines: string[];
@@ -84,9 +86,14 @@ export async function startOperator(
   extra: ExtraOperatorOptions = {},
 ): Promise<RunningOperator> {
   await installCrd();
-  const { kc } = await cluster();
-  const clients = kubeClients(kc);
+  const { access } = (await cluster()).transport;
+  const clients = apiClients(access);
   const writes: string[] = [];
+  // As the operator's metrics count them: every answered write, by verb and resource.
+  const countWrites = (request: AnsweredRequest) => {
+    const write = request.code === undefined ? undefined : writeOf(request);
+    if (write) writes.push(`${write.verb}:${write.resource}`);
+  };
   const logLines: string[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {
@@ -100,11 +107,11 @@ export async function startOperator(
     },
   });
   const manager = new Operator({
-    clients: operatorClients(kc),
+    clients: apiClients(access, { onRequest: countWrites }),
     log: createLogger({ level: 'debug', destination: sink }),
     namespaces: [namespace],
     concurrency: 2,
-    onWrite: (verb, kind) => writes.push(`${verb}:${kind}`),
+    onTargetRequest: countWrites,
     // The Flux view the real node has (no registry): what v1alpha2 MiniClusters naming none run.
     fluxViewImage: fluxViewReference(readFluxCoreVersion()),
     ...extra,
@@ -114,15 +121,8 @@ export async function startOperator(
   return { manager, clients, writes, logLines, stop };
 }
 
-export async function applyMiniCluster(clients: KubeClients, object: Record<string, unknown>): Promise<void> {
-  await clients.objects.patch(
-    object as never,
-    undefined,
-    undefined,
-    'flux-operator-tests',
-    true,
-    PatchStrategy.ServerSideApply,
-  );
+export async function applyMiniCluster(clients: ApiClients, object: Record<string, unknown>): Promise<void> {
+  await clients.objects.apply(object as never, 'flux-operator-tests');
 }
 
 export function miniClusterObject(
@@ -143,7 +143,7 @@ export function miniClusterObject(
 
 /** The MiniCluster's status; throws when it does not exist. */
 export async function readStatus(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<MiniClusterStatus> {
@@ -158,7 +158,7 @@ export function conditionOf(status: MiniClusterStatus, type: string) {
 
 /** Waits until the condition has the status, and returns the whole status. */
 export async function waitForCondition(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   type: string,
@@ -174,7 +174,7 @@ export async function waitForCondition(
   );
 }
 
-export async function podsOf(clients: KubeClients, namespace: string, name: string): Promise<V1Pod[]> {
+export async function podsOf(clients: ApiClients, namespace: string, name: string): Promise<V1Pod[]> {
   const list = await clients.core.listNamespacedPod({
     namespace,
     labelSelector: `flux-framework.org/minicluster=${name}`,
@@ -183,22 +183,19 @@ export async function podsOf(clients: KubeClients, namespace: string, name: stri
 }
 
 export async function scaleMiniCluster(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   replicas: number,
 ): Promise<void> {
-  await clients.custom.patchNamespacedCustomObjectScale(
-    {
-      group: GROUP,
-      version: VERSION_V1ALPHA1,
-      namespace,
-      plural: PLURAL,
-      name,
-      body: { spec: { replicas } },
-    },
-    setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-  );
+  await clients.custom.patchNamespacedCustomObjectScale({
+    group: GROUP,
+    version: VERSION_V1ALPHA1,
+    namespace,
+    plural: PLURAL,
+    name,
+    body: { spec: { replicas } },
+  });
 }
 
 /**

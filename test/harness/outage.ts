@@ -11,7 +11,8 @@ import { miniClusterCrd } from '../../src/api/index.ts';
 import { readyzProbe, type ReadinessProbe } from '../../src/runtime/api-server-recovery.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { kubeClients, type KubeClients, operatorClients } from '../../src/kube/clients.ts';
+import { apiClientsFor } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { down, status, up, type Progress, type UpResult } from '../../workbench/src/localcluster/index.ts';
 import { waitFor } from './cluster.ts';
 import { installBurstTargetCrd } from './burst-target.ts';
@@ -33,7 +34,7 @@ export interface OutageCluster {
   kubeconfig: string;
   /** The API server's URL (its port is held while it is away). */
   server: string;
-  api: KubeClients;
+  api: ApiClients;
   /** The same /readyz check the operator's recovery makes. */
   ready: ReadinessProbe;
   operator: OperatorProcess;
@@ -51,8 +52,8 @@ export async function startOutageCluster(
   const { kubeconfig, status: st } = await up({ name, progress });
   const config = new KubeConfig();
   config.loadFromFile(kubeconfig);
-  const api = kubeClients(config);
-  const ready = readyzProbe(operatorClients(config).transport, 1_000);
+  const api = apiClientsFor(config);
+  const ready = readyzProbe(apiClientsFor(config).transport, 1_000);
   await serverSideApply(api.objects, miniClusterCrd() as never, 'flux-operator-tests');
   await installBurstTargetCrd(api);
   await api.core.createNamespace({ body: { metadata: { name: namespace } } });
@@ -172,7 +173,7 @@ export function survivors(names: WorkNames): string[] {
 
 /** Makes the existing MiniClusters (size 3 of at most 5, interactive) and waits until each is Ready. */
 export async function prepareMiniClusters(
-  api: KubeClients,
+  api: ApiClients,
   namespace: string,
   names: WorkNames,
   timeoutMs: number,
@@ -189,7 +190,7 @@ export async function prepareMiniClusters(
   }
 }
 
-export async function jobOf(api: KubeClients, namespace: string, name: string): Promise<V1Job | undefined> {
+export async function jobOf(api: ApiClients, namespace: string, name: string): Promise<V1Job | undefined> {
   try {
     return await api.batch.readNamespacedJob({ name, namespace });
   } catch {
@@ -204,7 +205,7 @@ export async function jobOf(api: KubeClients, namespace: string, name: string): 
  * until every change was in the Jobs.
  */
 export async function timeWork(
-  api: KubeClients,
+  api: ApiClients,
   namespace: string,
   names: WorkNames,
   from: number,

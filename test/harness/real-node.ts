@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import type { V1Pod } from '@kubernetes/client-node';
 import { REAL_NODE_PLACEMENT } from '../../workbench/src/localcluster/real-node/config.ts';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { cluster, waitFor, withNamespace } from './cluster.ts';
 import {
   applyMiniCluster,
@@ -57,7 +57,7 @@ function indexOf(pod: V1Pod): number {
 
 /** The running pod of a MiniCluster's Job with this completion index (0: the lead broker). */
 export async function podAt(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   miniCluster: string,
   index = 0,
@@ -74,7 +74,7 @@ export async function podAt(
 
 /** A pod's log; `container` names which one when the pod has several. */
 export async function podLog(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   pod: string,
   container?: string,
@@ -128,9 +128,9 @@ export async function fluxFromView(namespace: string, pod: string, args: string[
  * order), then `watch` the namespace once it exists.
  */
 export function explainOnFailure(t: TestContext): {
-  watch(clients: KubeClients, namespace: string, operatorLog?: readonly string[]): void;
+  watch(clients: ApiClients, namespace: string, operatorLog?: readonly string[]): void;
 } {
-  let watched: { clients: KubeClients; namespace: string; operatorLog?: readonly string[] } | undefined;
+  let watched: { clients: ApiClients; namespace: string; operatorLog?: readonly string[] } | undefined;
   t.after(async () => {
     // `passed` is set by the time after-hooks run (Node >= 21.7; not yet in @types/node).
     if ((t as TestContext & { passed?: boolean }).passed !== false || !watched) return;
@@ -248,7 +248,7 @@ export async function hostnamesFromJob(namespace: string, pod: string, nodes: nu
 }
 
 export async function leadLog(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   container?: string,
@@ -268,7 +268,7 @@ export async function leadLog(
 export const PLAIN_IMAGE = `${PLAIN_IMAGE_REPOSITORY}:bookworm`;
 
 export async function burstableMiniCluster(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   policy: Record<string, unknown> = {},

@@ -9,7 +9,7 @@ import type { TestContext } from 'node:test';
 import { promisify } from 'node:util';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
 import { parse } from 'yaml';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { depsFile } from '../../workbench/src/tooling/project.ts';
 import { archivedMiniClusterManifests, type ExampleManifest } from './example-archive.ts';
 import { FLUX_IMAGE, ON_REAL_NODE } from './real-node.ts';
@@ -120,7 +120,7 @@ export async function provideHostData(t: TestContext): Promise<string> {
  */
 export async function provideExistingVolume(
   t: TestContext,
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
 ): Promise<void> {
   const folder = await mkdtemp(path.join(tmpdir(), 'flux-v1alpha1-data-'));

@@ -11,7 +11,7 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { after, before, describe, it } from 'node:test';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { status } from '../../workbench/src/localcluster/index.ts';
 import { kwokClusterDir } from '../../workbench/src/localcluster/paths.ts';
 import { waitFor } from '../harness/cluster.ts';
@@ -65,7 +65,7 @@ function statusCommand(): Promise<{ code: number | null; stderr: string }> {
   });
 }
 
-async function secretsData(api: KubeClients): Promise<Map<string, string>> {
+async function secretsData(api: ApiClients): Promise<Map<string, string>> {
   const list = await api.core.listNamespacedSecret({ namespace: NAMESPACE, labelSelector: OWNED });
   return new Map(list.items.map((s) => [s.metadata?.name ?? '', JSON.stringify(s.data)]));
 }
@@ -81,7 +81,7 @@ function tailOf(file: string, lines: number): string {
 
 describe('an API server outage', () => {
   let outage: OutageCluster | undefined;
-  let api: KubeClients;
+  let api: ApiClients;
 
   before(async () => {
     outage = await startOutageCluster(CLUSTER, NAMESPACE, progress);

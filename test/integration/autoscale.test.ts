@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 import { applyMiniCluster, miniClusterObject, podsOf, startOperator } from '../harness/operator.ts';
 import {
@@ -89,7 +89,7 @@ async function serve(namespace: string, pod: string, container: string, flux: Sc
   } as never);
 }
 
-async function leadPod(clients: KubeClients, namespace: string, name: string): Promise<string> {
+async function leadPod(clients: ApiClients, namespace: string, name: string): Promise<string> {
   const pod = await waitFor(
     async () =>
       (await podsOf(clients, namespace, name)).find(
@@ -100,12 +100,12 @@ async function leadPod(clients: KubeClients, namespace: string, name: string): P
   return pod.metadata?.name ?? '';
 }
 
-async function jobSize(clients: KubeClients, namespace: string, name: string): Promise<number | undefined> {
+async function jobSize(clients: ApiClients, namespace: string, name: string): Promise<number | undefined> {
   const job = await clients.batch.readNamespacedJob({ name, namespace });
   return job.spec?.parallelism;
 }
 
-async function eventReasons(clients: KubeClients, namespace: string): Promise<string[]> {
+async function eventReasons(clients: ApiClients, namespace: string): Promise<string[]> {
   return (await clients.events.listNamespacedEvent({ namespace })).items.map((event) => event.reason ?? '');
 }
 

@@ -3,9 +3,8 @@
 // so the API server refuses it (the CRD's transition rules); no operator runs here: this is the API.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, GROUP, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
-import { kubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor } from '../../src/kube/clients.ts';
 import { cluster, withNamespace } from '../harness/cluster.ts';
 import { createBurstTarget } from '../harness/burst-target.ts';
 import { installCrd } from '../harness/operator.ts';
@@ -32,19 +31,16 @@ async function patchSpec(
   name: string,
   spec: Record<string, unknown>,
 ): Promise<string | undefined> {
-  const clients = kubeClients((await cluster()).kc);
+  const clients = apiClientsFor((await cluster()).kc);
   try {
-    await clients.custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION_V1ALPHA1,
-        namespace,
-        plural: BURST_TARGET_PLURAL,
-        name,
-        body: { spec },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await clients.custom.patchNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION_V1ALPHA1,
+      namespace,
+      plural: BURST_TARGET_PLURAL,
+      name,
+      body: { spec },
+    });
     return undefined;
   } catch (error) {
     return String((error as { body?: unknown }).body ?? error);
@@ -55,7 +51,7 @@ describe('the cloud cluster a BurstTarget names', () => {
   it('cannot be renamed or moved once created (the API server refuses, naming the fields and what to do)', async (t) => {
     await installCrd();
     const namespace = await withNamespace(t, 'fixed-cluster');
-    const clients = kubeClients((await cluster()).kc);
+    const clients = apiClientsFor((await cluster()).kc);
     await createBurstTarget(clients, namespace, 'gke', GKE);
     await createBurstTarget(clients, namespace, 'eks', EKS);
 

@@ -15,7 +15,8 @@ import {
   PROVISIONED_CLUSTER_FINALIZER,
 } from '../../src/controllers/burst-target/burst-target-controller.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { kubeClients, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { readSecret } from '../../src/kube/secrets.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -33,7 +34,7 @@ interface LiveTarget {
   status?: BurstTargetStatus;
 }
 
-async function read(clients: KubeClients, namespace: string, name: string): Promise<LiveTarget | undefined> {
+async function read(clients: ApiClients, namespace: string, name: string): Promise<LiveTarget | undefined> {
   try {
     return (await clients.custom.getNamespacedCustomObject({
       group: GROUP,
@@ -51,7 +52,7 @@ async function read(clients: KubeClients, namespace: string, name: string): Prom
 const TARGETS = ['takeover', 'other', 'mine', 'takeover-eks'];
 
 /** Deletes the BurstTargets and waits until they are gone (their finalizers released). */
-async function deleteTargets(clients: KubeClients, namespace: string): Promise<void> {
+async function deleteTargets(clients: ApiClients, namespace: string): Promise<void> {
   if (namespace === '') return;
   for (const name of TARGETS) await deleteCustomObject(clients.custom, BURST_TARGET_PLURAL, namespace, name);
   for (const name of TARGETS) {
@@ -82,7 +83,7 @@ function serviceAccountJson(): string {
  * A ServiceAccount of `namespace` allowed what a burst target needs there (create MiniClusters and
  * Secrets), and a token of it: what the cloud's access token is for the cluster the operator made.
  */
-async function burstToken(clients: KubeClients, namespace: string): Promise<string> {
+async function burstToken(clients: ApiClients, namespace: string): Promise<string> {
   const name = 'burster';
   await clients.core.createNamespacedServiceAccount({ namespace, body: { metadata: { name } } });
   await clients.objects.create({
@@ -114,7 +115,7 @@ async function burstToken(clients: KubeClients, namespace: string): Promise<stri
 describe('GKE and EKS BurstTargets naming clusters that already exist', () => {
   it('refuse them with ClusterNotOwned and leave them when deleted; their own cluster is adopted after a restart and deleted with it', async (t) => {
     const { kc } = await cluster();
-    const clients = kubeClients(kc);
+    const clients = apiClientsFor(kc);
     await installBurstTargetCrd(clients);
     // The shared CRD as every test file applies it (same manager, same content: a no-op once there).
     // Another manager's apply would update the CRD, and while the API server rebuilds its handler,
@@ -180,7 +181,7 @@ describe('GKE and EKS BurstTargets naming clusters that already exist', () => {
     });
 
     const installs: string[] = [];
-    const operatorApi = operatorClients(kc);
+    const operatorApi = apiClientsFor(kc);
     const startController = () => {
       const connectors = providerConnectors({
         readSecret: (ns, name) => readSecret({ core: operatorApi.core }, name, ns),

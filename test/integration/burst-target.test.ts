@@ -4,20 +4,15 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import {
-  KubeConfig,
-  PatchStrategy,
-  VersionApi,
-  setHeaderOptions,
-  type V1Deployment,
-} from '@kubernetes/client-node';
+import { KubeConfig, VersionApi, type V1Deployment } from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, GROUP, VERSION_V1ALPHA1, type BurstTargetStatus } from '../../src/api/index.ts';
 import { installOperatorObjects } from '../../src/burst/install-operator.ts';
 import { servesMiniClusters } from '../../src/burst/target-connection.ts';
 import { OPERATOR_NAME, OPERATOR_NAMESPACE } from '../../src/deploy/index.ts';
 import { BurstTargetController } from '../../src/controllers/burst-target/burst-target-controller.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
-import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { down, up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { cluster, httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -33,12 +28,12 @@ import {
 
 const BOGUS_TOKEN = 'bogus-token-0123456789';
 
-async function statusOf(clients: KubeClients, namespace: string, name: string): Promise<BurstTargetStatus> {
+async function statusOf(clients: ApiClients, namespace: string, name: string): Promise<BurstTargetStatus> {
   return (await readBurstTarget(clients, namespace, name)).status ?? {};
 }
 
 async function waitConnected(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   wanted: { status: 'True' | 'False'; reason: string },
@@ -63,10 +58,10 @@ describe('BurstTarget on two local control planes', () => {
       name: 'second',
       progress: (line) => process.stderr.write(`[second] ${line}\n`),
     });
-    const clients = kubeClients(first.kc);
+    const clients = apiClientsFor(first.kc);
     await installBurstTargetCrd(clients);
     // The operator's resource is served there (else the target is OperatorMissing; see below).
-    await installMiniClusterCrd(kubeClients(loadKubeConfig(second.kubeconfig)), second.kubeconfig);
+    await installMiniClusterCrd(apiClientsFor(loadKubeConfig(second.kubeconfig)), second.kubeconfig);
     const namespace = await withNamespace(t, 'bt');
 
     const good = inlineKubeconfig(second.kubeconfig, 'files');
@@ -97,7 +92,7 @@ describe('BurstTarget on two local control planes', () => {
       },
     });
     const controller = new BurstTargetController({
-      clients: operatorClients(first.kc),
+      clients: apiClientsFor(first.kc),
       log: createLogger({ level: 'debug', destination: sink }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 500, maxBackoffMs: 2_000 },
@@ -192,7 +187,7 @@ describe('BurstTarget on two local control planes', () => {
 describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
   it('is OperatorMissing with the fix, and with installOperator installs it there and connects', async (t) => {
     const { kc } = await cluster();
-    const clients = kubeClients(kc);
+    const clients = apiClientsFor(kc);
     await installBurstTargetCrd(clients);
     const namespace = await withNamespace(t, 'bare');
     // A cluster of its own: once installed, the MiniCluster CRD stays, and `second` has it for bursting.
@@ -204,7 +199,7 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     // As `flux-operator run` does: the install there runs the operator's own image.
     const image = 'mirror.example.com/flux-operator-ts:test';
     const controller = new BurstTargetController({
-      clients: operatorClients(kc),
+      clients: apiClientsFor(kc),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 500, maxBackoffMs: 2_000 },
@@ -227,20 +222,17 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     );
     assert.equal(controller.clientsFor(namespace, 'bare'), undefined);
 
-    await clients.custom.patchNamespacedCustomObject(
-      {
-        group: GROUP,
-        version: VERSION_V1ALPHA1,
-        namespace,
-        plural: BURST_TARGET_PLURAL,
-        name: 'bare',
-        body: { spec: { kubeconfig: { installOperator: true } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await clients.custom.patchNamespacedCustomObject({
+      group: GROUP,
+      version: VERSION_V1ALPHA1,
+      namespace,
+      plural: BURST_TARGET_PLURAL,
+      name: 'bare',
+      body: { spec: { kubeconfig: { installOperator: true } } },
+    });
     await waitConnected(clients, namespace, 'bare', { status: 'True', reason: 'Connected' }, 60_000);
     assert.equal(await servesMiniClusters(bareConfig, 5_000), true);
-    const deployment = (await kubeClients(bareConfig).objects.read({
+    const deployment = (await apiClientsFor(bareConfig).objects.read({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
       metadata: { name: OPERATOR_NAME, namespace: OPERATOR_NAMESPACE },
@@ -254,14 +246,14 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
 describe('a GKE BurstTarget the operator provisions', () => {
   it('holds its deletion with a finalizer until the cloud cluster is deleted', async (t) => {
     const { kc } = await cluster();
-    const clients = kubeClients(kc);
+    const clients = apiClientsFor(kc);
     await installBurstTargetCrd(clients);
     const namespace = await withNamespace(t, 'provisioned');
     // The cloud cannot exist here: a double of the provider connector's interface stands for it (the
     // real connector is tested against recorded SDK requests in test/unit/burst/providers).
     const deletions: string[] = [];
     const controller = new BurstTargetController({
-      clients: operatorClients(kc),
+      clients: apiClientsFor(kc),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       schedule: { recheckMs: 5_000, initialBackoffMs: 200, maxBackoffMs: 500 },

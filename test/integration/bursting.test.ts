@@ -9,7 +9,8 @@ import { describe, it, type TestContext } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { PLURAL, SECRET_DATA_KEYS } from '../../src/api/index.ts';
 import { listCustomObjects } from '../../src/kube/custom-objects.ts';
-import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import { apiClients, type ApiClients } from '../../src/kube/api-clients.ts';
 import { Operator } from '../../src/controllers/operator.ts';
 import { up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
@@ -114,7 +115,7 @@ async function serveQueue(namespace: string, pod: string, container: string, que
 }
 
 /** Waits for the lead pod of `burst-local` and serves the scripted queue to exec into it. */
-async function serveQueueOnLead(clients: KubeClients, namespace: string, queue: Queue): Promise<void> {
+async function serveQueueOnLead(clients: ApiClients, namespace: string, queue: Queue): Promise<void> {
   const lead = await waitFor(
     async () =>
       (await podsOf(clients, namespace, 'burst-local')).find(
@@ -128,10 +129,10 @@ async function serveQueueOnLead(clients: KubeClients, namespace: string, queue: 
 /** Names of the burst MiniClusters in a namespace (of this cluster unless `clients` says otherwise). */
 async function burstMiniClusters(
   namespace: string,
-  clients?: KubeClients,
+  clients?: ApiClients,
   labelSelector = 'flux-framework.org/burst-slot',
 ): Promise<string[]> {
-  const custom = (clients ?? kubeClients((await cluster()).kc)).custom;
+  const custom = (clients ?? apiClientsFor((await cluster()).kc)).custom;
   const list = await listCustomObjects(custom, PLURAL, namespace, labelSelector);
   return list.items.map((item) => item.metadata?.name ?? '');
 }
@@ -149,7 +150,7 @@ async function burstSetup(t: TestContext, prefix: string) {
 
 /** `burst-local`: 2 brokers with these bursting settings, its lead pod serving `queue`. */
 async function applyBurstLocal(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   queue: Queue,
   bursting: Record<string, unknown>,
@@ -163,7 +164,7 @@ async function applyBurstLocal(
 }
 
 /** Waits for one burst MiniCluster in the namespace and its record in status. */
-async function oneBurstRecorded(clients: KubeClients, namespace: string): Promise<void> {
+async function oneBurstRecorded(clients: ApiClients, namespace: string): Promise<void> {
   await waitFor(async () => (await burstMiniClusters(namespace)).length === 1, {
     what: 'a burst MiniCluster',
     timeoutMs: 60_000,
@@ -405,14 +406,14 @@ describe('bursting to a second cluster', () => {
       name: 'second',
       progress: (line) => process.stderr.write(`[second] ${line}\n`),
     });
-    const remote = kubeClients(loadKubeConfig(second.kubeconfig));
+    const remote = apiClientsFor(loadKubeConfig(second.kubeconfig));
     await installMiniClusterCrd(remote, second.kubeconfig);
     await installBurstTargetCrd(remote);
     await remote.core.createNamespace({ body: { metadata: { name: namespace } } });
     t.after(() => remote.core.deleteNamespace({ name: namespace }).then(() => undefined));
     // The operator of the second cluster renders what lands there.
     const remoteOperator = new Operator({
-      clients: operatorClients(remote.config),
+      clients: apiClients(remote.transport.access),
       log: createLogger({ level: 'warn' }),
       namespaces: [namespace],
       concurrency: 2,

@@ -13,7 +13,6 @@ import { after, before, describe, it } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { isDeepStrictEqual, promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import {
   CRD_NAME,
   GROUP,
@@ -39,7 +38,8 @@ import {
 import { apiClients } from '../../src/kube/api-clients.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { loadClusterAccess } from '../../src/kube/cluster-access.ts';
-import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { binDir, down, readVersions, up } from '../../workbench/src/localcluster/index.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { waitFor } from '../harness/cluster.ts';
@@ -56,7 +56,7 @@ const MAIN = fileURLToPath(new URL('../../src/cli/main.ts', import.meta.url));
 const progress = (line: string) => process.stderr.write(`[${CLUSTER}] ${line}\n`);
 
 let kubeconfig = '';
-let clients: KubeClients;
+let clients: ApiClients;
 /** This cluster's etcd (plain HTTP on loopback): what the API server stored, as it stored it. */
 let etcdPort = 0;
 
@@ -90,7 +90,7 @@ async function startOperator(
 ): Promise<Running> {
   const lines: string[] = [];
   const operator = new Operator({
-    clients: operatorClients(loadKubeConfig(kubeconfig)),
+    clients: apiClientsFor(loadKubeConfig(kubeconfig)),
     log: createLogger({ level: 'debug', destination: lineSink(lines) }),
     namespaces,
     concurrency: 2,
@@ -253,7 +253,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     kubeconfig = cluster.kubeconfig;
     etcdPort = cluster.status.ports['etcdPort'] ?? 0;
     assert.ok(etcdPort > 0, "the cluster's etcd port");
-    clients = kubeClients(loadKubeConfig(kubeconfig));
+    clients = apiClientsFor(loadKubeConfig(kubeconfig));
     // The CRD as it was before v1alpha2: one version, stored, no conversion.
     await serverSideApply(clients.objects, miniClusterV1alpha1Crd() as never, 'flux-operator-tests');
     await waitFor(
@@ -326,10 +326,11 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     const oldJob = await clients.batch.readNamespacedJob({ name: 'old', namespace: NAMESPACE });
     assert.equal(oldJob.spec?.template.spec?.affinity, undefined, "v1alpha1's pods: no affinity");
     // Still reconciled: a spec change through v1alpha1 reaches the Job.
-    await clients.custom.patchNamespacedCustomObject(
-      { ...custom(VERSION_V1ALPHA1), name: 'old', body: { spec: { size: 3 } } },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    );
+    await clients.custom.patchNamespacedCustomObject({
+      ...custom(VERSION_V1ALPHA1),
+      name: 'old',
+      body: { spec: { size: 3 } },
+    });
     await waitFor(
       async () =>
         (await clients.batch.readNamespacedJob({ name: 'old', namespace: NAMESPACE })).spec?.parallelism ===
@@ -379,7 +380,7 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     // webhook (it watches NAMESPACE only): nothing but the migration writes `elsewhere`.
     const lines: string[] = [];
     const migration = new StorageVersionMigration({
-      transport: operatorClients(loadKubeConfig(kubeconfig)).transport,
+      transport: apiClientsFor(loadKubeConfig(kubeconfig)).transport,
       log: createLogger({ level: 'debug', destination: lineSink(lines) }),
       namespaces: [],
       rewritesPerSecond: 50,
@@ -651,19 +652,12 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     // Pointed there anyway (by hand): the API server's error names the Service.
     const clientConfig = webhook.clientConfig();
     assert.ok(clientConfig && 'service' in clientConfig);
-    await clients.objects.patch(
-      {
-        apiVersion: 'apiextensions.k8s.io/v1',
-        kind: 'CustomResourceDefinition',
-        metadata: { name: CRD_NAME },
-        spec: { conversion: { webhook: { clientConfig: { ...clientConfig, url: null } } } },
-      } as never,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      PatchStrategy.MergePatch,
-    );
+    await clients.objects.patch({
+      apiVersion: 'apiextensions.k8s.io/v1',
+      kind: 'CustomResourceDefinition',
+      metadata: { name: CRD_NAME },
+      spec: { conversion: { webhook: { clientConfig: { ...clientConfig, url: null } } } },
+    } as never);
     const serviceUrl = `https://${name}.${namespace}.svc:443/convert`;
     const bodyOf = (error: { body?: unknown }) =>
       typeof error.body === 'string' ? error.body : JSON.stringify(error.body);

@@ -15,7 +15,7 @@ import { stringify } from 'yaml';
 import { CRD_NAME, GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { runOperator } from '../../src/cli/run-command.ts';
 import { conversionLine } from '../../src/controllers/conversion/install-conversion.ts';
-import { loadKubeConfig, operatorClients } from '../../src/kube/clients.ts';
+import { loadKubeConfig, apiClientsFor } from '../../src/kube/clients.ts';
 import type { Transport } from '../../src/kube/transport.ts';
 import { binDir, down, readVersions, up } from '../../workbench/src/localcluster/index.ts';
 import { waitFor } from '../harness/cluster.ts';
@@ -148,7 +148,7 @@ describe(
     before(async () => {
       const cluster = await up({ name: CLUSTER, progress });
       kubeconfig = cluster.kubeconfig;
-      api = operatorClients(loadKubeConfig(kubeconfig)).transport;
+      api = apiClientsFor(loadKubeConfig(kubeconfig)).transport;
       await api
         .request('POST', '/api/v1/namespaces', {
           body: { metadata: { name: NAMESPACE } },

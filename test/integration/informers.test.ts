@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { ResilientInformer } from '../../src/runtime/informers.ts';
-import { operatorClients } from '../../src/kube/clients.ts';
+import { apiClientsFor } from '../../src/kube/clients.ts';
 import { watchedKinds } from '../../src/controllers/minicluster/watched-kinds.ts';
 import { cluster, waitFor, withNamespace } from '../harness/cluster.ts';
 
@@ -18,7 +18,7 @@ describe('ResilientInformer', () => {
       body: { metadata: { name: 'listed', labels: LABELS }, data: { at: 'list' } },
     });
     const seen: V1ConfigMap[] = [];
-    const clients = operatorClients(kc);
+    const clients = apiClientsFor(kc);
     const informer = new ResilientInformer<V1ConfigMap>({
       transport: clients.transport,
       kind: watchedKinds(clients).configMaps,

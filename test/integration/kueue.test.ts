@@ -6,16 +6,14 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, test } from 'node:test';
+import { AuthenticationV1Api, KubeConfig, type V1Job } from '@kubernetes/client-node';
 import {
-  AuthenticationV1Api,
-  BatchV1Api,
-  CoreV1Api,
-  CustomObjectsApi,
-  KubeConfig,
-  PatchStrategy,
-  setHeaderOptions,
-  type V1Job,
-} from '@kubernetes/client-node';
+  apiClients,
+  type BatchApi,
+  type CoreApi,
+  type CustomObjectsApi,
+} from '../../src/kube/api-clients.ts';
+import { accessFromKubeconfig } from '../../src/kube/cluster-access.ts';
 import {
   down,
   EXIT_CODE_ANNOTATION,
@@ -51,8 +49,8 @@ const progress = (line: string) => process.stderr.write(`[kueue-it] ${line}\n`);
 const call = <T>(what: string, promise: Promise<T>) => within(what, CALL_MS, promise);
 
 let kc: KubeConfig;
-let core: CoreV1Api;
-let batch: BatchV1Api;
+let core: CoreApi;
+let batch: BatchApi;
 let custom: CustomObjectsApi;
 let kueue: KueueStatus | undefined;
 
@@ -80,9 +78,7 @@ before(async () => {
   kueue = res.status.kueue;
   kc = new KubeConfig();
   kc.loadFromFile(res.kubeconfig);
-  core = kc.makeApiClient(CoreV1Api);
-  batch = kc.makeApiClient(BatchV1Api);
-  custom = kc.makeApiClient(CustomObjectsApi);
+  ({ core, batch, custom } = apiClients(accessFromKubeconfig(res.kubeconfig)));
 });
 
 after(async () => {
@@ -266,14 +262,11 @@ test('a queued Job is suspended at creation, admitted within quota; one beyond i
   await assert.rejects(
     call(
       'relabelling the running Job',
-      batch.patchNamespacedJob(
-        {
-          name: 'first',
-          namespace: NAMESPACE,
-          body: { metadata: { labels: { [QUEUE_NAME_LABEL]: 'other' } } },
-        },
-        setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-      ),
+      batch.patchNamespacedJob({
+        name: 'first',
+        namespace: NAMESPACE,
+        body: { metadata: { labels: { [QUEUE_NAME_LABEL]: 'other' } } },
+      }),
     ),
     (err: unknown) => {
       assert.match(
@@ -304,14 +297,11 @@ test('a queued Job is suspended at creation, admitted within quota; one beyond i
   // The first Job's pod exits 0 (kwok's stage for the annotation): its quota goes to the second.
   await call(
     'annotating the pod',
-    core.patchNamespacedPod(
-      {
-        name: pod.metadata?.name ?? '',
-        namespace: NAMESPACE,
-        body: { metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } } },
-      },
-      setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
-    ),
+    core.patchNamespacedPod({
+      name: pod.metadata?.name ?? '',
+      namespace: NAMESPACE,
+      body: { metadata: { annotations: { [EXIT_CODE_ANNOTATION]: '0' } } },
+    }),
   );
   await waitFor(async () => (await readJob('second')).spec?.suspend === false, {
     what: 'the second Job admitted once the first finished',

@@ -10,11 +10,11 @@ import {
 } from '../harness/operator.ts';
 import { spawnOperator } from '../harness/operator-process.ts';
 import { SECRET_DATA_KEYS } from '../../src/api/index.ts';
-import { kubeClients } from '../../src/kube/clients.ts';
+import { apiClientsFor } from '../../src/kube/clients.ts';
 import { cluster } from '../harness/cluster.ts';
 
 async function clients() {
-  return kubeClients((await cluster()).kc);
+  return apiClientsFor((await cluster()).kc);
 }
 
 const OWNED = 'app.kubernetes.io/managed-by=flux-operator';
@@ -136,7 +136,7 @@ describe('the operator process', () => {
       metrics,
       /^controller_runtime_reconcile_total\{controller="minicluster",result="success"\} [1-9]/m,
     );
-    assert.match(metrics, /^flux_operator_api_writes_total\{verb="apply",resource="Job"\} 1$/m);
+    assert.match(metrics, /^flux_operator_api_writes_total\{verb="apply",resource="jobs"\} 1$/m);
     // Every named step of a pass is timed: the apply step ran at least once, under its own name.
     assert.match(
       metrics,

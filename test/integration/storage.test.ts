@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1PersistentVolume, V1PersistentVolumeClaim } from '@kubernetes/client-node';
-import type { KubeClients } from '../../src/kube/clients.ts';
+import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
 import { PLURAL } from '../../src/api/index.ts';
 import { httpStatus, waitFor, withNamespace } from '../harness/cluster.ts';
@@ -20,7 +20,7 @@ import {
   waitForCondition,
 } from '../harness/operator.ts';
 
-async function readVolume(clients: KubeClients, name: string): Promise<V1PersistentVolume | undefined> {
+async function readVolume(clients: ApiClients, name: string): Promise<V1PersistentVolume | undefined> {
   try {
     return await clients.core.readPersistentVolume({ name });
   } catch (error) {
@@ -30,7 +30,7 @@ async function readVolume(clients: KubeClients, name: string): Promise<V1Persist
 }
 
 async function readClaim(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<V1PersistentVolumeClaim | undefined> {
@@ -43,7 +43,7 @@ async function readClaim(
 }
 
 async function waitBound(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   claim: string,
   volume: string,
@@ -169,7 +169,7 @@ describe('spec.volumes on the local control plane', () => {
 
     // Passes that change other things write no storage (the caches hold it as applied).
     const storageWrites = () =>
-      operator.writes.filter((write) => write.startsWith('apply:Persistent')).length;
+      operator.writes.filter((write) => /^(apply|patch):persistentvolume/.test(write)).length;
     const writesBefore = storageWrites();
     await scaleMiniCluster(clients, namespace, 'vols', 1);
     await waitFor(async () => (await readStatus(clients, namespace, 'vols')).size === 1, {
@@ -184,7 +184,7 @@ describe('spec.volumes on the local control plane', () => {
       timeoutMs: 90_000,
     });
     assert.equal(await readClaim(clients, namespace, 'vols.scratch'), undefined);
-    assert.ok(operator.writes.includes('delete:PersistentVolume'));
+    assert.ok(operator.writes.includes('delete:persistentvolumes'));
     // What outlives the MiniCluster by design, and what the user made, stays bound.
     assert.equal((await readClaim(clients, namespace, 'vols.keep'))?.status?.phase, 'Bound');
     assert.equal((await readVolume(clients, volumeOf('keep')))?.status?.phase, 'Bound');

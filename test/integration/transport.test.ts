@@ -20,7 +20,7 @@ describe('the operator transport', () => {
     const namespace = await withNamespace(t, 'transport');
     const requests: string[] = [];
     const clients = apiClients(loadClusterAccess(kubeconfig), {
-      onRequest: (method, code) => requests.push(`${method} ${code ?? '<error>'}`),
+      onRequest: ({ method, code }) => requests.push(`${method} ${code ?? '<error>'}`),
     });
     t.after(() => clients.transport.close());
 

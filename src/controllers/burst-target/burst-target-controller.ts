@@ -42,7 +42,7 @@ import { EventRecorder } from '../../runtime/events.ts';
 import { watchFailureLogger } from '../../runtime/failure-log.ts';
 import { ResilientInformer, type WatchedKind } from '../../runtime/informers.ts';
 import type { ApiClients } from '../../kube/api-clients.ts';
-import type { WriteCounter } from '../../runtime/write-counter.ts';
+import type { AnsweredRequest } from '../../kube/transport.ts';
 import { WorkQueue } from '../../runtime/work-queue.ts';
 import { objectKey, splitObjectKey, type ObjectKey } from '../../runtime/object-key.ts';
 import { customObjectsPath, listCustomObjects, patchFinalizers } from '../../kube/custom-objects.ts';
@@ -89,7 +89,8 @@ export interface BurstTargetControllerOptions {
   readonly installOperator?: InstallOperator;
   /** Identity in events (reportingInstance); host, pid and a random suffix by default. */
   readonly identity?: string;
-  readonly onWrite?: WriteCounter;
+  /** Sees every request to a target's cluster, with the target's API server URL (the metrics). */
+  readonly onTargetRequest?: (request: AnsweredRequest, server: string) => void;
   /**
    * One step of deleting the cloud cluster of a gke/eks BurstTarget (the providers' deleteProvisioned);
    * with it, such targets get a finalizer that holds their deletion until the cluster is gone.
@@ -138,13 +139,11 @@ export class BurstTargetController {
     this.schedule = { ...DEFAULT_RETRY_SCHEDULE, ...options.schedule };
     this.now = options.now ?? (() => new Date());
     const { clients, log } = options;
-    const onWrite = options.onWrite ?? (() => undefined);
     this.recorder = new EventRecorder({
       api: clients.events,
       controller: REPORTING_CONTROLLER,
       instance: options.identity ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
       onError: (error) => log.warn({ error: describeApiError(error) }, 'could not record an event'),
-      onWrite: () => onWrite('event', 'Event'),
     });
     this.informer = new ResilientInformer<LiveBurstTarget>({
       transport: clients.transport,
@@ -254,7 +253,6 @@ export class BurstTargetController {
   }
 
   private async setFinalizers(target: LiveBurstTarget, finalizers: string[]): Promise<void> {
-    this.options.onWrite?.('apply', BURST_TARGET_KIND);
     await patchFinalizers(this.options.clients.custom, BURST_TARGET_PLURAL, target, finalizers);
   }
 
@@ -269,18 +267,15 @@ export class BurstTargetController {
     const wanted = credentialsCopy(live, original);
     const current = await this.readSecret(namespace, credentialsCopyName(live.metadata.name));
     if (copyUpToDate(current, wanted)) return;
-    this.options.onWrite?.('apply', 'Secret');
     await this.options.clients.objects.apply(wanted, FIELD_MANAGER);
   }
 
   /** Lets the copy go once the cluster it served is deleted (or left alone). */
   private async releaseCredentialsCopy(namespace: string, name: string): Promise<void> {
-    this.options.onWrite?.('apply', 'Secret');
     await this.options.clients.objects.apply(
       { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace, finalizers: [] } },
       FIELD_MANAGER,
     );
-    this.options.onWrite?.('delete', 'Secret');
     await this.options.clients.core.deleteNamespacedSecret({ name, namespace }).catch((error: unknown) => {
       if (!isNotFound(error)) throw error;
     });
@@ -381,7 +376,6 @@ export class BurstTargetController {
       now: this.now(),
     });
     if (targetStatusChanged(previous, next)) {
-      this.options.onWrite?.('status', BURST_TARGET_KIND);
       await this.options.clients.custom.patchNamespacedCustomObjectStatus({
         group: GROUP,
         version: VERSION_V1ALPHA1,
@@ -425,6 +419,7 @@ export class BurstTargetController {
       timeoutMs: this.options.connectTimeoutMs ?? DEFAULT_CONNECT_TIMEOUT_MS,
       ...(this.options.providers ? { providers: this.options.providers } : {}),
       ...(this.options.installOperator ? { installOperator: this.options.installOperator } : {}),
+      ...(this.options.onTargetRequest ? { onRequest: this.options.onTargetRequest } : {}),
     });
   }
 }

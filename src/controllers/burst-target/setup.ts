@@ -6,12 +6,11 @@
  */
 import type { ApiClients } from '../../kube/api-clients.ts';
 import type { Manager } from '../../runtime/manager.ts';
-import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { BurstTargetController, type BurstTargetControllerOptions } from './burst-target-controller.ts';
 
 export interface BurstTargetSetupOptions {
   readonly clients: ApiClients;
-  readonly onWrite: WriteCounter;
+  readonly onTargetRequest?: BurstTargetControllerOptions['onTargetRequest'];
   readonly providers?: BurstTargetControllerOptions['providers'];
   readonly deleteProvisioned?: BurstTargetControllerOptions['deleteProvisioned'];
   readonly installOperator?: BurstTargetControllerOptions['installOperator'];
@@ -28,7 +27,7 @@ export function setupBurstTargetController(
     log: manager.log,
     recovery: manager.recovery,
     namespaces: manager.namespaces,
-    onWrite: options.onWrite,
+    ...(options.onTargetRequest ? { onTargetRequest: options.onTargetRequest } : {}),
     ...(options.providers ? { providers: options.providers } : {}),
     ...(options.deleteProvisioned ? { deleteProvisioned: options.deleteProvisioned } : {}),
     ...(options.installOperator ? { installOperator: options.installOperator } : {}),

@@ -81,7 +81,6 @@ export async function pruneStale(pass: Pass): Promise<StepResult> {
   for (const object of stale) {
     const { kind } = object;
     const name = object.metadata.name;
-    pass.deps.countWrite('delete', kind);
     try {
       if (kind === 'Deployment')
         await pass.deps.clients.apps.deleteNamespacedDeployment({
@@ -158,7 +157,6 @@ export async function applyChanged(pass: Pass): Promise<StepResult> {
 async function createSecret(pass: Pass, secret: V1Secret & KubeObject): Promise<StepResult | undefined> {
   const { name, namespace = 'default' } = secret.metadata;
   try {
-    pass.deps.countWrite('create', 'Secret');
     await pass.deps.clients.core.createNamespacedSecret({
       namespace,
       body: secret,
@@ -182,7 +180,6 @@ async function applyOne(
   options: { dryRun?: boolean } = {},
 ): Promise<Refusal | undefined> {
   try {
-    if (!options.dryRun) deps.countWrite('apply', object.kind);
     await serverSideApply(deps.clients.objects, object, FIELD_MANAGER, options);
     return undefined;
   } catch (error) {
@@ -225,7 +222,6 @@ export async function reclaimReleasedVolumes(pass: Pass): Promise<StepResult> {
     wanted,
     (volume) => informer?.get(volume, '') as V1PersistentVolume | undefined,
   )) {
-    pass.deps.countWrite('apply', 'PersistentVolume');
     await pass.deps.clients.core.patchPersistentVolume({ name, body: RECLAIM_PATCH });
     pass.log.info({ persistentVolume: name }, 'released volume made available to its claim again');
   }

@@ -99,11 +99,9 @@ export async function actOnPlan(
           curveCert: curveData,
           mungeKey: mungeData,
         })) {
-          environment.countWrite('apply', 'Secret');
           await serverSideApply(target.clients.objects, secret, FIELD_MANAGER);
         }
       }
-      environment.countWrite('apply', 'MiniCluster');
       await serverSideApply(target.clients.objects, external.miniCluster as never, FIELD_MANAGER);
     } catch (error) {
       const doing = record ? `growing ${external.name} to ${action.size}` : `creating ${external.name}`;

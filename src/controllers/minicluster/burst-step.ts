@@ -48,7 +48,6 @@ export interface BurstEnvironment {
   /** How to read the queue of the lead broker running in `leadPod`. */
   queueReader(miniCluster: DefaultedMiniCluster, leadPod: V1Pod): FluxQueueReader;
   readSecret(name: string, namespace: string): Promise<V1Secret | undefined>;
-  countWrite(verb: 'apply' | 'delete', kind: string): void;
   now(): Date;
   /** This cluster's identity (kube-system's uid), once known. */
   clusterId(): string | undefined;
@@ -100,7 +99,6 @@ export async function deleteRemote(
   target: ConnectedTarget,
   name: string,
 ): Promise<void> {
-  environment.countWrite('delete', 'MiniCluster');
   await deleteCustomObject(target.clients.custom, PLURAL, target.namespace, name);
 }
 
@@ -122,7 +120,6 @@ export async function removeAllBursts(
     if (burst.target === IN_CLUSTER_TARGET) continue; // the Secrets there are the MiniCluster's own
     for (const secret of [names.curveCertSecret, names.mungeKeySecret]) {
       try {
-        environment.countWrite('delete', 'Secret');
         await target.clients.core.deleteNamespacedSecret({ name: secret, namespace: target.namespace });
       } catch (error) {
         if (!isNotFound(error)) throw error;

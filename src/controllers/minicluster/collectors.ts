@@ -13,7 +13,6 @@ import { PeriodicRunnable } from '../../runtime/periodic.ts';
 import type { Runnable } from '../../runtime/runnable.ts';
 import type { ConnectedTarget } from './burst-step.ts';
 import { collectOrphans, type OrphanSweep } from './orphans.ts';
-import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { collectVolumes } from './volume-collector.ts';
 
 export const ORPHAN_SWEEP_MS = 5 * 60_000;
@@ -25,7 +24,6 @@ export interface CollectorsOptions {
   readonly log: Logger;
   /** Namespaces the operator watches; empty for all. */
   readonly namespaces: readonly string[];
-  readonly onWrite?: WriteCounter;
   /** Leading, not stopping, and every cache listed: only then is a collection safe. */
   ready(): boolean;
   /** This cluster's identity (burst objects carry it), once known. */
@@ -64,7 +62,7 @@ export class MiniClusterCollectors implements Runnable {
 
   /** Removes this cluster's orphaned burst objects here and on every connected target (tests call it). */
   async collectOrphans(): Promise<OrphanSweep[]> {
-    const { clients, log, namespaces, onWrite } = this.options;
+    const { clients, log, namespaces } = this.options;
     const clusterId = this.options.clusterId();
     if (!clusterId || !this.options.ready()) return [];
     const living = this.options.livingUids();
@@ -77,7 +75,7 @@ export class MiniClusterCollectors implements Runnable {
     ];
     const sweeps: OrphanSweep[] = [];
     for (const target of targets) {
-      const sweep = await collectOrphans(target, clusterId, living, (verb, kind) => onWrite?.(verb, kind));
+      const sweep = await collectOrphans(target, clusterId, living);
       if (sweep.miniClusters.length + sweep.secrets.length > 0) {
         log.info({ ...sweep }, 'removed orphaned burst objects');
       }
@@ -88,14 +86,9 @@ export class MiniClusterCollectors implements Runnable {
 
   /** Deletes the volumes of deleted MiniClusters (tests call it). */
   async collectVolumes(): Promise<string[]> {
-    const { clients, log, namespaces, onWrite } = this.options;
+    const { clients, log, namespaces } = this.options;
     if (!this.options.ready()) return [];
-    const deleted = await collectVolumes(
-      clients,
-      () => this.options.livingUids(),
-      namespaces,
-      (verb, kind) => onWrite?.(verb, kind),
-    );
+    const deleted = await collectVolumes(clients, () => this.options.livingUids(), namespaces);
     if (deleted.length > 0)
       log.info({ persistentVolumes: deleted }, 'removed the volumes of deleted MiniClusters');
     return deleted;

@@ -4,7 +4,7 @@
  * burst-step.ts and its parts, held by a finalizer while there are any).
  */
 import type { V1Service } from '@kubernetes/client-node';
-import { GROUP, KIND, LABEL_MINICLUSTER, PLURAL } from '../../api/index.ts';
+import { GROUP, LABEL_MINICLUSTER, PLURAL } from '../../api/index.ts';
 import { exposesLeadBroker } from '../../render/index.ts';
 import { isConflict } from '../../kube/api-errors.ts';
 import { CONTINUE, continueAfter, type StepResult } from '../../runtime/steps.ts';
@@ -40,7 +40,6 @@ export async function scale(pass: Pass): Promise<StepResult> {
   pass.scale = outcome;
   if (outcome.snapshot) pass.deps.observeFluxQueue?.(namespace, name, fluxQueueCounts(outcome.snapshot));
   if (outcome.resize) {
-    pass.deps.countWrite('apply', KIND);
     try {
       // resourceVersion: a size someone else wrote meanwhile wins; the next poll decides again.
       await pass.deps.clients.custom.patchNamespacedCustomObject({

@@ -31,7 +31,6 @@ export async function collectOrphans(
   target: { readonly clients: ConnectedTarget['clients']; readonly namespace: string | undefined },
   clusterId: string,
   livingUids: ReadonlySet<string>,
-  countWrite: (verb: 'delete', kind: string) => void,
 ): Promise<OrphanSweep> {
   const labelSelector = `${LABEL_BURST_ORIGIN_CLUSTER}=${clusterId}`;
   const { custom, core } = target.clients;
@@ -46,14 +45,12 @@ export async function collectOrphans(
   for (const orphan of orphansOf(miniClusters, livingUids)) {
     const name = orphan.metadata?.name ?? '';
     const where = orphan.metadata?.namespace ?? namespace ?? DEFAULT_NAMESPACE;
-    countWrite('delete', 'MiniCluster');
     if (await deleteCustomObject(custom, PLURAL, where, name)) deleted.miniClusters.push(`${where}/${name}`);
   }
   for (const orphan of orphansOf(secrets, livingUids)) {
     const name = orphan.metadata?.name ?? '';
     const where = orphan.metadata?.namespace ?? namespace ?? DEFAULT_NAMESPACE;
     try {
-      countWrite('delete', 'Secret');
       await core.deleteNamespacedSecret({ name, namespace: where });
       deleted.secrets.push(`${where}/${name}`);
     } catch (error) {

@@ -3,7 +3,7 @@
  * the reconciler keeps for them from one pass to the next.
  */
 import type { V1Secret } from '@kubernetes/client-node';
-import { KIND, PLURAL, type MiniClusterStatus } from '../../api/index.ts';
+import { PLURAL, type MiniClusterStatus } from '../../api/index.ts';
 import type { KubeObject, MiniClusterKeys, MiniClusterNames } from '../../render/index.ts';
 import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { patchFinalizers } from '../../kube/custom-objects.ts';
@@ -66,6 +66,5 @@ export function validOf(pass: Pass): { miniCluster: DefaultedMiniCluster; names:
 
 /** Replaces the MiniCluster's finalizers (bursting adds its own, deletion removes it). */
 export async function writeFinalizers(pass: Pass, finalizers: string[]): Promise<void> {
-  pass.deps.countWrite('apply', KIND);
   await patchFinalizers(pass.deps.clients.custom, PLURAL, pass.live, finalizers);
 }

@@ -7,7 +7,6 @@ import type { KubeObject } from '../../render/index.ts';
 import type { Applier } from '../../kube/apply.ts';
 import type { AppsApi, CoreApi, CustomObjectsApi } from '../../kube/api-clients.ts';
 import type { EventRecorder } from '../../runtime/events.ts';
-import type { WriteCounter } from '../../runtime/write-counter.ts';
 import type { BurstEnvironment } from './burst-step.ts';
 import type { FluxQueueObserver } from './scale-step.ts';
 import type { LiveMiniCluster } from './watched-kinds.ts';
@@ -52,7 +51,6 @@ export interface ReconcilerDeps {
   readonly clients: ReconcilerClients;
   readonly cache: ReconcilerCache;
   readonly recorder: Pick<EventRecorder, 'record'>;
-  readonly countWrite: WriteCounter;
   readonly now: () => Date;
   /** Set when the operator bursts: how to reach targets and read queues. */
   readonly burst?: BurstEnvironment;

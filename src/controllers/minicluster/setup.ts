@@ -34,7 +34,6 @@ import { readMiniClusterStatus } from './minicluster-client.ts';
 import { Reconciler } from './reconciler.ts';
 import type { ReconcilerCache } from './reconciler-deps.ts';
 import { leadBrokerEnded } from './status.ts';
-import type { WriteCounter } from '../../runtime/write-counter.ts';
 import { watchedKinds } from './watched-kinds.ts';
 import { readSecret } from '../../kube/secrets.ts';
 import { REPORTING_CONTROLLER } from '../../deploy/constants.ts';
@@ -53,7 +52,6 @@ export interface MiniClusterSetupOptions {
   readonly clients: ApiClients;
   readonly concurrency: number;
   readonly targets: BurstTargets;
-  readonly onWrite: WriteCounter;
   readonly onReconcile?: ControllerOptions['onReconcile'];
   readonly onQueueDepth?: ControllerOptions['onQueueDepth'];
   /** The time of each named step of a pass (the reconcile step histogram). */
@@ -100,7 +98,7 @@ export function setupMiniClusterController(
   manager: Manager,
   options: MiniClusterSetupOptions,
 ): MiniClusterController {
-  const { clients, onWrite } = options;
+  const { clients } = options;
   const { log } = manager;
   const kinds = watchedKinds(clients);
   let clusterId: string | undefined;
@@ -118,7 +116,6 @@ export function setupMiniClusterController(
     clients,
     log,
     namespaces: manager.namespaces,
-    onWrite,
     ready: () => manager.isLeader && manager.synced,
     clusterId: () => clusterId,
     livingUids: () =>
@@ -192,7 +189,6 @@ export function setupMiniClusterController(
     controller: REPORTING_CONTROLLER,
     instance: manager.identity,
     onError: (error) => log.warn({ error: describeApiError(error) }, 'could not record an event'),
-    onWrite: () => onWrite('event', 'Event'),
   });
   const burst: BurstEnvironment = {
     localClients: clients,
@@ -221,7 +217,6 @@ export function setupMiniClusterController(
         });
       }),
     readSecret: (name, namespace) => readSecret({ cache: secrets, core: clients.core }, name, namespace),
-    countWrite: (verb, kind) => onWrite(verb, kind),
     now: () => new Date(),
     clusterId: () => clusterId,
   };
@@ -229,7 +224,6 @@ export function setupMiniClusterController(
     clients,
     cache,
     recorder,
-    countWrite: onWrite,
     now: () => new Date(),
     burst,
     ...(options.onReconcileStep ? { observeStep: options.onReconcileStep } : {}),

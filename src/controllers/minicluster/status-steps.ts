@@ -93,7 +93,6 @@ export async function updateStatus(pass: Pass, problem: BlockingProblem | undefi
     return continueAfter(interval - sinceLast);
   }
   pass.memory.statusWrittenAt.set(objectKey, nowMs);
-  pass.deps.countWrite('status', KIND);
   await pass.deps.clients.custom.patchNamespacedCustomObjectStatus({
     group: GROUP,
     version: MINICLUSTER_VERSION,
@@ -137,7 +136,6 @@ async function emitTransitions(
 export async function cleanup(pass: Pass): Promise<StepResult> {
   const finished = pass.written?.summary === 'Succeeded' || pass.written?.summary === 'Failed';
   if (!pass.miniCluster?.spec.cleanup || !finished) return CONTINUE;
-  pass.deps.countWrite('delete', KIND);
   await deleteCustomObject(pass.deps.clients.custom, PLURAL, pass.namespace, pass.name);
   pass.log.info({}, 'cleanup: deleted the finished MiniCluster');
   return CONTINUE;

@@ -57,7 +57,6 @@ export async function collectVolumes(
   clients: Pick<ApiClients, 'core'>,
   livingUids: () => ReadonlySet<string>,
   namespaces: readonly string[],
-  countWrite: (verb: 'delete', kind: string) => void,
 ): Promise<string[]> {
   const { items } = await clients.core.listPersistentVolume({ labelSelector: COLLECTABLE_VOLUMES_SELECTOR });
   // The living MiniClusters after the list: a volume listed was applied for one already cached then.
@@ -66,7 +65,6 @@ export async function collectVolumes(
   for (const volume of collectableVolumes(items, living, namespaces)) {
     const name = volume.metadata?.name ?? '';
     try {
-      countWrite('delete', 'PersistentVolume');
       await clients.core.deletePersistentVolume({ name });
       deleted.push(name);
     } catch (error) {

@@ -12,7 +12,7 @@ import {
   readStatusV1alpha2 as readStatus,
   scaleV1alpha2 as scaleMiniCluster,
 } from '../../harness/minicluster-v1alpha2.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import {
   fluxFromView,
   fluxInLead,
@@ -24,7 +24,7 @@ import {
 import { API_VERSION } from '../../../src/api/index.ts';
 
 /** Broker pods of the MiniCluster that run and are not going away. */
-async function brokersRunning(clients: KubeClients, namespace: string, name: string): Promise<number> {
+async function brokersRunning(clients: ApiClients, namespace: string, name: string): Promise<number> {
   const pods = await podsOf(clients, namespace, name);
   return pods.filter((pod) => pod.status?.phase === 'Running' && !pod.metadata?.deletionTimestamp).length;
 }

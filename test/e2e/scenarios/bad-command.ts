@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
 import { API_VERSION } from '../../../src/api/index.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { waitFor, within as call } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, podsOf, readStatus } from '../../harness/operator.ts';
 import { realMiniCluster, scenario } from '../../harness/real-node.ts';
@@ -16,7 +16,7 @@ const NAME = 'bad-command';
 const PLAIN = 'localhost/plain:bookworm';
 
 /** The MiniCluster's status once it has an outcome, Failed or (wrongly, here) Succeeded. */
-async function finished(clients: KubeClients, namespace: string): Promise<MiniClusterStatus> {
+async function finished(clients: ApiClients, namespace: string): Promise<MiniClusterStatus> {
   return waitFor(
     async () => {
       const status = await call('reading the status', readStatus(clients, namespace, NAME));

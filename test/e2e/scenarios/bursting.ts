@@ -7,7 +7,7 @@ import { it } from 'node:test';
 import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../../src/api/index.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { readStatus } from '../../harness/operator.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import {
   burstableMiniCluster,
   fluxFromView,
@@ -71,7 +71,7 @@ export function burstingScenarios(): void {
  * runs across both MiniClusters (one task per broker), and the idle burst cluster goes.
  */
 async function burstsAndReturns(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   lead: string,
   flux: FluxIn,

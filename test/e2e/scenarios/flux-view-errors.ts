@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { goTestMiniCluster } from '../../harness/go-v1alpha2-cases.ts';
 import { applyMiniCluster, conditionOf, readStatus } from '../../harness/operator.ts';
@@ -25,7 +25,7 @@ async function helloWorldWithView(namespace: string, viewImage: string): Promise
 }
 
 /** The MiniCluster's status once it failed. */
-async function failed(clients: KubeClients, namespace: string): Promise<MiniClusterStatus> {
+async function failed(clients: ApiClients, namespace: string): Promise<MiniClusterStatus> {
   return waitFor(
     async () => {
       const current = await readStatus(clients, namespace, NAME);

@@ -15,7 +15,7 @@ import {
   fluxViewReference,
   readFluxCoreVersion,
 } from '../../../workbench/src/images/index.ts';
-import { kubeClients } from '../../../src/kube/clients.ts';
+import { apiClientsFor } from '../../../src/kube/clients.ts';
 import { REAL_NODE_PLACEMENT } from '../../../workbench/src/localcluster/real-node/config.ts';
 import { findProjectRoot } from '../../../workbench/src/tooling/project.ts';
 import { cluster, waitFor, within as call, withNamespace } from '../../harness/cluster.ts';
@@ -132,7 +132,7 @@ export function fluxViewScenarios(): void {
       const story = explainOnFailure(t);
       const namespace = await withNamespace(t, `view-${suite}`);
       const { core, kc } = await cluster();
-      story.watch(kubeClients(kc), namespace);
+      story.watch(apiClientsFor(kc), namespace);
       await call(
         'creating the checks ConfigMap',
         core.createNamespacedConfigMap({

@@ -16,7 +16,7 @@ import { it, type TestContext } from 'node:test';
 import type { V1ContainerStatus } from '@kubernetes/client-node';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
 import { LAMMPS_HNS_DIR, LAMMPS_REAXFF_IMAGE } from '../../../workbench/src/images/index.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import {
   expectedGoLog,
@@ -31,7 +31,7 @@ const PLAIN_IMAGES = ['localhost/plain:bookworm', 'localhost/plain:trixie'];
 /** Every case's MiniCluster is named so. */
 const NAME = 'flux-sample';
 
-async function finished(clients: KubeClients, namespace: string): Promise<MiniClusterStatus> {
+async function finished(clients: ApiClients, namespace: string): Promise<MiniClusterStatus> {
   return waitFor(
     async () => {
       const status = await readStatus(clients, namespace, NAME);
@@ -43,7 +43,7 @@ async function finished(clients: KubeClients, namespace: string): Promise<MiniCl
 }
 
 /** Containers (init containers too) of the MiniCluster's pods that ended with another code than 0. */
-async function failedContainers(clients: KubeClients, namespace: string): Promise<string[]> {
+async function failedContainers(clients: ApiClients, namespace: string): Promise<string[]> {
   const failed: string[] = [];
   for (const pod of await podsOf(clients, namespace, NAME)) {
     const statuses: V1ContainerStatus[] = [
@@ -71,12 +71,12 @@ async function runCase(
   name: string,
   image: string,
   options: {
-    prepare?: (clients: KubeClients, namespace: string) => Promise<void>;
+    prepare?: (clients: ApiClients, namespace: string) => Promise<void>;
     adjust?: (miniCluster: Record<string, unknown>) => void;
     /** Names the scenario's namespace when the case runs more than once on one image. */
     variant?: string;
     /** More checks, once the MiniCluster has finished. */
-    inspect?: (clients: KubeClients, namespace: string) => Promise<void>;
+    inspect?: (clients: ApiClients, namespace: string) => Promise<void>;
     /** The case mounts a directory of the node: its namespace is allowed host storage. */
     hostStorage?: boolean;
     /** The test says it compares the lead log with test.out.correct: the case must have one. */

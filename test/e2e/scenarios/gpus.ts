@@ -5,7 +5,6 @@
 // count like any other, and Flux, real, does the rest. Every call to the cluster has a timeout.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { PatchStrategy, setHeaderOptions } from '@kubernetes/client-node';
 import { API_VERSION } from '../../../src/api/index.ts';
 import { REAL_NODE_NAME } from '../../../workbench/src/localcluster/real-node/config.ts';
 import { cluster, waitFor, within } from '../../harness/cluster.ts';
@@ -25,10 +24,8 @@ async function advertiseGpus(count: number | undefined): Promise<void> {
       : [{ op: 'add', path: CAPACITY_PATH, value: String(count) }];
   await within(
     `patching ${REAL_NODE_NAME}'s capacity`,
-    core.patchNodeStatus(
-      { name: REAL_NODE_NAME, body },
-      setHeaderOptions('Content-Type', PatchStrategy.JsonPatch),
-    ),
+    // An array: a JSON patch.
+    core.patchNodeStatus({ name: REAL_NODE_NAME, body }),
   );
 }
 

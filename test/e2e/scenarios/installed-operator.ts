@@ -28,7 +28,8 @@ import {
   type ConversionClientConfig,
   type MiniClusterStatus,
 } from '../../../src/api/index.ts';
-import { kubeClients, operatorClients, type KubeClients } from '../../../src/kube/clients.ts';
+import { apiClientsFor } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { WEBHOOK_CERT_SECRET } from '../../../src/deploy/index.ts';
 import { webhookReach } from '../../../src/controllers/conversion/service-probe.ts';
 import { convertInLoop } from '../../harness/conversion-loop.ts';
@@ -76,8 +77,8 @@ interface Installed {
  * ClusterIP, TLS verified for the Service's DNS name against the CA in the install's Secret. Returns
  * that CA (PEM).
  */
-async function webhookAnswersThroughService(clients: KubeClients, installed: Installed): Promise<string> {
-  const transport = operatorClients(clients.config).transport;
+async function webhookAnswersThroughService(clients: ApiClients, installed: Installed): Promise<string> {
+  const { transport } = clients;
   return waitFor(
     async () => {
       const secret = await clients.core.readNamespacedSecret({
@@ -107,7 +108,7 @@ async function webhookAnswersThroughService(clients: KubeClients, installed: Ins
 }
 
 /** Where the shared CRD sends conversions (JSON, for comparing). */
-async function crdClientConfig(clients: KubeClients): Promise<ConversionClientConfig | undefined> {
+async function crdClientConfig(clients: ApiClients): Promise<ConversionClientConfig | undefined> {
   const crd = (await clients.objects.read({
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
@@ -118,7 +119,7 @@ async function crdClientConfig(clients: KubeClients): Promise<ConversionClientCo
 }
 
 /** Every line every operator pod printed, kept as pods come and go (the deleted leader's too). */
-async function collectLogs(clients: KubeClients, installed: Installed, into: Map<string, string>) {
+async function collectLogs(clients: ApiClients, installed: Installed, into: Map<string, string>) {
   for (const pod of await deploymentPods(clients, installed.namespace, installed.deployment)) {
     const name = pod.metadata?.name ?? '';
     try {
@@ -129,7 +130,7 @@ async function collectLogs(clients: KubeClients, installed: Installed, into: Map
   }
 }
 
-async function ownedObjects(clients: KubeClients, namespace: string, miniCluster: string) {
+async function ownedObjects(clients: ApiClients, namespace: string, miniCluster: string) {
   const selector = { namespace, labelSelector: `flux-framework.org/minicluster=${miniCluster}` };
   const [jobs, services, configMaps, secrets] = await Promise.all([
     clients.batch.listNamespacedJob(selector),
@@ -144,7 +145,7 @@ async function ownedObjects(clients: KubeClients, namespace: string, miniCluster
 
 /** The scenarios every install path goes through; the install has two replicas. */
 async function exercise(
-  clients: KubeClients,
+  clients: ApiClients,
   installed: Installed,
   options: { burst?: boolean } = {},
 ): Promise<void> {
@@ -310,10 +311,10 @@ async function exercise(
  * webhook: an install keeps the webhook a CRD has, but gives one that has none its own Service, which
  * would go with the install's namespace (and every MiniCluster request of every test with it).
  */
-async function adminClients(): Promise<{ kubeconfig: string; clients: KubeClients }> {
+async function adminClients(): Promise<{ kubeconfig: string; clients: ApiClients }> {
   await installCrd();
   const { kubeconfig, kc } = await cluster();
-  return { kubeconfig, clients: kubeClients(kc) };
+  return { kubeconfig, clients: apiClientsFor(kc) };
 }
 
 /** A namespace name no other run uses (the operator's own namespace, outside withNamespace's). */

@@ -9,7 +9,7 @@ import { AdmissionregistrationV1Api, type KubernetesObject, type V1Job } from '@
 import { LABEL_KUEUE_PRIORITY_CLASS, LABEL_QUEUE_NAME } from '../../../src/api/index.ts';
 import type { KueueWorkload } from '../../../src/controllers/minicluster/queue-status.ts';
 import { WORKLOADS } from '../../../src/controllers/minicluster/queue-step.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { KUEUE_WAIT_FOR_PODS_READY } from '../../../workbench/src/localcluster/kueue/config.ts';
 import {
   kubeconfigPath,
@@ -131,7 +131,7 @@ async function jobOf(namespace: string, name: string): Promise<V1Job> {
 
 /** Waits for the Queued condition to be True with a message matching `message`; returns the status. */
 function waitForQueued(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   message: RegExp,
@@ -148,7 +148,7 @@ function waitForQueued(
 }
 
 /** The Workloads Kueue made in the namespace (kueue.x-k8s.io/v1beta2), as the operator reads them. */
-async function workloadsOf(clients: KubeClients, namespace: string): Promise<KueueWorkload[]> {
+async function workloadsOf(clients: ApiClients, namespace: string): Promise<KueueWorkload[]> {
   const list = (await within(
     'listing Workloads',
     clients.custom.listNamespacedCustomObject({ ...WORKLOADS, namespace }),

@@ -12,7 +12,7 @@ import {
   LAMMPS_OPENMPI_IMAGE,
   MPICH_IMAGE,
 } from '../../../workbench/src/images/index.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { assertOneStepCleanup } from '../../harness/flux-log.ts';
 import { applyMiniCluster, waitForCondition } from '../../harness/operator.ts';
 import {
@@ -71,7 +71,7 @@ async function taskCpus(namespace: string, lead: string, options: string[]): Pro
 
 /** Runs a MiniCluster with a command to its end and returns its lead broker's log. */
 async function runToEnd(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   object: Record<string, unknown>,
 ): Promise<string> {

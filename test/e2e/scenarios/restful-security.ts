@@ -15,7 +15,7 @@ import { fluxInLead, podAt, realMiniCluster, scenario } from '../../harness/real
 import { binDir, readVersions } from '../../../workbench/src/localcluster/index.ts';
 import { RestfulApiError, RestfulClient, type ApiLocation } from '../../../src/cli/restful-client.ts';
 import { followJob } from '../../../src/cli/jobs-command.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { z85Decode } from '../../../src/flux/z85.ts';
 import { GROUP, PLURAL, VERSION_V1ALPHA1 } from '../../../src/api/index.ts';
 import { NON_ROOT_START_MESSAGE } from '../../../src/api/shared/restful-schema.ts';
@@ -266,7 +266,7 @@ async function execWithInput(
 }
 
 async function secretData(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<Record<string, Buffer>> {
@@ -301,7 +301,7 @@ interface RestfulCredentialsFile {
  */
 async function searchForSecrets(
   t: TestContext,
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   client: RestfulClient,

@@ -9,7 +9,7 @@ import { it } from 'node:test';
 import { parse } from 'yaml';
 import type { V1Deployment } from '@kubernetes/client-node';
 import { isNotFound } from '../../../src/kube/api-errors.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, readStatus, waitForCondition } from '../../harness/operator.ts';
 import { FLUX_IMAGE, ON_REAL_NODE, leadLog, realMiniCluster, scenario } from '../../harness/real-node.ts';
@@ -28,7 +28,7 @@ const GREETING = 'hello from the services pod';
 
 /** The Deployment of the services pod, or undefined when there is none. */
 async function servicesDeployment(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
 ): Promise<V1Deployment | undefined> {

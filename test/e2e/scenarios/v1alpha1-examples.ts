@@ -24,7 +24,7 @@
 import assert from 'node:assert/strict';
 import { it, type TestContext } from 'node:test';
 import type { MiniClusterStatus } from '../../../src/api/index.ts';
-import type { KubeClients } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { applyMiniCluster, conditionOf, readStatus } from '../../harness/operator.ts';
 import { leadLog, scenario } from '../../harness/real-node.ts';
@@ -37,7 +37,7 @@ import {
 } from '../../harness/v1alpha1-examples.ts';
 
 /** Waits until the MiniCluster finished, one way or the other, and returns its status. */
-async function finished(clients: KubeClients, namespace: string, name: string): Promise<MiniClusterStatus> {
+async function finished(clients: ApiClients, namespace: string, name: string): Promise<MiniClusterStatus> {
   return waitFor(
     async () => {
       const status = await readStatus(clients, namespace, name);
@@ -55,7 +55,7 @@ async function finished(clients: KubeClients, namespace: string, name: string): 
 async function runExample(
   t: TestContext,
   example: string,
-  prepare?: (clients: KubeClients, namespace: string) => Promise<void>,
+  prepare?: (clients: ApiClients, namespace: string) => Promise<void>,
   adjust?: (miniCluster: Record<string, unknown>) => void,
   /** The example mounts a directory of the node: its namespace is allowed host storage. */
   hostStorage = false,

@@ -3,11 +3,11 @@ import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
-import { ApiException, KubeConfig } from '@kubernetes/client-node';
 import { miniClusterCrd } from '../../../src/api/index.ts';
 import { describeApiError, isConflict } from '../../../src/kube/api-errors.ts';
 import { serverSideApply } from '../../../src/kube/apply.ts';
-import { ObjectApi } from '../../../src/kube/object-api.ts';
+import { apiClients, type ObjectApplier } from '../../../src/kube/api-clients.ts';
+import { KubeApiError } from '../../../src/kube/transport.ts';
 import { renderMiniCluster, type KubeObject } from '../../../src/render/index.ts';
 import { IMAGE, KEYS, defaulted } from '../render/fixtures.ts';
 
@@ -36,7 +36,8 @@ interface Received {
 
 describe('server-side apply', () => {
   let server: Server;
-  let api: ObjectApi;
+  let api: ObjectApplier;
+  let close: () => void;
   const received: Received[] = [];
   let answer: ((request: Received) => { code: number; body: string }) | undefined;
 
@@ -71,23 +72,19 @@ describe('server-side apply', () => {
     });
     server.listen(0, '127.0.0.1');
     await once(server, 'listening');
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: [
-        {
-          name: 'c',
-          server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-          skipTLSVerify: true,
-        },
-      ],
-      users: [{ name: 'u', token: 't' }],
-      contexts: [{ name: 'x', cluster: 'c', user: 'u', namespace: 'ns' }],
-      currentContext: 'x',
+    const clients = apiClients({
+      server: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+      tls: { rejectUnauthorized: true },
+      authorization: async () => 'Bearer t',
+      clientConfig: () => Promise.reject(new Error('not needed')),
+      namespace: 'ns',
     });
-    api = ObjectApi.forConfig(kc);
+    api = clients.objects;
+    close = () => clients.transport.close();
   });
 
   after(() => {
+    close();
     server.closeAllConnections();
     server.close();
   });
@@ -141,7 +138,7 @@ describe('server-side apply', () => {
     }
   });
 
-  it("raises the client's ApiException with the server's Status", async () => {
+  it("raises the transport's KubeApiError with the server's Status", async () => {
     answer = () => ({
       code: 409,
       body: JSON.stringify({
@@ -156,7 +153,7 @@ describe('server-side apply', () => {
       const error: unknown = await serverSideApply(api, miniClusterCrd() as never, 'manager').catch(
         (e: unknown) => e,
       );
-      assert.ok(error instanceof ApiException);
+      assert.ok(error instanceof KubeApiError);
       assert.ok(isConflict(error));
       assert.equal(describeApiError(error), 'conflict on x (HTTP 409)');
     } finally {

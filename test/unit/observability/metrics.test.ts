@@ -326,6 +326,51 @@ describe('leader election and API call metrics', () => {
       'reads are not writes',
     );
   });
+
+  it('counts each request the transport observed, and its write, once answered and not a dry run', async () => {
+    const m = createOperatorMetrics(new Registry(), { defaultMetrics: false, apiHost: '10.0.0.1:6443' });
+    const apply = 'application/apply-patch+yaml';
+    m.observeRequest({
+      method: 'PATCH',
+      path: '/apis/batch/v1/namespaces/ns/jobs/j',
+      contentType: apply,
+      code: 200,
+    });
+    m.observeRequest({
+      method: 'PATCH',
+      path: '/api/v1/namespaces/ns/services/s?dryRun=All',
+      contentType: apply,
+      code: 200,
+    });
+    m.observeRequest({
+      method: 'POST',
+      path: '/api/v1/namespaces/ns/secrets',
+      contentType: 'application/json',
+      code: 409,
+    });
+    m.observeRequest({
+      method: 'DELETE',
+      path: '/api/v1/namespaces/ns/secrets/s',
+      contentType: undefined,
+      code: undefined,
+    });
+    m.observeRequest(
+      { method: 'GET', path: '/api/v1/namespaces/ns/pods', contentType: undefined, code: 200 },
+      'other:443',
+    );
+    const requests = (code: string, method: string, host = '10.0.0.1:6443') =>
+      valueOf(m.registry, 'rest_client_requests_total', { code, method, host });
+    assert.equal(await requests('200', 'PATCH'), 2, 'a dry run is a request');
+    assert.equal(await requests('409', 'POST'), 1);
+    assert.equal(await requests('<error>', 'DELETE'), 1);
+    assert.equal(await requests('200', 'GET', 'other:443'), 1);
+    const writes = await metric(m.registry, 'flux_operator_api_writes_total');
+    assert.deepEqual(
+      writes.values.map((v) => `${v.labels.verb} ${v.labels.resource} ${v.value}`).sort(),
+      ['apply jobs 1', 'create secrets 1'],
+      'no dry run, no read, nothing unanswered',
+    );
+  });
 });
 
 describe('domain metrics', () => {

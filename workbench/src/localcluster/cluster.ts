@@ -12,7 +12,8 @@ import {
   writeFileSync,
 } from 'node:fs';
 import path from 'node:path';
-import { CoordinationV1Api, CoreV1Api, KubeConfig } from '@kubernetes/client-node';
+import { apiClients } from '../../../src/kube/api-clients.ts';
+import { accessFromKubeconfig } from '../../../src/kube/cluster-access.ts';
 import type { V1Node } from '@kubernetes/client-node';
 import { ensureBuilt, missingBinaries, stderrProgress } from './build.ts';
 import { firstRunPlan, type BuildStage } from './first-run.ts';
@@ -391,9 +392,7 @@ async function waitUsable(
   progress: Progress,
   revive: () => void = () => undefined,
 ) {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const core = kc.makeApiClient(CoreV1Api);
+  const { core } = apiClients(accessFromKubeconfig(kubeconfig));
   const until = <T>(what: string, by: number, fn: () => Promise<T | undefined>) =>
     untilDone(what, by, () => {
       revive();
@@ -577,10 +576,7 @@ async function upLocked(options: UpOptions, r: ReturnType<typeof resolve>, bin: 
 
 /** Deletes the node leases of the simulated nodes, once the API server answers. */
 async function releaseSimulatedNodeLeases(kubeconfig: string, deadline: number): Promise<void> {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  const core = kc.makeApiClient(CoreV1Api);
-  const coordination = kc.makeApiClient(CoordinationV1Api);
+  const { core, coordination } = apiClients(accessFromKubeconfig(kubeconfig));
   const nodes = await untilDone('the API server', deadline, async () => (await core.listNode()).items);
   for (const node of nodes) {
     const name = node.metadata?.name;

@@ -20,7 +20,8 @@ import {
 } from '../../../src/api/index.ts';
 import { isNotFound } from '../../../src/kube/api-errors.ts';
 import { serverSideApply } from '../../../src/kube/apply.ts';
-import { kubeClients, loadKubeConfig, operatorClients, type KubeClients } from '../../../src/kube/clients.ts';
+import { apiClientsFor, loadKubeConfig } from '../../../src/kube/clients.ts';
+import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { readMiniClusterStatus } from '../../../src/controllers/minicluster/minicluster-client.ts';
 import { Operator } from '../../../src/controllers/operator.ts';
 import { FIELD_MANAGER, OPERATOR_NAMESPACE, WEBHOOK_CERT_SECRET } from '../../../src/deploy/index.ts';
@@ -110,7 +111,7 @@ async function clusterToUse(
 
 /** Deletes a MiniCluster of this name left from an earlier run, and waits until it and its pods are gone. */
 async function removeEarlierRun(
-  clients: KubeClients,
+  clients: ApiClients,
   namespace: string,
   name: string,
   say: (line: string) => void,
@@ -141,7 +142,7 @@ async function removeEarlierRun(
 
 /** The lead broker's pod (index 0; the newest if the Job made several) and its log. */
 async function leadBroker(
-  clients: KubeClients,
+  clients: ApiClients,
   miniCluster: WrittenMiniCluster,
   namespace: string,
 ): Promise<{ pod?: string; log?: string }> {
@@ -221,9 +222,9 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
   await installCommand({ kubeconfig: cluster.kubeconfig, log: (line) => say(`  ${line}`) });
 
   const config = loadKubeConfig(cluster.kubeconfig);
-  const clients = kubeClients(config);
+  const clients = apiClientsFor(config);
   const manager = new Operator({
-    clients: operatorClients(config),
+    clients: apiClientsFor(config),
     log: createLogger({ level: 'warn', format: 'pretty' }),
     namespaces: [namespace],
     concurrency: 4,
@@ -279,7 +280,7 @@ export async function quickstart(options: QuickstartOptions): Promise<number> {
  * Waits until MiniClusters are served through the webhook the operator just pointed the CRD at (the
  * API server rebuilds its handler of the CRD on that change: a few hundred milliseconds).
  */
-async function convertsThroughTheWebhook(clients: KubeClients, namespace: string): Promise<void> {
+async function convertsThroughTheWebhook(clients: ApiClients, namespace: string): Promise<void> {
   const deadline = Date.now() + 30_000;
   for (;;) {
     try {
@@ -299,7 +300,7 @@ async function convertsThroughTheWebhook(clients: KubeClients, namespace: string
 
 /** Prints a line per change of state; resolves with the last status once finished, or undefined at the deadline. */
 async function watch(
-  clients: KubeClients,
+  clients: ApiClients,
   miniCluster: WrittenMiniCluster,
   namespace: string,
   awaitOutcome: boolean,

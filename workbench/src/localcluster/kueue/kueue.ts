@@ -2,14 +2,10 @@
 // control plane as its own ServiceAccount, with its CRDs, RBAC and webhook configurations from the same
 // module, the webhooks pointing at its loopback port. Started with the cluster on request, stopped with it.
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import {
-  AdmissionregistrationV1Api,
-  ApiextensionsV1Api,
-  CoreV1Api,
-  KubeConfig,
-  type KubernetesObject,
-} from '@kubernetes/client-node';
-import { ObjectApi } from '../../../../src/kube/object-api.ts';
+import { KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import { apiClients, type ApiClients, type ObjectApplier } from '../../../../src/kube/api-clients.ts';
+import { isNotFound } from '../../../../src/kube/api-errors.ts';
+import { accessFromKubeconfig } from '../../../../src/kube/cluster-access.ts';
 import type { Progress } from '../../tooling/hack-script.ts';
 import { until, within } from '../poll.ts';
 import { isAlive } from '../procfs.ts';
@@ -87,7 +83,7 @@ export function kueueStatus(clusterDir: string, env: NodeJS.ProcessEnv = process
 }
 
 /** Server-side apply of the object as it is: CRDs' schemas keep the fields the client's models lack. */
-function apply(objects: ObjectApi, object: KubeObject): Promise<KubernetesObject> {
+function apply(objects: ObjectApplier, object: KubeObject): Promise<KubernetesObject> {
   return within(
     `the API server (applying ${object.kind} ${object.metadata.name})`,
     CALL_TIMEOUT_MS,
@@ -96,8 +92,7 @@ function apply(objects: ObjectApi, object: KubeObject): Promise<KubernetesObject
 }
 
 /** A ServiceAccount token for Kueue, valid as long as the cluster's certificates are. */
-async function serviceAccountToken(kc: KubeConfig, account: KueueManifests['serviceAccount']) {
-  const core = kc.makeApiClient(CoreV1Api);
+async function serviceAccountToken({ core }: ApiClients, account: KueueManifests['serviceAccount']) {
   const request = await within(
     'the API server (a token for Kueue)',
     CALL_TIMEOUT_MS,
@@ -122,14 +117,13 @@ function writeKueueKubeconfig(kc: KubeConfig, file: string, token: string, user:
   writeFileSync(file, tokenKubeconfig(apiServer, token, user), { mode: 0o600 });
 }
 
-async function waitEstablished(kc: KubeConfig, crds: readonly KubeObject[], deadline: number) {
-  const api = kc.makeApiClient(ApiextensionsV1Api);
+async function waitEstablished({ apiextensions }: ApiClients, crds: readonly KubeObject[], deadline: number) {
   for (const crd of crds) {
     await until(`CRD ${crd.metadata.name} Established`, deadline, async () => {
       const read = await within(
         'the API server',
         CALL_TIMEOUT_MS,
-        api.readCustomResourceDefinition(crd.metadata),
+        apiextensions.readCustomResourceDefinition({ name: crd.metadata.name }),
       );
       return read.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True')
         ? true
@@ -167,9 +161,9 @@ async function untilKueue(
 }
 
 /** Whether Kueue answers its readiness endpoint and, through the API server, its webhook. */
-async function ready(status: KueueStatus, kc: KubeConfig): Promise<boolean> {
+async function ready(status: KueueStatus, clients: ApiClients): Promise<boolean> {
   if (!status.running || !status.ports || !(await kueueReadyz(status.ports.health))) return false;
-  return kueueWebhookAnswers(kc).catch(() => false);
+  return kueueWebhookAnswers(clients).catch(() => false);
 }
 
 /**
@@ -186,7 +180,8 @@ export async function kueueUp(options: KueueOptions): Promise<KueueStatus> {
   const kc = new KubeConfig();
   kc.loadFromFile(options.kubeconfig);
   const before = kueueStatus(options.clusterDir, env);
-  if (await ready(before, kc)) return before;
+  const clients = apiClients(accessFromKubeconfig(options.kubeconfig));
+  if (await ready(before, clients)) return before;
   if (before.pid !== undefined) {
     progress(`Kueue (pid ${before.pid}) is not ready; starting it afresh`);
     await stopKueue(files, binary);
@@ -212,20 +207,20 @@ export async function kueueUp(options: KueueOptions): Promise<KueueStatus> {
     caBundle: Buffer.from(ca).toString('base64'),
   });
 
-  const objects = ObjectApi.forConfig(kc);
+  const { objects } = clients;
   for (const object of [manifests.namespace, ...manifests.crds, ...manifests.rbac])
     await apply(objects, object);
-  await waitEstablished(kc, manifests.crds, deadline);
+  await waitEstablished(clients, manifests.crds, deadline);
   const account = manifests.serviceAccount;
   const user = `system:serviceaccount:${account.namespace}:${account.name}`;
-  writeKueueKubeconfig(kc, files.kubeconfig, await serviceAccountToken(kc, account), user);
+  writeKueueKubeconfig(kc, files.kubeconfig, await serviceAccountToken(clients, account), user);
 
   const pid = startKueue(files, binary, env);
   const { health } = ports;
   await untilKueue('Kueue ready', files, pid, deadline, () => kueueReadyz(health));
   for (const object of manifests.webhooks) await apply(objects, object);
   await untilKueue("Kueue's webhook answering the API server", files, pid, deadline, () =>
-    kueueWebhookAnswers(kc),
+    kueueWebhookAnswers(clients),
   );
   progress(
     `Kueue ${KUEUE_VERSION} ready in ${((Date.now() - t0) / 1000).toFixed(1)} s (pid ${pid}, webhooks at ` +
@@ -261,20 +256,19 @@ export async function kueueDetach(options: {
   env?: NodeJS.ProcessEnv;
 }): Promise<{ deleted: string[] }> {
   const env = options.env ?? process.env;
-  const kc = new KubeConfig();
-  kc.loadFromFile(options.kubeconfig);
-  const api = kc.makeApiClient(AdmissionregistrationV1Api);
+  const { objects } = apiClients(accessFromKubeconfig(options.kubeconfig));
   const deleted: string[] = [];
   for (const { kind, name } of await webhookConfigurationNames(env)) {
-    const remove =
-      kind === 'MutatingWebhookConfiguration'
-        ? api.deleteMutatingWebhookConfiguration({ name })
-        : api.deleteValidatingWebhookConfiguration({ name });
+    const remove = objects.delete({
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind,
+      metadata: { name },
+    });
     try {
       await within(`the API server (deleting ${kind} ${name})`, CALL_TIMEOUT_MS, remove);
       deleted.push(`${kind}/${name}`);
     } catch (error) {
-      if ((error as { code?: number }).code !== 404) throw error;
+      if (!isNotFound(error)) throw error;
     }
   }
   await kueueDown(options.clusterDir, env);

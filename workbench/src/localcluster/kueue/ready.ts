@@ -1,7 +1,8 @@
 // Whether a cluster's Kueue is ready: its own readiness endpoint (the webhook server listening), and its
 // webhook answering the API server, which is what users of the cluster depend on.
 import { request } from 'node:http';
-import { BatchV1Api, type KubeConfig, type V1Job } from '@kubernetes/client-node';
+import type { V1Job } from '@kubernetes/client-node';
+import type { ApiClients } from '../../../../src/kube/api-clients.ts';
 import { within } from '../poll.ts';
 
 /** The label that puts a Job in a Kueue LocalQueue (Kueue's constants). */
@@ -40,8 +41,7 @@ export function probeJob(): V1Job {
  * Whether the API server, creating a Job in a Kueue queue (a dry run: nothing is stored), gets it back
  * suspended: Kueue's mutating webhook answered through the API server, on the URL and CA installed.
  */
-export async function kueueWebhookAnswers(kc: KubeConfig, namespace = 'default'): Promise<boolean> {
-  const batch = kc.makeApiClient(BatchV1Api);
+export async function kueueWebhookAnswers({ batch }: ApiClients, namespace = 'default'): Promise<boolean> {
   const created = await within(
     'the API server (a dry-run Job for Kueue)',
     CALL_TIMEOUT_MS,

@@ -8,7 +8,9 @@
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { CoreV1Api, KubeConfig, KubernetesObjectApi, type V1Node } from '@kubernetes/client-node';
+import { KubeConfig, type V1Node } from '@kubernetes/client-node';
+import { apiClients, type ApiClients } from '../../../../src/kube/api-clients.ts';
+import { accessFromKubeconfig } from '../../../../src/kube/cluster-access.ts';
 
 import { runHackScript, type Progress } from '../../tooling/hack-script.ts';
 import { mountsUnder } from '../../tooling/mounts.ts';
@@ -193,10 +195,8 @@ export function realNodeStatus(stateDir: string, env: NodeJS.ProcessEnv = proces
   };
 }
 
-function kubeClients(kubeconfig: string) {
-  const kc = new KubeConfig();
-  kc.loadFromFile(kubeconfig);
-  return { core: kc.makeApiClient(CoreV1Api), objects: KubernetesObjectApi.makeApiClient(kc) };
+function clientsOf(kubeconfig: string): ApiClients {
+  return apiClients(accessFromKubeconfig(kubeconfig));
 }
 
 function nodeReady(node: V1Node): boolean {
@@ -361,7 +361,7 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   const layout = realNodeLayout(options.stateDir);
   const paths = realNodePaths(layout);
   const timeoutMs = options.timeoutMs ?? 180_000;
-  const { core, objects } = kubeClients(kubeconfig);
+  const { core, objects } = clientsOf(kubeconfig);
 
   const before = realNodeStatus(options.stateDir, env);
   if (before.running) {
@@ -445,14 +445,7 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
   startDaemon(d.coredns, dirs);
   for (const object of clusterDnsObjects()) {
     await until('the kube-dns Service', Date.now() + 30_000, async () => {
-      await objects.patch(
-        object as never,
-        undefined,
-        undefined,
-        'flux-operator-localcluster',
-        true,
-        'application/apply-patch+yaml',
-      );
+      await objects.apply(object as never, 'flux-operator-localcluster');
       return true;
     });
   }
@@ -474,7 +467,7 @@ export async function realNodeUp(kubeconfig: string, options: RealNodeOptions): 
 
 /** Deletes the pods on the node through the API, so the kubelet tears each down (network, mounts). */
 async function drain(kubeconfig: string, progress: Progress) {
-  const { core } = kubeClients(kubeconfig);
+  const { core } = clientsOf(kubeconfig);
   const pods = await core
     .listPodForAllNamespaces({ fieldSelector: `spec.nodeName=${REAL_NODE_NAME}` })
     .then((list) => list.items)
