@@ -8,15 +8,13 @@
  * (SelfSubjectAccessReviews: a wrong Role shows now, not at the first burst). GKE and EKS targets
  * are connected by their providers, passed in as `providers`.
  */
-import { AuthorizationV1Api, CustomObjectsApi, VersionApi } from '@kubernetes/client-node';
 import type {
-  ConfigurationOptions,
   KubeConfig,
-  ObservableMiddleware,
+  V1APIResourceList,
   V1Secret,
+  V1SelfSubjectAccessReview,
+  VersionInfo,
 } from '@kubernetes/client-node';
-// The client's own Observable stand-in (not re-exported by its index), which its middleware returns.
-import { of } from '@kubernetes/client-node/dist/gen/rxjsStub.js';
 import {
   DEFAULT_KUBECONFIG_KEY,
   GROUP,
@@ -81,18 +79,6 @@ export interface TargetConnected {
 
 export type TargetConnection = TargetConnected | TargetFailure;
 
-/** Request options aborting the request after `timeoutMs`. */
-export function timeoutOptions(timeoutMs: number): ConfigurationOptions {
-  const middleware: ObservableMiddleware = {
-    pre: (context) => {
-      context.setSignal(AbortSignal.timeout(timeoutMs));
-      return of(context);
-    },
-    post: (response) => of(response),
-  };
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
-}
-
 function secretText(secret: V1Secret, key: string): string | undefined {
   const encoded = secret.data?.[key];
   return encoded === undefined ? undefined : Buffer.from(encoded, 'base64').toString('utf8');
@@ -145,30 +131,20 @@ const REQUIRED_ACCESS: readonly { group: string; resource: string; what: string 
   { group: '', resource: 'secrets', what: 'Secrets' },
 ];
 
-async function deniedAccess(
-  config: KubeConfig,
-  namespace: string,
-  options: ConfigurationOptions,
-): Promise<string[]> {
-  const api = config.makeApiClient(AuthorizationV1Api);
+async function deniedAccess(clients: ApiClients, namespace: string, timeoutMs: number): Promise<string[]> {
   const reviews = await Promise.all(
     REQUIRED_ACCESS.map(async (access) => {
-      const review = await api.createSelfSubjectAccessReview(
-        {
-          body: {
-            apiVersion: 'authorization.k8s.io/v1',
-            kind: 'SelfSubjectAccessReview',
-            spec: {
-              resourceAttributes: {
-                namespace,
-                verb: 'create',
-                group: access.group,
-                resource: access.resource,
-              },
-            },
-          },
+      const body: V1SelfSubjectAccessReview = {
+        apiVersion: 'authorization.k8s.io/v1',
+        kind: 'SelfSubjectAccessReview',
+        spec: {
+          resourceAttributes: { namespace, verb: 'create', group: access.group, resource: access.resource },
         },
-        options,
+      };
+      const review = await clients.transport.request<V1SelfSubjectAccessReview>(
+        'POST',
+        '/apis/authorization.k8s.io/v1/selfsubjectaccessreviews',
+        { body, timeoutMs },
       );
       return { access, allowed: review.status?.allowed === true };
     }),
@@ -183,12 +159,15 @@ export async function probeTarget(
   context: ProbeContext,
   onRequest?: RequestObserver,
 ): Promise<TargetConnection> {
-  const options = timeoutOptions(context.timeoutMs);
+  // The clients the burst controller keeps: the probe's requests are the connection's first.
+  const clients = apiClientsFor(config, onRequest ? { onRequest } : {});
   let version: string;
   try {
-    const info = await config.makeApiClient(VersionApi).getCode({}, options);
+    const info = await clients.transport.request<VersionInfo>('GET', '/version', {
+      timeoutMs: context.timeoutMs,
+    });
     version = info.gitVersion;
-    const denied = await deniedAccess(config, namespace, options);
+    const denied = await deniedAccess(clients, namespace, context.timeoutMs);
     if (denied.length > 0) {
       return failure(
         'Forbidden',
@@ -198,13 +177,7 @@ export async function probeTarget(
   } catch (error) {
     return classifyProbeError(error, context);
   }
-  return {
-    ok: true,
-    clients: apiClientsFor(config, onRequest ? { onRequest } : {}),
-    server: context.server,
-    version,
-    namespace,
-  };
+  return { ok: true, clients, server: context.server, version, namespace };
 }
 
 /**
@@ -244,11 +217,17 @@ export async function connectTarget(options: ConnectTargetOptions): Promise<Targ
 }
 
 /** Whether the cluster serves the MiniCluster resource (discovery, which every user may read). */
-export async function servesMiniClusters(config: KubeConfig, timeoutMs: number): Promise<boolean> {
+export async function servesMiniClusters(
+  config: KubeConfig | ApiClients,
+  timeoutMs: number,
+): Promise<boolean> {
+  const clients = 'transport' in config ? config : apiClientsFor(config);
   try {
-    const list = await config
-      .makeApiClient(CustomObjectsApi)
-      .getAPIResources({ group: GROUP, version: VERSION_V1ALPHA1 }, timeoutOptions(timeoutMs));
+    const list = await clients.transport.request<V1APIResourceList>(
+      'GET',
+      `/apis/${GROUP}/${VERSION_V1ALPHA1}`,
+      { timeoutMs },
+    );
     return list.resources.some((resource) => resource.name === PLURAL);
   } catch (error) {
     if (apiErrorCode(error) === 404) return false;
@@ -269,7 +248,7 @@ async function checkOperator(
   install: InstallOperator = (config) => installOperatorObjects(config),
 ): Promise<TargetConnection> {
   try {
-    if (await servesMiniClusters(config, context.timeoutMs)) return connected;
+    if (await servesMiniClusters(connected.clients, context.timeoutMs)) return connected;
   } catch (error) {
     return classifyProbeError(error, context);
   }

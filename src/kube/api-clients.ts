@@ -9,6 +9,7 @@ import type { KubernetesListObject, KubernetesObject, V1Status } from '@kubernet
 import {
   apiextensionsApi,
   appsApi,
+  authorizationApi,
   batchApi,
   coordinationApi,
   coreApi,
@@ -18,6 +19,7 @@ import {
   rbacApi,
   type ApiextensionsApi,
   type AppsApi,
+  type AuthorizationApi,
   type BatchApi,
   type CoordinationApi,
   type CoreApi,
@@ -35,6 +37,7 @@ export { collectionPath } from './resource-verbs.ts';
 export type {
   ApiextensionsApi,
   AppsApi,
+  AuthorizationApi,
   BatchApi,
   CoordinationApi,
   CoreApi,
@@ -158,6 +161,7 @@ export interface ApiClients {
   readonly events: EventsApi;
   readonly rbac: RbacApi;
   readonly apiextensions: ApiextensionsApi;
+  readonly authorization: AuthorizationApi;
   readonly discovery: DiscoveryApi;
   /** GET of a collection (caches list through this). */
   list<T extends KubernetesObject>(path: string, labelSelector?: string): Promise<KubernetesListObject<T>>;
@@ -182,6 +186,7 @@ export function apiClients(access: ClusterAccess, options: ApiClientsOptions = {
     events: eventsApi(transport),
     rbac: rbacApi(transport),
     apiextensions: apiextensionsApi(transport),
+    authorization: authorizationApi(transport),
     discovery: discoveryApi(transport),
     list: (path, labelSelector) => transport.request('GET', path, { query: { labelSelector } }),
   };

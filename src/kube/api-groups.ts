@@ -8,7 +8,11 @@ import type {
   AuthenticationV1TokenRequest,
   V1EndpointSliceList,
   V1CustomResourceDefinition,
+  V1ClusterRole,
+  V1ClusterRoleBinding,
+  V1Role,
   V1RoleBindingList,
+  V1SubjectAccessReview,
   CoreV1Event,
   CoreV1EventList,
   EventsV1Event,
@@ -146,11 +150,23 @@ export function rbacApi(transport: Transport) {
   const prefix = '/apis/rbac.authorization.k8s.io/v1';
   const roles = resourceVerbs(transport, prefix, 'roles', true);
   const roleBindings = resourceVerbs(transport, prefix, 'rolebindings', true);
+  const clusterRoles = resourceVerbs(transport, prefix, 'clusterroles', false);
+  const clusterRoleBindings = resourceVerbs(transport, prefix, 'clusterrolebindings', false);
   return {
     listRoleBindingForAllNamespaces: roleBindings.listAll<V1RoleBindingList>(),
     deleteNamespacedRoleBinding: roleBindings.delete(),
+    readNamespacedRole: roles.read<V1Role>(),
     deleteNamespacedRole: roles.delete(),
+    readClusterRole: clusterRoles.read<V1ClusterRole>(),
+    readClusterRoleBinding: clusterRoleBindings.read<V1ClusterRoleBinding>(),
+    deleteClusterRoleBinding: clusterRoleBindings.delete(),
   };
+}
+
+/** Access reviews: asked, never stored (not counted as writes). */
+export function authorizationApi(transport: Transport) {
+  const reviews = resourceVerbs(transport, '/apis/authorization.k8s.io/v1', 'subjectaccessreviews', false);
+  return { createSubjectAccessReview: reviews.create<V1SubjectAccessReview>() };
 }
 
 export function apiextensionsApi(transport: Transport) {
@@ -241,6 +257,7 @@ export type BatchApi = ReturnType<typeof batchApi>;
 export type AppsApi = ReturnType<typeof appsApi>;
 export type RbacApi = ReturnType<typeof rbacApi>;
 export type ApiextensionsApi = ReturnType<typeof apiextensionsApi>;
+export type AuthorizationApi = ReturnType<typeof authorizationApi>;
 export type DiscoveryApi = ReturnType<typeof discoveryApi>;
 export type CoordinationApi = ReturnType<typeof coordinationApi>;
 export type EventsApi = ReturnType<typeof eventsApi>;

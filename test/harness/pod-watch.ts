@@ -1,7 +1,8 @@
 // A watch on every pod of a namespace for the whole of a test: each pod the API server ever showed,
 // with the MiniCluster and index it belongs to and whether it was ever scheduled or started, in the
 // order seen. Tests assert on what it saw (no pod of a queued MiniCluster while another ran).
-import { Watch, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { V1Pod } from '@kubernetes/client-node';
+import type { Transport } from '../../src/kube/transport.ts';
 import { LABEL_JOB_COMPLETION_INDEX, LABEL_MINICLUSTER } from '../../src/api/index.ts';
 
 export interface SeenPod {
@@ -31,16 +32,14 @@ export interface PodWatch {
 /** How soon a watch the API server ended (its timeout) is started again, from where it was. */
 const RESTART_MS = 200;
 
-export async function watchPods(kc: KubeConfig, namespace: string): Promise<PodWatch> {
+export function watchPods(transport: Transport, namespace: string): PodWatch {
   const pods: SeenPod[] = [];
   const byUid = new Map<string, SeenPod>();
   let stopped = false;
   let resourceVersion: string | undefined;
-  let abort: AbortController | undefined;
-  const watch = new Watch(kc);
+  let stopWatch: (() => void) | undefined;
   const seen = (type: string, pod: V1Pod) => {
     const uid = pod.metadata?.uid ?? '';
-    resourceVersion = pod.metadata?.resourceVersion ?? resourceVersion;
     const now = Date.now();
     let entry = byUid.get(uid);
     if (!entry) {
@@ -60,23 +59,33 @@ export async function watchPods(kc: KubeConfig, namespace: string): Promise<PodW
     if ((phase === 'Succeeded' || phase === 'Failed') && entry.endedMs === undefined) entry.endedMs = now;
     if (type === 'DELETED' && entry.goneMs === undefined) entry.goneMs = now;
   };
-  const start = async (): Promise<void> => {
-    abort = await watch.watch(
-      `/api/v1/namespaces/${namespace}/pods`,
-      { allowWatchBookmarks: false, ...(resourceVersion ? { resourceVersion } : {}) },
-      (type: string, object: V1Pod) => seen(type, object),
-      () => {
-        if (!stopped) setTimeout(() => void start().catch(() => undefined), RESTART_MS);
+  const start = (): void => {
+    if (stopped) return;
+    stopWatch = transport.watch(`/api/v1/namespaces/${namespace}/pods`, {
+      ...(resourceVersion ? { query: { resourceVersion } } : {}),
+      onEvent: (event) => {
+        // An expired resourceVersion (410): from the start again; pods seen before are known by uid.
+        if (event.type === 'ERROR') {
+          resourceVersion = undefined;
+          return;
+        }
+        const pod = event.object as V1Pod;
+        resourceVersion = pod.metadata?.resourceVersion ?? resourceVersion;
+        if (event.type !== 'BOOKMARK') seen(event.type, pod);
       },
-    );
+      // The server's timeout, a dropped connection or an ERROR event: again, from where it was.
+      onDone: () => {
+        if (!stopped) setTimeout(start, RESTART_MS);
+      },
+    });
   };
-  await start();
+  start();
   return {
     pods,
     of: (miniCluster) => pods.filter((pod) => pod.miniCluster === miniCluster),
     stop: () => {
       stopped = true;
-      abort?.abort();
+      stopWatch?.();
     },
   };
 }

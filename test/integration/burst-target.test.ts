@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { KubeConfig, VersionApi, type V1Deployment } from '@kubernetes/client-node';
+import type { V1Deployment, VersionInfo } from '@kubernetes/client-node';
 import { BURST_TARGET_PLURAL, GROUP, VERSION_V1ALPHA1, type BurstTargetStatus } from '../../src/api/index.ts';
 import { installOperatorObjects } from '../../src/burst/install-operator.ts';
 import { servesMiniClusters } from '../../src/burst/target-connection.ts';
@@ -61,15 +61,14 @@ describe('BurstTarget on two local control planes', () => {
     const clients = apiClientsFor(first.kc);
     await installBurstTargetCrd(clients);
     // The operator's resource is served there (else the target is OperatorMissing; see below).
-    await installMiniClusterCrd(apiClientsFor(loadKubeConfig(second.kubeconfig)), second.kubeconfig);
+    const secondClients = apiClientsFor(loadKubeConfig(second.kubeconfig));
+    await installMiniClusterCrd(secondClients, second.kubeconfig);
     const namespace = await withNamespace(t, 'bt');
 
     const good = inlineKubeconfig(second.kubeconfig, 'files');
     const bad = inlineKubeconfig(second.kubeconfig, { token: BOGUS_TOKEN });
     assert.notEqual(good.server, first.kc.getCurrentCluster()?.server, 'two different API servers');
-    const secondConfig = new KubeConfig();
-    secondConfig.loadFromFile(second.kubeconfig);
-    const secondVersion = (await secondConfig.makeApiClient(VersionApi).getCode()).gitVersion;
+    const secondVersion = (await secondClients.transport.request<VersionInfo>('GET', '/version')).gitVersion;
 
     // The API server itself refuses a kubeconfig target without its Secret (CEL).
     await assert.rejects(

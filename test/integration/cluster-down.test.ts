@@ -8,7 +8,6 @@ import { connect } from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import {
   kubeconfigPath,
   listeningSockets,
@@ -16,6 +15,8 @@ import {
   stateDir,
   status,
 } from '../../workbench/src/localcluster/index.ts';
+import { apiClients } from '../../src/kube/api-clients.ts';
+import { accessFromKubeconfig } from '../../src/kube/cluster-access.ts';
 import { cluster } from '../harness/cluster.ts';
 
 const run = promisify(execFile);
@@ -79,9 +80,7 @@ test('cluster:down stops a named cluster and leaves nothing listening', { timeou
       [],
     );
     // It is a usable, separate cluster.
-    const kc = new KubeConfig();
-    kc.loadFromFile(kubeconfig);
-    const nodes = await kc.makeApiClient(CoreV1Api).listNode();
+    const nodes = await apiClients(accessFromKubeconfig(kubeconfig)).core.listNode();
     assert.equal(nodes.items.length, 4);
 
     const downRun = await run(process.execPath, [script, 'down', '--name', name], { timeout: 180_000 });

@@ -8,7 +8,6 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
-import { ApiextensionsV1Api, AuthorizationV1Api, RbacAuthorizationV1Api } from '@kubernetes/client-node';
 import type { V1ResourceAttributes } from '@kubernetes/client-node';
 import { CRD_NAME } from '../../src/api/index.ts';
 import { installCommand, scopeLine } from '../../src/cli/install-command.ts';
@@ -32,7 +31,7 @@ const selector = Object.entries(operatorSelectorLabels())
   .join(',');
 
 test('install applies the CRD and RBAC, and a second run changes nothing', async (t) => {
-  const { kubeconfig, kc } = await cluster();
+  const { kubeconfig, apiextensions, rbac, authorization } = await cluster();
   // The CRD points at the tests' shared webhook first, as in any run where another file came first:
   // install keeps a webhook that converts (and turning the shared CRD off would fail the others).
   await installCrd();
@@ -68,7 +67,7 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     scopeLine([]),
   ]);
 
-  const crd = await kc.makeApiClient(ApiextensionsV1Api).readCustomResourceDefinition({ name: CRD_NAME });
+  const crd = await apiextensions.readCustomResourceDefinition({ name: CRD_NAME });
   assert.equal(crd.status?.conditions?.find((c) => c.type === 'Established')?.status, 'True');
   assert.deepEqual(JSON.parse(JSON.stringify(crd.status?.acceptedNames)), {
     kind: 'MiniCluster',
@@ -79,7 +78,6 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
     categories: ['flux'],
   });
 
-  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
   const role = await rbac.readClusterRole({ name: OPERATOR_NAME });
   assert.deepEqual(JSON.parse(JSON.stringify(role.rules)), clusterRole().rules);
   const binding = await rbac.readClusterRoleBinding({ name: clusterRoleBindingName(namespace) });
@@ -91,7 +89,6 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
   assert.deepEqual(JSON.parse(JSON.stringify(leaseRole.rules)), leaderElectionRole(namespace).rules);
 
   // What the API server's authorizer lets the operator's ServiceAccount do.
-  const authorization = kc.makeApiClient(AuthorizationV1Api);
   const user = `system:serviceaccount:${namespace}:${OPERATOR_NAME}`;
   const allowed = async (resourceAttributes: V1ResourceAttributes) => {
     const review = await authorization.createSubjectAccessReview({
@@ -178,7 +175,7 @@ test('install applies the CRD and RBAC, and a second run changes nothing', async
 });
 
 test('install watching ns-a: Secrets, pods, pods/exec, Jobs... in ns-a only (SubjectAccessReviews), and gone from ns-a once it watches ns-b instead; --allow-host-storage labels its namespace', async (t) => {
-  const { kubeconfig, kc, core, objects } = await cluster();
+  const { kubeconfig, core, objects, authorization } = await cluster();
   const namespace = await withNamespace(t, 'install-watch');
   const watched = await withNamespace(t, 'ns-a');
   const unwatched = await withNamespace(t, 'ns-b');
@@ -216,7 +213,6 @@ test('install watching ns-a: Secrets, pods, pods/exec, Jobs... in ns-a only (Sub
   assert.equal(labels['flux-framework.org/host-storage'], 'allowed');
   assert.equal(labels['flux-operator.test/owned'], 'true', 'the namespace keeps its own labels');
 
-  const authorization = kc.makeApiClient(AuthorizationV1Api);
   const user = `system:serviceaccount:${namespace}:${OPERATOR_NAME}`;
   const allowed = async (resourceAttributes: V1ResourceAttributes) => {
     const review = await authorization.createSubjectAccessReview({
@@ -336,8 +332,7 @@ test('install --with-deployment runs a pod the restricted Pod Security profile a
 });
 
 test('install --with-deployment waits for a Ready operator pod, and names what a pod that cannot start waits on', async (t) => {
-  const { kubeconfig, kc } = await cluster();
-  const rbac = kc.makeApiClient(RbacAuthorizationV1Api);
+  const { kubeconfig, rbac } = await cluster();
   // The namespaces go with the test; the install's binding of the cluster-wide role is cluster-scoped.
   const withInstall = async (prefix: string) => {
     const namespace = await withNamespace(t, prefix);

@@ -5,7 +5,7 @@
 // must be real (preemption then completion, the Go suite's hello-world).
 import assert from 'node:assert/strict';
 import { after, before, describe, it, type TestContext } from 'node:test';
-import { AdmissionregistrationV1Api, type KubernetesObject, type V1Job } from '@kubernetes/client-node';
+import type { KubernetesListObject, KubernetesObject, V1Job } from '@kubernetes/client-node';
 import { LABEL_KUEUE_PRIORITY_CLASS, LABEL_QUEUE_NAME } from '../../../src/api/index.ts';
 import type { KueueWorkload } from '../../../src/controllers/minicluster/queue-status.ts';
 import { WORKLOADS } from '../../../src/controllers/minicluster/queue-step.ts';
@@ -118,8 +118,8 @@ function kwokMiniCluster(namespace: string, name: string, spec: Record<string, u
 async function queuedScenario(t: TestContext, prefix: string, key: QueueKey) {
   const { namespace, clients } = await scenario(t, prefix);
   await localQueue(namespace, key);
-  const { kc } = await cluster();
-  const pods = await watchPods(kc, namespace);
+  const { transport } = await cluster();
+  const pods = watchPods(transport, namespace);
   t.after(() => pods.stop());
   return { namespace, clients, pods };
 }
@@ -196,12 +196,16 @@ export function kueueScenarios(): void {
       }
       const { deleted } = await kueueDetach({ clusterDir, kubeconfig });
       assert.equal(deleted.length, 2, `Kueue's two webhook configurations deleted: ${deleted.join(', ')}`);
-      const { kc } = await cluster();
-      const admission = kc.makeApiClient(AdmissionregistrationV1Api);
-      const left = [
-        ...(await admission.listMutatingWebhookConfiguration()).items,
-        ...(await admission.listValidatingWebhookConfiguration()).items,
-      ].filter((config) => /kueue/.test(config.metadata?.name ?? ''));
+      const { transport } = await cluster();
+      const webhooks = (kind: string) =>
+        transport.request<KubernetesListObject<KubernetesObject>>(
+          'GET',
+          `/apis/admissionregistration.k8s.io/v1/${kind}webhookconfigurations`,
+          { timeoutMs: 30_000 },
+        );
+      const left = [...(await webhooks('mutating')).items, ...(await webhooks('validating')).items].filter(
+        (config) => /kueue/.test(config.metadata?.name ?? ''),
+      );
       assert.deepEqual(
         left.map((config) => config.metadata?.name),
         [],
@@ -216,10 +220,15 @@ export function kueueScenarios(): void {
       await waitForCondition(clients, namespace, 'first', 'Ready', 'True', 120_000);
       const firstReadyS = (Date.now() - t0) / 1000;
       await applyMiniCluster(clients, kwokMiniCluster(namespace, 'second', { size: 3 }, '2'));
-      const queued = await waitForQueued(clients, namespace, 'second', /queue minis: waiting for Kueue/);
+      // Kueue's own reason arrives a moment after its Workload (read again every QUEUE_POLL_MS).
+      const queued = await waitForQueued(
+        clients,
+        namespace,
+        'second',
+        /^queue minis: waiting for Kueue to admit Workload \S+: .*insufficient unused quota for cpu/,
+      );
       assert.equal(queued.summary, 'Queued');
       assert.equal(conditionOf(queued, 'Queued')?.reason, 'Pending');
-      assert.match(conditionOf(queued, 'Queued')?.message ?? '', /insufficient unused quota for cpu/);
       assert.equal(conditionOf(queued, 'Ready')?.reason, 'Queued');
       assert.equal((await jobOf(namespace, 'second')).spec?.suspend, true, 'Kueue holds the Job suspended');
       // The first runs for a while with the second queued: nothing of the second may appear.
