@@ -145,6 +145,21 @@ async function send(
   });
 }
 
+/**
+ * The API server's proxy could not write the request to the pod: it reused a connection the server
+ * had just closed as idle (its keep-alive ended as the request came). The server read nothing of it,
+ * so sending it once more is safe, a submit too; any other proxy failure is reported as it is.
+ */
+export function proxyWriteReset(answer: ApiAnswer): boolean {
+  return (
+    answer.fromProxy &&
+    [502, 503].includes(answer.status) &&
+    /error trying to reach service: .*write: (connection reset by peer|broken pipe)/.test(
+      messageOf(answer.body),
+    )
+  );
+}
+
 function messageOf(body: unknown): string {
   if (typeof body === 'string') return body.trim();
   if (typeof body !== 'object' || body === null) return '';
@@ -184,7 +199,8 @@ export class RestfulClient {
       body = JSON.stringify(payload);
       headers['content-type'] = 'application/json';
     }
-    const answer = await send(this.location, method, path, headers, body);
+    let answer = await send(this.location, method, path, headers, body);
+    if (proxyWriteReset(answer)) answer = await send(this.location, method, path, headers, body);
     if (answer.status >= 200 && answer.status < 300) return answer.body;
     throw this.failure(answer);
   }
