@@ -156,7 +156,15 @@ async function main(): Promise<void> {
       'metricsPort',
       'the operator did not start',
     );
-    await sleep(1000); // caches synced
+    // Ready: its caches synced and the CRD converting through its webhook, so v1alpha1 applies (a
+    // fixed second was too short on a fresh cluster: 'no kind MiniCluster in .../v1alpha1').
+    await loggedNumber(
+      () => output,
+      'flux-operator ready',
+      'secondsSinceStart',
+      'the operator did not become ready',
+      120_000,
+    );
 
     const startCpu = cpuSeconds(child.pid ?? 0);
     process.stderr.write(`[bench] operator: ${options.count} MiniClusters x ${options.size}\n`);
