@@ -7,7 +7,8 @@
  *   operator_settled_seconds: to the operator's last write (the Ready status of every MiniCluster);
  *   ratio: operator / direct (1.0 means the operator adds nothing);
  *   writes_per_minicluster: API writes the operator made per MiniCluster until all were Ready;
- *   steady_state_writes_30s: writes in the 30 s after that (should be 0);
+ *   steady_state_writes_30s: writes in the 30 s after that (should be 0), and
+ *   steady_state_writes_by_resource: the resources they went to;
  *   operator_cpu_seconds / api_requests: the operator's CPU time (user + system) and its API
  *   requests (rest_client_requests_total, every request as client-go counts them) from its start until every
  *   MiniCluster was Ready; operator_start_cpu_seconds: the part spent starting (imports, first
@@ -184,9 +185,17 @@ async function main(): Promise<void> {
     const writes = writesSettled.total;
     const cpu = cpuSeconds(child.pid ?? 0);
     const writesByVerb = await metricsByLabel(metricsPort, 'flux_operator_api_writes_total', 'verb');
+    const byResource = () => metricsByLabel(metricsPort, 'flux_operator_api_writes_total', 'resource');
+    const writesByResource = await byResource();
     const requests = await metricsTotal(metricsPort, 'rest_client_requests_total');
     await sleep(options.steadySeconds * 1000);
     const steadyWrites = (await metricsTotal(metricsPort, 'flux_operator_api_writes_total')) - writes;
+    // Which resources a steady-state write went to (there should be none).
+    const steadyWritesByResource = Object.fromEntries(
+      Object.entries(await byResource())
+        .map(([resource, count]) => [resource, count - (writesByResource[resource] ?? 0)] as const)
+        .filter(([, count]) => count > 0),
+    );
     const steadyRequests = (await metricsTotal(metricsPort, 'rest_client_requests_total')) - requests;
     const memory = rssMiB(child.pid ?? 0);
     // V8's live heap as the operator's default metrics report it (RSS also holds freed pages).
@@ -206,6 +215,7 @@ async function main(): Promise<void> {
         writes_per_minicluster: round(writes / options.count),
         writes_by_verb: writesByVerb,
         steady_state_writes_30s: steadyWrites,
+        steady_state_writes_by_resource: steadyWritesByResource,
         operator_cpu_seconds: round(cpu),
         operator_start_cpu_seconds: round(startCpu),
         operator_cpu_ms_per_minicluster: round(((cpu - startCpu) * 1000) / options.count),
