@@ -217,11 +217,7 @@ export async function connectTarget(options: ConnectTargetOptions): Promise<Targ
 }
 
 /** Whether the cluster serves the MiniCluster resource (discovery, which every user may read). */
-export async function servesMiniClusters(
-  config: KubeConfig | ApiClients,
-  timeoutMs: number,
-): Promise<boolean> {
-  const clients = 'transport' in config ? config : apiClientsFor(config);
+export async function servesMiniClusters(clients: ApiClients, timeoutMs: number): Promise<boolean> {
   try {
     const list = await clients.transport.request<V1APIResourceList>(
       'GET',

@@ -193,7 +193,7 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
     const bare = await up({ name: 'bare', progress: (line) => process.stderr.write(`[bare] ${line}\n`) });
     t.after(() => down({ name: 'bare' }).then(() => undefined));
     const bareConfig = loadKubeConfig(bare.kubeconfig);
-    assert.equal(await servesMiniClusters(bareConfig, 5_000), false);
+    assert.equal(await servesMiniClusters(apiClientsFor(bareConfig), 5_000), false);
 
     // As `flux-operator run` does: the install there runs the operator's own image.
     const image = 'mirror.example.com/flux-operator-ts:test';
@@ -230,7 +230,7 @@ describe('a kubeconfig BurstTarget to a cluster without the operator', () => {
       body: { spec: { kubeconfig: { installOperator: true } } },
     });
     await waitConnected(clients, namespace, 'bare', { status: 'True', reason: 'Connected' }, 60_000);
-    assert.equal(await servesMiniClusters(bareConfig, 5_000), true);
+    assert.equal(await servesMiniClusters(apiClientsFor(bareConfig), 5_000), true);
     const deployment = (await apiClientsFor(bareConfig).objects.read({
       apiVersion: 'apps/v1',
       kind: 'Deployment',
