@@ -109,6 +109,23 @@ async function eventReasons(clients: ApiClients, namespace: string): Promise<str
   return (await clients.events.listNamespacedEvent({ namespace })).items.map((event) => event.reason ?? '');
 }
 
+/**
+ * Waits until the namespace has an event of every reason given: the operator posts a step's events
+ * after the status that step wrote, so a status seen does not mean its event is there yet.
+ */
+async function waitForEvents(clients: ApiClients, namespace: string, ...wanted: string[]): Promise<void> {
+  let seen: string[] = [];
+  await waitFor(
+    async () => {
+      seen = await eventReasons(clients, namespace);
+      return wanted.every((reason) => seen.includes(reason));
+    },
+    { what: `events ${wanted.join(', ')}`, timeoutMs: 10_000 },
+  ).catch((error: unknown) => {
+    throw new Error(`${String(error)}; the events seen: ${seen.join(', ')}`);
+  });
+}
+
 async function setup(t: TestContext, prefix: string) {
   const namespace = await withNamespace(t, prefix);
   const operator = await startOperator(namespace);
@@ -153,7 +170,7 @@ describe('autoscale', () => {
       grown.autoscale?.lastChange?.message ?? '',
       /4 jobs wait for 4 nodes \(1 free, 0 starting\): 1 -> 4/,
     );
-    assert.ok((await eventReasons(clients, namespace)).includes('AutoscaledUp'));
+    await waitForEvents(clients, namespace, 'AutoscaledUp');
 
     // The jobs ran and ended; all four brokers are up and idle: after idleSeconds, ranks 1-3 go,
     // drained first.
@@ -179,8 +196,7 @@ describe('autoscale', () => {
       shrunk.autoscale?.lastChange?.message ?? '',
       /asked by the autoscaler: ranks 1-3 had no job for 2s/,
     );
-    const reasons = await eventReasons(clients, namespace);
-    assert.ok(reasons.includes('AutoscaledDown') && reasons.includes('ScaleInDone'), reasons.join(', '));
+    await waitForEvents(clients, namespace, 'AutoscaledDown', 'ScaleInDone');
   });
 
   it('a scale-in waits for the jobs on the ranks that go, is reported after drainSeconds, and a scale-up cancels it', async (t) => {
@@ -226,7 +242,7 @@ describe('autoscale', () => {
     );
     assert.equal(timedOut.status.autoscale?.scaleIn?.toSize, 1);
     assert.equal(await jobSize(clients, namespace, 'drain'), 2);
-    assert.ok((await eventReasons(clients, namespace)).includes('DrainTimedOut'));
+    await waitForEvents(clients, namespace, 'DrainTimedOut');
 
     // Asked for 2 again: rank 1 is undrained and the scale-in is over.
     await scaleMiniCluster(clients, namespace, 'drain', 2);
@@ -304,6 +320,6 @@ describe('autoscale', () => {
     );
     assert.equal(status.autoscale?.lastChange?.reason, 'ScaledInWithoutDrain');
     assert.match(status.autoscale?.lastChange?.message ?? '', /no Flux instance holds a job there/);
-    assert.ok((await eventReasons(clients, namespace)).includes('ScaledInWithoutDrain'));
+    await waitForEvents(clients, namespace, 'ScaledInWithoutDrain');
   });
 });
