@@ -205,6 +205,20 @@ export function mpiScenarios(): void {
       const boundCpus = bound.map((line) => line.split(' ')[1]);
       assert.equal(new Set(boundCpus).size, count, bound.join('\n'));
       for (const cpu of boundCpus) assert.match(cpu ?? '', /^\d+$/, bound.join('\n'));
+
+      // Flux's Python ran in both pods (rc1, the jobs above) from the view's own byte code: the copy
+      // changes the sources' times, so byte code checked against them was compiled again in every pod.
+      for (const pod of [lead, worker]) {
+        const { stdout: compiled } = await execIn(namespace, pod, [
+          'find',
+          '/mnt/flux/view',
+          '-name',
+          '*.pyc',
+          '-newer',
+          '/mnt/flux/view.complete',
+        ]);
+        assert.equal(compiled, '', `byte code compiled in ${pod}:\n${compiled}`);
+      }
     });
 
     it('two MPI jobs at once on one broker: each its own OpenMPI shared memory', async (t) => {
