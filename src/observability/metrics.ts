@@ -4,7 +4,7 @@
  * Go operators work unchanged; the operator's own families are `flux_operator_*`.
  *
  * The controller calls the small methods of `OperatorMetrics` (`observeReconcile`, `setQueueDepth`,
- * `countApiCall`, ...) and never touches prom-client itself.
+ * `observeRequest`, ...) and never touches prom-client itself.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 import { SUMMARIES } from '../api/index.ts';
@@ -14,33 +14,6 @@ import type { AnsweredRequest } from '../kube/transport.ts';
 /** `result` label of controller_runtime_reconcile_total, as controller-runtime sets it. */
 export type ReconcileResult = 'success' | 'error' | 'requeue' | 'requeue_after';
 export const RECONCILE_RESULTS: readonly ReconcileResult[] = ['success', 'error', 'requeue', 'requeue_after'];
-
-/** Kubernetes API verbs the operator's clients use; `apply` is a server-side apply PATCH. */
-export type ApiVerb =
-  'get' | 'list' | 'watch' | 'create' | 'update' | 'patch' | 'apply' | 'delete' | 'deletecollection';
-
-/** Verbs that change state on the API server (counted in flux_operator_api_writes_total). */
-export const WRITE_VERBS: ReadonlySet<ApiVerb> = new Set<ApiVerb>([
-  'create',
-  'update',
-  'patch',
-  'apply',
-  'delete',
-  'deletecollection',
-]);
-
-/** The HTTP method each verb is sent with (the `method` label of rest_client_requests_total). */
-export const HTTP_METHOD_OF_VERB: Readonly<Record<ApiVerb, string>> = {
-  get: 'GET',
-  list: 'GET',
-  watch: 'GET',
-  create: 'POST',
-  update: 'PUT',
-  patch: 'PATCH',
-  apply: 'PATCH',
-  delete: 'DELETE',
-  deletecollection: 'DELETE',
-};
 
 /** What applying one child object did (`result` label of flux_operator_reconcile_apply_total). */
 export type ApplyResult = 'created' | 'updated' | 'unchanged' | 'error';
@@ -73,7 +46,7 @@ export const NO_RESPONSE_CODE = '<error>';
 export interface OperatorMetricsOptions {
   /** Register prom-client's default process and Node.js metrics (process_resident_memory_bytes, ...). */
   readonly defaultMetrics?: boolean;
-  /** `host` label of rest_client_requests_total when countApiCall is not given one (host:port of the API server). */
+  /** `host` label of rest_client_requests_total when observeRequest is not given one (host:port of the API server). */
   readonly apiHost?: string;
 }
 
@@ -137,12 +110,6 @@ export interface OperatorMetrics {
 
   setLeader(lease: string, isLeader: boolean): void;
 
-  /**
-   * One Kubernetes API request: rest_client_requests_total{code, method, host}, and for writes
-   * flux_operator_api_writes_total{verb, resource}. `code` is the HTTP status, or undefined when the
-   * request got no response. Writes are counted whatever their outcome: each one reached the server.
-   */
-  countApiCall(verb: ApiVerb, resource: string, code: number | undefined, host?: string): void;
   /**
    * One request as the transport saw it (every request: lists, watches, gets, writes): in
    * rest_client_requests_total{code, method, host}, and when it wrote (request-write.ts: not a read,
@@ -339,12 +306,6 @@ export function createOperatorMetrics(
   for (const phase of knownPhases) miniClusters.set({ phase }, 0);
 
   const queue = (name: string) => ({ name, controller: name });
-  const countRequest = (method: string, code: number | undefined, host = apiHost) => {
-    restClientRequests.inc({ code: code === undefined ? NO_RESPONSE_CODE : String(code), method, host });
-  };
-  const countWrite = (verb: ApiVerb, resource: string) => {
-    if (WRITE_VERBS.has(verb)) apiWrites.inc({ verb, resource });
-  };
 
   return {
     registry,
@@ -426,16 +387,13 @@ export function createOperatorMetrics(
       leaderElectionMasterStatus.set({ name: lease }, isLeader ? 1 : 0);
     },
 
-    countApiCall(verb, resource, code, host = apiHost) {
-      countRequest(HTTP_METHOD_OF_VERB[verb], code, host);
-      countWrite(verb, resource);
-    },
-
     observeRequest(request, host = apiHost) {
-      countRequest(request.method, request.code, host);
-      if (request.code === undefined) return;
+      const { method, code } = request;
+      restClientRequests.inc({ code: code === undefined ? NO_RESPONSE_CODE : String(code), method, host });
+      // Unanswered, a write may not have reached the server; answered, whatever its code, it did.
+      if (code === undefined) return;
       const write = writeOf(request);
-      if (write) countWrite(write.verb, write.resource);
+      if (write) apiWrites.inc({ verb: write.verb, resource: write.resource });
     },
 
     setMiniClusters(counts) {

@@ -9,6 +9,9 @@ import {
 } from '../../../src/observability/metrics.ts';
 import { at } from './fixtures.ts';
 
+const APPLY = 'application/apply-patch+yaml';
+const MERGE = 'application/merge-patch+json';
+
 type MetricJson = Awaited<ReturnType<Registry['getMetricsAsJSON']>>[number];
 
 async function metric(registry: Registry, name: string): Promise<MetricJson> {
@@ -83,7 +86,10 @@ function exerciseAll(m: ReturnType<typeof createOperatorMetrics>): void {
   m.observeQueueWork('minicluster', 0.5);
   m.setQueueInProgress('minicluster', 1.5, 0.75);
   m.setLeader('flux-operator-lock', true);
-  m.countApiCall('apply', 'jobs', 200, 'api:6443');
+  m.observeRequest(
+    { method: 'PATCH', path: '/apis/batch/v1/namespaces/ns/jobs/j', contentType: APPLY, code: 200 },
+    'api:6443',
+  );
   m.setMiniClusters({ Ready: 1 });
   m.countMiniClusterCreated();
   m.countApply('Job', 'created');
@@ -297,13 +303,21 @@ describe('leader election and API call metrics', () => {
 
   it('counts requests by code, HTTP method and host, and writes by verb and resource', async () => {
     const m = createOperatorMetrics(new Registry(), { defaultMetrics: false, apiHost: '10.0.0.1:6443' });
-    m.countApiCall('apply', 'jobs', 200);
-    m.countApiCall('apply', 'services', 200);
-    m.countApiCall('patch', 'miniclusters/status', 200);
-    m.countApiCall('create', 'secrets', 409);
-    m.countApiCall('delete', 'pods', 404, 'other:443');
-    m.countApiCall('get', 'leases', 200);
-    m.countApiCall('list', 'pods', undefined);
+    const call = (method: string, path: string, code: number | undefined, contentType?: string) => ({
+      method,
+      path,
+      contentType,
+      code,
+    });
+    m.observeRequest(call('PATCH', '/apis/batch/v1/namespaces/ns/jobs/j', 200, APPLY));
+    m.observeRequest(call('PATCH', '/api/v1/namespaces/ns/services/s', 200, APPLY));
+    m.observeRequest(
+      call('PATCH', '/apis/flux-framework.org/v1alpha2/namespaces/ns/miniclusters/m/status', 200, MERGE),
+    );
+    m.observeRequest(call('POST', '/api/v1/namespaces/ns/secrets', 409, 'application/json'));
+    m.observeRequest(call('DELETE', '/api/v1/namespaces/ns/pods/p', 404), 'other:443');
+    m.observeRequest(call('GET', '/apis/coordination.k8s.io/v1/namespaces/ns/leases/l', 200));
+    m.observeRequest(call('GET', '/api/v1/namespaces/ns/pods', undefined));
     const requests = (code: string, method: string, host = '10.0.0.1:6443') =>
       valueOf(m.registry, 'rest_client_requests_total', { code, method, host });
     assert.equal(await requests('200', 'PATCH'), 3);
@@ -329,17 +343,16 @@ describe('leader election and API call metrics', () => {
 
   it('counts each request the transport observed, and its write, once answered and not a dry run', async () => {
     const m = createOperatorMetrics(new Registry(), { defaultMetrics: false, apiHost: '10.0.0.1:6443' });
-    const apply = 'application/apply-patch+yaml';
     m.observeRequest({
       method: 'PATCH',
       path: '/apis/batch/v1/namespaces/ns/jobs/j',
-      contentType: apply,
+      contentType: APPLY,
       code: 200,
     });
     m.observeRequest({
       method: 'PATCH',
       path: '/api/v1/namespaces/ns/services/s?dryRun=All',
-      contentType: apply,
+      contentType: APPLY,
       code: 200,
     });
     m.observeRequest({
