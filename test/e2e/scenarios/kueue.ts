@@ -357,9 +357,11 @@ export function kueueScenarios(): void {
       const admitted = await waitFor(
         async () => {
           const read = await status('never-ready');
-          return conditionOf(read, 'Queued')?.reason === 'Admitted' ? read : false;
+          // Admitted with status True is the moment between Kueue's quota and its unsuspending the Job.
+          const queued = conditionOf(read, 'Queued');
+          return queued?.reason === 'Admitted' && queued.status === 'False' ? read : false;
         },
-        { what: 'never-ready admitted by Kueue', timeoutMs: 120_000, intervalMs: 1_000 },
+        { what: 'never-ready admitted by Kueue and its Job started', timeoutMs: 120_000, intervalMs: 1_000 },
       );
       const admittedMs = Date.now();
       assert.match(conditionOf(admitted, 'Queued')?.message ?? '', /ClusterQueue fo-e2e-ready for 2 pods/);
@@ -426,7 +428,10 @@ export function kueueScenarios(): void {
         async () => {
           const read = await status('never-ready');
           const secondRun = pods.of('never-ready').filter((pod) => !firstRun.includes(pod));
-          return conditionOf(read, 'Queued')?.reason === 'Admitted' && secondRun.length === 2 ? read : false;
+          const queued = conditionOf(read, 'Queued');
+          return queued?.reason === 'Admitted' && queued.status === 'False' && secondRun.length === 2
+            ? read
+            : false;
         },
         {
           what: 'never-ready admitted again, with new pods',
