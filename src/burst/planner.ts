@@ -28,9 +28,12 @@
  *   slots.
  * - Removal: a burst cluster is busy while a burstable job runs (where a job runs is not in the
  *   snapshot, so any running burstable job may be on its nodes) or while a waiting burstable job
- *   that the current capacity can hold needs its nodes (would not fit without it). A cluster not
- *   busy for `idleSeconds` since it was last busy (or created) is deleted. A cluster whose slot is
- *   no longer declared, or a second cluster in one slot, is deleted at once.
+ *   that the current capacity can hold needs its nodes (would not fit without it). Its idle time
+ *   counts from the first plan that found it not busy (`idleSince`, which a busy plan clears), not
+ *   from its creation or its last busy plan: while the queue cannot be read nothing is known of it,
+ *   and a job it was made for may have come and gone unseen. A cluster idle for `idleSeconds` is
+ *   deleted. A cluster whose slot is no longer declared, or a second cluster in one slot, is deleted
+ *   at once.
  * - A slot whose cluster is deleted in a plan is reused only in a later plan: a plan never creates
  *   and deletes in the same slot.
  */
@@ -53,8 +56,8 @@ export interface BurstCluster {
   /** Pending: created, brokers not joined yet; Ready: its brokers are part of the instance. */
   readonly state: BurstClusterState;
   readonly createdAt: Date;
-  /** Last time a plan found it busy (`keep` with `busy: true`); unset: never. */
-  readonly lastBusyAt?: Date;
+  /** When a plan first found it not busy since it was created or last busy; unset: no plan has since. */
+  readonly idleSince?: Date;
 }
 
 export interface PlannerInput {
@@ -95,8 +98,10 @@ export interface KeepAction {
   readonly target: string;
   readonly reason: 'Busy' | 'IdleWithinGrace';
   readonly message: string;
-  /** True when the cluster is busy now: the caller records `lastBusyAt = now`. */
+  /** True when the cluster is busy now: the caller records `lastBusyAt = now` and clears `idleSince`. */
   readonly busy: boolean;
+  /** Not busy: when its idle time began, for the caller to record (the input's, or `now` the first time). */
+  readonly idleSince?: Date;
 }
 
 /** Grow an active burst cluster within its slot: `size` is the new size, `from` the current one. */
@@ -336,10 +341,10 @@ function idleDecision(
   cluster: BurstCluster,
   policy: BurstPolicy,
   now: Date,
-): { kind: 'delete'; message: string } | { kind: 'keep'; message: string } {
-  const since = cluster.lastBusyAt ?? cluster.createdAt;
-  const idleSeconds = Math.floor((now.getTime() - since.getTime()) / 1000);
-  const what = cluster.lastBusyAt === undefined ? 'since it was created' : 'since it was last busy';
+): { kind: 'delete'; message: string } | { kind: 'keep'; message: string; idleSince: Date } {
+  const since = cluster.idleSince ?? now;
+  const idleSeconds = Math.max(0, Math.floor((now.getTime() - since.getTime()) / 1000));
+  const what = 'since a queue read first found it idle';
   if (idleSeconds >= policy.idleSeconds) {
     return {
       kind: 'delete',
@@ -349,6 +354,7 @@ function idleDecision(
   return {
     kind: 'keep',
     message: `no burstable job needs slot ${cluster.slot} on ${cluster.target}; idle ${idleSeconds}s ${what}, removed after ${policy.idleSeconds}s`,
+    idleSince: since,
   };
 }
 
@@ -494,6 +500,7 @@ export function planBursts(input: PlannerInput): BurstPlan {
             reason: 'IdleWithinGrace',
             message: idle.message,
             busy: false,
+            idleSince: idle.idleSince,
           },
     );
   }

@@ -15,7 +15,7 @@ import {
   waitForCondition,
   type ExtraOperatorOptions,
 } from './operator.ts';
-import { LABEL_JOB_COMPLETION_INDEX } from '../../src/api/index.ts';
+import { GROUP, LABEL_JOB_COMPLETION_INDEX, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
 import { API_VERSION } from '../../src/api/index.ts';
 import { PLAIN_IMAGE_REPOSITORY } from '../../workbench/src/images/plain-image.ts';
 
@@ -147,6 +147,17 @@ export function explainOnFailure(t: TestContext): {
           .slice(-40)
           .map((line) => `  | ${line}`),
       );
+    }
+    // Each MiniCluster's own account: its conditions (Bursting says why a queue read waited) and bursts.
+    const miniClusters = (await clients.custom
+      .listNamespacedCustomObject({ group: GROUP, version: VERSION_V1ALPHA1, plural: PLURAL, namespace })
+      .catch(() => undefined)) as
+      | { items: { metadata: { name: string }; status?: { conditions?: unknown[]; bursts?: unknown[] } }[] }
+      | undefined;
+    for (const item of miniClusters?.items ?? []) {
+      const { conditions = [], bursts } = item.status ?? {};
+      lines.push(`minicluster ${item.metadata.name}: bursts ${JSON.stringify(bursts ?? [])}`);
+      lines.push(...conditions.map((condition) => `  | ${JSON.stringify(condition)}`));
     }
     const events = await clients.core.listNamespacedEvent({ namespace }).catch(() => undefined);
     for (const e of events?.items ?? []) {

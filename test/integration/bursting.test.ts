@@ -65,6 +65,8 @@ interface Queue {
   jobs(jobs: readonly (typeof TOO_BIG)[]): void;
   /** Nothing queued. */
   empty(): void;
+  /** Whether every flux command fails, as with the broker down. */
+  unavailable(down: boolean): void;
 }
 
 function writeJobs(dir: string, jobs: readonly (typeof TOO_BIG)[]): void {
@@ -87,6 +89,8 @@ function scriptedQueue(t: TestContext): Queue {
       writeFileSync(join(dir, 'jobs.out'), '{"jobs": []}\n');
       writeFileSync(join(dir, 'ids.txt'), '');
     },
+    unavailable: (down) =>
+      down ? writeFileSync(join(dir, 'unavailable'), '') : rmSync(join(dir, 'unavailable'), { force: true }),
   };
 }
 
@@ -280,6 +284,52 @@ describe('bursting to this cluster', () => {
       },
       { what: 'the BurstCreated and BurstRemoved events' },
     );
+  });
+
+  it('counts a burst idle from the first queue read that shows it so: its job may come and go while the queue cannot be read', async (t) => {
+    const { namespace, clients, queue } = await burstSetup(t, 'burstblind');
+    const idleSeconds = 6;
+    queue.waiting();
+    await applyBurstLocal(clients, namespace, queue, {
+      clusters: [{ name: 'burst-0', size: 4 }],
+      policy: { idleSeconds, pollSeconds: 1 },
+    });
+    await oneBurstRecorded(clients, namespace);
+    const bursting = async () =>
+      (await readStatus(clients, namespace, 'burst-local')).conditions?.find((c) => c.type === 'Bursting');
+
+    // The queue cannot be read for longer than idleSeconds; meanwhile the job runs and ends, unseen.
+    queue.unavailable(true);
+    await waitFor(async () => (await bursting())?.reason === 'FluxUnavailable', {
+      what: 'the Bursting condition saying the queue cannot be read',
+      timeoutMs: 30_000,
+    });
+    const [name] = await burstMiniClusters(namespace);
+    await new Promise((resolve) => setTimeout(resolve, (idleSeconds + 2) * 1000));
+    queue.empty();
+    const readableAt = Date.now();
+    queue.unavailable(false);
+
+    // Read again, the burst is idle from then on: kept, with the time its idle time began.
+    const kept = await waitFor(
+      async () => {
+        const status = await readStatus(clients, namespace, 'burst-local');
+        const burst = status.bursts?.[0];
+        if (burst === undefined) return { removedBeforeSeenIdle: true };
+        return burst.idleSince ? burst : false;
+      },
+      { what: 'the burst recorded idle', timeoutMs: 30_000, intervalMs: 200 },
+    );
+    assert.ok(!('removedBeforeSeenIdle' in kept), 'the burst was removed at the first read after the outage');
+    // Status times are whole seconds.
+    assert.ok(Date.parse(kept.idleSince ?? '') >= readableAt - 1000, `idle since ${kept.idleSince}`);
+    assert.deepEqual(await burstMiniClusters(namespace), [name]);
+    await waitFor(async () => (await burstMiniClusters(namespace)).length === 0, {
+      what: 'the idle burst MiniCluster to be removed',
+      timeoutMs: 60_000,
+    });
+    const removedAfterMs = Date.now() - Date.parse(kept.idleSince ?? '');
+    assert.ok(removedAfterMs >= idleSeconds * 1000, `removed ${removedAfterMs} ms after it was found idle`);
   });
 
   it('grows a burst cluster within its slot when a bigger job waits', async (t) => {

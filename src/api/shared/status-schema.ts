@@ -250,6 +250,11 @@ export const StatusFieldsSchema = Type.Object(
             state: stringEnum(['Pending', 'Ready'], 'Pending until its brokers run, then Ready.'),
             createdAt: timestamp('When it was created.'),
             lastBusyAt: Type.Optional(timestamp('Last time burstable work needed it.')),
+            idleSince: Type.Optional(
+              timestamp(
+                'When a read of the Flux queue first found no burstable work needing it, since it was created or last needed; it is removed idleSeconds after this.',
+              ),
+            ),
             jobs: Type.Optional(
               Type.Array(Type.String({ description: 'A Flux job id.', maxLength: 32 }), {
                 description: 'The burstable jobs it was created for.',

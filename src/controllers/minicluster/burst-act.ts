@@ -6,6 +6,7 @@
  */
 import { MAX_BURST_RECORD_JOBS, SECRET_DATA_KEYS, namespaceOf } from '../../api/index.ts';
 import { burstLocal, burstSecrets, externalMiniCluster } from '../../burst/external-minicluster.ts';
+import type { KeepAction } from '../../burst/planner.ts';
 import { FIELD_MANAGER } from '../../deploy/constants.ts';
 import { describeApiError } from '../../kube/api-errors.ts';
 import { serverSideApply } from '../../kube/apply.ts';
@@ -26,6 +27,26 @@ import {
   type BurstRecord,
 } from './burst-step.ts';
 import type { TransitionEvent } from './status.ts';
+
+/**
+ * A kept burst as status records it: busy, its lastBusyAt refreshed when stale and its idle time
+ * ended; idle, when its idle time began (written once, on the first plan that found it idle).
+ */
+export function keptRecord(
+  burst: BurstRecord,
+  action: KeepAction,
+  policy: { idleSeconds: number },
+  now: Date,
+): BurstRecord {
+  if (action.busy) {
+    const { idleSince: _ended, ...rest } = burst;
+    return busyMarkStale(burst, policy, now) ? { ...rest, lastBusyAt: iso(now) } : rest;
+  }
+  const since = action.idleSince ?? now;
+  return burst.idleSince && Date.parse(burst.idleSince) === since.getTime()
+    ? burst
+    : { ...burst, idleSince: iso(since) };
+}
 
 export async function actOnPlan(
   environment: BurstEnvironment,
@@ -48,11 +69,7 @@ export async function actOnPlan(
 
   for (const action of planned.plan.actions) {
     if (action.kind === 'keep') {
-      if (action.busy) {
-        bursts = bursts.map((b) =>
-          b.slot === action.slot && busyMarkStale(b, policy, now) ? { ...b, lastBusyAt: iso(now) } : b,
-        );
-      }
+      bursts = bursts.map((b) => (b.slot === action.slot ? keptRecord(b, action, policy, now) : b));
       continue;
     }
     const target = resolveTarget(environment, miniCluster, action.target);

@@ -101,7 +101,7 @@ export async function observeBursts(
       size: burst.size,
       state,
       createdAt: new Date(burst.createdAt),
-      ...(burst.lastBusyAt ? { lastBusyAt: new Date(burst.lastBusyAt) } : {}),
+      ...(burst.idleSince ? { idleSince: new Date(burst.idleSince) } : {}),
     });
   }
   return {

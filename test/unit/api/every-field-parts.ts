@@ -38,6 +38,7 @@ export function everyFieldStatus(): NonNullable<MiniClusterV1alpha1['status']> {
         state: 'Ready',
         createdAt: '2026-01-01T00:00:00Z',
         lastBusyAt: '2026-01-01T00:01:00Z',
+        idleSince: '2026-01-01T00:02:00Z',
         jobs: ['f1'],
       },
     ],

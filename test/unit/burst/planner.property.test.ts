@@ -72,7 +72,7 @@ const inputArbitrary: fc.Arbitrary<PlannerInput> = fc
             size: fc.integer({ min: 1, max: slot.size }),
             state: fc.constantFrom('Pending' as const, 'Ready' as const),
             createdAt: fc.integer({ min: 0, max: 3600 }).map((s) => new Date(NOW.getTime() - s * 1000)),
-            lastBusyAt: fc.integer({ min: 0, max: 3600 }).map((s) => new Date(NOW.getTime() - s * 1000)),
+            idleSince: fc.integer({ min: 0, max: 3600 }).map((s) => new Date(NOW.getTime() - s * 1000)),
           },
           { requiredKeys: ['slot', 'target', 'size', 'state', 'createdAt'] },
         ),
@@ -226,6 +226,29 @@ describe('planBursts: properties', () => {
           const action = second.actions.find((a) => a.slot === cluster.slot && a.target === cluster.target);
           assert.equal(action?.kind, 'keep', `new cluster in ${cluster.slot} is kept`);
           assert.ok(action.kind === 'keep' && action.busy, `new cluster in ${cluster.slot} is needed`);
+        }
+      }),
+      RUNS,
+    );
+  });
+
+  it('deletes a cluster as idle only idleSeconds after a plan first found it idle, and records when that was', () => {
+    fc.assert(
+      fc.property(inputArbitrary, (input) => {
+        const plan = planBursts(input);
+        for (const cluster of input.clusters) {
+          const action = plan.actions.find((a) => a.slot === cluster.slot && a.target === cluster.target);
+          if (action?.kind === 'delete' && action.reason === 'Idle') {
+            const since = cluster.idleSince ?? input.now;
+            assert.ok(
+              input.now.getTime() - since.getTime() >= input.policy.idleSeconds * 1000,
+              action.message,
+            );
+          }
+          if (action?.kind === 'keep' && !action.busy) {
+            assert.deepEqual(action.idleSince, cluster.idleSince ?? input.now);
+          }
+          if (action?.kind === 'keep' && action.busy) assert.equal(action.idleSince, undefined);
         }
       }),
       RUNS,

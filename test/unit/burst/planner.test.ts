@@ -318,7 +318,7 @@ const cases: Case[] = [
     input: input({
       jobs: [job('ƒbig', 10), job('ƒsmall', 5)],
       slots: slots(4, 4),
-      clusters: [cluster('burst-0', 2, { lastBusyAt: secondsAgo(60) })],
+      clusters: [cluster('burst-0', 2, { idleSince: secondsAgo(60) })],
     }),
     expected: {
       actions: [
@@ -360,7 +360,7 @@ const cases: Case[] = [
     input: input({
       jobs: [job('ƒbig', 7)],
       slots: slots(4, 1),
-      clusters: [cluster('burst-0', 1, { target: 'b', lastBusyAt: secondsAgo(60) })],
+      clusters: [cluster('burst-0', 1, { target: 'b', idleSince: secondsAgo(60) })],
       policy: {
         maxBurstNodes: 100,
         idleSeconds: 300,
@@ -378,8 +378,9 @@ const cases: Case[] = [
           target: 'b',
           reason: 'IdleWithinGrace',
           message:
-            'no burstable job needs slot burst-0 on b; idle 60s since it was last busy, removed after 300s',
+            'no burstable job needs slot burst-0 on b; idle 60s since a queue read first found it idle, removed after 300s',
           busy: false,
+          idleSince: secondsAgo(60),
         },
       ],
       waiting: [
@@ -393,8 +394,8 @@ const cases: Case[] = [
     },
   },
   {
-    name: 'a burst cluster no job needs is kept until idleSeconds since it was last busy',
-    input: input({ clusters: [cluster('burst-0', 4, { lastBusyAt: secondsAgo(299) })] }),
+    name: 'a burst cluster no job needs is kept until idleSeconds since a plan first found it idle',
+    input: input({ clusters: [cluster('burst-0', 4, { idleSince: secondsAgo(299) })] }),
     expected: {
       actions: [
         {
@@ -403,15 +404,16 @@ const cases: Case[] = [
           target: 'in-cluster',
           reason: 'IdleWithinGrace',
           message:
-            'no burstable job needs slot burst-0 on in-cluster; idle 299s since it was last busy, removed after 300s',
+            'no burstable job needs slot burst-0 on in-cluster; idle 299s since a queue read first found it idle, removed after 300s',
           busy: false,
+          idleSince: secondsAgo(299),
         },
       ],
     },
   },
   {
     name: 'a burst cluster idle for idleSeconds is deleted',
-    input: input({ clusters: [cluster('burst-0', 4, { lastBusyAt: secondsAgo(300) })] }),
+    input: input({ clusters: [cluster('burst-0', 4, { idleSince: secondsAgo(300) })] }),
     expected: {
       actions: [
         {
@@ -420,16 +422,37 @@ const cases: Case[] = [
           target: 'in-cluster',
           reason: 'Idle',
           message:
-            'no burstable job needs slot burst-0 on in-cluster; idle 300s since it was last busy, idleSeconds is 300',
+            'no burstable job needs slot burst-0 on in-cluster; idle 300s since a queue read first found it idle, idleSeconds is 300',
         },
       ],
     },
   },
   {
-    name: 'a cluster never busy counts its idle time from its creation, Pending or not',
+    name: 'a cluster no plan has found idle yet starts its idle time now, however old: a job may have come and gone unseen',
     input: input({
       clusters: [cluster('burst-0', 4, { state: 'Pending', createdAt: secondsAgo(400) })],
       jobs: [job('ƒa', 2, 'SCHED')],
+    }),
+    expected: {
+      actions: [
+        {
+          kind: 'keep',
+          slot: 'burst-0',
+          target: 'in-cluster',
+          reason: 'IdleWithinGrace',
+          message:
+            'no burstable job needs slot burst-0 on in-cluster; idle 0s since a queue read first found it idle, removed after 300s',
+          busy: false,
+          idleSince: NOW,
+        },
+      ],
+    },
+  },
+  {
+    name: 'with idleSeconds 0, a cluster found idle goes at once',
+    input: input({
+      clusters: [cluster('burst-0', 4, { createdAt: secondsAgo(5) })],
+      policy: { ...POLICY, idleSeconds: 0 },
     }),
     expected: {
       actions: [
@@ -439,7 +462,7 @@ const cases: Case[] = [
           target: 'in-cluster',
           reason: 'Idle',
           message:
-            'no burstable job needs slot burst-0 on in-cluster; idle 400s since it was created, idleSeconds is 300',
+            'no burstable job needs slot burst-0 on in-cluster; idle 0s since a queue read first found it idle, idleSeconds is 0',
         },
       ],
     },
@@ -447,7 +470,7 @@ const cases: Case[] = [
   {
     name: 'a running burstable job keeps every burst cluster (the snapshot does not say where it runs)',
     input: input({
-      clusters: [cluster('burst-0', 4, { lastBusyAt: secondsAgo(9000) })],
+      clusters: [cluster('burst-0', 4, { idleSince: secondsAgo(9000) })],
       jobs: [job('ƒr', 1, 'RUN'), job('ƒs', 1, 'RUN', false)],
     }),
     expected: {
@@ -467,7 +490,7 @@ const cases: Case[] = [
   {
     name: 'a running job not submitted burstable does not keep a burst cluster',
     input: input({
-      clusters: [cluster('burst-0', 4, { lastBusyAt: secondsAgo(9000) })],
+      clusters: [cluster('burst-0', 4, { idleSince: secondsAgo(9000) })],
       jobs: [job('ƒs', 6, 'RUN', false)],
     }),
     expected: {
@@ -478,7 +501,7 @@ const cases: Case[] = [
           target: 'in-cluster',
           reason: 'Idle',
           message:
-            'no burstable job needs slot burst-0 on in-cluster; idle 9000s since it was last busy, idleSeconds is 300',
+            'no burstable job needs slot burst-0 on in-cluster; idle 9000s since a queue read first found it idle, idleSeconds is 300',
         },
       ],
     },
@@ -607,7 +630,7 @@ describe('planBursts: jobs that can never run', () => {
 
 describe('planBursts: inputs', () => {
   it('does not read the clock: the same input at another now only changes idle times', () => {
-    const base = input({ clusters: [cluster('burst-0', 4, { lastBusyAt: secondsAgo(100) })] });
+    const base = input({ clusters: [cluster('burst-0', 4, { idleSince: secondsAgo(100) })] });
     assert.equal(planBursts(base).actions[0]?.kind, 'keep');
     assert.equal(planBursts({ ...base, now: new Date(NOW.getTime() + 200_000) }).actions[0]?.kind, 'delete');
   });

@@ -582,18 +582,21 @@ describe('leadBrokerAddress', () => {
   });
 });
 
+/** A burst as status.bursts records it, Ready, never busy nor idle yet. */
+const BURST = {
+  slot: 's',
+  target: 't',
+  name: 'n',
+  namespace: 'ns',
+  size: 1,
+  state: 'Ready' as const,
+  createdAt: EARLIER,
+};
+
 describe('busyMarkStale', () => {
   it('refreshes lastBusyAt at a quarter of the idle time, between one second and one minute', async () => {
     const { busyMarkStale } = await import('../../../../src/controllers/minicluster/burst-step.ts');
-    const burst = {
-      slot: 's',
-      target: 't',
-      name: 'n',
-      namespace: 'ns',
-      size: 1,
-      state: 'Ready' as const,
-      createdAt: EARLIER,
-    };
+    const burst = BURST;
     assert.equal(busyMarkStale(burst, { idleSeconds: 600 }, NOW), true);
     const marked = { ...burst, lastBusyAt: '2026-03-01T11:59:30Z' };
     assert.equal(busyMarkStale(marked, { idleSeconds: 600 }, NOW), false);
@@ -602,6 +605,33 @@ describe('busyMarkStale', () => {
       busyMarkStale({ ...burst, lastBusyAt: '2026-03-01T11:59:59.500Z' }, { idleSeconds: 0 }, NOW),
       false,
     );
+  });
+});
+
+describe('keptRecord', () => {
+  const burst = BURST;
+  const keep = { kind: 'keep' as const, slot: 's', target: 't', message: '' };
+
+  it('records when a burst was first found idle, once, and ends that when it is busy again', async () => {
+    const { keptRecord } = await import('../../../../src/controllers/minicluster/burst-act.ts');
+    const policy = { idleSeconds: 600 };
+    const idle = { ...keep, reason: 'IdleWithinGrace' as const, busy: false, idleSince: new Date(NOW) };
+    const found = keptRecord(burst, idle, policy, NOW);
+    assert.deepEqual(found, { ...burst, idleSince: '2026-03-01T12:00:00Z' });
+    // The next idle plan carries the same time: the record is the same object, so status is not written.
+    const later = new Date(NOW.getTime() + 5_000);
+    assert.equal(keptRecord(found, idle, policy, later), found);
+    const busy = { ...keep, reason: 'Busy' as const, busy: true };
+    assert.deepEqual(keptRecord(found, busy, policy, later), {
+      ...burst,
+      lastBusyAt: '2026-03-01T12:00:05Z',
+    });
+    // Busy with a fresh lastBusyAt: only the idle time is ended.
+    const marked = { ...burst, lastBusyAt: '2026-03-01T12:00:00Z', idleSince: '2026-03-01T12:00:00Z' };
+    assert.deepEqual(keptRecord(marked, busy, policy, later), {
+      ...burst,
+      lastBusyAt: '2026-03-01T12:00:00Z',
+    });
   });
 });
 
