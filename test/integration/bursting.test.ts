@@ -287,7 +287,7 @@ describe('bursting to this cluster', () => {
   });
 
   it('counts a burst idle from the first queue read that shows it so: its job may come and go while the queue cannot be read', async (t) => {
-    const { namespace, clients, queue } = await burstSetup(t, 'burstblind');
+    const { namespace, clients, queue, operator } = await burstSetup(t, 'burstblind');
     const idleSeconds = 6;
     queue.waiting();
     await applyBurstLocal(clients, namespace, queue, {
@@ -306,6 +306,12 @@ describe('bursting to this cluster', () => {
     });
     const [name] = await burstMiniClusters(namespace);
     await new Promise((resolve) => setTimeout(resolve, (idleSeconds + 2) * 1000));
+    // The operator says so once, not at every poll of the outage.
+    const waits = operator.logLines.filter(
+      (line) => line.includes('bursting waits') && line.includes('"reason":"FluxUnavailable"'),
+    );
+    assert.equal(waits.length, 1, waits.join('\n'));
+    assert.match(waits[0] ?? '', /Unable to connect to Flux/);
     queue.empty();
     const readableAt = Date.now();
     queue.unavailable(false);

@@ -4,7 +4,7 @@
  * burst-step.ts and its parts, held by a finalizer while there are any).
  */
 import type { V1Service } from '@kubernetes/client-node';
-import { GROUP, LABEL_MINICLUSTER, PLURAL } from '../../api/index.ts';
+import { CONDITION_BURSTING, GROUP, LABEL_MINICLUSTER, PLURAL } from '../../api/index.ts';
 import { exposesLeadBroker } from '../../render/index.ts';
 import { isConflict } from '../../kube/api-errors.ts';
 import { CONTINUE, continueAfter, type StepResult } from '../../runtime/steps.ts';
@@ -93,6 +93,12 @@ export async function burst(pass: Pass): Promise<StepResult> {
     ? { ...environment, queueReader: () => ({ snapshot: () => Promise.resolve(snapshot) }) }
     : environment;
   const observed = await observeBursts(miniCluster, live.status, pods, service, reading);
+  if ('outcome' in observed) {
+    // Said once, when the step starts waiting for this reason: nothing is planned meanwhile.
+    const { reason, message } = observed.outcome.condition;
+    const before = live.status?.conditions?.find((c) => c.type === CONDITION_BURSTING)?.reason;
+    if (before !== reason) pass.log.info({ reason, detail: message }, 'bursting waits; nothing is planned');
+  }
   const outcome =
     'outcome' in observed
       ? observed.outcome
