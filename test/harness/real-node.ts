@@ -2,7 +2,7 @@
 // commands run in them the way a user runs them (`kubectl exec`).
 import assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
-import type { V1Pod } from '@kubernetes/client-node';
+import type { KubernetesObject, V1Pod } from '@kubernetes/client-node';
 import { REAL_NODE_PLACEMENT } from '../../workbench/src/localcluster/real-node/config.ts';
 import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { cluster, waitFor, withNamespace } from './cluster.ts';
@@ -15,8 +15,13 @@ import {
   waitForCondition,
   type ExtraOperatorOptions,
 } from './operator.ts';
-import { GROUP, LABEL_JOB_COMPLETION_INDEX, PLURAL, VERSION_V1ALPHA1 } from '../../src/api/index.ts';
-import { API_VERSION } from '../../src/api/index.ts';
+import {
+  API_VERSION,
+  LABEL_JOB_COMPLETION_INDEX,
+  PLURAL,
+  type MiniClusterStatus,
+} from '../../src/api/index.ts';
+import { listCustomObjects } from '../../src/kube/custom-objects.ts';
 import { PLAIN_IMAGE_REPOSITORY } from '../../workbench/src/images/plain-image.ts';
 
 /** The Flux image built from source and loaded into the real node (no registry). */
@@ -149,14 +154,14 @@ export function explainOnFailure(t: TestContext): {
       );
     }
     // Each MiniCluster's own account: its conditions (Bursting says why a queue read waited) and bursts.
-    const miniClusters = (await clients.custom
-      .listNamespacedCustomObject({ group: GROUP, version: VERSION_V1ALPHA1, plural: PLURAL, namespace })
-      .catch(() => undefined)) as
-      | { items: { metadata: { name: string }; status?: { conditions?: unknown[]; bursts?: unknown[] } }[] }
-      | undefined;
+    const miniClusters = await listCustomObjects<KubernetesObject & { status?: MiniClusterStatus }>(
+      clients.custom,
+      PLURAL,
+      namespace,
+    ).catch(() => undefined);
     for (const item of miniClusters?.items ?? []) {
       const { conditions = [], bursts } = item.status ?? {};
-      lines.push(`minicluster ${item.metadata.name}: bursts ${JSON.stringify(bursts ?? [])}`);
+      lines.push(`minicluster ${item.metadata?.name ?? '?'}: bursts ${JSON.stringify(bursts ?? [])}`);
       lines.push(...conditions.map((condition) => `  | ${JSON.stringify(condition)}`));
     }
     const events = await clients.core.listNamespacedEvent({ namespace }).catch(() => undefined);
