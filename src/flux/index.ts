@@ -65,8 +65,10 @@ export {
   SPACK_SOFTWARE_DIR,
   VIEW_INIT_FILE,
   VIEW_INIT_SHELL,
+  VIEW_SIDECAR_FILE,
   viewInitCommand,
   viewInitScript,
+  viewSidecarScript,
 } from './view-init.ts';
 export type { SidecarInput } from './sidecar.ts';
 export {

@@ -4,12 +4,14 @@ import {
   FORGET_CERTIFICATE_FILE,
   ONE_STEP_CLEANUP_FILE,
   VIEW_INIT_FILE,
+  VIEW_SIDECAR_FILE,
   brokerConfigToml,
   entrypointScript,
   forgetCertificateScript,
   oneStepCleanupScript,
   resourceSpecJson,
   viewInitScript,
+  viewSidecarScript,
 } from '../flux/index.ts';
 import {
   brokerConfigInput,
@@ -59,8 +61,11 @@ export function renderConfigMap(
   }
   // The server's program only: its credentials are in the Secret <name>-restful.
   if (servesRestful(miniCluster)) Object.assign(data, restfulServerFiles());
-  // The flux-view init container's command.
-  if (usesFluxView(miniCluster)) data[VIEW_INIT_FILE] = viewInitScript();
+  // The flux-view sidecar's command and the copy it runs.
+  if (usesFluxView(miniCluster)) {
+    data[VIEW_INIT_FILE] = viewInitScript();
+    data[VIEW_SIDECAR_FILE] = viewSidecarScript();
+  }
   // commands.script of the containers and the wrappers of those beside Flux: user text, no secret.
   for (const [file, text] of containerScripts(miniCluster)) data[file] = text;
   return {

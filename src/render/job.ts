@@ -19,6 +19,7 @@ import {
   ONE_STEP_CLEANUP_RC_PATH,
   SPACK_SOFTWARE_COPY,
   VIEW_INIT_FILE,
+  VIEW_SIDECAR_FILE,
   viewInitCommand,
 } from '../flux/index.ts';
 import { sortedEntries, type Rendered } from './kube-object.ts';
@@ -107,8 +108,10 @@ function fluxVolumes(names: MiniClusterNames, options: FluxMountOptions): V1Volu
   ];
   if (options.writesResourceSpec)
     operatorFiles.push({ key: RESOURCE_SPEC_FILE, path: RESOURCE_SPEC_FILE, mode: CONFIG_FILE_MODE });
-  if (options.viewInitScript)
+  if (options.viewInitScript) {
     operatorFiles.push({ key: VIEW_INIT_FILE, path: VIEW_INIT_FILE, mode: SCRIPT_FILE_MODE });
+    operatorFiles.push({ key: VIEW_SIDECAR_FILE, path: VIEW_SIDECAR_FILE, mode: SCRIPT_FILE_MODE });
+  }
   if (options.restful) {
     for (const file of RESTFUL_SERVER_FILE_NAMES)
       operatorFiles.push({ key: file, path: file, mode: CONFIG_FILE_MODE });
@@ -188,7 +191,9 @@ function viewInitContainer(miniCluster: DefaultedMiniCluster, layout: PodLayout)
     name: view.name,
     image: view.image,
     imagePullPolicy: pullPolicy({ pullAlways: view.pullAlways }),
-    command: viewInitCommand(`${OPERATOR_DIR}/${VIEW_INIT_FILE}`, layout.stateRoot, view.image),
+    // A sidecar: the brokers' containers start once it runs, and wait for its copy (view-sidecar.sh).
+    restartPolicy: 'Always',
+    command: viewInitCommand(`${OPERATOR_DIR}/${VIEW_SIDECAR_FILE}`, layout.stateRoot, view.image),
     terminationMessagePolicy: 'FallbackToLogsOnError',
   };
   if (view.workingDir !== undefined) rendered.workingDir = view.workingDir;

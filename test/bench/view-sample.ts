@@ -89,10 +89,15 @@ function initImageIds(pods: readonly V1Pod[]): string[] {
   return [...new Set(ids)].sort();
 }
 
-/** Each pod's init containers, start to end, from their status (whole seconds: the API's precision). */
+/**
+ * Each pod's init containers that end, start to end, from their status (whole seconds: the API's
+ * precision). A sidecar (the view's copy now) lives as long as its pod, so it is left out.
+ */
 function initSeconds(pods: readonly V1Pod[]): number[] {
   return pods.flatMap((pod) =>
     (pod.status?.initContainerStatuses ?? []).flatMap((status) => {
+      const spec = pod.spec?.initContainers?.find((init) => init.name === status.name);
+      if (spec?.restartPolicy === 'Always') return [];
       const ended = status.state?.terminated;
       if (!ended?.startedAt || !ended.finishedAt) return [];
       return [(new Date(ended.finishedAt).getTime() - new Date(ended.startedAt).getTime()) / 1000];

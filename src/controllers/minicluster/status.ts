@@ -3,7 +3,13 @@
  * and any problem that stopped the pass. Each decision is a small function returning a condition,
  * so the reasons and messages are honest and testable (cert-manager style).
  */
-import type { V1ContainerStatus, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
+import type {
+  V1ContainerStateTerminated,
+  V1ContainerStatus,
+  V1Job,
+  V1Pod,
+  V1Service,
+} from '@kubernetes/client-node';
 import {
   CONDITION_BURSTING,
   CONDITION_DRAINING,
@@ -268,14 +274,32 @@ function briefly(message: string): string {
 
 const MESSAGE_EXCERPT = 400;
 
-/** The first init container (e.g. the Flux view's copy) that ended with a non-zero status, if one did. */
+/** How an init container last ended: a sidecar (the Flux view's) restarts, so it may be waiting again. */
+function lastEnd(status: V1ContainerStatus): V1ContainerStateTerminated | undefined {
+  if (status.state?.terminated) return status.state.terminated;
+  return status.state?.running ? undefined : status.lastState?.terminated;
+}
+
+interface FailedInitContainer {
+  pod: string;
+  container: string;
+  exitCode: number;
+  reason?: string;
+  message?: string;
+}
+
+/**
+ * The first init container (e.g. the Flux view's sidecar) whose last end had a non-zero status, of
+ * the pods `among` keeps, if one did.
+ */
 function failedInitContainer(
   pods: readonly V1Pod[],
-): { pod: string; container: string; exitCode: number; reason?: string; message?: string } | undefined {
+  among: (pod: V1Pod, container: V1ContainerStatus) => boolean = () => true,
+): FailedInitContainer | undefined {
   for (const pod of [...pods].sort((a, b) => podIndex(a) - podIndex(b))) {
     for (const container of pod.status?.initContainerStatuses ?? []) {
-      const terminated = container.state?.terminated;
-      if (terminated === undefined || terminated.exitCode === 0) continue;
+      const terminated = lastEnd(container);
+      if (terminated === undefined || terminated.exitCode === 0 || !among(pod, container)) continue;
       return {
         pod: pod.metadata?.name ?? '?',
         container: container.name,
@@ -286,6 +310,31 @@ function failedInitContainer(
     }
   }
   return undefined;
+}
+
+/**
+ * A sidecar (restartPolicy Always, the Flux view's) that failed in a pod none of whose containers
+ * ever started: the kubelet restarts it, so the Job does not fail, yet the broker cannot start (a view
+ * image without /bin/sh fails to start every time).
+ */
+function sidecarKeptBrokerOut(pod: V1Pod, container: V1ContainerStatus): boolean {
+  const restartable = pod.spec?.initContainers?.some(
+    (spec) => spec.name === container.name && spec.restartPolicy === 'Always',
+  );
+  const started = (pod.status?.containerStatuses ?? []).some(
+    (status) => status.state?.waiting === undefined || status.lastState?.terminated !== undefined,
+  );
+  return restartable === true && !started;
+}
+
+function initContainerFailed(init: FailedInitContainer): DesiredCondition {
+  const why = [init.reason, init.message].filter((part) => part).join(': ');
+  return condition(
+    CONDITION_FAILED,
+    'True',
+    'InitContainerFailed',
+    `init container ${init.container} of pod ${init.pod} exited with status ${init.exitCode}${why ? ` (${why})` : ''}, so its broker never started`,
+  );
 }
 
 /**
@@ -319,11 +368,15 @@ const LEAD_SUCCEEDED = condition(
 
 /**
  * Succeeded / Failed: Succeeded once the Job has finished or the lead pod's containers all ended with
- * status 0 (leadSucceeded); Failed once the Job failed, naming the broker and its exit status.
+ * status 0 (leadSucceeded); Failed once the Job failed, naming the init container or the broker and
+ * its exit status, or once a sidecar kept a broker from ever starting (sidecarKeptBrokerOut).
  */
 export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[] = []): DesiredCondition[] {
   const failed = jobCondition(job, 'Failed');
   if (failed) {
+    // First: a broker whose view's copy failed ends with the copy's words (view-sidecar.sh).
+    const init = failedInitContainer(pods);
+    if (init) return [initContainerFailed(init)];
     const broker = failedBroker(pods);
     if (broker?.index === 0) return [leadBrokerFailed(broker)];
     if (broker) {
@@ -333,18 +386,6 @@ export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[]
           'True',
           'BrokerFailed',
           `broker pod ${broker.pod} exited with status ${broker.exitCode}, so the Flux instance failed`,
-        ),
-      ];
-    }
-    const init = failedInitContainer(pods);
-    if (init) {
-      const why = [init.reason, init.message].filter((part) => part).join(': ');
-      return [
-        condition(
-          CONDITION_FAILED,
-          'True',
-          'InitContainerFailed',
-          `init container ${init.container} of pod ${init.pod} exited with status ${init.exitCode}${why ? ` (${why})` : ''}, so its broker never started`,
         ),
       ];
     }
@@ -360,6 +401,8 @@ export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[]
   if (jobCondition(job, 'Complete') || jobCondition(job, 'SuccessCriteriaMet') || leadSucceeded(pods)) {
     return [LEAD_SUCCEEDED];
   }
+  const keptOut = failedInitContainer(pods, sidecarKeptBrokerOut);
+  if (keptOut) return [initContainerFailed(keptOut)];
   return [];
 }
 

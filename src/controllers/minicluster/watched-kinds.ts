@@ -44,12 +44,14 @@ function pathUnder(prefix: string, resource: string) {
 
 /**
  * What the cache keeps of a pod: the metadata that routes it (name, namespace, labels, uid,
- * resourceVersion, deletionTimestamp) and the status fields the MiniCluster's status reads (phase,
- * conditions, container states, host IP). The spec and the rest of the status, most of a pod's
+ * resourceVersion, deletionTimestamp), which init containers are sidecars (restartPolicy Always: the
+ * Flux view's), and the status fields the MiniCluster's status reads (phase, conditions, container
+ * states and how each last ended, host IP). The rest of the spec and of the status, most of a pod's
  * size, are dropped: at 8,000 pods they were most of the operator's heap (docs/performance.md).
  */
 export function podForCache(pod: V1Pod): V1Pod {
   const { metadata, status } = pod;
+  const sidecars = (pod.spec?.initContainers ?? []).filter((init) => init.restartPolicy === 'Always');
   const kept: V1Pod = {
     metadata: {
       name: metadata?.name,
@@ -60,6 +62,13 @@ export function podForCache(pod: V1Pod): V1Pod {
       ...(metadata?.deletionTimestamp ? { deletionTimestamp: metadata.deletionTimestamp } : {}),
     },
   };
+  if (sidecars.length > 0) {
+    kept.spec = {
+      // Their names only: leadSucceeded counts them.
+      containers: (pod.spec?.containers ?? []).map(({ name }) => ({ name })),
+      initContainers: sidecars.map(({ name, restartPolicy }) => ({ name, restartPolicy })),
+    };
+  }
   if (status) {
     kept.status = {
       phase: status.phase,
@@ -84,8 +93,32 @@ export function podForCache(pod: V1Pod): V1Pod {
   return kept;
 }
 
-function containerForCache({ name, state, ready, restartCount }: V1ContainerStatus): V1ContainerStatus {
-  return { name, state, ready, restartCount } as V1ContainerStatus;
+function containerForCache({
+  name,
+  state,
+  lastState,
+  ready,
+  restartCount,
+}: V1ContainerStatus): V1ContainerStatus {
+  const ended = lastState?.terminated;
+  return {
+    name,
+    state,
+    ready,
+    restartCount,
+    // How a restarted container last ended (a failing sidecar's only record): its status and words.
+    ...(ended
+      ? {
+          lastState: {
+            terminated: {
+              exitCode: ended.exitCode,
+              ...(ended.reason ? { reason: ended.reason } : {}),
+              ...(ended.message ? { message: ended.message } : {}),
+            },
+          },
+        }
+      : {}),
+  } as V1ContainerStatus;
 }
 
 export function watchedKinds(clients: ApiClients) {

@@ -388,9 +388,25 @@ if [ -n "${hook_init+set}" ]; then
   setup_hook init "$hook_init"
 fi
 
+# wait_for_view: the flux-view sidecar copies the view while this container starts (view-sidecar.sh).
+# Its marker, view.complete beside the view, is written last, when the copy is whole; view.failed
+# holds the copy's words when it failed, and this broker fails with them.
+wait_for_view() {
+  local waits=0
+  until [ -e "$flux_view.complete" ]; do
+    if [ -e "$flux_view.failed" ]; then
+      fail "the Flux view was not copied (the flux-view container's words): $(cat "$flux_view.failed" 2>/dev/null)"
+    fi
+    sleep 0.02
+    waits=$((waits + 1))
+  done
+  log "the Flux view is in place (waited $((waits * 20)) ms or more for its copy)"
+}
+
 # shellcheck disable=SC2154 # set only when the MiniCluster has it, as tested here
 if [ -n "${flux_view+set}" ]; then
-  # Flux from the view an init container copied into the volume shared with this container. `flux`
+  wait_for_view
+  # Flux from the view the sidecar copied into the volume shared with this container. `flux`
   # is run by its name, through a link first on PATH: then it keeps PATH as it is for the jobs (run
   # by a path, it would put the view's bin first), where the image's own programs (its python3, say)
   # come before the view's.
@@ -400,7 +416,7 @@ if [ -n "${flux_view+set}" ]; then
     use_spack_view
   fi
   if [ ! -x "$flux_view/bin/flux" ]; then
-    fail "there is no Flux view at $flux_view (no bin/flux): the init container copies it there into the volume shared with this container; see its log"
+    fail "there is no Flux view at $flux_view (no bin/flux), yet its copy is marked complete: see the flux-view container's log"
   fi
   # Containers beside this one link it too: a link made beside and renamed over is never half there.
   mkdir -p "$flux_command_dir"

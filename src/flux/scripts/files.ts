@@ -1,5 +1,5 @@
 // The scripts of a MiniCluster's pods, files of this folder (linted with shellcheck, tested as shell):
-// the entrypoint's body, the stay-up wrapper, the rc1 script, the sidecar wrapper, the view's init.
+// the entrypoint's body, the stay-up wrapper, the rc1 script, the sidecar wrapper, the view's copy and its sidecar.
 import { packagedFiles } from '../packaged-files.ts';
 
 export const FLUX_SCRIPTS = packagedFiles(import.meta.url, [
@@ -9,4 +9,5 @@ export const FLUX_SCRIPTS = packagedFiles(import.meta.url, [
   'sidecar.sh',
   'stay-up.sh',
   'view-init.sh',
+  'view-sidecar.sh',
 ]);

@@ -67,6 +67,15 @@ fi
 
 # shellcheck disable=SC2154 # set only when the container has it, as tested here
 if [ -n "${flux_view+set}" ]; then
+  # The flux-view sidecar copies the view while the pod's containers start: its marker is written
+  # last; view.failed says the copy failed (the Flux container fails with its words).
+  until [ -e "$flux_view.complete" ]; do
+    if [ -e "$flux_view.failed" ]; then
+      printf 'flux-operator: error: the Flux view was not copied: %s\n' "$(cat "$flux_view.failed" 2>/dev/null)" >&2
+      exit 1
+    fi
+    sleep 0.02
+  done
   # The Flux container links `flux` too: a link made beside and renamed over is never half there.
   mkdir -p "$flux_command_dir"
   ln -sfn "$flux_view/bin/flux" "$flux_command_dir/.flux.$$"

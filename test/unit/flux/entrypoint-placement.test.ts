@@ -56,6 +56,8 @@ function makeSandbox(): Sandbox {
   mkdirSync(join(view, 'etc', 'flux', 'shell', 'lua.d'), { recursive: true });
   writeFileSync(join(view, 'etc', 'flux', 'shell', 'initrc.lua'), '-- Flux initrc\n');
   writeFileSync(join(view, 'bin', 'flux'), FLUX_STUB, { mode: 0o755 });
+  // The flux-view sidecar's marker: the copy is whole.
+  writeFileSync(`${view}.complete`, 'prefix /mnt/flux/view\n');
   mkdirSync(join(root, 'secrets'));
   writeFileSync(join(root, 'secrets', 'curve.cert'), 'CERTIFICATE\n');
   writeFileSync(join(root, 'flux-calls'), '');

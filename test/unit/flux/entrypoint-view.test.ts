@@ -102,6 +102,8 @@ function makeSandbox(): ViewSandbox {
   mkdirSync(join(view, 'sbin'));
   writeFileSync(join(view, 'bin', 'flux'), FLUX_STUB, { mode: 0o755 });
   writeFileSync(join(view, 'sbin', 'munged'), MUNGED_STUB, { mode: 0o755 });
+  // The flux-view sidecar's marker: the copy is whole.
+  writeFileSync(`${view}.complete`, 'prefix /mnt/flux/view\n');
   // Secret mounts of a view's pod are readable by any uid; the entrypoint keeps private copies.
   mkdirSync(join(root, 'secrets'));
   writeFileSync(join(root, 'secrets', 'curve.cert'), 'CERTIFICATE\n', { mode: 0o444 });
@@ -173,7 +175,7 @@ function run(
   sandbox: ViewSandbox,
   input: EntrypointInput,
   hostname: string,
-  options: { uid?: number; env?: Record<string, string> } = {},
+  options: { uid?: number; env?: Record<string, string>; markerAfterSeconds?: number } = {},
 ): Run {
   const script = join(sandbox.root, 'entrypoint.sh');
   writeFileSync(script, entrypointScript(input), { mode: 0o755 });
@@ -184,7 +186,19 @@ function run(
   rmSync(join(sandbox.bin, 'uname'), { force: true });
   symlinkSync(join(sandbox.bin, 'uname.stub'), join(sandbox.bin, 'uname'));
   if (options.uid !== undefined) chownSync(join(sandbox.root, 'config'), options.uid, options.uid);
-  const result = spawnSync(join(sandbox.bin, 'bash'), [script], {
+  // The sidecar's copy ending while the entrypoint waits: its marker written that much later.
+  const command =
+    options.markerAfterSeconds === undefined
+      ? [script]
+      : [
+          '-c',
+          '(sleep "$1" && printf "prefix /mnt/flux/view\\n" >"$2") & exec bash "$3"',
+          'with-copy',
+          String(options.markerAfterSeconds),
+          `${sandbox.view}.complete`,
+          script,
+        ];
+  const result = spawnSync(join(sandbox.bin, 'bash'), command, {
     encoding: 'utf8',
     timeout: 20_000,
     env: {
@@ -408,7 +422,7 @@ describe('entrypoint with Flux from a view, with bash and coreutils only', () =>
     assert.equal(missing.status, 1);
     assert.match(
       missing.stderr,
-      /there is no Flux view at .*\/mnt\/flux\/view \(no bin\/flux\): the init container/,
+      /there is no Flux view at .*\/mnt\/flux\/view \(no bin\/flux\), yet its copy is marked complete: see the flux-view container's log/,
     );
 
     const other = makeSandbox();
@@ -473,6 +487,34 @@ function present<T>(value: T | undefined): T {
   assert.ok(value !== undefined);
   return value;
 }
+
+describe('entrypoint with Flux from a view: waiting for the flux-view sidecar`s copy', () => {
+  it('starts Flux only once the copy`s marker is there, and says how long it waited', () => {
+    const sandbox = makeSandbox();
+    rmSync(`${sandbox.view}.complete`);
+    const result = run(sandbox, viewInput(sandbox), 'flux-sample-0', { markerAfterSeconds: 0.4 });
+    assert.equal(result.status, 0, result.stderr);
+    const waited = /the Flux view is in place \(waited (\d+) ms or more for its copy\)/.exec(result.stdout);
+    assert.ok(waited, result.stdout);
+    assert.ok(Number(waited[1]) >= 300, `waited ${waited[1]} ms`);
+    assert.ok(result.fluxCalls.length > 0, 'Flux started');
+  });
+
+  it('fails with the copy`s words when the copy failed, and starts nothing', () => {
+    const sandbox = makeSandbox();
+    rmSync(`${sandbox.view}.complete`);
+    const words = 'flux-view-init: the image localhost/flux:0.88.0 is not a Flux view of either layout: ...';
+    writeFileSync(`${sandbox.view}.failed`, `${words}\n`);
+    const result = run(sandbox, viewInput(sandbox), 'flux-sample-0');
+    assert.equal(result.status, 1);
+    assert.equal(
+      result.stderr,
+      `flux-operator: error: the Flux view was not copied (the flux-view container's words): ${words}\n`,
+    );
+    assert.deepEqual(result.fluxCalls, []);
+    assert.deepEqual(result.mungedCalls, []);
+  });
+});
 
 describe('entrypoint with a Spack view (the Go operator`s layout), with bash and coreutils only', () => {
   it('passes shellcheck with the Spack view`s parameters', () => {

@@ -59,6 +59,8 @@ function makeSandbox(): Sandbox {
   const view = join(root, 'mnt', 'flux', 'view');
   mkdirSync(join(view, 'bin'), { recursive: true });
   writeFileSync(join(view, 'bin', 'flux'), '#!/bin/bash\necho "view flux $*"\n', { mode: 0o755 });
+  // The flux-view sidecar's marker: the copy is whole.
+  writeFileSync(`${view}.complete`, 'prefix /mnt/flux/view\n');
   return { root, bin, view, log: join(root, 'steps.log') };
 }
 
@@ -231,5 +233,33 @@ describe('sidecarScript', () => {
     assert.equal(result.status, 7);
     assert.match(result.stderr, /the script of sidecar exited with status 7/);
     assert.equal(readFileSync(sandbox.log, 'utf8'), 'servicePre\n');
+  });
+  it('waits for the flux-view sidecar`s copy; fails with its words when it failed, before the command', () => {
+    const sandbox = makeSandbox();
+    rmSync(`${sandbox.view}.complete`);
+    const variant = input(sandbox, { command: 'echo out; flux --version', logging: { quiet: true } });
+    delete variant.fluxSocket;
+    const script = scriptFile(sandbox, variant);
+    const waited = spawnSync(
+      join(sandbox.bin, 'bash'),
+      ['-c', '(sleep 0.3 && : >"$1") & exec bash "$2"', 'with-copy', `${sandbox.view}.complete`, script],
+      { env: env(sandbox), encoding: 'utf8', timeout: 10_000 },
+    );
+    assert.equal(waited.status, 0, waited.stderr);
+    assert.equal(waited.stdout, 'out\nview flux --version\n');
+
+    rmSync(`${sandbox.view}.complete`);
+    writeFileSync(`${sandbox.view}.failed`, 'flux-view-init: the copy failed\n');
+    const failed = spawnSync(join(sandbox.bin, 'bash'), [script], {
+      env: env(sandbox),
+      encoding: 'utf8',
+      timeout: 10_000,
+    });
+    assert.equal(failed.status, 1);
+    assert.equal(failed.stdout, '');
+    assert.equal(
+      failed.stderr,
+      'flux-operator: error: the Flux view was not copied: flux-view-init: the copy failed\n',
+    );
   });
 });

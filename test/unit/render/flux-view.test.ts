@@ -37,6 +37,10 @@ function brokerConfigOf(objects: ReturnType<typeof renderMiniCluster>) {
 
 /** The init script as the source file has it: the command runs it with the view image's /bin/sh. */
 const VIEW_INIT = readFileSync(new URL('../../../src/flux/scripts/view-init.sh', import.meta.url), 'utf8');
+const VIEW_SIDECAR = readFileSync(
+  new URL('../../../src/flux/scripts/view-sidecar.sh', import.meta.url),
+  'utf8',
+);
 
 const OPERATOR_MOUNTS = [
   { name: 'flux-operator-broker-config', mountPath: '/etc/flux/config', readOnly: true },
@@ -48,13 +52,14 @@ const OPERATOR_MOUNTS = [
 const SHM_MOUNT = { name: 'flux-operator-shm', mountPath: '/dev/shm' };
 
 describe('Flux from the view', () => {
-  it('copies the view in an init container into the state volume the Flux container mounts', () => {
+  it('copies the view in a sidecar (an init container that stays up) into the state volume the Flux container mounts', () => {
     const { pod, objects } = podOf({ size: 2 });
     const expectedInit: V1Container = {
       name: 'flux-view',
       image: VIEW_IMAGE,
       imagePullPolicy: 'IfNotPresent',
-      command: ['/bin/sh', '/flux_operator/view-init.sh', '/mnt/flux', VIEW_IMAGE],
+      restartPolicy: 'Always',
+      command: ['/bin/sh', '/flux_operator/view-sidecar.sh', '/mnt/flux', VIEW_IMAGE],
       terminationMessagePolicy: 'FallbackToLogsOnError',
       volumeMounts: [
         { name: 'flux-operator-files', mountPath: '/flux_operator', readOnly: true },
@@ -63,12 +68,16 @@ describe('Flux from the view', () => {
     };
     assert.deepEqual(pod.initContainers, [expectedInit]);
     // The script is the ConfigMap's file (mounted with the operator's files), as the source has it.
+    // The sidecar's script runs the copy's, beside it.
     assert.equal(find.configMap(objects).data?.['view-init.sh'], VIEW_INIT);
+    assert.equal(find.configMap(objects).data?.['view-sidecar.sh'], VIEW_SIDECAR);
     const files = pod.volumes?.find((volume) => volume.name === 'flux-operator-files');
-    assert.deepEqual(
-      files?.configMap?.items?.find((item) => item.key === 'view-init.sh'),
-      { key: 'view-init.sh', path: 'view-init.sh', mode: 0o555 },
-    );
+    for (const file of ['view-init.sh', 'view-sidecar.sh']) {
+      assert.deepEqual(
+        files?.configMap?.items?.find((item) => item.key === file),
+        { key: file, path: file, mode: 0o555 },
+      );
+    }
     const [flux] = pod.containers;
     assert.equal(flux?.image, APP_IMAGE);
     assert.deepEqual(flux?.command, ['/bin/bash', '/flux_operator/entrypoint.sh']);
@@ -204,7 +213,8 @@ describe('Flux from the view', () => {
         name: 'copy-flux',
         image: 'registry.example/flux-view:1',
         imagePullPolicy: 'Always',
-        command: ['/bin/sh', '/flux_operator/view-init.sh', '/opt/flux', 'registry.example/flux-view:1'],
+        restartPolicy: 'Always',
+        command: ['/bin/sh', '/flux_operator/view-sidecar.sh', '/opt/flux', 'registry.example/flux-view:1'],
         terminationMessagePolicy: 'FallbackToLogsOnError',
         workingDir: '/work',
         resources: { limits: { cpu: '1', memory: '256Mi' } },

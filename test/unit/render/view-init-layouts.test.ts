@@ -5,7 +5,7 @@
 // alone (unshare, as root); the shared volume is a folder of the test, given as flux.container.mountPath.
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync,
   lstatSync,
@@ -93,18 +93,22 @@ function initContainer(image: Image, viewImage: string, medium?: 'Memory') {
 }
 
 /**
- * The init container's command as the pod runs it, its script (the ConfigMap's file, mounted at
- * /flux_operator in the pod) written into the image's folder and named there instead.
+ * The view container's command as the pod runs it, its scripts (the ConfigMap's files, mounted at
+ * /flux_operator in the pod) written into the image's folder and named there instead. With `copyOnly`,
+ * the copy the sidecar runs (view-init.sh, with the same arguments) instead of the sidecar, which
+ * stays up.
  */
-function commandWithScript(image: Image, viewImage: string, medium?: 'Memory'): string[] {
+function commandWithScript(image: Image, viewImage: string, medium?: 'Memory', copyOnly = true): string[] {
   const objects = rendered(image, viewImage, medium);
   const [init] = present(find.job(objects).spec?.template.spec?.initContainers);
   const command = present(present(init).command);
   const [shell, scriptPath, ...args] = command;
-  const file = present(scriptPath).split('/').at(-1) ?? '';
-  const script = join(image.root, file);
-  writeFileSync(script, present(find.configMap(objects).data?.[file]), { mode: 0o555 });
-  return [present(shell), script, ...args];
+  const data = present(find.configMap(objects).data);
+  const sidecarFile = present(scriptPath).split('/').at(-1) ?? '';
+  for (const file of [sidecarFile, 'view-init.sh']) {
+    writeFileSync(join(image.root, file), present(data[file]), { mode: 0o555 });
+  }
+  return [present(shell), join(image.root, copyOnly ? 'view-init.sh' : sidecarFile), ...args];
 }
 
 interface Run {
@@ -129,38 +133,46 @@ function run(
     inspect?: string;
   } = {},
 ): Run {
+  const result = spawnSync('unshare', unshareArguments(image, viewImage, options), {
+    encoding: 'utf8',
+    timeout: 20_000,
+    env: { PATH: '/usr/bin:/bin', ...options.env },
+  });
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+function unshareArguments(
+  image: Image,
+  viewImage: string,
+  options: { uid?: number; ownVolumes?: readonly string[]; inspect?: string; sidecar?: boolean },
+): string[] {
   const medium = options.ownVolumes === undefined ? undefined : 'Memory';
-  const command = commandWithScript(image, viewImage, medium);
+  const command = commandWithScript(image, viewImage, medium, options.sidecar !== true);
   assert.equal(command[0], '/bin/sh');
   const asUser =
     options.uid === undefined
       ? []
       : ['setpriv', `--reuid=${options.uid}`, `--regid=${options.uid}`, '--clear-groups'];
-  const result = spawnSync(
-    'unshare',
+  return [
+    '--mount',
+    '--propagation',
+    'private',
+    '/bin/sh',
+    '-c',
     [
-      '--mount',
-      '--propagation',
-      'private',
-      '/bin/sh',
-      '-c',
-      [
-        'mount --bind "$1" /opt && mount --bind "$2" /usr/local/bin',
-        ...(options.ownVolumes ?? []).map(
-          (folder) =>
-            `mkdir -p "${image.mount}/${folder}" && mount -t tmpfs -o mode=1777 own "${image.mount}/${folder}"`,
-        ),
-        options.inspect === undefined ? 'shift 2 && exec "$@"' : `shift 2 && "$@" && ${options.inspect}`,
-      ].join(' && '),
-      'bind-image',
-      image.opt,
-      image.localBin,
-      ...asUser,
-      ...command,
-    ],
-    { encoding: 'utf8', timeout: 20_000, env: { PATH: '/usr/bin:/bin', ...options.env } },
-  );
-  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+      'mount --bind "$1" /opt && mount --bind "$2" /usr/local/bin',
+      ...(options.ownVolumes ?? []).map(
+        (folder) =>
+          `mkdir -p "${image.mount}/${folder}" && mount -t tmpfs -o mode=1777 own "${image.mount}/${folder}"`,
+      ),
+      options.inspect === undefined ? 'shift 2 && exec "$@"' : `shift 2 && "$@" && ${options.inspect}`,
+    ].join(' && '),
+    'bind-image',
+    image.opt,
+    image.localBin,
+    ...asUser,
+    ...command,
+  ];
 }
 
 describe('the flux-view init container`s command, run against each layout', () => {
@@ -169,10 +181,12 @@ describe('the flux-view init container`s command, run against each layout', () =
     const init = initContainer(image, 'localhost/flux-view:0.88.0');
     assert.deepEqual(init.command, [
       '/bin/sh',
-      '/flux_operator/view-init.sh',
+      '/flux_operator/view-sidecar.sh',
       image.mount,
       'localhost/flux-view:0.88.0',
     ]);
+    // A sidecar: the brokers' containers start once it runs, not once it ended.
+    assert.equal(init.restartPolicy, 'Always');
     assert.deepEqual(present(init.volumeMounts)[0], {
       name: 'flux-operator-files',
       mountPath: '/flux_operator',
@@ -325,6 +339,91 @@ describe('the flux-view init container`s command, run against each layout', () =
       ),
     );
     assert.deepEqual(readdir(readOnly.mount), []);
+  });
+});
+
+/** The sidecar started as the pod runs it; resolves with its status once it ended. */
+function startSidecar(image: Image, viewImage: string) {
+  const child = spawn('unshare', unshareArguments(image, viewImage, { sidecar: true }), {
+    env: { PATH: '/usr/bin:/bin' },
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  const ended = new Promise<Run>((resolve) =>
+    child.on('close', (status) => {
+      clearTimeout(killer);
+      resolve({ status, stdout, stderr });
+    }),
+  );
+  return { child, ended, output: () => stdout };
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  for (let waited = 0; !check(); waited += 20) {
+    if (waited > 10_000) throw new Error(`waited 10 s for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+describe('the flux-view sidecar: the copy, then up until the kubelet stops it', () => {
+  it('copies, stays up, and ends with status 0 on SIGTERM (a shell as the first process ignores it otherwise)', async () => {
+    const image = makeImage();
+    addCopyCommand(image);
+    const sidecar = startSidecar(image, 'localhost/flux-view:0.88.0');
+    await until('the copy', () => sidecar.output().includes('flux-view-copy'));
+    // Up after the copy: still running a while later.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(sidecar.child.exitCode, null, 'the sidecar ended after its copy');
+    sidecar.child.kill('SIGTERM');
+    const result = await sidecar.ended;
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(result.stdout, `flux-view-copy ${image.mount} as 0\n`);
+    assert.deepEqual(readdir(image.mount), []);
+  });
+
+  it('restarted after a complete copy: keeps it, copies nothing', async () => {
+    const image = makeImage();
+    addCopyCommand(image);
+    writeFileSync(join(image.mount, 'view.complete'), 'prefix /mnt/flux/view\n');
+    const sidecar = startSidecar(image, 'localhost/flux-view:0.88.0');
+    await until('its first line', () => sidecar.output().includes('\n'));
+    sidecar.child.kill('SIGTERM');
+    const result = await sidecar.ended;
+    assert.equal(result.status, 0, result.stderr);
+    assert.equal(
+      result.stdout,
+      `flux-view-sidecar: ${image.mount}/view.complete is there: the view was copied before this container restarted\n`,
+    );
+  });
+
+  it('a failed copy: its words in view.failed for the brokers and in the log, the copy`s status', async () => {
+    const image = makeImage();
+    const result = await startSidecar(image, 'localhost/flux:0.88.0').ended;
+    assert.equal(result.status, 2);
+    const failed = readFileSync(join(image.mount, 'view.failed'), 'utf8');
+    assert.match(
+      failed,
+      /^flux-view-init: the image localhost\/flux:0\.88\.0 is not a Flux view of either layout: /,
+    );
+    assert.equal(result.stderr, failed);
+    assert.deepEqual(readdir(image.mount), ['view.failed']);
+  });
+
+  it('a volume it cannot write: the copy`s own words, no view.failed', async () => {
+    const image = makeImage();
+    addSpackView(image);
+    chmodSync(image.mount, 0o755);
+    const child = spawnSync(
+      'unshare',
+      [...unshareArguments(image, 'example/view:1', { sidecar: true, uid: UNKNOWN_UID })],
+      { encoding: 'utf8', timeout: 20_000, env: { PATH: '/usr/bin:/bin' } },
+    );
+    assert.equal(child.status, 1);
+    assert.match(child.stderr, new RegExp(`^flux-view-init: ${image.mount} is not a folder this user`));
+    assert.deepEqual(readdir(image.mount), []);
   });
 });
 

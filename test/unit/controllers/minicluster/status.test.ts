@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import type { V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
+import type { V1ContainerStatus, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
   computeStatus,
   leadBrokerAddress,
@@ -387,6 +387,109 @@ describe('computeStatus', () => {
         'init container flux-view of pod flux-sample-1-abcde exited with status 128 (StartError: failed to create containerd task: exec: "/usr/local/bin/flux-view-copy": no such file or directory), so its broker never started',
       ],
     );
+  });
+
+  describe('the Flux view`s sidecar (restartPolicy Always)', () => {
+    const notAView =
+      'flux-view-init: the image localhost/flux:0.88.0 is not a Flux view of either layout: no /usr/local/bin/flux-view-copy';
+    /** A broker pod whose view sidecar last ended with `code`, its brokers' container in `flux`. */
+    const sidecarPod = (
+      index: number,
+      phase: string,
+      sidecar: Partial<V1ContainerStatus>,
+      flux: V1ContainerStatus['state'],
+      fluxLast?: V1ContainerStatus['lastState'],
+    ): V1Pod => ({
+      ...pod(index, phase, {
+        initContainerStatuses: [
+          { name: 'flux-view', image: 'view', imageID: '', ready: false, restartCount: 1, ...sidecar },
+        ],
+        containerStatuses: [
+          {
+            name: 'flux',
+            image: 'flux',
+            imageID: '',
+            ready: false,
+            restartCount: 0,
+            state: flux,
+            ...(fluxLast ? { lastState: fluxLast } : {}),
+          },
+        ],
+      }),
+      spec: {
+        initContainers: [{ name: 'flux-view', image: 'view', restartPolicy: 'Always' }],
+        containers: [{ name: 'flux', image: 'flux' }],
+      },
+    });
+    const crashLooping = (exitCode: number, reason: string, message: string): Partial<V1ContainerStatus> => ({
+      state: { waiting: { reason: 'CrashLoopBackOff' } },
+      lastState: { terminated: { exitCode, reason, message } },
+    });
+    const initFailed = (podName: string, code: number, why: string) => [
+      'InitContainerFailed',
+      `init container flux-view of pod ${podName} exited with status ${code} (${why}), so its broker never started`,
+    ];
+    const failedOf = (jobNow: V1Job | undefined, pods: V1Pod[]) => {
+      const status = computeStatus(observe({ ...(jobNow ? { job: jobNow } : {}), pods }));
+      const failed = condition(status, 'Failed');
+      return failed?.status === 'True' ? [failed.reason, failed.message] : undefined;
+    };
+
+    it('the copy failed and the broker failed on its words: the Job failed, the sidecar is named first', () => {
+      const broker = sidecarPod(
+        0,
+        'Failed',
+        { state: { terminated: { exitCode: 2, reason: 'Error', message: notAView } } },
+        { terminated: { exitCode: 1 } },
+      );
+      assert.deepEqual(
+        failedOf(failedJob, [broker]),
+        initFailed('flux-sample-0-abcde', 2, `Error: ${notAView}`),
+      );
+    });
+
+    it('a sidecar that never started (no /bin/sh): Failed while the Job runs, no broker having started', () => {
+      const startError = 'failed to create containerd task: exec: "/bin/sh": no such file or directory';
+      const never = sidecarPod(1, 'Pending', crashLooping(128, 'StartError', startError), {
+        waiting: { reason: 'PodInitializing' },
+      });
+      assert.deepEqual(
+        failedOf(job(), [pod(0, 'Running'), never]),
+        initFailed('flux-sample-1-abcde', 128, `StartError: ${startError}`),
+      );
+    });
+
+    it('not Failed once a broker of that pod started, nor while the sidecar runs again, nor after a clean stop', () => {
+      const started = sidecarPod(0, 'Running', crashLooping(2, 'Error', notAView), {
+        running: { startedAt: new Date() },
+      });
+      const restartedOnce = sidecarPod(
+        0,
+        'Running',
+        {
+          state: { running: { startedAt: new Date() } },
+          lastState: { terminated: { exitCode: 137, reason: 'OOMKilled' } },
+        },
+        { waiting: { reason: 'PodInitializing' } },
+      );
+      const stoppedAtTheEnd = sidecarPod(
+        0,
+        'Succeeded',
+        { state: { terminated: { exitCode: 0, reason: 'Completed' } } },
+        { terminated: { exitCode: 0 } },
+      );
+      assert.equal(failedOf(job(), [started]), undefined);
+      assert.equal(failedOf(job(), [restartedOnce]), undefined);
+      assert.equal(failedOf(job(), [stoppedAtTheEnd]), undefined);
+    });
+
+    it('an init container that ends (not a sidecar) fails the MiniCluster only with its Job, as before', () => {
+      const ordinary = sidecarPod(1, 'Pending', crashLooping(2, 'Error', notAView), {
+        waiting: { reason: 'PodInitializing' },
+      });
+      delete ordinary.spec?.initContainers?.[0]?.restartPolicy;
+      assert.equal(failedOf(job(), [pod(0, 'Running'), ordinary]), undefined);
+    });
   });
 
   it('names a worker broker that failed the instance, and its exit status', () => {

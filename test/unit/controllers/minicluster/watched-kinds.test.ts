@@ -91,6 +91,79 @@ describe('podForCache', () => {
     assert.equal(podForCache(deleting).metadata?.deletionTimestamp, '2026-03-01T12:00:00Z');
   });
 
+  it('keeps which init containers are sidecars and how a restarted container last ended', () => {
+    const pod = livePod(1, 'Pending');
+    pod.spec = {
+      ...pod.spec,
+      containers: pod.spec?.containers ?? [],
+      initContainers: [
+        { name: 'flux-view', image: 'view', restartPolicy: 'Always', command: ['/bin/sh', 'x'.repeat(100)] },
+        { name: 'ordinary', image: 'other' },
+      ],
+    };
+    const [view] = pod.status?.initContainerStatuses ?? [];
+    if (view === undefined) throw new Error('livePod has a flux-view status');
+    view.state = { waiting: { reason: 'RunContainerError', message: 'exec: "/bin/sh": no such file' } };
+    view.lastState = {
+      terminated: {
+        containerID: 'containerd://abc',
+        exitCode: 128,
+        reason: 'StartError',
+        message: 'exec: "/bin/sh": no such file',
+        startedAt: new Date(0),
+        finishedAt: new Date(1000),
+      },
+    };
+    view.restartCount = 2;
+    const kept = podForCache(pod);
+    assert.deepEqual(kept.spec, {
+      containers: [{ name: 'flux-sample' }],
+      initContainers: [{ name: 'flux-view', restartPolicy: 'Always' }],
+    });
+    assert.deepEqual(kept.status?.initContainerStatuses?.[0], {
+      name: 'flux-view',
+      state: { waiting: { reason: 'RunContainerError', message: 'exec: "/bin/sh": no such file' } },
+      lastState: {
+        terminated: { exitCode: 128, reason: 'StartError', message: 'exec: "/bin/sh": no such file' },
+      },
+      ready: false,
+      restartCount: 2,
+    });
+    // Without sidecars, no spec at all.
+    assert.equal(podForCache(livePod(1, 'Pending')).spec, undefined);
+    // The status read from the cache says what the full pod says: the sidecar kept the broker out.
+    const miniCluster = defaulted({ size: 2 });
+    const job = { metadata: { name: 'flux-sample' }, status: {} };
+    const now = new Date('2026-03-01T12:00:00Z');
+    const waitingBroker = { ...pod, status: { ...pod.status, containerStatuses: [] } };
+    const pods = [livePod(0, 'Running'), waitingBroker];
+    const full = computeStatus({ miniCluster, previous: undefined, job, pods, now });
+    const cached = computeStatus({ miniCluster, previous: undefined, job, pods: pods.map(podForCache), now });
+    assert.deepEqual(cached, full);
+    assert.equal(full.summary, 'Failed');
+    // A lead whose Flux container ended with 0, its sidecar still up: Succeeded from the cache too.
+    const lead = livePod(0, 'Running');
+    lead.spec = { ...pod.spec, containers: lead.spec?.containers ?? [] };
+    lead.status = {
+      ...lead.status,
+      initContainerStatuses: [{ ...view, state: { running: {} }, restartCount: 0 }],
+      containerStatuses: [
+        {
+          name: 'flux-sample',
+          image: 'img',
+          imageID: '',
+          ready: false,
+          restartCount: 0,
+          state: { terminated: { exitCode: 0 } },
+        },
+      ],
+    };
+    const succeeded = (pods: V1Pod[]) =>
+      computeStatus({ miniCluster, previous: undefined, job, pods, now }).summary;
+    assert.equal(succeeded([lead]), 'Succeeded');
+    assert.equal(succeeded([podForCache(lead)]), 'Succeeded');
+  });
+
   it('gives the MiniCluster the same status as the full pods', () => {
     const miniCluster = defaulted({ size: 3 });
     const now = new Date('2026-03-01T12:00:00Z');
