@@ -7,7 +7,7 @@
 import { createServer } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KubeConfig, type V1Job } from '@kubernetes/client-node';
-import { miniClusterCrd } from '../../src/api/index.ts';
+import { GROUP, PLURAL, VERSION_V1ALPHA1, miniClusterCrd } from '../../src/api/index.ts';
 import { readyzProbe, type ReadinessProbe } from '../../src/runtime/api-server-recovery.ts';
 import { serverSideApply } from '../../src/kube/apply.ts';
 import { deleteCustomObject } from '../../src/kube/custom-objects.ts';
@@ -61,7 +61,33 @@ export async function startOutageCluster(
     what: 'the default ServiceAccount',
   });
   const operator = await spawnOperator(namespace, ['--webhook-addr', '127.0.0.1:0'], { kubeconfig });
+  await waitForOwnConversion(api, namespace);
   return { name, namespace, kubeconfig, server: st.apiserver ?? '', api, ready, operator };
+}
+
+/**
+ * Until the API server converts through the operator's webhook. The CRD is applied before the operator
+ * runs, so it names the in-cluster Service at first; the operator points it at its own URL once that
+ * answers, and the API server takes the change up a moment later. A v1alpha1 create (dry run: nothing
+ * stored) needs the conversion to v1alpha2; applied before that, the test's first MiniCluster met
+ * `service "flux-operator-webhook" not found` on a loaded machine.
+ */
+async function waitForOwnConversion(api: ApiClients, namespace: string): Promise<void> {
+  const body = miniClusterObject(namespace, 'conversion-probe', { size: 1 });
+  await waitFor(
+    () =>
+      api.custom
+        .createNamespacedCustomObject({
+          group: GROUP,
+          version: VERSION_V1ALPHA1,
+          plural: PLURAL,
+          namespace,
+          body,
+          dryRun: 'All',
+        })
+        .then(() => true),
+    { what: "v1alpha1 requests to convert through the operator's own webhook", timeoutMs: 30_000 },
+  );
 }
 
 /** Stops the operator and removes the cluster. */

@@ -606,7 +606,10 @@ describe('the conversion webhook on a real API server', { concurrency: 1 }, () =
     assert.equal(error.code, 500);
     assert.ok(body.includes(`conversion webhook for ${GROUP}/${V1ALPHA2}, Kind=MiniCluster failed`), body);
     assert.ok(body.includes(url.replace(/\/convert$/, '')), `names the URL it tried (${url})`);
-    assert.match(body, /connection refused/);
+    // Refused, for a request on a new connection. The API server's client may still hold a connection
+    // from before the stop that it has not seen closed yet: its request then fails on that one, with
+    // the write's error (a CI run saw `write: broken pipe`), which Go does not retry for a POST.
+    assert.match(body, /connection refused|write: broken pipe|connection reset by peer/);
   });
 
   it('through a Service without a ready endpoint: the API server names the Service, the operator says why', async () => {

@@ -257,10 +257,11 @@ async function exercise(
     { what: `pod ${leader.metadata?.name ?? '?'} to be gone`, timeoutMs: 60_000 },
   );
   await readyPods(clients, namespace, deployment, 2);
-  const { answered, failures } = await conversions.stop();
+  const { answered, slowest, failures } = await conversions.stop();
   process.stderr.write(
     `[installed operator] ${answered} conversions through ${namespace}/${installed.webhookService} ` +
-      `over the ${((Date.now() - deletedAt) / 1000).toFixed(1)} s of the failover, ${failures.length} failed\n`,
+      `over the ${((Date.now() - deletedAt) / 1000).toFixed(1)} s of the failover, ${failures.length} failed; ` +
+      `the slowest answered in ${slowest.ms} ms (sent at ${slowest.sentAt})\n`,
   );
   assert.deepEqual(failures, [], 'no conversion failed while the leader pod went');
   assert.ok(answered > 20, `conversions answered all along (${answered})`);
