@@ -133,14 +133,40 @@ async function pokeNamespace(core: CoreApi, name: string): Promise<void> {
     });
 }
 
-/** Why a namespace is not gone yet, as its status conditions say (what remains, which finalizers). */
+/**
+ * Why a namespace is not gone yet: its status conditions (what remains, which finalizers) and its pods
+ * (phase, since when they are being deleted, each container's state). Asked up to three times: a CI
+ * run's one read of it met a dropped connection (`socket hang up`) and said nothing else.
+ */
 async function namespaceConditions(name: string): Promise<string> {
   const { core } = await cluster();
-  const namespace = await core.readNamespace({ name });
-  const said = (namespace.status?.conditions ?? [])
-    .filter((condition) => condition.status === 'True')
-    .map((condition) => `${condition.type}: ${condition.message ?? ''}`);
-  return said.length > 0 ? said.join('; ') : `phase ${namespace.status?.phase ?? 'unknown'}, no condition`;
+  let lastError: unknown;
+  for (let attempt = 0; attempt < 3; attempt++) {
+    try {
+      const namespace = await core.readNamespace({ name });
+      const said = (namespace.status?.conditions ?? [])
+        .filter((condition) => condition.status === 'True')
+        .map((condition) => `${condition.type}: ${condition.message ?? ''}`);
+      const { items } = await core.listNamespacedPod({ namespace: name });
+      const pods = items.map((pod) => {
+        const deleting = pod.metadata?.deletionTimestamp
+          ? `, deleted ${Math.round((Date.now() - new Date(pod.metadata.deletionTimestamp).getTime()) / 1000)} s ago`
+          : '';
+        const containers = (pod.status?.containerStatuses ?? [])
+          .map((c) => `${c.name} ${Object.keys(c.state ?? {}).join('') || '?'}`)
+          .join(', ');
+        return `${pod.metadata?.name ?? '?'} (${pod.status?.phase ?? '?'}${deleting}; ${containers})`;
+      });
+      return [
+        said.length > 0 ? said.join('; ') : `phase ${namespace.status?.phase ?? 'unknown'}, no condition`,
+        `pods: ${pods.length > 0 ? pods.join('; ') : 'none'}`,
+      ].join('; ');
+    } catch (error) {
+      lastError = error;
+      await sleep(2_000);
+    }
+  }
+  throw lastError;
 }
 
 /** The label that allows a namespace host storage (hostpath, CSI), as `flux-operator install --allow-host-storage` sets it. */
@@ -181,7 +207,9 @@ export async function withNamespace(
     if (process.env.FLUX_OPERATOR_KEEP_NAMESPACES === '1') return;
     const started = Date.now();
     try {
-      await deleteNamespace(name);
+      // A bound for a hang: alone a namespace of real-node pods goes in 10 s, under a full CI run in
+      // 36 to 42 s, and once (examples/connected.yaml's four brokers) in more than 120 s.
+      await deleteNamespace(name, 180_000);
       const tookS = (Date.now() - started) / 1000;
       // Slow deletions are what fail tests under load: said in the log, to be seen before they do.
       if (tookS >= 30) process.stderr.write(`[namespace] ${name} took ${tookS.toFixed(0)} s to be deleted\n`);
