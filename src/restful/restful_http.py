@@ -36,6 +36,10 @@ KEEP_ALIVE_SECONDS = 5
 MAX_CONNECTIONS = 256
 # Streams followed at once (a thread each).
 MAX_STREAMS = 16
+# Pieces of a stream made and not yet sent: beyond them its thread waits for the client. Without a
+# bound a client that reads slowly (or not at all, until WRITE_SECONDS) has the server hold whatever
+# the thread makes meanwhile, and a thread that makes pieces without pause floods the event loop.
+STREAM_PIECES_AHEAD = 32
 
 TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 HTTP_VERSION = re.compile(r"^HTTP/(\d)\.(\d)$")
@@ -417,13 +421,18 @@ class HttpServer:
         loop = asyncio.get_running_loop()
         pieces = asyncio.Queue()
         stopped = threading.Event()
+        room = threading.Semaphore(STREAM_PIECES_AHEAD)
 
         def emit(piece):
-            if not stopped.is_set():
+            # Waits for room, looking again now and then whether the stream has ended meanwhile.
+            while not stopped.is_set():
+                if not room.acquire(timeout=0.2):
+                    continue
                 try:
                     loop.call_soon_threadsafe(pieces.put_nowait, piece)
                 except RuntimeError:  # the loop has closed: the server is stopping
                     stopped.set()
+                return
 
         def produce():
             try:
@@ -450,6 +459,7 @@ class HttpServer:
                     piece.cancel()
                     return False
                 text = piece.result()
+                room.release()
                 if text is None:
                     writer.write(b"0\r\n\r\n")
                 elif text:

@@ -9,7 +9,19 @@ import time
 
 import pytest
 
-from conftest import OTHER, OTHER_TOKEN, basic, raw, read_all, request, restful_http, server_threads, settle, status_of
+from conftest import (
+    OTHER,
+    OTHER_TOKEN,
+    basic,
+    raw,
+    read_all,
+    request,
+    restful_http,
+    server,
+    server_threads,
+    settle,
+    status_of,
+)
 
 AUTH = basic(OTHER, OTHER_TOKEN)
 
@@ -209,6 +221,37 @@ def test_a_slow_reader_is_dropped_and_its_thread_ends(api, monkeypatch):
         assert alive(api)
     finally:
         sock.close()
+
+
+def test_a_stream_waits_for_its_slow_reader(api, monkeypatch):
+    # A thread that makes 64 KiB pieces without pause, for a client that reads none: what the server
+    # makes meanwhile is bounded by the pieces it may hold ahead, not by how fast the thread runs.
+    monkeypatch.setattr(restful_http, "WRITE_SECONDS", 2.0)
+    made = []
+
+    def endless(h, params, caller):
+        def produce(stopped, emit):
+            while not stopped.is_set():
+                emit("x" * 65536)
+                made.append(1)
+
+        return restful_http.Stream(produce)
+
+    monkeypatch.setitem(server.ROUTES, ("GET", ("endless",)), endless)
+    assert alive(api)
+    baseline = server_threads()
+    with socket.create_connection(("127.0.0.1", api.port), timeout=10) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        sock.sendall(f"GET /v1/endless HTTP/1.1\r\nAuthorization: {AUTH}\r\n\r\n".encode())
+        assert settle(lambda: "flux-restful-stream" in server_threads())
+        time.sleep(1.0)
+        # The socket's buffers and the writer's take some pieces (tens on loopback); the rest wait.
+        held = len(made)
+        print(f"pieces made while the client read none: {held}")
+        assert held <= restful_http.STREAM_PIECES_AHEAD + 200, held
+        assert api.connections() == 1
+    assert settle(lambda: server_threads() == baseline, seconds=10), server_threads()
+    assert settle(lambda: api.connections() == 0)
 
 
 def test_a_stream_ends_when_its_client_goes(api):
