@@ -140,9 +140,8 @@ async function pokeNamespace(core: CoreApi, name: string): Promise<void> {
  */
 async function namespaceConditions(name: string): Promise<string> {
   const { core } = await cluster();
-  let lastError: unknown;
-  for (let attempt = 0; attempt < 3; attempt++) {
-    try {
+  return waitFor(
+    async () => {
       const namespace = await core.readNamespace({ name });
       const said = (namespace.status?.conditions ?? [])
         .filter((condition) => condition.status === 'True')
@@ -161,12 +160,10 @@ async function namespaceConditions(name: string): Promise<string> {
         said.length > 0 ? said.join('; ') : `phase ${namespace.status?.phase ?? 'unknown'}, no condition`,
         `pods: ${pods.length > 0 ? pods.join('; ') : 'none'}`,
       ].join('; ');
-    } catch (error) {
-      lastError = error;
-      await sleep(2_000);
-    }
-  }
-  throw lastError;
+    },
+    // Three tries, 2 s apart.
+    { what: `what namespace ${name} holds`, timeoutMs: 4_000, intervalMs: 2_000 },
+  );
 }
 
 /** The label that allows a namespace host storage (hostpath, CSI), as `flux-operator install --allow-host-storage` sets it. */

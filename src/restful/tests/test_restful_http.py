@@ -247,7 +247,6 @@ def test_a_stream_waits_for_its_slow_reader(api, monkeypatch):
         time.sleep(1.0)
         # The socket's buffers and the writer's take some pieces (tens on loopback); the rest wait.
         held = len(made)
-        print(f"pieces made while the client read none: {held}")
         assert held <= restful_http.STREAM_PIECES_AHEAD + 200, held
         assert api.connections() == 1
     assert settle(lambda: server_threads() == baseline, seconds=10), server_threads()

@@ -189,19 +189,17 @@ function run(
   // The sidecar's copy ending while the entrypoint waits: once the init hook (which runs before the
   // wait) made the file `waiting`, and a while later, the marker is written, and whether Flux had run
   // by then is noted in `before-marker`.
-  const command = options.markerAfterInit
-    ? [
-        '-c',
-        'n=0; until [ -e "$1/waiting" ] || [ "$n" -ge 2000 ]; do sleep 0.01; n=$((n + 1)); done; sleep 0.3; ' +
-          'if [ -s "$1/flux-calls" ]; then echo "flux ran" >"$1/before-marker"; else echo "no flux" >"$1/before-marker"; fi; ' +
-          'printf "prefix /mnt/flux/view\\n" >"$2"',
-        'with-copy',
-        sandbox.root,
-        `${sandbox.view}.complete`,
-      ]
-    : undefined;
-  if (command !== undefined) {
-    spawn(join(sandbox.bin, 'bash'), command, { stdio: 'ignore', env: { PATH: sandbox.bin } }).unref();
+  if (options.markerAfterInit) {
+    const copy = [
+      '-c',
+      'n=0; until [ -e "$1/waiting" ] || [ "$n" -ge 2000 ]; do sleep 0.01; n=$((n + 1)); done; sleep 0.3; ' +
+        'if [ -s "$1/flux-calls" ]; then echo "flux ran" >"$1/before-marker"; else echo "no flux" >"$1/before-marker"; fi; ' +
+        'printf "prefix /mnt/flux/view\\n" >"$2"',
+      'with-copy',
+      sandbox.root,
+      `${sandbox.view}.complete`,
+    ];
+    spawn(join(sandbox.bin, 'bash'), copy, { stdio: 'ignore', env: { PATH: sandbox.bin } }).unref();
   }
   const result = spawnSync(join(sandbox.bin, 'bash'), [script], {
     encoding: 'utf8',
