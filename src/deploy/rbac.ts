@@ -133,7 +133,7 @@ export const NAMESPACED_RULES: readonly DocumentedRule[] = [
     apiGroups: ['batch'],
     resources: ['jobs'],
     verbs: [...MANAGE],
-    why: 'The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.',
+    why: 'The indexed Job that runs the brokers: applied, watched for completion, deleted on resize, stopped (its activeDeadlineSeconds) when its pods can never start a broker.',
   },
   {
     apiGroups: [''],

@@ -23,6 +23,8 @@ import {
   withTemplateSpecKey,
 } from './job-template.ts';
 import { validOf, type Pass } from './pass.ts';
+import { brokersKeptOut } from './status.ts';
+import { stopReason, withStoppedJob } from './stopped-job.ts';
 import type { ReconcilerDeps } from './reconciler-deps.ts';
 import { RECLAIM_PATCH, releasedVolumes } from './volume-collector.ts';
 import { MINICLUSTER_API_VERSION, type LiveMiniCluster } from './watched-kinds.ts';
@@ -42,8 +44,8 @@ const APPLY_RETRY_MS = 30_000;
 type Refusal = Extract<StepResult, { next: 'stop' }>;
 
 export function render(pass: Pass): StepResult {
-  const { miniCluster } = validOf(pass);
-  const { keys, live, objectKey, name } = pass;
+  const { miniCluster, names } = validOf(pass);
+  const { keys, live, objectKey, name, namespace } = pass;
   if (!keys) throw new Error('the render step ran before keys');
   const rendered = pass.memory.memo.rendered(objectKey, keys, () => {
     const specKey = templateSpecKey(live.spec);
@@ -54,8 +56,15 @@ export function render(pass: Pass): StepResult {
   // A scale-in waiting for its drained ranks keeps the Job at the size it runs; so does a Job Kueue
   // admitted and runs (queue-status.ts).
   const jobSize = pass.queue?.jobSize ?? pass.scale?.jobSize ?? miniCluster.spec.size;
+  // A Job whose pods can never start a broker is stopped (stopped-job.ts), and stays so.
+  const stopped = stopReason(
+    pass.deps.cache.jobs.get(names.job, namespace),
+    brokersKeptOut(pass.deps.cache.podsOf(namespace, name)),
+  );
   // Kueue's labels of the MiniCluster as they are now (the render above is kept while the spec is).
-  const labelled = rendered.map((object) => withQueueLabels(object, live.metadata.labels));
+  const labelled = rendered.map((object) =>
+    withStoppedJob(withQueueLabels(object, live.metadata.labels), stopped),
+  );
   pass.objects =
     jobSize === miniCluster.spec.size ? labelled : labelled.map((object) => withJobSize(object, jobSize));
   return CONTINUE;

@@ -29,6 +29,7 @@ import { miniClusterNames, restfulPort, servesRestful } from '../../render/index
 import type { DefaultedMiniCluster } from '../../api/index.ts';
 import { canonical } from './canonical.ts';
 import { SPEC_CHANGE_NEEDS_RECREATE } from './job-template.ts';
+import { stoppedBecause } from './stopped-job.ts';
 import type { BlockingProblem } from '../../runtime/steps.ts';
 
 export interface Observation {
@@ -327,14 +328,31 @@ function sidecarKeptBrokerOut(pod: V1Pod, container: V1ContainerStatus): boolean
   return restartable === true && !started;
 }
 
+const REASON_INIT_CONTAINER_FAILED = 'InitContainerFailed';
+
 function initContainerFailed(init: FailedInitContainer): DesiredCondition {
   const why = [init.reason, init.message].filter((part) => part).join(': ');
   return condition(
     CONDITION_FAILED,
     'True',
-    'InitContainerFailed',
+    REASON_INIT_CONTAINER_FAILED,
     `init container ${init.container} of pod ${init.pod} exited with status ${init.exitCode}${why ? ` (${why})` : ''}, so its broker never started`,
   );
+}
+
+/**
+ * Why the Job should be stopped, if a pod of it can never start a broker: its sidecar (the Flux
+ * view's) failed, the kubelet started it again and it failed again (restartCount 1 or more), no
+ * broker container of the pod having started. The kubelet would go on restarting it for ever and the
+ * Job would never end; the operator stops the Job (stopped-job.ts) with these words, which the Failed
+ * condition keeps once the pods are gone.
+ */
+export function brokersKeptOut(pods: readonly V1Pod[]): string | undefined {
+  const keptOut = failedInitContainer(
+    pods,
+    (pod, container) => container.restartCount >= 1 && sidecarKeptBrokerOut(pod, container),
+  );
+  return keptOut === undefined ? undefined : initContainerFailed(keptOut).message;
 }
 
 /**
@@ -374,6 +392,10 @@ const LEAD_SUCCEEDED = condition(
 export function outcomeConditions(job: V1Job | undefined, pods: readonly V1Pod[] = []): DesiredCondition[] {
   const failed = jobCondition(job, 'Failed');
   if (failed) {
+    // The operator stopped it: its pods, which could never start a broker, are gone with their words.
+    const stopped = stoppedBecause(job);
+    if (stopped !== undefined)
+      return [condition(CONDITION_FAILED, 'True', REASON_INIT_CONTAINER_FAILED, stopped)];
     // First: a broker whose view's copy failed ends with the copy's words (view-sidecar.sh).
     const init = failedInitContainer(pods);
     if (init) return [initContainerFailed(init)];

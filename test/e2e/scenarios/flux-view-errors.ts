@@ -2,7 +2,7 @@
 // container and what Kubernetes said of it, on the real node with a real kubelet and containerd. An
 // image that is not a Flux view of either layout (this project's copy command, the Go operator's Spack
 // view) fails the MiniCluster saying so, in the init container's own words; one without even a
-// /bin/sh, in the runtime's; a view image that cannot be pulled keeps its brokers waiting, the Ready
+// /bin/sh, in the runtime's, and once its sidecar failed again its Job is stopped and its pods go; a view image that cannot be pulled keeps its brokers waiting, the Ready
 // condition saying why.
 import assert from 'node:assert/strict';
 import { it } from 'node:test';
@@ -11,6 +11,10 @@ import type { ApiClients } from '../../../src/kube/api-clients.ts';
 import { waitFor } from '../../harness/cluster.ts';
 import { goTestMiniCluster } from '../../harness/go-v1alpha2-cases.ts';
 import { applyMiniCluster, conditionOf, readStatus } from '../../harness/operator.ts';
+import {
+  STOP_DEADLINE_SECONDS,
+  STOPPED_ANNOTATION,
+} from '../../../src/controllers/minicluster/stopped-job.ts';
 import { FLUX_IMAGE, scenario } from '../../harness/real-node.ts';
 
 const NAME = 'flux-sample';
@@ -66,10 +70,41 @@ export function fluxViewErrorScenarios(): void {
     const status = await failed(clients, namespace);
     const condition = conditionOf(status, 'Failed');
     assert.equal(condition?.reason, 'InitContainerFailed', JSON.stringify(status.conditions));
-    assert.match(
-      condition?.message ?? '',
-      /^init container flux-view of pod flux-sample-\d-\w+ exited with status \d+ \(StartError: .*\/bin\/sh/,
+    const noShell =
+      /^init container flux-view of pod flux-sample-\d-\w+ exited with status \d+ \(StartError: .*\/bin\/sh/;
+    assert.match(condition?.message ?? '', noShell);
+    // The kubelet restarts the sidecar for ever: once it failed again, the operator stops the Job, so
+    // its pods go instead of crash-looping, and the Failed condition keeps its words without them.
+    const job = await waitFor(
+      async () => {
+        const current = await clients.batch.readNamespacedJob({ name: NAME, namespace });
+        const jobFailed = current.status?.conditions?.find((c) => c.type === 'Failed' && c.status === 'True');
+        return jobFailed ? current : false;
+      },
+      { what: `${namespace}/${NAME}'s Job to be stopped`, timeoutMs: 120_000, intervalMs: 1_000 },
     );
+    const because = job.metadata?.annotations?.[STOPPED_ANNOTATION] ?? '';
+    assert.match(because, noShell, 'the Job says why');
+    assert.equal(job.spec?.activeDeadlineSeconds, STOP_DEADLINE_SECONDS);
+    await waitFor(
+      async () => {
+        const { items } = await clients.core.listNamespacedPod({
+          namespace,
+          labelSelector: `job-name=${NAME}`,
+        });
+        return items.length === 0;
+      },
+      { what: `${namespace}/${NAME}'s pods to go`, timeoutMs: 120_000, intervalMs: 1_000 },
+    );
+    const after = await waitFor(
+      async () => {
+        const current = await readStatus(clients, namespace, NAME);
+        return current.summary === 'Failed' && (current.size ?? 0) === 0 ? current : false;
+      },
+      { what: `${namespace}/${NAME}'s status without pods`, timeoutMs: 60_000, intervalMs: 1_000 },
+    );
+    const kept = conditionOf(after, 'Failed');
+    assert.deepEqual([kept?.reason, kept?.message], ['InitContainerFailed', because]);
   });
 
   it('Flux view errors: a view image that cannot be pulled keeps the brokers waiting, and Ready says why', async (t) => {

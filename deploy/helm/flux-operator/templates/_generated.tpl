@@ -106,7 +106,7 @@ Named templates the chart's hand-written templates include.
     - get
   resourceNames:
     - kube-system
-# The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.
+# The indexed Job that runs the brokers: applied, watched for completion, deleted on resize, stopped (its activeDeadlineSeconds) when its pods can never start a broker.
 - apiGroups:
     - batch
   resources:
@@ -328,7 +328,7 @@ Named templates the chart's hand-written templates include.
 {{- end }}
 
 {{- define "flux-operator.namespacedRules" -}}
-# The indexed Job that runs the brokers: applied, watched for completion, deleted on resize.
+# The indexed Job that runs the brokers: applied, watched for completion, deleted on resize, stopped (its activeDeadlineSeconds) when its pods can never start a broker.
 - apiGroups:
     - batch
   resources:

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1ContainerStatus, V1Job, V1Pod, V1Service } from '@kubernetes/client-node';
 import {
+  brokersKeptOut,
   computeStatus,
   leadBrokerAddress,
   restfulApiConditions,
@@ -10,6 +11,8 @@ import {
   transitionEvents,
   type Observation,
 } from '../../../../src/controllers/minicluster/status.ts';
+import { STOPPED_ANNOTATION, withStoppedJob } from '../../../../src/controllers/minicluster/stopped-job.ts';
+import type { KubeObject } from '../../../../src/render/index.ts';
 import { defaulted as defaulted } from '../../render/fixtures.ts';
 
 const NOW = new Date('2026-03-01T12:00:00Z');
@@ -457,6 +460,43 @@ describe('computeStatus', () => {
         failedOf(job(), [pod(0, 'Running'), never]),
         initFailed('flux-sample-1-abcde', 128, `StartError: ${startError}`),
       );
+    });
+
+    it('a sidecar that failed again, no broker having started, is a reason to stop the Job; once is not', () => {
+      const startError = 'failed to create containerd task: exec: "/bin/sh": no such file or directory';
+      const failing = (restartCount: number) => ({
+        ...crashLooping(128, 'StartError', startError),
+        restartCount,
+      });
+      const keptOut = (restartCount: number) =>
+        sidecarPod(1, 'Pending', failing(restartCount), { waiting: { reason: 'PodInitializing' } });
+      assert.equal(
+        brokersKeptOut([pod(0, 'Running'), keptOut(0)]),
+        undefined,
+        'the kubelet has not tried again',
+      );
+      const because = brokersKeptOut([pod(0, 'Running'), keptOut(1)]);
+      assert.equal(because, initFailed('flux-sample-1-abcde', 128, `StartError: ${startError}`)[1]);
+      // A broker of that pod started: the sidecar's failures did not keep it out.
+      const started = sidecarPod(1, 'Running', failing(3), { running: { startedAt: new Date() } });
+      assert.equal(brokersKeptOut([pod(0, 'Running'), started]), undefined);
+    });
+
+    it('a Job the operator stopped fails the MiniCluster with the words it was stopped for, its pods gone', () => {
+      const because =
+        'init container flux-view of pod flux-sample-1-abcde exited with status 128, so its broker never started';
+      const stopped = withStoppedJob({ ...job(), kind: 'Job' } as KubeObject, because) as V1Job;
+      assert.equal(stopped.metadata?.annotations?.[STOPPED_ANNOTATION], because);
+      const deadline = {
+        type: 'Failed',
+        status: 'True',
+        reason: 'DeadlineExceeded',
+        message: 'Job was active longer than specified deadline',
+      };
+      const failedByDeadline = { ...stopped, status: { ...stopped.status, conditions: [deadline] } };
+      assert.deepEqual(failedOf(failedByDeadline, []), ['InitContainerFailed', because]);
+      // A Job past a deadline of the user's own says so, as before.
+      assert.deepEqual(failedOf(job([deadline]), []), [deadline.reason, deadline.message]);
     });
 
     it('not Failed once a broker of that pod started, nor while the sidecar runs again, nor after a clean stop', () => {
