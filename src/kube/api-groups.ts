@@ -96,9 +96,16 @@ export function coreApi(transport: Transport) {
       container?: string;
       previous?: boolean;
       tailLines?: number;
+      /** Each line after the container runtime's timestamp of it (RFC 3339, nanoseconds) and a space. */
+      timestamps?: boolean;
     }): Promise<string> =>
       transport.requestText('GET', `${collectionPath(CORE, 'pods', param.namespace)}/${param.name}/log`, {
-        query: { container: param.container, previous: param.previous, tailLines: param.tailLines },
+        query: {
+          container: param.container,
+          previous: param.previous,
+          tailLines: param.tailLines,
+          timestamps: param.timestamps,
+        },
       }),
 
     readNamespacedConfigMap: configMaps.read<V1ConfigMap>(),

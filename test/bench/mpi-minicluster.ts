@@ -5,6 +5,7 @@
 import { applyMiniCluster, waitForCondition } from '../harness/operator.ts';
 import { fluxFromView, leadLog, podAt, waitForNodesUp } from '../harness/real-node.ts';
 import { orAbort, withCleanUp } from './mpi-cleanup.ts';
+import { leadPhases, withoutTimestamps, type LeadPhases } from './mpi-phases.ts';
 import type { ViewSample } from './view-result.ts';
 import {
   REQUEST_TIMEOUT_MS,
@@ -56,22 +57,24 @@ export async function fluxRun(target: SampleTarget, lead: string, args: readonly
 
 /**
  * Applies the MiniCluster whose command is the program and times it to Succeeded; resolves with the
- * timing and its lead broker's log, and deletes it whatever happened.
+ * timing, its lead broker's log and where the time went in it (mpi-phases.ts), and deletes it
+ * whatever happened.
  */
 export async function runToSucceeded(
   target: SampleTarget,
   miniCluster: Record<string, unknown>,
-): Promise<{ sample: ViewSample; log: string }> {
+): Promise<{ sample: ViewSample; log: string; phases: LeadPhases }> {
   return withCleanUp(
     async () => {
+      const appliedAtMs = Date.now();
       // 'view': Flux from the view, the v1alpha2 default.
       const sample = await measureMiniCluster(target, 'view', miniCluster);
-      const log = await within(
+      const stamped = await within(
         REQUEST_TIMEOUT_MS,
         `the lead broker's log of ${target.name}`,
-        leadLog(target.clients, target.namespace, target.name),
+        leadLog(target.clients, target.namespace, target.name, undefined, { timestamps: true }),
       );
-      return { sample, log };
+      return { sample, log: withoutTimestamps(stamped), phases: leadPhases(stamped, appliedAtMs) };
     },
     () => deleteMiniCluster(target),
   );

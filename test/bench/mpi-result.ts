@@ -3,6 +3,7 @@
 // the ratios, and the targets of issue 30 with whether each is met. Every ratio is a slowdown: how many
 // times slower the run is than what it is compared with (times over times; for a bandwidth, the other's
 // over the run's), so 1.0 means as fast and above 1 slower.
+import { medianPhases, type LeadPhases } from './mpi-phases.ts';
 import type { MpiProgramName, MpiRunKind } from './mpi-programs.ts';
 import { round } from './process-metrics.ts';
 import { median } from './view-result.ts';
@@ -46,6 +47,8 @@ export interface StartSample {
   miniClusterPodsStartedSeconds: number;
   /** The loop time its lead broker's log gave. */
   miniClusterLoopSeconds: number;
+  /** Where its time went: each step of its lead pod, in seconds after the apply (mpi-phases.ts). */
+  miniClusterPhases: LeadPhases;
 }
 
 /** Whether HNS ran, and in which image (one whose LAMMPS has ReaxFF), or why not. */
@@ -88,7 +91,14 @@ export interface ApplyToDoneResult {
     median_seconds: number;
     median_pods_started_seconds: number;
     median_loop_seconds: number;
-    samples: { seconds: number[]; pods_started_seconds: number[]; loop_seconds: number[] };
+    /** Each step of the lead pod (mpi-phases.ts), seconds after the apply: the median of the rounds that logged it. */
+    median_phase_seconds: LeadPhases;
+    samples: {
+      seconds: number[];
+      pods_started_seconds: number[];
+      loop_seconds: number[];
+      phases: LeadPhases[];
+    };
   };
   /** The MiniCluster's apply-to-done over the pod's start-to-done (medians). */
   ratio: number | null;
@@ -196,10 +206,12 @@ function applyToDone(starts: readonly StartSample[], program: LammpsProgramName)
       median_seconds: round(median(miniCluster)),
       median_pods_started_seconds: round(median(started)),
       median_loop_seconds: round(median(loop)),
+      median_phase_seconds: medianPhases(samples.map((sample) => sample.miniClusterPhases)),
       samples: {
         seconds: miniCluster.map(round),
         pods_started_seconds: started.map(round),
         loop_seconds: loop,
+        phases: samples.map((sample) => sample.miniClusterPhases),
       },
     },
     ratio: roundOrNull(ratio),

@@ -8,6 +8,7 @@
 //                   turns round by round.
 import type { ApiClients } from '../../src/kube/api-clients.ts';
 import { lammpsLoop, netpipeFigures } from './mpi-logs.ts';
+import { phaseWords } from './mpi-phases.ts';
 import { fluxRun, runToSucceeded, withInteractiveMiniCluster } from './mpi-minicluster.ts';
 import { runPodOnce, type PodRun } from './mpi-pod.ts';
 import {
@@ -123,7 +124,7 @@ export async function measureRounds(
       const floor = floors.get(program.name);
       if (floor === undefined) throw new Error(`round ${round}: no floor pod of ${program.name}`);
       const done = miniClusterTarget(`${program.name}-done`);
-      const { sample, log } = await runToSucceeded(
+      const { sample, log, phases } = await runToSucceeded(
         done,
         mpiMiniCluster(target.namespace, done.name, target.size, program.image, program),
       );
@@ -136,11 +137,12 @@ export async function measureRounds(
         miniClusterSeconds: sample.succeededSeconds,
         miniClusterPodsStartedSeconds: sample.podsStartedSeconds,
         miniClusterLoopSeconds: loopSeconds,
+        miniClusterPhases: phases,
       });
       result.order.push(`${round} apply-to-done ${program.name}`);
       target.progress(
         `round ${round}/${rounds}: ${program.name} apply-to-done ${sample.succeededSeconds.toFixed(2)} s ` +
-          `(loop ${loopSeconds} s), the floor pod's ${floor.seconds.toFixed(2)} s`,
+          `(loop ${loopSeconds} s), the floor pod's ${floor.seconds.toFixed(2)} s; ${phaseWords(phases)}`,
       );
     }
 

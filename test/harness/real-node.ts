@@ -83,8 +83,14 @@ export async function podLog(
   namespace: string,
   pod: string,
   container?: string,
+  options: { timestamps?: boolean } = {},
 ): Promise<string> {
-  return clients.core.readNamespacedPodLog({ name: pod, namespace, ...(container ? { container } : {}) });
+  return clients.core.readNamespacedPodLog({
+    name: pod,
+    namespace,
+    ...(container ? { container } : {}),
+    ...(options.timestamps === undefined ? {} : { timestamps: options.timestamps }),
+  });
 }
 
 /** Runs a command in a pod as a user would (`kubectl exec`); resolves with its output, rejects on failure. */
@@ -268,11 +274,12 @@ export async function leadLog(
   namespace: string,
   name: string,
   container?: string,
+  options: { timestamps?: boolean } = {},
 ): Promise<string> {
   const pods = await podsOf(clients, namespace, name);
   const lead = pods.find((pod) => pod.metadata?.labels?.[LABEL_JOB_COMPLETION_INDEX] === '0');
   assert.ok(lead?.metadata?.name, `the lead pod of ${name} exists`);
-  return podLog(clients, namespace, lead.metadata.name, container);
+  return podLog(clients, namespace, lead.metadata.name, container, options);
 }
 
 /**

@@ -61,6 +61,7 @@ const start = (
   started: number,
   loop: number,
   program: StartSample['program'] = 'lj',
+  phases: StartSample['miniClusterPhases'] = {},
 ): StartSample => ({
   round,
   program,
@@ -69,6 +70,7 @@ const start = (
   miniClusterSeconds: miniCluster,
   miniClusterPodsStartedSeconds: started,
   miniClusterLoopSeconds: loop,
+  miniClusterPhases: phases,
 });
 
 const samples: MpiSample[] = [
@@ -79,10 +81,12 @@ const samples: MpiSample[] = [
   ...[lj(3, 'floor', 0.31), netpipe(3, 'floor', 1.3, 19000), lj(3, 'flux', 0.34), lj(3, 'binding_off', 0.36)],
   ...[netpipe(3, 'flux', 15, 7900), netpipe(3, 'binding_off', 14.9, 8100)],
 ];
+// Where each LJ MiniCluster's time went: rc1 in every round, quorum in two, the job's end in one.
+const LJ_PHASES = [{ rc1: 2.1, quorum: 2.5 }, { rc1: 2.3, quorum: 2.4, job_end: 3.5 }, { rc1: 2.2 }];
 const starts = [
-  start(1, 4, 4, 18, 9, 0.35),
-  start(2, 4.4, 5, 19.5, 9.5, 0.36),
-  start(3, 4.2, 4, 17, 8.8, 0.34),
+  start(1, 4, 4, 18, 9, 0.35, 'lj', LJ_PHASES[0]),
+  start(2, 4.4, 5, 19.5, 9.5, 0.36, 'lj', LJ_PHASES[1]),
+  start(3, 4.2, 4, 17, 8.8, 0.34, 'lj', LJ_PHASES[2]),
 ];
 
 describe('the --mpi result line', () => {
@@ -144,10 +148,13 @@ describe('the --mpi result line', () => {
             median_seconds: 18,
             median_pods_started_seconds: 9,
             median_loop_seconds: 0.35,
+            // Each step's median over the rounds that logged it: rc1 of 2.1, 2.2, 2.3; quorum of 2.4, 2.5.
+            median_phase_seconds: { rc1: 2.2, quorum: 2.45, job_end: 3.5 },
             samples: {
               seconds: [18, 19.5, 17],
               pods_started_seconds: [9, 9.5, 8.8],
               loop_seconds: [0.35, 0.36, 0.34],
+              phases: LJ_PHASES,
             },
           },
           ratio: 4.29, // 18 / 4.2 = 4.2857
@@ -225,11 +232,11 @@ describe('the --mpi result line', () => {
   it("reports apply-to-done per LAMMPS program: HNS's against its own floor pod, with its overhead", () => {
     // Each round: the melt's and HNS's, interleaved as the rounds run them.
     const withHns = [
-      start(1, 4, 4, 18, 9, 0.35),
+      start(1, 4, 4, 18, 9, 0.35, 'lj', LJ_PHASES[0]),
       start(1, 40, 40, 46, 10, 30.1, 'hns'),
-      start(2, 4.4, 5, 19.5, 9.5, 0.36),
+      start(2, 4.4, 5, 19.5, 9.5, 0.36, 'lj', LJ_PHASES[1]),
       start(2, 41, 41, 47.5, 10.5, 30.4, 'hns'),
-      start(3, 4.2, 4, 17, 8.8, 0.34),
+      start(3, 4.2, 4, 17, 8.8, 0.34, 'lj', LJ_PHASES[2]),
       start(3, 39, 39, 45, 9.5, 29.8, 'hns'),
     ];
     const result = mpiResult(samples, withHns, {
@@ -243,10 +250,12 @@ describe('the --mpi result line', () => {
         median_seconds: 46,
         median_pods_started_seconds: 10,
         median_loop_seconds: 30.1,
+        median_phase_seconds: {},
         samples: {
           seconds: [46, 47.5, 45],
           pods_started_seconds: [10, 10.5, 9.5],
           loop_seconds: [30.1, 30.4, 29.8],
+          phases: [{}, {}, {}],
         },
       },
       ratio: 1.15, // 46 / 40
