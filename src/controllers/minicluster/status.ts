@@ -322,10 +322,14 @@ function sidecarKeptBrokerOut(pod: V1Pod, container: V1ContainerStatus): boolean
   const restartable = pod.spec?.initContainers?.some(
     (spec) => spec.name === container.name && spec.restartPolicy === 'Always',
   );
-  const started = (pod.status?.containerStatuses ?? []).some(
+  return restartable === true && !containerStarted(pod);
+}
+
+/** Whether a container of the pod (a broker's, or one beside it) ever started. */
+function containerStarted(pod: V1Pod): boolean {
+  return (pod.status?.containerStatuses ?? []).some(
     (status) => status.state?.waiting === undefined || status.lastState?.terminated !== undefined,
   );
-  return restartable === true && !started;
 }
 
 const REASON_INIT_CONTAINER_FAILED = 'InitContainerFailed';
@@ -341,13 +345,15 @@ function initContainerFailed(init: FailedInitContainer): DesiredCondition {
 }
 
 /**
- * Why the Job should be stopped, if a pod of it can never start a broker: its sidecar (the Flux
- * view's) failed, the kubelet started it again and it failed again (restartCount 1 or more), no
- * broker container of the pod having started. The kubelet would go on restarting it for ever and the
- * Job would never end; the operator stops the Job (stopped-job.ts) with these words, which the Failed
- * condition keeps once the pods are gone.
+ * Why the Job should be stopped, if its pods can never start a broker: a pod's sidecar (the Flux
+ * view's) failed, the kubelet started it again and it failed again (restartCount 1 or more), and no
+ * container of any pod of the MiniCluster ever started (an instance that runs is not ended for one
+ * pod that cannot join it). The kubelet would go on restarting the sidecar for ever and the Job would
+ * never end; the operator stops the Job (stopped-job.ts) with these words, which the Failed condition
+ * keeps once the pods are gone.
  */
 export function brokersKeptOut(pods: readonly V1Pod[]): string | undefined {
+  if (pods.some(containerStarted)) return undefined;
   const keptOut = failedInitContainer(
     pods,
     (pod, container) => container.restartCount >= 1 && sidecarKeptBrokerOut(pod, container),

@@ -462,24 +462,29 @@ describe('computeStatus', () => {
       );
     });
 
-    it('a sidecar that failed again, no broker having started, is a reason to stop the Job; once is not', () => {
+    it('a sidecar that failed again, no broker of the MiniCluster having started, is a reason to stop the Job; once is not', () => {
       const startError = 'failed to create containerd task: exec: "/bin/sh": no such file or directory';
       const failing = (restartCount: number) => ({
         ...crashLooping(128, 'StartError', startError),
         restartCount,
       });
-      const keptOut = (restartCount: number) =>
-        sidecarPod(1, 'Pending', failing(restartCount), { waiting: { reason: 'PodInitializing' } });
+      const keptOut = (index: number, restartCount: number) =>
+        sidecarPod(index, 'Pending', failing(restartCount), { waiting: { reason: 'PodInitializing' } });
       assert.equal(
-        brokersKeptOut([pod(0, 'Running'), keptOut(0)]),
+        brokersKeptOut([keptOut(0, 0), keptOut(1, 0)]),
         undefined,
         'the kubelet has not tried again',
       );
-      const because = brokersKeptOut([pod(0, 'Running'), keptOut(1)]);
-      assert.equal(because, initFailed('flux-sample-1-abcde', 128, `StartError: ${startError}`)[1]);
+      assert.equal(
+        brokersKeptOut([keptOut(0, 0), keptOut(1, 1)]),
+        initFailed('flux-sample-1-abcde', 128, `StartError: ${startError}`)[1],
+      );
       // A broker of that pod started: the sidecar's failures did not keep it out.
       const started = sidecarPod(1, 'Running', failing(3), { running: { startedAt: new Date() } });
-      assert.equal(brokersKeptOut([pod(0, 'Running'), started]), undefined);
+      assert.equal(brokersKeptOut([started]), undefined);
+      // An instance that runs (its lead's broker started) is not ended for a pod that cannot join it.
+      const lead = sidecarPod(0, 'Running', {}, { running: { startedAt: new Date() } });
+      assert.equal(brokersKeptOut([lead, keptOut(1, 5)]), undefined);
     });
 
     it('a Job the operator stopped fails the MiniCluster with the words it was stopped for, its pods gone', () => {
