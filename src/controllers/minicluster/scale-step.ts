@@ -31,6 +31,7 @@ import { FluxQueueReadError } from '../../burst/flux-queue-error.ts';
 import { formatIdset, parseIdset } from '../../burst/flux-queue-parse.ts';
 import type { FluxQueueReader, QueueActions, QueueSnapshot } from '../../burst/queue.ts';
 import { drainedAfter, hasActions, scaleActions, scaleInReadiness } from '../../burst/scale-in.ts';
+import { jobFinished } from './job-finished.ts';
 import { iso } from './burst-step.ts';
 import type { DesiredCondition, TransitionEvent } from './status.ts';
 
@@ -104,14 +105,6 @@ export interface ScaleOutcome {
  */
 const NO_INSTANCE_REASONS = new Set(['PodNotFound', 'ExecFailed']);
 
-function finished(job: V1Job | undefined): boolean {
-  return (job?.status?.conditions ?? []).some(
-    (c) =>
-      (c.type === 'Complete' || c.type === 'Failed' || c.type === 'SuccessCriteriaMet') &&
-      c.status === 'True',
-  );
-}
-
 function leadPodOf(pods: readonly V1Pod[]): V1Pod | undefined {
   return pods.find(
     (pod) =>
@@ -178,7 +171,7 @@ async function decideScale(environment: ScaleEnvironment, input: ScaleInput): Pr
   const drainMs = (settings?.drainSeconds ?? DEFAULT_DRAIN_SECONDS) * 1000;
   const nowMs = now.getTime();
 
-  if (!job || finished(job)) return { jobSize: size, events: [], memory };
+  if (!job || jobFinished(job)) return { jobSize: size, events: [], memory };
   const actions: QueueActions = scaleActions({ running, wanted: size, drainedByOperator });
   const scalingIn = size < running;
   const readDue = nowMs - (memory.lastReadMs ?? Number.NEGATIVE_INFINITY) >= pollMs;

@@ -7,6 +7,7 @@
  */
 import type { V1Job } from '@kubernetes/client-node';
 import type { KubeObject } from '../../render/index.ts';
+import { jobFinished } from './job-finished.ts';
 
 export const STOPPED_ANNOTATION = 'flux-framework.org/stopped-because';
 /** The Job's activeDeadlineSeconds that ends a running Job at once (the API refuses 0). */
@@ -17,19 +18,12 @@ export function stoppedBecause(job: V1Job | undefined): string | undefined {
   return job?.metadata?.annotations?.[STOPPED_ANNOTATION];
 }
 
-function finished(job: V1Job | undefined): boolean {
-  return (job?.status?.conditions ?? []).some(
-    (condition) =>
-      (condition.type === 'Complete' || condition.type === 'Failed') && condition.status === 'True',
-  );
-}
-
 /**
  * Why the Job is to be stopped: as it was once stopped (the annotation stays while the Job does), or
  * for pods kept out of their brokers now (`keptOut`), unless the Job ended already for its own reasons.
  */
 export function stopReason(liveJob: V1Job | undefined, keptOut: string | undefined): string | undefined {
-  return stoppedBecause(liveJob) ?? (liveJob === undefined || finished(liveJob) ? undefined : keptOut);
+  return stoppedBecause(liveJob) ?? (liveJob === undefined || jobFinished(liveJob) ? undefined : keptOut);
 }
 
 /** The rendered Job, stopped for `because`; other objects, or no reason, as they are. */

@@ -17,16 +17,22 @@ const STAGES: BuildStage[] = [
   { key: 'plain', what: 'the plain images', seconds: 15 },
 ];
 
+/** A plan of `stages` on a clock the test moves (`clock.ms`), and the lines it said. */
+function clockedPlan(stages: readonly BuildStage[]) {
+  const said: string[] = [];
+  const clock = { ms: 0 };
+  const plan = firstRunPlan(
+    stages,
+    (line) => said.push(line),
+    () => clock.ms,
+  );
+  return { plan, said, clock };
+}
+
 describe('a run`s builds, said as one plan', () => {
   it('says every build and the total once, then each as it starts with what is left after it', () => {
-    const said: string[] = [];
     // Each build takes just its estimate: the pace is 1, and every line says the estimates.
-    let clockMs = 0;
-    const plan = firstRunPlan(
-      STAGES,
-      (line) => said.push(line),
-      () => clockMs,
-    );
+    const { plan, said, clock } = clockedPlan(STAGES);
     const total = STAGES.reduce((sum, stage) => sum + stage.seconds, 0);
     assert.equal(
       plan.announcement,
@@ -35,7 +41,7 @@ describe('a run`s builds, said as one plan', () => {
     );
     for (const stage of STAGES) {
       plan.starting(stage.key);
-      clockMs += stage.seconds * 1000;
+      clock.ms += stage.seconds * 1000;
     }
     const atPace = " (at this machine's pace so far: the builds before took 1.0x their estimates)";
     assert.deepEqual(said, [
@@ -47,16 +53,10 @@ describe('a run`s builds, said as one plan', () => {
   });
 
   it('says what is left at the pace the builds so far took on this machine', () => {
-    const said: string[] = [];
-    let clockMs = 0;
-    const plan = firstRunPlan(
-      STAGES,
-      (line) => said.push(line),
-      () => clockMs,
-    );
+    const { plan, said, clock } = clockedPlan(STAGES);
     plan.starting('control-plane');
     // The control plane took 480 s of its 1200: 0.4x.
-    clockMs = 480_000;
+    clock.ms = 480_000;
     plan.starting('real-node');
     const pace = 480 / 1200;
     const left = (STAGES[2]?.seconds ?? 0) + (STAGES[3]?.seconds ?? 0);
@@ -75,15 +75,9 @@ describe('a run`s builds, said as one plan', () => {
     assert.equal(buildPace(1, 1200), PACE_BOUNDS[0]);
     assert.equal(buildPace(1_000_000, 1200), PACE_BOUNDS[1]);
     // Behind a 15 s build only, nothing is said of the pace.
-    const said: string[] = [];
-    let clockMs = 0;
-    const plan = firstRunPlan(
-      STAGES.slice(3).concat(STAGES.slice(1, 2)),
-      (line) => said.push(line),
-      () => clockMs,
-    );
+    const { plan, said, clock } = clockedPlan(STAGES.slice(3).concat(STAGES.slice(1, 2)));
     plan.starting('plain');
-    clockMs = 60_000;
+    clock.ms = 60_000;
     plan.starting('real-node');
     assert.doesNotMatch(said[1] ?? '', /pace/);
   });

@@ -42,6 +42,7 @@ describe('a Job stopped because its pods can never start a broker', () => {
     assert.equal(stopReason(undefined, BECAUSE), undefined);
     assert.equal(stopReason(live([{ type: 'Complete', status: 'True' }]), BECAUSE), undefined);
     assert.equal(stopReason(live([{ type: 'Failed', status: 'True' }]), BECAUSE), undefined);
+    assert.equal(stopReason(live([{ type: 'SuccessCriteriaMet', status: 'True' }]), BECAUSE), undefined);
     assert.equal(stopReason(live([{ type: 'Failed', status: 'False' }]), BECAUSE), BECAUSE);
   });
 
