@@ -23,9 +23,10 @@ mount_path=${1%/}
 marker=$mount_path/view.complete
 failed=$mount_path/view.failed
 # The kubelet stops a sidecar with SIGTERM, which a shell run as the container's first process
-# ignores unless it is trapped: without this the pod's end would wait for the grace period.
-sleeper=
-trap 'if [ -n "$sleeper" ]; then kill "$sleeper" 2>/dev/null; fi; exit 0' TERM
+# ignores unless it is trapped: without this the pod's end would wait for the grace period. The trap
+# kills the last background job by $!, which the shell sets as it starts the sleep below: a variable
+# assigned after it would be empty for a TERM that came in between, and the sleep would be left over.
+trap 'if [ -n "$!" ]; then kill "$!" 2>/dev/null; fi; exit 0' TERM
 
 if [ -f "$marker" ]; then
   # Restarted: the copy this pod's brokers run from stays as it is.
@@ -50,6 +51,5 @@ fi
 
 while :; do
   sleep 3600 &
-  sleeper=$!
-  wait "$sleeper"
+  wait "$!"
 done

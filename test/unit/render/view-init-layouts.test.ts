@@ -351,7 +351,12 @@ function startSidecar(image: Image, viewImage: string) {
   let stderr = '';
   child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const killer = setTimeout(() => child.kill('SIGKILL'), 20_000);
+  // A process left behind holding its output would keep 'close' from coming: the streams go too.
+  const killer = setTimeout(() => {
+    child.kill('SIGKILL');
+    child.stdout.destroy();
+    child.stderr.destroy();
+  }, 20_000);
   const ended = new Promise<Run>((resolve) =>
     child.on('close', (status) => {
       clearTimeout(killer);
